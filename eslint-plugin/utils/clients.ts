@@ -1,0 +1,169 @@
+import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
+import { skipWrappers, type Node } from "./ast.js";
+import { isModule, isResultOf, type Origin, type Resolver } from "./resolve.js";
+
+/** HTTP clients whose calls the rules understand. */
+export type Library = "fetch" | "axios" | "got" | "ky" | "http" | "undici";
+
+/**
+ * One outbound call, classified:
+ * - `configIndex`: where the options object goes (it may be beyond the arguments given);
+ * - `verb`: the method named by the call itself (`axios.post` → "post"), if any;
+ * - `instance`: for axios/got/ky instances, the call that created them, outermost first.
+ */
+export interface Outbound {
+  readonly library: Library;
+  readonly call: TSESTree.CallExpression;
+  readonly configIndex: number;
+  readonly verb: string | null;
+  readonly instance: readonly TSESTree.CallExpression[];
+  readonly label: string;
+}
+
+const AXIOS_NO_DATA = new Set(["get", "delete", "head", "options"]);
+const AXIOS_WITH_DATA = new Set(["post", "put", "patch", "postForm", "putForm", "patchForm"]);
+const GOT_VERBS = new Set(["get", "post", "put", "patch", "delete", "head"]);
+const KY_VERBS = new Set(["get", "post", "put", "patch", "delete", "head"]);
+const FETCH_MODULES = ["node-fetch", "cross-fetch", "isomorphic-fetch", "make-fetch-happen"];
+
+/** Member names through which any of the understood clients can send a request. */
+export const SENDING_MEMBERS = new Set([
+  ...AXIOS_NO_DATA,
+  ...AXIOS_WITH_DATA,
+  ...GOT_VERBS,
+  "request",
+  "fetch",
+]);
+
+function argumentAt(call: TSESTree.CallExpression, index: number): Node | undefined {
+  const arg = call.arguments[index];
+  return arg === undefined || arg.type === AST_NODE_TYPES.SpreadElement ? undefined : arg;
+}
+
+/** The options argument of a client that takes `(url, options)` or `(options)`. */
+function urlOrOptionsIndex(resolver: Resolver, call: TSESTree.CallExpression): number {
+  const first = argumentAt(call, 0);
+  if (first === undefined) return 1;
+  const value = resolver.valueOf(first);
+  return value.type === AST_NODE_TYPES.ObjectExpression ? 0 : 1;
+}
+
+/** The creating calls of an instance (`axios.create(...)`, `got.extend(...).extend(...)`). */
+function instanceChain(origin: Origin, module: string, factories: readonly string[]): TSESTree.CallExpression[] | null {
+  const chain: TSESTree.CallExpression[] = [];
+  let current: Origin = origin;
+  for (let i = 0; i < 8; i++) {
+    if (current.kind !== "result" || current.call.type !== AST_NODE_TYPES.CallExpression) return null;
+    const callee = current.callee;
+    const factory = callee.kind === "module" ? callee.path[callee.path.length - 1] : callee.kind === "result" ? callee.path[callee.path.length - 1] : undefined;
+    if (factory === undefined || !factories.includes(factory)) return null;
+    chain.push(current.call);
+    if (callee.kind === "module") {
+      return isModule(callee, module, factory) ? chain : null;
+    }
+    if (callee.kind !== "result" || callee.path.length !== 1) return null;
+    current = { ...callee, path: [] };
+  }
+  return null;
+}
+
+/** Splits an origin into the client (without the final member) and that member. */
+function splitLast(origin: Origin): { base: Origin; last: string | null } {
+  if (origin.kind === "unknown" || origin.path.length === 0) return { base: origin, last: null };
+  const last = origin.path[origin.path.length - 1]!;
+  const path = origin.path.slice(0, -1);
+  return { base: { ...origin, path } as Origin, last };
+}
+
+/** Classifies a call as an outbound request of a known client, or returns null. */
+export function classifyOutbound(resolver: Resolver, call: TSESTree.CallExpression, extraFetch: readonly string[] = []): Outbound | null {
+  const callee = skipWrappers(call.callee);
+  if (callee.type !== AST_NODE_TYPES.Identifier && callee.type !== AST_NODE_TYPES.MemberExpression) return null;
+  const origin = resolver.origin(callee);
+  if (origin.kind === "unknown") return null;
+
+  if (origin.kind === "global") {
+    const name = origin.path.join(".");
+    if (name === "fetch" || extraFetch.includes(name)) return { library: "fetch", call, configIndex: 1, verb: null, instance: [], label: name };
+    return null;
+  }
+  if (origin.kind === "module") {
+    if (FETCH_MODULES.includes(origin.module) && origin.path.length === 0) {
+      return { library: "fetch", call, configIndex: 1, verb: null, instance: [], label: "fetch" };
+    }
+    if (origin.path.length === 1 && extraFetch.includes(origin.path[0]!)) {
+      return { library: "fetch", call, configIndex: 1, verb: null, instance: [], label: origin.path[0]! };
+    }
+    if (origin.module === "undici" && origin.path.length === 1) {
+      if (origin.path[0] === "fetch") return { library: "fetch", call, configIndex: 1, verb: null, instance: [], label: "undici fetch" };
+      if (origin.path[0] === "request") return { library: "undici", call, configIndex: 1, verb: null, instance: [], label: "undici request" };
+      return null;
+    }
+    if ((origin.module === "http" || origin.module === "https") && origin.path.length === 1) {
+      const member = origin.path[0]!;
+      if (member !== "request" && member !== "get") return null;
+      return { library: "http", call, configIndex: urlOrOptionsIndex(resolver, call), verb: member === "get" ? "get" : null, instance: [], label: `${origin.module}.${member}` };
+    }
+  }
+
+  const direct = classifyClient(origin);
+  if (direct) return withPosition(resolver, call, direct.library, null, direct.instance, direct.label);
+  const { base, last } = splitLast(origin);
+  if (last === null) return null;
+  const client = classifyClient(base);
+  if (!client) return null;
+  return withPosition(resolver, call, client.library, last, client.instance, client.label);
+}
+
+function classifyClient(origin: Origin): { library: Library; instance: TSESTree.CallExpression[]; label: string } | null {
+  if (isModule(origin, "axios")) return { library: "axios", instance: [], label: "axios" };
+  if (isModule(origin, "got")) return { library: "got", instance: [], label: "got" };
+  if (isModule(origin, "ky")) return { library: "ky", instance: [], label: "ky" };
+  if (origin.kind !== "result" || origin.path.length !== 0) return null;
+  const axios = instanceChain(origin, "axios", ["create"]);
+  if (axios) return { library: "axios", instance: axios, label: "axios instance" };
+  const got = instanceChain(origin, "got", ["extend"]);
+  if (got) return { library: "got", instance: got, label: "got instance" };
+  const ky = instanceChain(origin, "ky", ["create", "extend"]);
+  if (ky) return { library: "ky", instance: ky, label: "ky instance" };
+  return null;
+}
+
+function withPosition(
+  resolver: Resolver,
+  call: TSESTree.CallExpression,
+  library: Library,
+  member: string | null,
+  instance: TSESTree.CallExpression[],
+  label: string,
+): Outbound | null {
+  const name = member === null ? label : `${label}.${member}`;
+  switch (library) {
+    case "axios":
+      if (member === null) {
+        const first = argumentAt(call, 0);
+        const isConfig = first !== undefined && resolver.valueOf(first).type === AST_NODE_TYPES.ObjectExpression;
+        return { library, call, configIndex: isConfig || call.arguments.length === 0 ? 0 : 1, verb: null, instance, label: name };
+      }
+      if (member === "request") return { library, call, configIndex: 0, verb: null, instance, label: name };
+      if (AXIOS_NO_DATA.has(member)) return { library, call, configIndex: 1, verb: member, instance, label: name };
+      if (AXIOS_WITH_DATA.has(member)) return { library, call, configIndex: 2, verb: member.replace("Form", ""), instance, label: name };
+      return null;
+    case "got":
+      if (member === null) return { library, call, configIndex: urlOrOptionsIndex(resolver, call), verb: null, instance, label: name };
+      if (GOT_VERBS.has(member)) return { library, call, configIndex: 1, verb: member, instance, label: name };
+      return null;
+    case "ky":
+      if (member === null) return { library, call, configIndex: 1, verb: null, instance, label: name };
+      if (KY_VERBS.has(member)) return { library, call, configIndex: 1, verb: member, instance, label: name };
+      return null;
+    default:
+      return null;
+  }
+}
+
+export function configArgument(outbound: Outbound): Node | undefined {
+  return argumentAt(outbound.call, outbound.configIndex);
+}
+
+export { argumentAt };

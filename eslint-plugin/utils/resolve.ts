@@ -1,0 +1,253 @@
+import { AST_NODE_TYPES, ASTUtils, type TSESLint, type TSESTree } from "@typescript-eslint/utils";
+import { memberName, propertyKey, skipWrappers, staticString, type CallLike, type Node } from "./ast.js";
+
+/**
+ * Where a value comes from, as far as a careful reader of one file can tell.
+ * - `global`: a free name of the environment (`fetch`, `globalThis.fetch` → path ["fetch"]).
+ * - `module`: an export of an imported or required package; a leading `default` is dropped,
+ *   so `import axios from "axios"`, `require("axios")` and `require("axios").default` agree.
+ * - `result`: the value returned by a call or `new` (an axios instance, a breaker, a client),
+ *   followed by `path` members.
+ * - `unknown`: a parameter, a reassigned variable, anything the file does not pin down.
+ */
+export type Origin =
+  | { readonly kind: "global"; readonly path: readonly string[] }
+  | { readonly kind: "module"; readonly module: string; readonly path: readonly string[] }
+  | {
+      readonly kind: "result";
+      readonly call: CallLike;
+      readonly callee: Origin;
+      readonly path: readonly string[];
+    }
+  | { readonly kind: "unknown" };
+
+export const UNKNOWN: Origin = { kind: "unknown" };
+
+const GLOBAL_OBJECTS = new Set(["globalThis", "window", "self", "global"]);
+const MAX_DEPTH = 12;
+
+type Scope = TSESLint.Scope.Scope;
+type Variable = TSESLint.Scope.Variable;
+type SourceCode = Readonly<TSESLint.SourceCode>;
+
+function withMember(origin: Origin, name: string): Origin {
+  switch (origin.kind) {
+    case "unknown":
+      return origin;
+    case "global":
+      if (origin.path.length === 1 && GLOBAL_OBJECTS.has(origin.path[0]!)) return { kind: "global", path: [name] };
+      return { kind: "global", path: [...origin.path, name] };
+    case "module":
+      if (origin.path.length === 0 && name === "default") return origin;
+      return { kind: "module", module: origin.module, path: [...origin.path, name] };
+    case "result":
+      return { ...origin, path: [...origin.path, name] };
+  }
+}
+
+/** `node:http` and `http` are the same module. */
+export function normaliseModule(source: string): string {
+  return source.startsWith("node:") ? source.slice(5) : source;
+}
+
+/** Whether an origin is `module` with the given name and exact path. */
+export function isModule(origin: Origin, module: string | readonly string[], ...path: string[]): boolean {
+  if (origin.kind !== "module") return false;
+  const names = typeof module === "string" ? [module] : module;
+  if (!names.includes(origin.module)) return false;
+  return origin.path.length === path.length && origin.path.every((p, i) => p === path[i]);
+}
+
+/** Whether an origin is the result of calling `module.path(...)`, with `rest` members after. */
+export function isResultOf(origin: Origin, module: string | readonly string[], path: readonly string[], rest: readonly string[] = []): origin is Extract<Origin, { kind: "result" }> {
+  if (origin.kind !== "result") return false;
+  if (!isModule(origin.callee, module, ...path)) return false;
+  return origin.path.length === rest.length && origin.path.every((p, i) => p === rest[i]);
+}
+
+/**
+ * Resolves values within one file. One instance per rule invocation; results are cached per
+ * node, so asking twice costs nothing.
+ */
+export class Resolver {
+  readonly sourceCode: SourceCode;
+  readonly #cache = new WeakMap<Node, Origin>();
+
+  constructor(sourceCode: SourceCode) {
+    this.sourceCode = sourceCode;
+  }
+
+  scopeOf(node: Node): Scope {
+    return this.sourceCode.getScope(node);
+  }
+
+  variableOf(id: TSESTree.Identifier): Variable | null {
+    return ASTUtils.findVariable(this.scopeOf(id), id);
+  }
+
+  /** A free name, declared nowhere in the file (so the environment provides it). */
+  isGlobal(id: TSESTree.Identifier): boolean {
+    const variable = this.variableOf(id);
+    return variable === null || variable.defs.length === 0;
+  }
+
+  /**
+   * The single value a variable can hold: its initialiser when it is `const`, or `let`/`var`
+   * never written again. Destructured declarations return the init with the key path.
+   */
+  constantBinding(id: TSESTree.Identifier): { init: Node; keys: string[] } | null {
+    const variable = this.variableOf(id);
+    if (!variable || variable.defs.length !== 1) return null;
+    const def = variable.defs[0]!;
+    if (def.type !== "Variable") return null;
+    const declarator = def.node as TSESTree.VariableDeclarator;
+    const declaration = def.parent as TSESTree.VariableDeclaration | null;
+    if (!declarator.init) return null;
+    if (declaration?.kind !== "const") {
+      const writes = variable.references.filter((ref) => ref.isWrite() && ref.identifier !== declarator.id && !isInitWrite(ref, declarator));
+      if (writes.length > 0) return null;
+    }
+    const keys = patternPath(declarator.id, def.name as TSESTree.Identifier);
+    if (keys === null) return null;
+    return { init: declarator.init, keys };
+  }
+
+  /** The value an expression resolves to through `const`s, when that is a plain expression. */
+  valueOf(node: Node, depth = 0): Node {
+    const inner = skipWrappers(node);
+    if (depth > MAX_DEPTH || inner.type !== AST_NODE_TYPES.Identifier) return inner;
+    const binding = this.constantBinding(inner);
+    if (!binding || binding.keys.length > 0) return inner;
+    return this.valueOf(binding.init, depth + 1);
+  }
+
+  /** Where a value comes from. */
+  origin(node: Node, depth = 0): Origin {
+    const cached = this.#cache.get(node);
+    if (cached) return cached;
+    const result = depth > MAX_DEPTH ? UNKNOWN : this.#compute(node, depth);
+    this.#cache.set(node, result);
+    return result;
+  }
+
+  #compute(raw: Node, depth: number): Origin {
+    const node = skipWrappers(raw);
+    switch (node.type) {
+      case AST_NODE_TYPES.Identifier:
+        return this.#identifier(node, depth);
+      case AST_NODE_TYPES.MemberExpression: {
+        const name = memberName(node);
+        if (name === null) return UNKNOWN;
+        if (node.object.type === AST_NODE_TYPES.ThisExpression) {
+          const assigned = thisPropertyValue(node, name);
+          return assigned ? this.origin(assigned, depth + 1) : UNKNOWN;
+        }
+        return withMember(this.origin(node.object, depth + 1), name);
+      }
+      case AST_NODE_TYPES.AwaitExpression:
+        return this.origin(node.argument, depth + 1);
+      case AST_NODE_TYPES.CallExpression:
+      case AST_NODE_TYPES.NewExpression: {
+        const callee = skipWrappers(node.callee);
+        if (
+          node.type === AST_NODE_TYPES.CallExpression &&
+          callee.type === AST_NODE_TYPES.Identifier &&
+          callee.name === "require" &&
+          this.isGlobal(callee)
+        ) {
+          const source = staticString(node.arguments[0]);
+          return source === null ? UNKNOWN : { kind: "module", module: normaliseModule(source), path: [] };
+        }
+        const calleeOrigin = this.origin(callee, depth + 1);
+        if (calleeOrigin.kind === "unknown") return UNKNOWN;
+        return { kind: "result", call: node, callee: calleeOrigin, path: [] };
+      }
+      default:
+        return UNKNOWN;
+    }
+  }
+
+  #identifier(id: TSESTree.Identifier, depth: number): Origin {
+    const variable = this.variableOf(id);
+    if (variable === null || variable.defs.length === 0) return { kind: "global", path: [id.name] };
+    if (variable.defs.length !== 1) return UNKNOWN;
+    const def = variable.defs[0]!;
+    if (def.type === "ImportBinding") {
+      const spec = def.node;
+      const declaration = def.parent as TSESTree.ImportDeclaration;
+      if (declaration.importKind === "type") return UNKNOWN;
+      const module = normaliseModule(declaration.source.value);
+      if (spec.type === AST_NODE_TYPES.ImportSpecifier) {
+        if ((spec as TSESTree.ImportSpecifier).importKind === "type") return UNKNOWN;
+        const imported = spec.imported.type === AST_NODE_TYPES.Identifier ? spec.imported.name : String(spec.imported.value);
+        return withMember({ kind: "module", module, path: [] }, imported);
+      }
+      return { kind: "module", module, path: [] };
+    }
+    const binding = this.constantBinding(id);
+    if (!binding) return UNKNOWN;
+    let origin = this.origin(binding.init, depth + 1);
+    for (const key of binding.keys) origin = withMember(origin, key);
+    return origin;
+  }
+}
+
+function isInitWrite(ref: TSESLint.Scope.Reference, declarator: TSESTree.VariableDeclarator): boolean {
+  return ref.init === true && declarator.range[0] <= ref.identifier.range[0] && ref.identifier.range[1] <= declarator.range[1];
+}
+
+/** The keys leading from a destructuring pattern's root to `target`, or null if nested oddly. */
+function patternPath(pattern: TSESTree.Node, target: TSESTree.Identifier): string[] | null {
+  if (pattern === target) return [];
+  if (pattern.type === AST_NODE_TYPES.Identifier) return pattern === target ? [] : null;
+  if (pattern.type === AST_NODE_TYPES.AssignmentPattern) return patternPath(pattern.left, target);
+  if (pattern.type === AST_NODE_TYPES.ObjectPattern) {
+    for (const prop of pattern.properties) {
+      if (prop.type !== AST_NODE_TYPES.Property) continue;
+      const key = propertyKey(prop);
+      if (key === null) continue;
+      const rest = patternPath(prop.value, target);
+      if (rest !== null) return [key, ...rest];
+    }
+  }
+  return null;
+}
+
+/**
+ * The single value assigned to `this.<name>` in the class around `node`: a class field
+ * initialiser, or one `this.<name> = …` statement in the constructor.
+ */
+function thisPropertyValue(node: TSESTree.MemberExpression, name: string): Node | null {
+  let current: Node | undefined = node.parent;
+  // `this` inside arrow functions refers to the enclosing method's `this`.
+  while (current && current.type !== AST_NODE_TYPES.ClassBody) {
+    if (current.type === AST_NODE_TYPES.FunctionDeclaration) return null;
+    if (current.type === AST_NODE_TYPES.FunctionExpression && current.parent?.type !== AST_NODE_TYPES.MethodDefinition && current.parent?.type !== AST_NODE_TYPES.Property) {
+      return null;
+    }
+    current = current.parent;
+  }
+  if (!current) return null;
+  const found: Node[] = [];
+  for (const member of current.body) {
+    if (member.type === AST_NODE_TYPES.PropertyDefinition && !member.static && propertyKey(member) === name && member.value) {
+      found.push(member.value);
+    }
+    if (member.type === AST_NODE_TYPES.MethodDefinition && member.kind === "constructor" && member.value.body) {
+      for (const statement of member.value.body.body) {
+        if (statement.type !== AST_NODE_TYPES.ExpressionStatement) continue;
+        const expr = statement.expression;
+        if (
+          expr.type === AST_NODE_TYPES.AssignmentExpression &&
+          expr.operator === "=" &&
+          expr.left.type === AST_NODE_TYPES.MemberExpression &&
+          expr.left.object.type === AST_NODE_TYPES.ThisExpression &&
+          memberName(expr.left) === name
+        ) {
+          found.push(expr.right);
+        }
+      }
+    }
+  }
+  return found.length === 1 ? found[0]! : null;
+}
