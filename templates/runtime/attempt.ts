@@ -1,0 +1,243 @@
+import { REJECTED, type CircuitBreaker, type Permit } from "./breaker.js";
+import type { RetryBudget } from "./budget.js";
+import type { Clock } from "./clock.js";
+import { encodeTimeout, type Deadline, type DeadlineFormat } from "./deadline.js";
+import { abortedError, describesRequest, isResilienceError, ResilienceError } from "./errors.js";
+import type { AttemptOutcome, Emitter } from "./events.js";
+import type { Random } from "./random.js";
+import { matchesRetryOn, type RetryCondition } from "./retry.js";
+import { Attempt, type AttemptOwner, type Transport } from "./timeout.js";
+
+/** The shared parts of a dependency that every call uses. */
+export interface DependencyParts {
+  readonly name: string;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly events: Emitter;
+  readonly breaker: CircuitBreaker | null;
+  readonly budget: RetryBudget | null;
+  /** Header that carries the remaining time, or `null` to not propagate it. */
+  readonly propagation: { readonly header: string; readonly format: DeadlineFormat } | null;
+}
+
+/** Per-call inputs fixed before the first attempt. */
+export interface CallPlan<T> {
+  readonly operation: string;
+  readonly transport: Transport<T>;
+  readonly deadline: Deadline;
+  readonly marginMs: number;
+  /** Attempt timeout in milliseconds; `Infinity` for none. */
+  readonly attemptMs: number;
+  readonly retryOn: readonly RetryCondition[];
+  /** Whether the operation may be sent more than once (retried or hedged). */
+  readonly repeatable: boolean;
+  readonly idempotencyKey: string | undefined;
+  readonly idempotencyHeader: string | null;
+  readonly signal: AbortSignal | undefined;
+}
+
+/** State of one logical call while it runs through the retry loop or hedging. */
+export class Call<T> implements AttemptOwner {
+  readonly dep: DependencyParts;
+  readonly plan: CallPlan<T>;
+  /** Attempts that reached the transport so far. */
+  attempts = 0;
+  /** Attempts in flight, so a caller abort can end them. */
+  readonly live: Attempt[] = [];
+  /** The most recent attempt failure. */
+  lastError: ResilienceError | undefined;
+
+  constructor(dep: DependencyParts, plan: CallPlan<T>) {
+    this.dep = dep;
+    this.plan = plan;
+  }
+
+  get clock(): Clock {
+    return this.dep.clock;
+  }
+  get dependency(): string {
+    return this.dep.name;
+  }
+  get operation(): string {
+    return this.plan.operation;
+  }
+  get idempotencyKey(): string | undefined {
+    return this.plan.idempotencyKey;
+  }
+  get deadline(): Deadline {
+    return this.plan.deadline;
+  }
+  get retryOn(): readonly RetryCondition[] {
+    return this.plan.retryOn;
+  }
+
+  /** Milliseconds an attempt starting now could take before the deadline minus margin. */
+  timeLeft(): number {
+    return this.plan.deadline.at - this.plan.marginMs - this.dep.clock.now();
+  }
+
+  headersFor(timeoutMs: number): Record<string, string> {
+    const headers: Record<string, string> = {};
+    const propagation = this.dep.propagation;
+    if (propagation !== null && Number.isFinite(timeoutMs)) {
+      headers[propagation.header] = encodeTimeout(timeoutMs, propagation.format);
+    }
+    if (this.plan.idempotencyHeader !== null && this.plan.idempotencyKey !== undefined) {
+      headers[this.plan.idempotencyHeader] = this.plan.idempotencyKey;
+    }
+    return headers;
+  }
+
+  /** Ends every attempt in flight with `error` (caller abort, or siblings of a hedge winner). */
+  cancelLive(error: ResilienceError, except?: Attempt): void {
+    for (const attempt of [...this.live]) if (attempt !== except) attempt.cancel(error);
+  }
+
+  /** A `deadline` error for when no time is left to start an attempt. */
+  deadlineError(): ResilienceError {
+    if (this.dep.events.active) {
+      this.dep.events.emit({
+        type: "deadline-exceeded",
+        dependency: this.dep.name,
+        operation: this.plan.operation,
+        stage: this.attempts === 0 ? "before-call" : "attempt",
+      });
+    }
+    return new ResilienceError({
+      kind: "deadline",
+      message: `${this.dep.name}.${this.plan.operation}: deadline reached before attempt ${this.attempts + 1}`,
+      dependency: this.dep.name,
+      operation: this.plan.operation,
+      cause: this.lastError,
+      withoutStack: true,
+    });
+  }
+}
+
+/**
+ * Checks the deadline and asks the breaker for a permit; throws `deadline` or `circuit-open`
+ * (cheaply: this is the load-shedding path).
+ */
+export function admitAttempt(call: Call<unknown>): Permit {
+  if (call.timeLeft() <= 0) throw call.deadlineError();
+  const breaker = call.dep.breaker;
+  if (breaker === null) return 0;
+  const permit = breaker.tryAcquire();
+  if (permit !== REJECTED) return permit;
+  const { events, name } = call.dep;
+  if (events.active) {
+    events.emit({ type: "breaker-rejected", dependency: name, operation: call.plan.operation, state: breaker.state.state });
+  }
+  const state = breaker.state.state;
+  const detail = state === "open" ? `trials in ${Math.ceil(breaker.retryInMs())} ms` : state;
+  return rejectOpen(call, detail);
+}
+
+function rejectOpen(call: Call<unknown>, detail: string): never {
+  throw new ResilienceError({
+    kind: "circuit-open",
+    message: `${call.dep.name}.${call.plan.operation}: circuit open (${detail})`,
+    dependency: call.dep.name,
+    operation: call.plan.operation,
+    cause: call.lastError,
+    withoutStack: true,
+  });
+}
+
+/**
+ * Runs one attempt with an admitted permit: attempt timeout, transport, then records the outcome
+ * with the breaker (exactly once) and the retry budget, and classifies any failure.
+ */
+export async function executeAttempt<T>(call: Call<T>, permit: Permit, hedge: boolean): Promise<T> {
+  const { clock, events, breaker, budget } = call.dep;
+  const started = clock.now();
+  const left = call.plan.deadline.at - call.plan.marginMs - started;
+  const byDeadline = left < call.plan.attemptMs;
+  const attempt = new Attempt(call, ++call.attempts, hedge, byDeadline ? left : call.plan.attemptMs, byDeadline ? "deadline" : "timeout");
+  call.live.push(attempt);
+  if (events.active) {
+    events.emit({
+      type: "attempt-start",
+      dependency: call.dep.name,
+      operation: call.plan.operation,
+      attempt: attempt.attempt,
+      hedge,
+      timeoutMs: attempt.timeoutMs,
+    });
+  }
+  try {
+    const value = await attempt.run(call.plan.transport);
+    const durationMs = Math.max(0, clock.now() - started);
+    breaker?.onSuccess(permit, durationMs);
+    budget?.onSuccess();
+    if (events.active) emitEnd(call, attempt, "success", durationMs, undefined);
+    return value;
+  } catch (raw) {
+    const error = classify(call, attempt, raw);
+    const durationMs = Math.max(0, clock.now() - started);
+    let outcome: AttemptOutcome;
+    if (error.kind === "aborted") {
+      breaker?.release(permit);
+      outcome = "cancelled";
+    } else if (describesRequest(error)) {
+      breaker?.release(permit);
+      outcome = "failure";
+    } else {
+      breaker?.onFailure(permit, durationMs);
+      budget?.onFailure();
+      outcome = error.kind === "timeout" || error.kind === "deadline" ? "timeout" : "failure";
+    }
+    call.lastError = error;
+    if (events.active) emitEnd(call, attempt, outcome, durationMs, error);
+    throw error;
+  } finally {
+    const i = call.live.indexOf(attempt);
+    if (i >= 0) call.live.splice(i, 1);
+  }
+}
+
+function emitEnd(
+  call: Call<unknown>,
+  attempt: Attempt,
+  outcome: AttemptOutcome,
+  durationMs: number,
+  error: ResilienceError | undefined,
+): void {
+  call.dep.events.emit({
+    type: "attempt-end",
+    dependency: call.dep.name,
+    operation: call.plan.operation,
+    attempt: attempt.attempt,
+    hedge: attempt.hedge,
+    outcome,
+    durationMs,
+    error,
+  });
+}
+
+/**
+ * Turns whatever the transport threw into a {@link ResilienceError}: the runtime's own timeout
+ * or cancellation first, then errors that already are resilience errors (transient re-derived
+ * from this operation's retry conditions), then a caller abort, and anything else as `network`.
+ */
+function classify(call: Call<unknown>, attempt: Attempt, raw: unknown): ResilienceError {
+  const { name } = call.dep;
+  const operation = call.plan.operation;
+  let error: ResilienceError;
+  if (attempt.cancelledWith !== undefined) {
+    return attempt.cancelledWith;
+  } else if (isResilienceError(raw)) {
+    error = raw;
+  } else if (call.plan.signal?.aborted === true) {
+    error = abortedError(call.plan.signal.reason);
+  } else {
+    const text = raw instanceof Error ? raw.message : String(raw);
+    error = new ResilienceError({ kind: "network", message: `${name}.${operation}: ${text}`, cause: raw });
+  }
+  if (error.dependency === "") error.dependency = name;
+  if (error.operation === "") error.operation = operation;
+  if (error.kind === "http" || error.kind === "network" || error.kind === "timeout") {
+    error.transient = matchesRetryOn(error, call.plan.retryOn);
+  }
+  return error;
+}

@@ -1,0 +1,237 @@
+import type { Clock } from "./clock.js";
+import type { BreakerStateName } from "./events.js";
+import { createWindow, type OutcomeWindow, type WindowCounts, type WindowSettings } from "./window.js";
+
+/** Circuit breaker settings. */
+export interface BreakerSettings {
+  /** Failure rate in [0, 1] at or above which the breaker opens (e.g. 0.5). */
+  readonly failureRate: number;
+  /**
+   * Slow calls: attempts lasting at least `durationMs` milliseconds are slow, and a slow-call
+   * rate at or above `rate` (in [0, 1]) opens the breaker. `null` disables the check.
+   */
+  readonly slowCall: { readonly durationMs: number; readonly rate: number } | null;
+  /** The window the rates are computed over. */
+  readonly window: WindowSettings;
+  /** Calls the window must hold before a rate can open the breaker (e.g. 20). */
+  readonly minCalls: number;
+  /** Milliseconds the breaker stays open before admitting trial calls (e.g. 30,000). */
+  readonly openForMs: number;
+  /** Half-open trials: at most `maxCalls` concurrent, closing after `successes` succeed. */
+  readonly halfOpen: { readonly maxCalls: number; readonly successes: number };
+}
+
+/** The breaker's state machine. Each state carries only what it needs. */
+export type BreakerState =
+  | { readonly state: "closed" }
+  | { readonly state: "open"; readonly openedAt: number }
+  | { readonly state: "half-open"; readonly inFlight: number; readonly successes: number }
+  | { readonly state: "isolated" };
+
+type MutableHalfOpen = { readonly state: "half-open"; inFlight: number; successes: number };
+
+/**
+ * Proof of admission handed out by {@link CircuitBreaker.tryAcquire}: the breaker's generation
+ * when it was issued, or -1 for a rejection. Outcomes carrying a stale generation belong to an
+ * earlier episode and are ignored.
+ */
+export type Permit = number;
+
+/** The permit value meaning "rejected". */
+export const REJECTED: Permit = -1;
+
+/** Snapshot returned by {@link CircuitBreaker.health}. */
+export interface BreakerHealth extends WindowCounts {
+  readonly state: BreakerStateName;
+  /** Failures ÷ calls in the window (0 when empty). */
+  readonly failureRate: number;
+  /** Slow calls ÷ calls in the window (0 when empty). */
+  readonly slowCallRate: number;
+  /** Clock time the breaker last opened, or `null` unless open. */
+  readonly openedAt: number | null;
+  /** Milliseconds until trials are admitted, or `null` unless open. */
+  readonly retryInMs: number | null;
+  /** Trials in flight (half-open only, else 0). */
+  readonly trialsInFlight: number;
+  /** Increments on every transition. */
+  readonly generation: number;
+}
+
+/**
+ * A count-based circuit breaker with lazy state changes and no timers.
+ *
+ * - Closed: outcomes go into the window; the breaker opens when the window holds at least
+ *   `minCalls` and the failure or slow-call rate is at or above its threshold (`>=`). Runs of
+ *   consecutive failures alone never open it.
+ * - Open: every admission is rejected until `openForMs` has elapsed (`>=`); the next admission
+ *   after that becomes a half-open trial.
+ * - Half-open: at most `halfOpen.maxCalls` concurrent trials, excess rejected at once; it closes
+ *   as soon as `halfOpen.successes` trials succeed, and one failed (or slow) trial reopens it.
+ * - Isolated: manually held open until {@link CircuitBreaker.reset}.
+ *
+ * The clock is read as monotonic: if it steps backwards, the last reading is used instead.
+ */
+export class CircuitBreaker {
+  readonly settings: BreakerSettings;
+  readonly #clock: Clock;
+  readonly #window: OutcomeWindow;
+  readonly #onTransition: ((from: BreakerStateName, to: BreakerStateName) => void) | undefined;
+  #state: BreakerState | MutableHalfOpen = { state: "closed" };
+  #generation = 0;
+  #lastNow = Number.NEGATIVE_INFINITY;
+
+  /**
+   * @param onTransition Called after every state change (used for events).
+   */
+  constructor(
+    settings: BreakerSettings,
+    clock: Clock,
+    onTransition?: (from: BreakerStateName, to: BreakerStateName) => void,
+  ) {
+    this.settings = settings;
+    this.#clock = clock;
+    this.#window = createWindow(settings.window);
+    this.#onTransition = onTransition;
+  }
+
+  /** The current state (open → half-open is only noticed by the next admission). */
+  get state(): BreakerState {
+    return this.#state;
+  }
+
+  /** Asks to send one attempt. Returns a permit, or {@link REJECTED}. */
+  tryAcquire(): Permit {
+    const s = this.#state;
+    switch (s.state) {
+      case "closed":
+        return this.#generation;
+      case "open":
+        if (this.#now() - s.openedAt >= this.settings.openForMs) {
+          this.#transition({ state: "half-open", inFlight: 1, successes: 0 });
+          return this.#generation;
+        }
+        return REJECTED;
+      case "half-open":
+        if (s.inFlight < Math.max(1, this.settings.halfOpen.maxCalls)) {
+          (s as MutableHalfOpen).inFlight++;
+          return this.#generation;
+        }
+        return REJECTED;
+      case "isolated":
+        return REJECTED;
+    }
+  }
+
+  /** Reports a successful attempt that took `durationMs` milliseconds. */
+  onSuccess(permit: Permit, durationMs: number): void {
+    if (permit !== this.#generation) return;
+    const slow = this.#isSlow(durationMs);
+    const s = this.#state;
+    if (s.state === "closed") {
+      const now = this.#now();
+      this.#window.record(now, false, slow);
+      if (slow) this.#evaluate(now);
+    } else if (s.state === "half-open") {
+      const trial = s as MutableHalfOpen;
+      trial.inFlight--;
+      if (slow) return this.#open();
+      trial.successes++;
+      if (trial.successes >= this.settings.halfOpen.successes) this.#close();
+    }
+  }
+
+  /** Reports a failed (or timed-out) attempt that took `durationMs` milliseconds. */
+  onFailure(permit: Permit, durationMs: number): void {
+    if (permit !== this.#generation) return;
+    const s = this.#state;
+    if (s.state === "closed") {
+      const now = this.#now();
+      this.#window.record(now, true, this.#isSlow(durationMs));
+      this.#evaluate(now);
+    } else if (s.state === "half-open") {
+      this.#open();
+    }
+  }
+
+  /** Gives a permit back without a verdict (caller cancelled, lost hedge, request error). */
+  release(permit: Permit): void {
+    if (permit !== this.#generation) return;
+    const s = this.#state;
+    if (s.state === "half-open") (s as MutableHalfOpen).inFlight--;
+  }
+
+  /** Milliseconds until an open breaker admits a trial (0 unless open). */
+  retryInMs(): number {
+    const s = this.#state;
+    if (s.state !== "open") return 0;
+    return Math.max(0, this.settings.openForMs - (this.#now() - s.openedAt));
+  }
+
+  /** Holds the breaker open until {@link CircuitBreaker.reset}. */
+  isolate(): void {
+    this.#transition({ state: "isolated" });
+  }
+
+  /** Closes the breaker and forgets the window. */
+  reset(): void {
+    this.#close();
+  }
+
+  /** A snapshot of state and window counts. */
+  health(): BreakerHealth {
+    const s = this.#state;
+    const counts = this.#window.counts(this.#now());
+    return {
+      state: s.state,
+      calls: counts.calls,
+      failures: counts.failures,
+      slowCalls: counts.slowCalls,
+      failureRate: counts.calls === 0 ? 0 : counts.failures / counts.calls,
+      slowCallRate: counts.calls === 0 ? 0 : counts.slowCalls / counts.calls,
+      openedAt: s.state === "open" ? s.openedAt : null,
+      retryInMs: s.state === "open" ? this.retryInMs() : null,
+      trialsInFlight: s.state === "half-open" ? s.inFlight : 0,
+      generation: this.#generation,
+    };
+  }
+
+  #isSlow(durationMs: number): boolean {
+    const slowCall = this.settings.slowCall;
+    return slowCall !== null && durationMs >= slowCall.durationMs;
+  }
+
+  #evaluate(now: number): void {
+    const { calls, failures, slowCalls } = this.#window.counts(now);
+    if (calls === 0 || calls < this.settings.minCalls) return;
+    const slowCall = this.settings.slowCall;
+    if (
+      failures / calls >= this.settings.failureRate ||
+      (slowCall !== null && slowCalls / calls >= slowCall.rate)
+    ) {
+      this.#open();
+    }
+  }
+
+  #open(): void {
+    this.#transition({ state: "open", openedAt: this.#now() });
+  }
+
+  #close(): void {
+    this.#window.clear();
+    this.#transition({ state: "closed" });
+  }
+
+  #transition(next: BreakerState | MutableHalfOpen): void {
+    const from = this.#state.state;
+    this.#state = next;
+    this.#generation++;
+    if (next.state !== "closed") this.#window.clear();
+    this.#onTransition?.(from, next.state);
+  }
+
+  #now(): number {
+    const now = this.#clock.now();
+    if (now > this.#lastNow) this.#lastNow = now;
+    return this.#lastNow;
+  }
+}

@@ -1,0 +1,171 @@
+import type { Clock, TimerHandle } from "./clock.js";
+import { abortedError, ResilienceError } from "./errors.js";
+import type { Emitter } from "./events.js";
+
+/** Concurrency limit for one dependency. */
+export interface BulkheadSettings {
+  /** Logical calls allowed in flight at once (retries included in their call's permit). */
+  readonly maxConcurrent: number;
+  /** Calls allowed to wait for a permit; 0 rejects at once when full. */
+  readonly maxQueue: number;
+  /**
+   * Longest wait in the queue, in milliseconds; the call's deadline bounds it too. 0 means the
+   * deadline alone bounds the wait.
+   */
+  readonly queueTimeoutMs: number;
+  /**
+   * With a full queue: `reject` turns the newcomer away; `drop-oldest` evicts the longest
+   * waiter (with a `bulkhead-full` error) to make room.
+   */
+  readonly overflow: "reject" | "drop-oldest";
+}
+
+/** Snapshot returned by {@link Bulkhead.health}. */
+export interface BulkheadHealth {
+  readonly inFlight: number;
+  readonly queued: number;
+  readonly maxConcurrent: number;
+  readonly maxQueue: number;
+}
+
+interface Waiter {
+  readonly operation: string;
+  readonly resolve: () => void;
+  readonly reject: (error: ResilienceError) => void;
+  timer: TimerHandle;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+}
+
+/**
+ * Semaphore with a bounded FIFO queue. A permit is held for the whole logical call, across
+ * retries; {@link Bulkhead.leave} hands it straight to the oldest waiter.
+ */
+export class Bulkhead {
+  readonly settings: BulkheadSettings;
+  readonly #dependency: string;
+  readonly #clock: Clock;
+  readonly #events: Emitter;
+  readonly #waiters = new Set<Waiter>();
+  #inFlight = 0;
+
+  constructor(dependency: string, settings: BulkheadSettings, clock: Clock, events: Emitter) {
+    this.#dependency = dependency;
+    this.settings = settings;
+    this.#clock = clock;
+    this.#events = events;
+  }
+
+  /** Logical calls holding a permit. */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** Calls waiting for a permit. */
+  get queued(): number {
+    return this.#waiters.size;
+  }
+
+  /**
+   * Asks for a permit. Returns `undefined` when admitted at once, a promise when queued (it
+   * resolves once admitted), and throws a `bulkhead-full` error when rejected at once.
+   *
+   * @param deadlineMs Milliseconds left before the call's deadline (bounds the queue wait).
+   */
+  enter(operation: string, deadlineMs: number, signal?: AbortSignal): Promise<void> | undefined {
+    if (this.#inFlight < this.settings.maxConcurrent) {
+      this.#inFlight++;
+      return undefined;
+    }
+    const { maxQueue, queueTimeoutMs, overflow } = this.settings;
+    const waitMs = queueTimeoutMs > 0 ? Math.min(queueTimeoutMs, deadlineMs) : deadlineMs;
+    if (maxQueue <= 0 || waitMs <= 0) throw this.#reject(operation, "full");
+    if (this.#waiters.size >= maxQueue) {
+      if (overflow === "reject") throw this.#reject(operation, "queue-full");
+      const oldest = this.#waiters.values().next().value;
+      if (oldest !== undefined) {
+        this.#remove(oldest);
+        oldest.reject(this.#reject(oldest.operation, "evicted"));
+      }
+    }
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = { operation, resolve, reject, timer: undefined, signal, onAbort: undefined };
+      waiter.timer = this.#clock.setTimer(() => {
+        this.#remove(waiter);
+        reject(this.#reject(operation, "queue-timeout"));
+      }, waitMs);
+      if (signal !== undefined) {
+        waiter.onAbort = () => {
+          this.#remove(waiter);
+          reject(abortedError(signal.reason));
+        };
+        signal.addEventListener("abort", waiter.onAbort, { once: true });
+      }
+      this.#waiters.add(waiter);
+      if (this.#events.active) {
+        this.#events.emit({
+          type: "bulkhead-queued",
+          dependency: this.#dependency,
+          operation,
+          inFlight: this.#inFlight,
+          queued: this.#waiters.size,
+        });
+      }
+    });
+  }
+
+  /** Returns a permit, admitting the oldest waiter if any. */
+  leave(): void {
+    const next = this.#waiters.values().next().value;
+    if (next !== undefined) {
+      this.#remove(next);
+      next.resolve();
+    } else if (this.#inFlight > 0) {
+      this.#inFlight--;
+    }
+  }
+
+  /** A snapshot of occupancy. */
+  health(): BulkheadHealth {
+    return {
+      inFlight: this.#inFlight,
+      queued: this.#waiters.size,
+      maxConcurrent: this.settings.maxConcurrent,
+      maxQueue: this.settings.maxQueue,
+    };
+  }
+
+  #remove(waiter: Waiter): void {
+    this.#waiters.delete(waiter);
+    this.#clock.clearTimer(waiter.timer);
+    if (waiter.onAbort !== undefined) waiter.signal?.removeEventListener("abort", waiter.onAbort);
+  }
+
+  #reject(operation: string, reason: "full" | "queue-full" | "evicted" | "queue-timeout"): ResilienceError {
+    if (this.#events.active) {
+      this.#events.emit({
+        type: "bulkhead-rejected",
+        dependency: this.#dependency,
+        operation,
+        inFlight: this.#inFlight,
+        queued: this.#waiters.size,
+        reason,
+      });
+    }
+    const detail =
+      reason === "full"
+        ? `all ${this.settings.maxConcurrent} slots busy`
+        : reason === "queue-full"
+          ? `all ${this.settings.maxConcurrent} slots busy and ${this.settings.maxQueue} waiting`
+          : reason === "evicted"
+            ? "evicted from the queue by a newer call"
+            : "no slot freed up in time";
+    return new ResilienceError({
+      kind: "bulkhead-full",
+      message: `${this.#dependency}.${operation}: bulkhead full (${detail})`,
+      dependency: this.#dependency,
+      operation,
+      withoutStack: true,
+    });
+  }
+}

@@ -1,0 +1,126 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { systemClock, type Clock } from "./clock.js";
+
+/** Anything that can say how much time is left, in milliseconds. */
+export interface DeadlineLike {
+  /** Milliseconds left (never negative). */
+  remaining(): number;
+}
+
+/**
+ * An absolute point in time on a {@link Clock}. Deadlines are compared and propagated as
+ * remaining time, never as wall-clock instants, so clock skew between hosts cannot shift them.
+ */
+export class Deadline implements DeadlineLike {
+  /**
+   * @param at Absolute time on `clock` (milliseconds); `Infinity` for no deadline.
+   * @param clock Clock the time refers to. Defaults to {@link systemClock}.
+   */
+  constructor(
+    readonly at: number,
+    readonly clock: Clock = systemClock,
+  ) {}
+
+  /** A deadline `budgetMs` milliseconds from now on `clock`. */
+  static after(budgetMs: number, clock: Clock = systemClock): Deadline {
+    return new Deadline(clock.now() + Math.max(0, budgetMs), clock);
+  }
+
+  /** Milliseconds left before the deadline minus `marginMs` (default 0); never negative. */
+  remaining(marginMs = 0): number {
+    const left = this.at - marginMs - this.clock.now();
+    return left > 0 ? left : 0;
+  }
+
+  /** Whether no time is left once `marginMs` (default 0) is set aside. */
+  expired(marginMs = 0): boolean {
+    return this.remaining(marginMs) <= 0;
+  }
+}
+
+const ambient = new AsyncLocalStorage<Deadline>();
+
+/**
+ * Runs `fn` with an ambient deadline that every call made inside it (through this runtime)
+ * respects. Nested scopes can only shorten the deadline, never extend it.
+ *
+ * @param budget Milliseconds from now, or an existing deadline.
+ * @param clock Clock for a millisecond budget. Defaults to {@link systemClock}.
+ */
+export function withDeadline<T>(budget: number | DeadlineLike, fn: () => T, clock: Clock = systemClock): T {
+  const ms = typeof budget === "number" ? budget : budget.remaining();
+  let deadline = Deadline.after(ms, clock);
+  const outer = ambient.getStore();
+  if (outer !== undefined && outer.remaining() < deadline.remaining()) deadline = outer;
+  return ambient.run(deadline, fn);
+}
+
+/** The ambient deadline set by {@link withDeadline}, or `undefined` outside any scope. */
+export function currentDeadline(): Deadline | undefined {
+  return ambient.getStore();
+}
+
+/**
+ * How remaining time travels in a request header: `ms` is a decimal count of milliseconds
+ * (e.g. `x-request-timeout-ms: 250`); `grpc-timeout` is the gRPC encoding (`250m`, `2S`).
+ */
+export type DeadlineFormat = "ms" | "grpc-timeout";
+
+// gRPC allows at most 8 digits, with units from hours down to nanoseconds.
+const GRPC_UNITS: ReadonlyArray<readonly [string, number]> = [
+  ["n", 1e-6],
+  ["u", 1e-3],
+  ["m", 1],
+  ["S", 1_000],
+  ["M", 60_000],
+  ["H", 3_600_000],
+];
+const GRPC_MAX = 99_999_999;
+
+/**
+ * Encodes a remaining time for a header. Values are rounded down, so the receiver is never
+ * promised more time than the sender will wait. Milliseconds are preferred in `grpc-timeout`;
+ * finer units are used under 1 ms and coarser ones past 8 digits.
+ *
+ * @param ms Remaining milliseconds (negative counts as 0).
+ */
+export function encodeTimeout(ms: number, format: DeadlineFormat): string {
+  const value = Math.max(0, ms);
+  if (format === "ms") return String(Math.floor(value));
+  if (value >= 1) {
+    for (const [unit, size] of GRPC_UNITS.slice(2)) {
+      const count = Math.floor(value / size);
+      if (count <= GRPC_MAX) return `${count}${unit}`;
+    }
+    return `${GRPC_MAX}H`;
+  }
+  const micros = Math.floor(value * 1_000);
+  return micros >= 1 ? `${micros}u` : `${Math.floor(value * 1_000_000)}n`;
+}
+
+/**
+ * Decodes a propagated remaining time, in milliseconds, or `undefined` if the value is malformed
+ * (in `grpc-timeout`: 1 to 8 digits followed by one of `H M S m u n`).
+ */
+export function decodeTimeout(value: string, format: DeadlineFormat): number | undefined {
+  const text = value.trim();
+  if (format === "ms") return /^\d{1,15}(\.\d+)?$/.test(text) ? Number(text) : undefined;
+  const match = /^(\d{1,8})([HMSmun])$/.exec(text);
+  if (match === null) return undefined;
+  const unit = GRPC_UNITS.find(([u]) => u === match[2]);
+  return unit === undefined ? undefined : Number(match[1]) * unit[1];
+}
+
+/**
+ * Builds a deadline from an inbound request header (for server middleware that then calls
+ * {@link withDeadline}). Returns `undefined` when the header is absent or malformed.
+ */
+export function deadlineFromHeader(
+  value: string | null | undefined,
+  format: DeadlineFormat,
+  clock: Clock = systemClock,
+): Deadline | undefined {
+  if (value === null || value === undefined) return undefined;
+  const ms = decodeTimeout(value, format);
+  return ms === undefined ? undefined : Deadline.after(ms, clock);
+}

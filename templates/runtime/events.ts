@@ -1,0 +1,141 @@
+import type { ResilienceError, ResilienceErrorKind } from "./errors.js";
+
+/** How one attempt ended. `cancelled` covers caller aborts and hedged copies that lost the race. */
+export type AttemptOutcome = "success" | "failure" | "timeout" | "cancelled";
+
+/** Names of the circuit breaker states. */
+export type BreakerStateName = "closed" | "open" | "half-open" | "isolated";
+
+/** Where a deadline cut a call short. */
+export type DeadlineStage = "before-call" | "queue" | "attempt" | "retry";
+
+/** Fields present on every event. */
+interface EventBase {
+  /** Dependency name. */
+  readonly dependency: string;
+  /** Operation name; `""` for events about the dependency as a whole (breaker transitions). */
+  readonly operation: string;
+}
+
+/** Everything the runtime reports. Discriminate on `type`. */
+export type ResilienceEvent =
+  | (EventBase & {
+      /** An attempt is about to reach the transport. */
+      readonly type: "attempt-start";
+      /** 1-based attempt number within the logical call (hedged copies included). */
+      readonly attempt: number;
+      /** Whether this attempt is a hedged copy. */
+      readonly hedge: boolean;
+      /** Time the attempt may take, in milliseconds (`Infinity` if unbounded). */
+      readonly timeoutMs: number;
+    })
+  | (EventBase & {
+      /** An attempt settled. */
+      readonly type: "attempt-end";
+      readonly attempt: number;
+      readonly hedge: boolean;
+      readonly outcome: AttemptOutcome;
+      /** Milliseconds from start to settlement on the injected clock. */
+      readonly durationMs: number;
+      /** The failure, when the outcome is not `success`. */
+      readonly error: ResilienceError | undefined;
+    })
+  | (EventBase & {
+      /** A retry will start after `delayMs`. */
+      readonly type: "retry-scheduled";
+      /** Number of the attempt that failed. */
+      readonly attempt: number;
+      /** Milliseconds until the retry. */
+      readonly delayMs: number;
+      /** Whether the delay came from the server's `Retry-After`. */
+      readonly retryAfter: boolean;
+      /** Kind of the failure being retried. */
+      readonly reason: ResilienceErrorKind;
+    })
+  | (EventBase & {
+      /** The retry budget refused a retry or a hedge. */
+      readonly type: "budget-exhausted";
+      /** Tokens left at the time of refusal. */
+      readonly tokens: number;
+    })
+  | (EventBase & {
+      /** The breaker changed state. */
+      readonly type: "breaker-transition";
+      readonly from: BreakerStateName;
+      readonly to: BreakerStateName;
+    })
+  | (EventBase & {
+      /** The breaker rejected an attempt without calling the dependency. */
+      readonly type: "breaker-rejected";
+      readonly state: BreakerStateName;
+    })
+  | (EventBase & {
+      /** The bulkhead turned a call away (full, queue full, evicted, or queue wait over). */
+      readonly type: "bulkhead-rejected";
+      readonly inFlight: number;
+      readonly queued: number;
+      readonly reason: "full" | "queue-full" | "evicted" | "queue-timeout";
+    })
+  | (EventBase & {
+      /** The bulkhead put a call in its queue. */
+      readonly type: "bulkhead-queued";
+      readonly inFlight: number;
+      readonly queued: number;
+    })
+  | (EventBase & {
+      /** The deadline stopped the call (or a retry) from going further. */
+      readonly type: "deadline-exceeded";
+      readonly stage: DeadlineStage;
+    })
+  | (EventBase & {
+      /** A hedged copy was launched. */
+      readonly type: "hedge-launched";
+      /** Its attempt number. */
+      readonly attempt: number;
+    })
+  | (EventBase & {
+      /** A fallback answered instead of the dependency. */
+      readonly type: "fallback-served";
+      readonly fallback: "value" | "stale" | "provided";
+      readonly reason: ResilienceErrorKind;
+      /** Age of a stale entry in milliseconds; `undefined` for other fallbacks. */
+      readonly ageMs: number | undefined;
+    });
+
+/** Receives every {@link ResilienceEvent}. Errors it throws are swallowed: they never break a call. */
+export type Observer = (event: ResilienceEvent) => void;
+
+/**
+ * Fan-out to observers. Call sites test {@link Emitter.active} before building an event, so a
+ * dependency without observers pays one property read per would-be event.
+ */
+export class Emitter {
+  #observers: Observer[] = [];
+  /** Whether anyone is listening. */
+  active = false;
+
+  constructor(observer?: Observer) {
+    if (observer !== undefined) this.subscribe(observer);
+  }
+
+  /** Adds an observer; returns a function that removes it again. */
+  subscribe(observer: Observer): () => void {
+    this.#observers = [...this.#observers, observer];
+    this.active = true;
+    return () => {
+      this.#observers = this.#observers.filter((o) => o !== observer);
+      this.active = this.#observers.length > 0;
+    };
+  }
+
+  /** Delivers `event` to every observer, isolating the call from their failures. */
+  emit(event: ResilienceEvent): void {
+    for (const observer of this.#observers) {
+      try {
+        observer(event);
+      } catch {
+        // An observer's bug must not turn into the caller's failure.
+      }
+    }
+  }
+}

@@ -1,0 +1,98 @@
+export { backoffDelay, exponentialDelay, type BackoffSettings, type Jitter } from "./backoff.js";
+export {
+  CircuitBreaker,
+  REJECTED,
+  type BreakerHealth,
+  type BreakerSettings,
+  type BreakerState,
+  type Permit,
+} from "./breaker.js";
+export { RetryBudget, type BudgetHealth, type BudgetSettings } from "./budget.js";
+export { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead.js";
+export { sleep, systemClock, type Clock, type TimerHandle } from "./clock.js";
+export {
+  currentDeadline,
+  Deadline,
+  deadlineFromHeader,
+  decodeTimeout,
+  encodeTimeout,
+  withDeadline,
+  type DeadlineFormat,
+  type DeadlineLike,
+} from "./deadline.js";
+export {
+  abortedError,
+  describesRequest,
+  isAbortedError,
+  isBudgetExhaustedError,
+  isBulkheadFullError,
+  isCircuitOpenError,
+  isDeadlineError,
+  isDependencyFailure,
+  isHttpError,
+  isNetworkError,
+  isParseError,
+  isResilienceError,
+  isTimeoutError,
+  networkError,
+  ResilienceError,
+  resilienceErrorBrand,
+  type HttpError,
+  type ResilienceErrorInit,
+  type ResilienceErrorKind,
+  type ResilienceErrorOf,
+} from "./errors.js";
+export {
+  Emitter,
+  type AttemptOutcome,
+  type BreakerStateName,
+  type DeadlineStage,
+  type Observer,
+  type ResilienceEvent,
+} from "./events.js";
+export {
+  hasFallback,
+  serveFallback,
+  StaleCache,
+  type CallResult,
+  type Degraded,
+  type FallbackSettings,
+  type Fresh,
+  type Outcome,
+} from "./fallback.js";
+export { HedgeBudget, type HedgeSettings } from "./hedge.js";
+export { buildUrl, sendHttp, type HttpRequest, type QueryValue } from "./http.js";
+export { newIdempotencyKey, type IdempotencySettings } from "./idempotency.js";
+export { createSeededRandom, defaultRandom, type Random } from "./random.js";
+export {
+  DEFAULT_RETRY_ON,
+  matchesRetryOn,
+  parseRetryAfter,
+  retryDelay,
+  type RetryCondition,
+  type RetryDelay,
+  type RetrySettings,
+} from "./retry.js";
+export {
+  createDependency,
+  type CallOptions,
+  type DeadlineSettings,
+  type Dependency,
+  type DependencyHealth,
+  type DependencySettings,
+  type OperationSettings,
+  type RuntimeEnvironment,
+  type TimeoutSettings,
+} from "./stack.js";
+export type { AttemptContext, Transport } from "./timeout.js";
+export { createVirtualClock, type VirtualClock } from "./virtual-clock.js";
+export {
+  CountWindow,
+  createWindow,
+  TimeWindow,
+  type CountWindowSettings,
+  type OutcomeWindow,
+  type TimeWindowSettings,
+  type WindowCounts,
+  type WindowSettings,
+} from "./window.js";

@@ -1,0 +1,93 @@
+import { backoffDelay, type BackoffSettings } from "./backoff.js";
+import type { ResilienceError } from "./errors.js";
+import type { Random } from "./random.js";
+
+/**
+ * A failure worth retrying: an attempt `timeout`, a `network` failure, or an HTTP status.
+ * Never list a 4xx that describes the request (400, 401, 403, 404, 422 …).
+ */
+export type RetryCondition = "timeout" | "network" | number;
+
+/** Default retry conditions: timeout, network, 408, 425, 429, 500, 502, 503, 504. */
+export const DEFAULT_RETRY_ON: readonly RetryCondition[] = ["timeout", "network", 408, 425, 429, 500, 502, 503, 504];
+
+/** Retry settings of an operation. */
+export interface RetrySettings {
+  /** Attempts in total, counting the first one (so 3 means up to 2 retries). */
+  readonly maxAttempts: number;
+  /** Delay between attempts. */
+  readonly backoff: BackoffSettings;
+  /** Failures that are retried. Defaults to {@link DEFAULT_RETRY_ON} when generated. */
+  readonly on: readonly RetryCondition[];
+  /**
+   * `Retry-After` handling: when `honor` is true, the server's wait replaces the backoff delay,
+   * capped at `capMs` milliseconds (`null`: no cap). A wait that would pass the deadline ends
+   * the call at once with the last failure. `null` ignores the header.
+   */
+  readonly retryAfter: { readonly honor: boolean; readonly capMs: number | null } | null;
+}
+
+/** Whether `error` matches one of the retry conditions. */
+export function matchesRetryOn(error: ResilienceError, on: readonly RetryCondition[]): boolean {
+  switch (error.kind) {
+    case "timeout":
+      return on.includes("timeout");
+    case "network":
+      return on.includes("network");
+    case "http":
+      return error.status !== undefined && on.includes(error.status);
+    default:
+      return false;
+  }
+}
+
+/** The wait before a retry and where it came from. */
+export interface RetryDelay {
+  /** Milliseconds to wait. */
+  readonly delayMs: number;
+  /** Whether the wait came from `Retry-After` rather than the backoff. */
+  readonly fromRetryAfter: boolean;
+}
+
+/**
+ * The wait before the `retry`-th retry (1-based) after `error`: the server's `Retry-After`
+ * when honoured and present (capped), else the jittered backoff.
+ *
+ * @param previousMs The previous backoff delay (for decorrelated jitter); `baseMs` at first.
+ */
+export function retryDelay(
+  settings: RetrySettings,
+  retry: number,
+  previousMs: number,
+  random: Random,
+  error: ResilienceError,
+): RetryDelay {
+  const after = settings.retryAfter;
+  if (after !== null && after.honor && error.retryAfterMs !== undefined) {
+    const capped = after.capMs === null ? error.retryAfterMs : Math.min(error.retryAfterMs, after.capMs);
+    return { delayMs: Math.max(0, capped), fromRetryAfter: true };
+  }
+  return { delayMs: backoffDelay(settings.backoff, retry, previousMs, random), fromRetryAfter: false };
+}
+
+/**
+ * Parses a `Retry-After` value into milliseconds: delta-seconds (`120`) or an HTTP-date, the
+ * latter measured from the response's `Date` header when it parses, else from `wallNowMs`.
+ * Returns `undefined` when absent or malformed; past dates give 0.
+ *
+ * @param wallNowMs Wall-clock milliseconds since the epoch. Defaults to `Date.now()`.
+ */
+export function parseRetryAfter(
+  value: string | null | undefined,
+  dateHeader?: string | null,
+  wallNowMs: number = Date.now(),
+): number | undefined {
+  if (value === null || value === undefined) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1_000;
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return undefined;
+  const served = dateHeader === null || dateHeader === undefined ? Number.NaN : Date.parse(dateHeader);
+  const from = Number.isNaN(served) ? wallNowMs : served;
+  return Math.max(0, at - from);
+}

@@ -1,0 +1,308 @@
+import { Call, type CallPlan, type DependencyParts } from "./attempt.js";
+import { CircuitBreaker, type BreakerHealth, type BreakerSettings } from "./breaker.js";
+import { RetryBudget, type BudgetHealth, type BudgetSettings } from "./budget.js";
+import { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead.js";
+import { systemClock, type Clock } from "./clock.js";
+import { currentDeadline, Deadline, type DeadlineFormat, type DeadlineLike } from "./deadline.js";
+import { abortedError, isDependencyFailure, isResilienceError, type ResilienceError } from "./errors.js";
+import { Emitter, type Observer } from "./events.js";
+import { hasFallback, serveFallback, StaleCache, type CallResult, type FallbackSettings } from "./fallback.js";
+import { HedgeBudget, runHedged, type HedgeSettings } from "./hedge.js";
+import { newIdempotencyKey, type IdempotencySettings } from "./idempotency.js";
+import { defaultRandom, type Random } from "./random.js";
+import { DEFAULT_RETRY_ON, type RetrySettings } from "./retry.js";
+import { runWithRetries } from "./retry-loop.js";
+import type { Transport } from "./timeout.js";
+
+/** Deadline handling of a dependency. */
+export interface DeadlineSettings {
+  /** Whether to send the remaining time to the dependency in {@link DeadlineSettings.header}. */
+  readonly propagate: boolean;
+  /**
+   * Milliseconds set aside from the deadline for the caller's own work after the call (e.g. 10).
+   * Attempts get at most deadline − margin; with no time left past it, no attempt starts.
+   */
+  readonly marginMs: number;
+  /** Header carrying the remaining time (e.g. `x-request-timeout-ms` or `grpc-timeout`). */
+  readonly header: string;
+  /** Encoding of the header value; see {@link DeadlineFormat}. */
+  readonly format: DeadlineFormat;
+}
+
+/** Settings shared by every operation of one dependency. Plain data, so generated code can emit literals. */
+export interface DependencySettings {
+  /** Dependency name, used in errors, events and health reports. */
+  readonly name: string;
+  /** Deadline margin and propagation; `null` means no margin and no header. */
+  readonly deadline: DeadlineSettings | null;
+  /** Circuit breaker; `null` for none. */
+  readonly breaker: BreakerSettings | null;
+  /** Concurrency limit; `null` for none. */
+  readonly bulkhead: BulkheadSettings | null;
+  /** Retry budget shared by all operations; `null` for none. */
+  readonly budget: BudgetSettings | null;
+}
+
+/** Time limits of an operation. */
+export interface TimeoutSettings {
+  /** Milliseconds one attempt may take; `null` for no per-attempt limit. */
+  readonly attemptMs: number | null;
+  /** Milliseconds the whole logical call may take (all attempts and waits); `null` for no limit. */
+  readonly totalMs: number | null;
+}
+
+/**
+ * Settings of one operation. `F` is the fallback's type; annotate literals with
+ * `OperationSettings<null>` (or use `satisfies`) so results without a fallback are typed plain.
+ */
+export interface OperationSettings<F extends FallbackSettings | null = FallbackSettings | null> {
+  /** Operation name, used in errors, events and the stale cache. */
+  readonly name: string;
+  /**
+   * Whether sending the request twice is harmless (idempotent methods, or an idempotency key).
+   * When false the operation is attempted exactly once: never retried, never hedged.
+   */
+  readonly retrySafe: boolean;
+  /** Idempotency key, made once per logical call and sent on every attempt; `null` for none. */
+  readonly idempotencyKey: IdempotencySettings | null;
+  /** Attempt and total timeouts. */
+  readonly timeout: TimeoutSettings;
+  /** Retry; `null` for a single attempt. */
+  readonly retry: RetrySettings | null;
+  /** Hedging (instead of retry); `null` for none. */
+  readonly hedge: HedgeSettings | null;
+  /** Fallback; `null` (or `{ kind: "none" }`) for none. */
+  readonly fallback: F;
+}
+
+/** Injected services. Every field is optional and has a real default. */
+export interface RuntimeEnvironment {
+  /** Time and timers. Defaults to {@link systemClock}. */
+  readonly clock?: Clock | undefined;
+  /** Randomness for jitter. Defaults to `Math.random`. */
+  readonly random?: Random | undefined;
+  /** Receives every event of this dependency. */
+  readonly observer?: Observer | undefined;
+}
+
+/** Per-call options. */
+export interface CallOptions<T = unknown> {
+  /** A deadline, or a budget in milliseconds from now; the earliest of this, the ambient one and `totalMs` wins. */
+  readonly deadline?: DeadlineLike | number | undefined;
+  /** Aborts the call: attempts, backoff sleeps and queue waits stop at once with an `aborted` error. */
+  readonly signal?: AbortSignal | undefined;
+  /** Your own idempotency key (e.g. from an inbound request), used instead of a generated one. */
+  readonly idempotencyKey?: string | undefined;
+  /** Key of the stale-cache entry for this call (e.g. the request's path and query). Defaults to `""`. */
+  readonly cacheKey?: string | undefined;
+  /** The fallback for operations whose fallback kind is `provided`; receives the failure. */
+  readonly fallback?: ((error: ResilienceError) => T | Promise<T>) | undefined;
+}
+
+/** Snapshot of a dependency's protections. */
+export interface DependencyHealth {
+  readonly name: string;
+  readonly breaker: BreakerHealth | null;
+  readonly bulkhead: BulkheadHealth | null;
+  readonly budget: BudgetHealth | null;
+}
+
+/** One remote dependency: its breaker, bulkhead, retry budget and stale caches, shared by its operations. */
+export interface Dependency {
+  readonly name: string;
+  readonly breaker: CircuitBreaker | null;
+  readonly bulkhead: Bulkhead | null;
+  readonly budget: RetryBudget | null;
+  /**
+   * Runs one logical call: deadline → fallback → bulkhead → retry loop or hedging (breaker
+   * permit per attempt) → attempt timeout → transport → record and classify.
+   * Resolves to the data (or an {@link Outcome} when the operation has a fallback); rejects
+   * with a {@link ResilienceError}.
+   */
+  call<T, F extends FallbackSettings | null>(
+    operation: OperationSettings<F>,
+    transport: Transport<T>,
+    options?: CallOptions<T>,
+  ): Promise<CallResult<T, F>>;
+  /** Breaker state, bulkhead occupancy and budget tokens. */
+  health(): DependencyHealth;
+  /** Adds an observer; returns a function that removes it. */
+  subscribe(observer: Observer): () => void;
+}
+
+interface OperationState {
+  readonly cache: StaleCache | null;
+  readonly hedgeBudget: HedgeBudget | null;
+}
+
+const NO_OPTIONS: CallOptions = {};
+
+class DependencyStack implements Dependency {
+  readonly name: string;
+  readonly breaker: CircuitBreaker | null;
+  readonly bulkhead: Bulkhead | null;
+  readonly budget: RetryBudget | null;
+  readonly #parts: DependencyParts;
+  readonly #events: Emitter;
+  readonly #marginMs: number;
+  readonly #operations = new Map<string, OperationState>();
+
+  constructor(settings: DependencySettings, env: RuntimeEnvironment) {
+    const clock = env.clock ?? systemClock;
+    const events = new Emitter(env.observer);
+    const name = settings.name;
+    this.name = name;
+    this.#events = events;
+    this.breaker =
+      settings.breaker === null
+        ? null
+        : new CircuitBreaker(settings.breaker, clock, (from, to) => {
+            if (events.active) events.emit({ type: "breaker-transition", dependency: name, operation: "", from, to });
+          });
+    this.bulkhead = settings.bulkhead === null ? null : new Bulkhead(name, settings.bulkhead, clock, events);
+    this.budget = settings.budget === null ? null : new RetryBudget(settings.budget);
+    const deadline = settings.deadline;
+    this.#marginMs = Math.max(0, deadline?.marginMs ?? 0);
+    this.#parts = {
+      name,
+      clock,
+      random: env.random ?? defaultRandom,
+      events,
+      breaker: this.breaker,
+      budget: this.budget,
+      propagation: deadline !== null && deadline.propagate ? { header: deadline.header, format: deadline.format } : null,
+    };
+  }
+
+  async call<T, F extends FallbackSettings | null>(
+    operation: OperationSettings<F>,
+    transport: Transport<T>,
+    options: CallOptions<T> = NO_OPTIONS as CallOptions<T>,
+  ): Promise<CallResult<T, F>> {
+    const clock = this.#parts.clock;
+    const now = clock.now();
+    let at = operation.timeout.totalMs === null ? Number.POSITIVE_INFINITY : now + operation.timeout.totalMs;
+    const ambient = currentDeadline();
+    if (ambient !== undefined) at = Math.min(at, now + ambient.remaining());
+    const given = options.deadline;
+    if (given !== undefined) at = Math.min(at, now + (typeof given === "number" ? Math.max(0, given) : given.remaining()));
+
+    const fallback: FallbackSettings | null = operation.fallback;
+    if (!hasFallback(fallback)) return (await this.#run(operation, transport, options, at)) as CallResult<T, F>;
+
+    const state = this.#state(operation);
+    const cacheKey = options.cacheKey ?? "";
+    try {
+      const data = await this.#run(operation, transport, options, at);
+      state.cache?.set(cacheKey, data, clock.now());
+      return { data, degraded: false } as CallResult<T, F>;
+    } catch (error) {
+      if (!isDependencyFailure(error)) throw error;
+      const cached = state.cache?.get(cacheKey, clock.now());
+      const served = await serveFallback(fallback, error, cached, options.fallback);
+      if (served === undefined) throw error;
+      if (this.#events.active) {
+        this.#events.emit({
+          type: "fallback-served",
+          dependency: this.name,
+          operation: operation.name,
+          fallback: fallback.kind,
+          reason: error.kind,
+          ageMs: served.ageMs,
+        });
+      }
+      return served as CallResult<T, F>;
+    }
+  }
+
+  health(): DependencyHealth {
+    return {
+      name: this.name,
+      breaker: this.breaker?.health() ?? null,
+      bulkhead: this.bulkhead?.health() ?? null,
+      budget: this.budget?.health() ?? null,
+    };
+  }
+
+  subscribe(observer: Observer): () => void {
+    return this.#events.subscribe(observer);
+  }
+
+  async #run<T>(
+    operation: OperationSettings<FallbackSettings | null>,
+    transport: Transport<T>,
+    options: CallOptions<T>,
+    at: number,
+  ): Promise<T> {
+    const signal = options.signal;
+    const repeatable = operation.retrySafe || operation.idempotencyKey !== null;
+    const plan: CallPlan<T> = {
+      operation: operation.name,
+      transport,
+      deadline: new Deadline(at, this.#parts.clock),
+      marginMs: this.#marginMs,
+      attemptMs: operation.timeout.attemptMs ?? Number.POSITIVE_INFINITY,
+      retryOn: operation.retry?.on ?? DEFAULT_RETRY_ON,
+      repeatable,
+      idempotencyKey: options.idempotencyKey ?? (operation.idempotencyKey === null ? undefined : newIdempotencyKey()),
+      idempotencyHeader: operation.idempotencyKey?.header ?? null,
+      signal,
+    };
+    const call = new Call(this.#parts, plan);
+    const bulkhead = this.bulkhead;
+    let admitted = false;
+    let onAbort: (() => void) | undefined;
+    try {
+      if (signal?.aborted === true) throw abortedError(signal.reason);
+      if (call.timeLeft() <= 0) throw call.deadlineError();
+      if (bulkhead !== null) {
+        const wait = bulkhead.enter(operation.name, call.timeLeft(), signal);
+        admitted = true;
+        if (wait !== undefined) {
+          admitted = false;
+          await wait;
+          admitted = true;
+        }
+      }
+      if (signal !== undefined) {
+        onAbort = () => call.cancelLive(abortedError(signal.reason));
+        signal.addEventListener("abort", onAbort, { once: true });
+      }
+      const hedge = operation.hedge;
+      return await (hedge !== null && repeatable
+        ? runHedged(call, hedge, this.#state(operation).hedgeBudget ?? new HedgeBudget(hedge.budget))
+        : runWithRetries(call, operation.retry));
+    } catch (error) {
+      if (isResilienceError(error)) {
+        if (error.dependency === "") error.dependency = this.name;
+        if (error.operation === "") error.operation = operation.name;
+        error.attempts = call.attempts;
+      }
+      throw error;
+    } finally {
+      if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);
+      if (admitted) bulkhead?.leave();
+    }
+  }
+
+  #state(operation: OperationSettings<FallbackSettings | null>): OperationState {
+    let state = this.#operations.get(operation.name);
+    if (state === undefined) {
+      const fallback = operation.fallback;
+      state = {
+        cache: fallback?.kind === "stale" ? new StaleCache(fallback.maxEntries, fallback.maxAgeMs) : null,
+        hedgeBudget: operation.hedge === null ? null : new HedgeBudget(operation.hedge.budget),
+      };
+      this.#operations.set(operation.name, state);
+    }
+    return state;
+  }
+}
+
+/**
+ * Creates the runtime state of one dependency (breaker, bulkhead, retry budget, stale caches).
+ * Create it once per client instance: the protections only work if every call shares them.
+ */
+export function createDependency(settings: DependencySettings, env: RuntimeEnvironment = {}): Dependency {
+  return new DependencyStack(settings, env);
+}

@@ -1,0 +1,124 @@
+import type { Clock, TimerHandle } from "./clock.js";
+
+/**
+ * A {@link Clock} whose time only moves when told to. Timers fire in order of due time (then
+ * creation order) while the clock advances, with pending promise callbacks run between timers,
+ * so code under test observes the same sequence as in real time, without waiting.
+ */
+export interface VirtualClock extends Clock {
+  /** Moves time forward by `ms` milliseconds, firing every timer that falls due. */
+  advance(ms: number): Promise<void>;
+  /** Moves time forward to `time` (no-op if already past it), firing every timer that falls due. */
+  advanceTo(time: number): Promise<void>;
+  /** Fires timers one after another until none are left, or `maxTimers` have fired (default 100,000). */
+  runAll(maxTimers?: number): Promise<void>;
+  /** Lets pending promise callbacks run without moving time. */
+  flush(): Promise<void>;
+  /** Number of timers scheduled and not yet fired or cancelled. */
+  readonly pendingTimers: number;
+}
+
+interface Entry {
+  readonly at: number;
+  readonly seq: number;
+  readonly callback: () => void;
+  live: boolean;
+}
+
+function before(a: Entry, b: Entry): boolean {
+  return a.at < b.at || (a.at === b.at && a.seq < b.seq);
+}
+
+/** Creates a {@link VirtualClock} starting at `startMs` (default 0). */
+export function createVirtualClock(startMs = 0): VirtualClock {
+  let now = startMs;
+  let seq = 0;
+  let live = 0;
+  const heap: Entry[] = [];
+
+  const push = (entry: Entry): void => {
+    heap.push(entry);
+    let i = heap.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      const p = heap[parent]!;
+      if (!before(entry, p)) break;
+      heap[i] = p;
+      i = parent;
+    }
+    heap[i] = entry;
+  };
+
+  const pop = (): Entry | undefined => {
+    const top = heap[0];
+    const last = heap.pop();
+    if (top === undefined || last === undefined || heap.length === 0) return top;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= heap.length) break;
+      const r = l + 1;
+      const child = r < heap.length && before(heap[r]!, heap[l]!) ? r : l;
+      if (!before(heap[child]!, last)) break;
+      heap[i] = heap[child]!;
+      i = child;
+    }
+    heap[i] = last;
+    return top;
+  };
+
+  const nextLive = (): Entry | undefined => {
+    while (heap.length > 0 && !heap[0]!.live) pop();
+    return heap[0];
+  };
+
+  // A macrotask turn drains every queued promise callback, however long the chain.
+  const flush = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
+
+  const advanceTo = async (time: number): Promise<void> => {
+    await flush();
+    for (;;) {
+      const next = nextLive();
+      if (next === undefined || next.at > time) break;
+      pop();
+      next.live = false;
+      live--;
+      if (next.at > now) now = next.at;
+      next.callback();
+      await flush();
+    }
+    if (time > now) now = time;
+    await flush();
+  };
+
+  return {
+    now: () => now,
+    setTimer(callback: () => void, delayMs: number): TimerHandle {
+      const entry: Entry = { at: now + Math.max(0, delayMs), seq: seq++, callback, live: true };
+      live++;
+      push(entry);
+      return entry;
+    },
+    clearTimer(handle: TimerHandle): void {
+      const entry = handle as Entry | undefined;
+      if (entry !== undefined && entry.live) {
+        entry.live = false;
+        live--;
+      }
+    },
+    advance: (ms) => advanceTo(now + ms),
+    advanceTo,
+    async runAll(maxTimers = 100_000): Promise<void> {
+      await flush();
+      for (let fired = 0; fired < maxTimers; fired++) {
+        const next = nextLive();
+        if (next === undefined) return;
+        await advanceTo(next.at);
+      }
+    },
+    flush,
+    get pendingTimers() {
+      return live;
+    },
+  };
+}
