@@ -1,0 +1,82 @@
+/**
+ * Durations and rates as written in policies. Parsing returns a reason instead of throwing, so
+ * the loader can turn a bad value into a positioned diagnostic with a precise message.
+ */
+
+export const DURATION_PATTERN = "^[0-9]+(\\.[0-9]+)?(ms|s|m|h)$";
+const DURATION_RE = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
+
+export const RATE_PATTERN = "^[0-9]+(\\.[0-9]+)?%$";
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string; hint?: string };
+
+/** Parses `250ms`, `1.5s`, `2m`, `1h` into milliseconds (fractions of a millisecond are rounded). */
+export function parseDuration(input: unknown): Parsed<number> {
+  if (typeof input === "number") {
+    return {
+      ok: false,
+      message: `duration ${input} has no unit`,
+      hint: `write "${input}ms" or "${input}s": a bare number could mean either`,
+    };
+  }
+  if (typeof input !== "string") return { ok: false, message: `expected a duration such as 250ms, got ${describe(input)}` };
+  const text = input.trim();
+  const m = DURATION_RE.exec(text);
+  if (m) {
+    const ms = Math.round(Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS]);
+    return { ok: true, value: ms };
+  }
+  if (/^-/.test(text)) return { ok: false, message: `duration "${input}" is negative`, hint: "durations are zero or more" };
+  if (/^\d+(\.\d+)?$/.test(text)) {
+    return { ok: false, message: `duration "${input}" has no unit`, hint: `write "${text}ms" or "${text}s"` };
+  }
+  const unit = /^\d+(?:\.\d+)?\s*([A-Za-zµ]+)$/.exec(text);
+  if (unit) {
+    return {
+      ok: false,
+      message: `duration "${input}" has an unknown unit "${unit[1]}"`,
+      hint: `use ms, s, m or h${/^\d+(?:\.\d+)?\s+(ms|s|m|h)$/.test(text) ? " with no space before the unit" : ""}`,
+    };
+  }
+  return { ok: false, message: `"${input}" is not a duration`, hint: "write a number and a unit: 250ms, 1.5s, 2m, 1h" };
+}
+
+/** Parses `50%` or `0.5` into a fraction in [0, 1]. */
+export function parseRate(input: unknown): Parsed<number> {
+  if (typeof input === "number") {
+    if (Number.isFinite(input) && input >= 0 && input <= 1) return { ok: true, value: input };
+    return {
+      ok: false,
+      message: `rate ${input} is outside 0..1`,
+      hint: input > 1 && input <= 100 ? `write "${input}%" for a percentage` : "write a fraction (0.5) or a percentage (50%)",
+    };
+  }
+  if (typeof input === "string") {
+    const m = /^(\d+(?:\.\d+)?)\s*%$/.exec(input.trim());
+    if (m) {
+      const pct = Number(m[1]);
+      if (pct <= 100) return { ok: true, value: pct / 100 };
+      return { ok: false, message: `rate "${input}" is over 100%` };
+    }
+    return { ok: false, message: `"${input}" is not a rate`, hint: "write a fraction (0.5) or a percentage (50%)" };
+  }
+  return { ok: false, message: `expected a rate such as 50% or 0.5, got ${describe(input)}` };
+}
+
+/** A short, human description of a YAML value's type for messages. */
+export function describe(value: unknown): string {
+  if (value === null || value === undefined) return "nothing";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a mapping";
+  if (typeof value === "string") return `the string "${value.length > 40 ? value.slice(0, 37) + "..." : value}"`;
+  return `${typeof value} ${String(value)}`;
+}
+
+/** Formats milliseconds back into the policy notation, for messages and `explain`. */
+export function formatMs(ms: number): string {
+  if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms >= 1_000 && ms % 100 === 0) return `${ms / 1_000}s`;
+  return `${ms}ms`;
+}

@@ -1,0 +1,172 @@
+/**
+ * Reading a YAML file into plain data while keeping the YAML nodes, so any later stage can
+ * point at file:line:col for a path into the document.
+ */
+import { isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode, type Pair } from "yaml";
+import { diagnostic, type Diagnostic, type Span } from "../diagnostics/diagnostic.js";
+
+/** Largest policy or project file accepted. Policies are small; anything bigger is a mistake or an attack. */
+export const MAX_DOCUMENT_BYTES = 1024 * 1024;
+/** Aliases a document may expand; beyond it the document is refused (a "billion laughs" bomb). */
+export const MAX_ALIAS_COUNT = 200;
+
+export type PathSegment = string | number;
+export type Path = readonly PathSegment[];
+
+/** A parsed YAML file: its plain data and a way back from a path to a span of the text. */
+export class SourceDocument {
+  constructor(
+    readonly file: string,
+    readonly text: string,
+    private readonly doc: Document.Parsed | undefined,
+    readonly data: unknown,
+  ) {}
+
+  /** Span of the value at `path`, or of the nearest existing ancestor if the path does not exist. */
+  spanOf(path: Path): Span {
+    return this.locate(path).span;
+  }
+
+  /** Span of the key of the pair at `path` (for unknown keys), or of the value when there is no key. */
+  keySpanOf(path: Path): Span {
+    const found = this.locate(path);
+    return found.found && found.keySpan ? found.keySpan : found.span;
+  }
+
+  /**
+   * Where a missing key at `path` should point: the key of its parent mapping (the user sees
+   * which mapping lacks it), or the document start for a missing top-level key.
+   */
+  parentSpanOf(path: Path): Span {
+    const found = this.locate(path.slice(0, -1));
+    return found.keySpan ?? { start: found.span.start, end: Math.min(found.span.end, found.span.start + 1) };
+  }
+
+  /** Whether a value exists at `path` in the document. */
+  has(path: Path): boolean {
+    return this.locate(path).found;
+  }
+
+  private locate(path: Path): { found: boolean; span: Span; keySpan?: Span } {
+    let node: unknown = this.doc?.contents ?? null;
+    let span: Span = spanOfNode(node) ?? { start: 0, end: Math.min(1, this.text.length) };
+    let keySpan: Span | undefined;
+    for (const segment of path) {
+      let next: unknown;
+      let nextKey: Span | undefined;
+      if (isMap(node)) {
+        const pair = node.items.find((p: Pair) => keyText(p.key) === String(segment));
+        if (pair) {
+          next = pair.value;
+          nextKey = spanOfNode(pair.key);
+          // `key:` with no value: point at the key
+          if (next === null || next === undefined) {
+            return { found: true, span: nextKey ?? span, ...(nextKey ? { keySpan: nextKey } : {}) };
+          }
+        }
+      } else if (isSeq(node) && typeof segment === "number") {
+        next = node.items[segment];
+      }
+      const nextSpan = spanOfNode(next);
+      if (next === undefined || !nextSpan) return { found: false, span, ...(keySpan ? { keySpan } : {}) };
+      node = next;
+      span = nextSpan;
+      keySpan = nextKey;
+    }
+    return { found: true, span, ...(keySpan ? { keySpan } : {}) };
+  }
+}
+
+function keyText(key: unknown): string | undefined {
+  if (isScalar(key)) return String(key.value);
+  return undefined;
+}
+
+function spanOfNode(node: unknown): Span | undefined {
+  if (isPair(node)) return spanOfNode(node.key);
+  const range = (node as YamlNode | null | undefined)?.range;
+  if (!range) return undefined;
+  return { start: range[0], end: Math.max(range[1], range[0] + 1) };
+}
+
+export interface LoadResult {
+  readonly source: SourceDocument;
+  readonly diagnostics: readonly Diagnostic[];
+  /** False when the data cannot be validated at all (syntax error, refused document). */
+  readonly ok: boolean;
+}
+
+/** Parses one YAML text. Never throws: every problem becomes a diagnostic. */
+export function loadYaml(file: string, text: string): LoadResult {
+  const empty = (diagnostics: Diagnostic[]): LoadResult => ({
+    source: new SourceDocument(file, text, undefined, undefined),
+    diagnostics,
+    ok: false,
+  });
+  if (Buffer.byteLength(text, "utf8") > MAX_DOCUMENT_BYTES) {
+    return empty([
+      diagnostic(
+        "RG003",
+        file,
+        { start: 0, end: 1 },
+        `document is ${Buffer.byteLength(text, "utf8")} bytes, over the ${MAX_DOCUMENT_BYTES} byte limit`,
+        "a policy describes one dependency; split generated or pasted content out of it",
+      ),
+    ]);
+  }
+  let doc: Document.Parsed;
+  try {
+    doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false, strict: true, keepSourceTokens: false });
+  } catch (error) {
+    return empty([diagnostic("RG001", file, { start: 0, end: 1 }, `cannot parse YAML: ${String(error)}`)]);
+  }
+  const diagnostics: Diagnostic[] = [];
+  for (const e of doc.errors) {
+    const span = { start: e.pos[0], end: Math.max(e.pos[1], e.pos[0] + 1) };
+    const message = e.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
+    if (e.code === "DUPLICATE_KEY") diagnostics.push(diagnostic("RG002", file, span, "duplicate key: a mapping names this key twice", "keep one of the two entries"));
+    else diagnostics.push(diagnostic("RG001", file, span, `YAML syntax error: ${lowerFirst(message)}`));
+  }
+  if (diagnostics.length > 0) return { source: new SourceDocument(file, text, doc, undefined), diagnostics, ok: false };
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const alias = /alias/i.test(message);
+    return {
+      source: new SourceDocument(file, text, doc, undefined),
+      diagnostics: [
+        diagnostic(
+          alias ? "RG003" : "RG001",
+          file,
+          { start: 0, end: 1 },
+          alias ? `document expands aliases beyond the limit of ${MAX_ALIAS_COUNT}` : `cannot read YAML: ${message}`,
+          alias ? "write the values out, or use fewer aliases" : undefined,
+        ),
+      ],
+      ok: false,
+    };
+  }
+  const source = new SourceDocument(file, text, doc, data);
+  if (data === null || data === undefined || typeof data !== "object" || Array.isArray(data)) {
+    return {
+      source,
+      diagnostics: [
+        diagnostic(
+          "RG005",
+          file,
+          source.spanOf([]),
+          data === null || data === undefined ? "the document is empty" : `the document is ${Array.isArray(data) ? "a list" : "a single value"}, not a mapping`,
+          "a policy starts with `version: 1` and `dependency: <name>`",
+        ),
+      ],
+      ok: false,
+    };
+  }
+  return { source, diagnostics: [], ok: true };
+}
+
+function lowerFirst(s: string): string {
+  return s.length > 0 ? s[0]!.toLowerCase() + s.slice(1) : s;
+}

@@ -1,0 +1,172 @@
+/**
+ * The resolved model: what every later stage (analyzer, emitters, explain) reads. Plain,
+ * readonly data with durations in milliseconds and rates as fractions; no YAML or zod objects.
+ * Each node keeps a reference to its source so a late check can still point at file:line:col.
+ */
+import type { Path } from "./load.js";
+import type { TypeSchemaInput } from "./schema.js";
+
+/** Where a node came from: a file and a path inside it. */
+export interface SourceRef {
+  readonly file: string;
+  readonly path: Path;
+}
+
+/**
+ * Where an effective value came from, for `explain` and for messages:
+ * - `operation`: the operation's own override;
+ * - `policy`: the dependency's section;
+ * - `project`: `defaults:` in resgen.config.yaml;
+ * - `derived`: computed from `latency` or other settings (the formula says how);
+ * - `default`: resgen's built-in default.
+ */
+export type Origin = "operation" | "policy" | "project" | "derived" | "default";
+
+export interface Provenance {
+  readonly origin: Origin;
+  readonly source?: SourceRef;
+  /** For derived values: the arithmetic, e.g. "1.5 × p999 (200ms) = 300ms". */
+  readonly formula?: string;
+}
+
+export type Jitter = "none" | "full" | "equal" | "decorrelated";
+export type RetryCondition = "timeout" | "network" | number;
+export type HttpMethod = "GET" | "HEAD" | "OPTIONS" | "PUT" | "DELETE" | "POST" | "PATCH";
+export type JsonSchema = TypeSchemaInput;
+
+export interface ResolvedLatency {
+  readonly p50Ms?: number;
+  readonly p90Ms?: number;
+  readonly p95Ms?: number;
+  readonly p99Ms?: number;
+  readonly p999Ms?: number;
+  readonly rps?: number;
+}
+
+export interface ResolvedTimeout {
+  readonly attemptMs: number;
+  readonly totalMs: number;
+  readonly connectMs?: number;
+}
+
+export interface ResolvedDeadline {
+  readonly propagate: boolean;
+  readonly marginMs: number;
+  readonly header: string;
+  readonly format: "ms" | "grpc-timeout";
+}
+
+export interface ResolvedBackoff {
+  readonly baseMs: number;
+  readonly capMs: number;
+  readonly multiplier: number;
+  readonly jitter: Jitter;
+}
+
+export interface ResolvedRetry {
+  readonly maxAttempts: number;
+  readonly backoff: ResolvedBackoff;
+  readonly on: readonly RetryCondition[];
+  /** Honour Retry-After up to `maxMs` (undefined: up to the deadline); null: ignore it. */
+  readonly retryAfter: { readonly maxMs?: number } | null;
+}
+
+export interface ResolvedBudget {
+  readonly maxTokens: number;
+  readonly tokenRatio: number;
+}
+
+export interface ResolvedBreaker {
+  readonly failureRate: number;
+  readonly slowCall: { readonly durationMs: number; readonly rate: number } | null;
+  readonly window:
+    | { readonly kind: "time"; readonly durationMs: number; readonly buckets: number }
+    | { readonly kind: "count"; readonly calls: number };
+  readonly minCalls: number;
+  readonly openForMs: number;
+  readonly halfOpen: { readonly maxCalls: number; readonly successes: number };
+}
+
+export interface ResolvedBulkhead {
+  readonly maxConcurrent: number;
+  readonly maxQueue: number;
+  readonly queueTimeoutMs: number;
+  readonly overflow: "reject" | "drop-oldest";
+}
+
+export interface ResolvedHedge {
+  readonly delayMs: number;
+  readonly maxAttempts: number;
+  readonly budget: number;
+}
+
+export type ResolvedFallback =
+  | { readonly kind: "value"; readonly value: unknown }
+  | { readonly kind: "stale"; readonly maxAgeMs: number; readonly maxEntries: number }
+  | { readonly kind: "provided" };
+
+export interface ResolvedParam {
+  readonly name: string;
+  readonly type: "string" | "number" | "integer" | "boolean";
+  readonly enum?: readonly (string | number | boolean)[];
+  readonly description?: string;
+  /** Declared under `params:` (false: undeclared, typed as string). */
+  readonly declared: boolean;
+}
+
+export interface ResolvedQueryParam {
+  readonly name: string;
+  readonly type: "string" | "number" | "integer" | "boolean" | "array";
+  readonly items?: "string" | "number" | "integer" | "boolean";
+  readonly enum?: readonly (string | number | boolean)[];
+  readonly required: boolean;
+  readonly description?: string;
+}
+
+/**
+ * Why an operation may or may not be repeated (DESIGN §2): its method is idempotent, the author
+ * asserted `idempotent: true`, or an idempotency key makes repeats safe.
+ */
+export type IdempotencyBasis = "method" | "asserted" | "key" | "none";
+
+export interface ResolvedOperation {
+  readonly name: string;
+  readonly description?: string;
+  readonly source: SourceRef;
+  readonly method?: HttpMethod;
+  readonly path?: string;
+  readonly params: readonly ResolvedParam[];
+  readonly query: readonly ResolvedQueryParam[];
+  readonly body?: JsonSchema;
+  readonly response?: JsonSchema;
+  /** Whether repeating the call is safe, and why. */
+  readonly retrySafe: boolean;
+  readonly idempotency: IdempotencyBasis;
+  readonly idempotencyKey: { readonly header: string } | null;
+  readonly timeout: ResolvedTimeout;
+  /** The retry plan as configured; the runtime still attempts a non-retry-safe operation once. */
+  readonly retry: ResolvedRetry | null;
+  readonly hedge: ResolvedHedge | null;
+  readonly fallback: ResolvedFallback | null;
+  /** Where each effective value came from, keyed by setting ("timeout.attempt", "retry", ...). */
+  readonly provenance: Readonly<Record<string, Provenance>>;
+}
+
+export interface ResolvedPolicy {
+  readonly file: string;
+  readonly source: SourceRef;
+  readonly dependency: string;
+  readonly description?: string;
+  readonly essential: boolean;
+  readonly transport: "http" | "function";
+  readonly latency: ResolvedLatency;
+  readonly deadline: ResolvedDeadline;
+  readonly breaker: ResolvedBreaker | null;
+  readonly bulkhead: ResolvedBulkhead | null;
+  readonly budget: ResolvedBudget | null;
+  readonly calls: readonly string[];
+  readonly operations: readonly ResolvedOperation[];
+  readonly schemas: Readonly<Record<string, JsonSchema>>;
+  /** Where each dependency-level value came from ("breaker.minCalls", "bulkhead.maxConcurrent", ...). */
+  readonly provenance: Readonly<Record<string, Provenance>>;
+}

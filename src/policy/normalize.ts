@@ -1,0 +1,451 @@
+/**
+ * Normalisation: a validated policy plus the project defaults become the resolved model.
+ * Every effective value is looked up operation → policy → project defaults → derived from
+ * latency → built-in default, and the step that supplied it is recorded as its provenance.
+ * The formulas are documented in docs/policy.md ("Derived defaults").
+ */
+import { parseDuration, parseRate, formatMs } from "./durations.js";
+import type { Path } from "./load.js";
+import type {
+  ResolvedBackoff,
+  ResolvedBreaker,
+  ResolvedBudget,
+  ResolvedBulkhead,
+  ResolvedDeadline,
+  ResolvedFallback,
+  ResolvedHedge,
+  ResolvedLatency,
+  ResolvedOperation,
+  ResolvedPolicy,
+  ResolvedRetry,
+  ResolvedTimeout,
+  HttpMethod,
+  IdempotencyBasis,
+  Origin,
+  Provenance,
+  RetryCondition,
+  SourceRef,
+} from "./model.js";
+import type { DefaultsInput, FallbackInput, OperationInput, PolicyInput, ProjectConfigInput } from "./schema.js";
+
+/** Built-in defaults, used when neither the policy, the project nor latency says otherwise. */
+export const DEFAULTS = {
+  essential: true,
+  transport: "http",
+  attemptMs: 2_000,
+  marginMs: 10,
+  propagate: true,
+  header: "x-request-timeout-ms",
+  grpcHeader: "grpc-timeout",
+  retry: { maxAttempts: 3, baseMs: 50, capMs: 1_000, multiplier: 2, jitter: "full" },
+  retryOn: ["timeout", "network", 408, 425, 429, 500, 502, 503, 504] as const,
+  budget: { maxTokens: 100, tokenRatio: 0.1 },
+  breaker: { failureRate: 0.5, windowMs: 10_000, buckets: 10, minCalls: 20, openForMs: 30_000, halfOpenMaxCalls: 3 },
+  slowCallRate: 1,
+  bulkhead: { maxConcurrent: 10, maxQueue: 0, queueTimeoutMs: 0, overflow: "reject" },
+  hedge: { delayMs: 50, maxAttempts: 2, budget: 0.05 },
+  stale: { maxAgeMs: 300_000, maxEntries: 1_000 },
+} as const;
+
+/** Methods that are idempotent by HTTP semantics (RFC 9110 §9.2.2). */
+export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
+
+export interface ProjectContext {
+  /** The project file, when there is one. */
+  readonly configFile?: string;
+  readonly config?: ProjectConfigInput;
+}
+
+type Sections = DefaultsInput;
+
+/** One place a value may come from: who supplied it, where, and the raw value. */
+interface Layer<T> {
+  readonly origin: Origin;
+  readonly source: SourceRef;
+  readonly value: T | undefined;
+}
+
+class Tracer {
+  readonly provenance: Record<string, Provenance> = {};
+
+  /** The first defined value among `layers`, else `fallback()`; records where it came from. */
+  pick<T, R>(key: string, layers: readonly Layer<T>[], convert: (raw: T) => R, fallback: () => [R, Provenance]): R {
+    for (const layer of layers) {
+      if (layer.value !== undefined) {
+        this.provenance[key] = { origin: layer.origin, source: layer.source };
+        return convert(layer.value);
+      }
+    }
+    const [value, provenance] = fallback();
+    this.provenance[key] = provenance;
+    return value;
+  }
+
+  note(key: string, provenance: Provenance): void {
+    this.provenance[key] = provenance;
+  }
+}
+
+const ms = (raw: string): number => {
+  const parsed = parseDuration(raw);
+  // validation ran first, so a failure here is a bug in the schema, not the user's mistake
+  if (!parsed.ok) throw new Error(`internal: unvalidated duration ${raw}`);
+  return parsed.value;
+};
+const fraction = (raw: string | number): number => {
+  const parsed = parseRate(raw);
+  if (!parsed.ok) throw new Error(`internal: unvalidated rate ${String(raw)}`);
+  return parsed.value;
+};
+const same = <T>(v: T): T => v;
+const builtIn = (value: unknown): Provenance => ({ origin: "default", formula: `built-in default ${String(value)}` });
+
+/** Resolves one validated policy against the project context. Pure; never throws on valid input. */
+export function normalize(policy: PolicyInput, file: string, project: ProjectContext = {}): ResolvedPolicy {
+  const defaults: Sections = project.config?.defaults ?? {};
+  const configFile = project.configFile ?? "resgen.config.yaml";
+  const at = (path: Path): SourceRef => ({ file, path });
+  const atProject = (path: Path): SourceRef => ({ file: configFile, path: ["defaults", ...path] });
+  /** The policy's value and the project's default for the same path, in that order. */
+  const layers = <T>(path: Path, fromPolicy: T | undefined, fromProject: T | undefined): Layer<T>[] => [
+    { origin: "policy", source: at(path), value: fromPolicy },
+    { origin: "project", source: atProject(path), value: fromProject },
+  ];
+
+  const t = new Tracer();
+  const latency = resolveLatency(policy);
+
+  const essential = t.pick("essential", layers(["essential"], policy.essential, defaults.essential), same, () => [DEFAULTS.essential, builtIn(DEFAULTS.essential)]);
+  const transport = t.pick("transport", layers(["transport"], policy.transport, defaults.transport), same, () => [DEFAULTS.transport, builtIn(DEFAULTS.transport)]);
+
+  const format = project.config?.deadline?.format ?? "ms";
+  const deadline: ResolvedDeadline = {
+    propagate: t.pick("deadline.propagate", layers(["deadline", "propagate"], policy.deadline?.propagate, defaults.deadline?.propagate), same, () => [DEFAULTS.propagate, builtIn(DEFAULTS.propagate)]),
+    marginMs: t.pick("deadline.margin", layers(["deadline", "margin"], policy.deadline?.margin, defaults.deadline?.margin), ms, () => [DEFAULTS.marginMs, builtIn("10ms")]),
+    header: project.config?.deadline?.header ?? (format === "grpc-timeout" ? DEFAULTS.grpcHeader : DEFAULTS.header),
+    format,
+  };
+
+  const breaker = resolveBreaker(policy, defaults, t, layers);
+  const bulkhead = resolveBulkhead(policy, defaults, t, layers, latency);
+  const budget = resolveBudget(policy, defaults, t, layers);
+
+  const operations = Object.entries(policy.operations).map(([name, op]) =>
+    resolveOperation(name, op, { policy, defaults, latency, transport, file, configFile }),
+  );
+
+  return {
+    file,
+    source: at([]),
+    dependency: policy.dependency,
+    ...(policy.description === undefined ? {} : { description: policy.description }),
+    essential,
+    transport,
+    latency,
+    deadline,
+    breaker,
+    bulkhead,
+    budget,
+    calls: policy.calls ?? [],
+    operations,
+    schemas: policy.schemas ?? {},
+    provenance: t.provenance,
+  };
+}
+
+function resolveLatency(policy: PolicyInput): ResolvedLatency {
+  const l = policy.latency ?? {};
+  const out: { -readonly [K in keyof ResolvedLatency]?: number } = {};
+  if (l.p50 !== undefined) out.p50Ms = ms(l.p50);
+  if (l.p90 !== undefined) out.p90Ms = ms(l.p90);
+  if (l.p95 !== undefined) out.p95Ms = ms(l.p95);
+  if (l.p99 !== undefined) out.p99Ms = ms(l.p99);
+  if (l.p999 !== undefined) out.p999Ms = ms(l.p999);
+  if (l.rps !== undefined) out.rps = l.rps;
+  return out;
+}
+
+type Layers = <T>(path: Path, fromPolicy: T | undefined, fromProject: T | undefined) => Layer<T>[];
+
+function resolveBreaker(policy: PolicyInput, defaults: Sections, t: Tracer, layers: Layers): ResolvedBreaker | null {
+  const own = policy.breaker;
+  const project = defaults.breaker;
+  if (!own && !project) return null;
+  t.note("breaker", { origin: own ? "policy" : "project" });
+  const d = DEFAULTS.breaker;
+  const failureRate = t.pick("breaker.failureRate", layers(["breaker", "failureRate"], own?.failureRate, project?.failureRate), fraction, () => [d.failureRate, builtIn("50%")]);
+  const slow = own?.slowCall ?? project?.slowCall;
+  const slowCall = slow
+    ? {
+        durationMs: t.pick("breaker.slowCall.duration", layers(["breaker", "slowCall", "duration"], own?.slowCall?.duration, project?.slowCall?.duration), ms, () => [0, builtIn(0)]),
+        rate: t.pick("breaker.slowCall.rate", layers(["breaker", "slowCall", "rate"], own?.slowCall?.rate, project?.slowCall?.rate), fraction, () => [DEFAULTS.slowCallRate, builtIn("100%")]),
+      }
+    : null;
+  const w = own?.window ?? project?.window;
+  const window: ResolvedBreaker["window"] =
+    w?.calls !== undefined
+      ? { kind: "count", calls: w.calls }
+      : {
+          kind: "time",
+          durationMs: t.pick("breaker.window.duration", layers(["breaker", "window", "duration"], own?.window?.duration, project?.window?.duration), ms, () => [d.windowMs, builtIn("10s")]),
+          buckets: t.pick("breaker.window.buckets", layers(["breaker", "window", "buckets"], own?.window?.buckets, project?.window?.buckets), same, () => [d.buckets, builtIn(d.buckets)]),
+        };
+  const minCalls = t.pick("breaker.minCalls", layers(["breaker", "minCalls"], own?.minCalls, project?.minCalls), same, () => [d.minCalls, builtIn(d.minCalls)]);
+  const openForMs = t.pick("breaker.openFor", layers(["breaker", "openFor"], own?.openFor, project?.openFor), ms, () => [d.openForMs, builtIn("30s")]);
+  const maxCalls = t.pick("breaker.halfOpen.maxCalls", layers(["breaker", "halfOpen", "maxCalls"], own?.halfOpen?.maxCalls, project?.halfOpen?.maxCalls), same, () => [d.halfOpenMaxCalls, builtIn(d.halfOpenMaxCalls)]);
+  const successes = t.pick("breaker.halfOpen.successes", layers(["breaker", "halfOpen", "successes"], own?.halfOpen?.successes, project?.halfOpen?.successes), same, () => [
+    maxCalls,
+    { origin: "derived", formula: `halfOpen.maxCalls = ${maxCalls}` },
+  ]);
+  return { failureRate, slowCall, window, minCalls, openForMs, halfOpen: { maxCalls, successes } };
+}
+
+function resolveBulkhead(policy: PolicyInput, defaults: Sections, t: Tracer, layers: Layers, latency: ResolvedLatency): ResolvedBulkhead | null {
+  const own = policy.bulkhead;
+  const project = defaults.bulkhead;
+  if (!own && !project) return null;
+  const d = DEFAULTS.bulkhead;
+  const maxConcurrent = t.pick("bulkhead.maxConcurrent", layers(["bulkhead", "maxConcurrent"], own?.maxConcurrent, project?.maxConcurrent), same, (): [number, Provenance] => {
+    const rps = latency.rps;
+    const p99 = latency.p99Ms;
+    if (rps !== undefined && p99 !== undefined) {
+      const value = Math.max(1, Math.ceil(rps * (p99 / 1000) * 2));
+      return [value, { origin: "derived", formula: `Little's law with 2× headroom: ceil(rps ${rps} × p99 ${formatMs(p99)} × 2) = ${value}` }];
+    }
+    return [d.maxConcurrent, builtIn(d.maxConcurrent)];
+  });
+  return {
+    maxConcurrent,
+    maxQueue: t.pick("bulkhead.maxQueue", layers(["bulkhead", "maxQueue"], own?.maxQueue, project?.maxQueue), same, () => [d.maxQueue, builtIn(d.maxQueue)]),
+    queueTimeoutMs: t.pick("bulkhead.queueTimeout", layers(["bulkhead", "queueTimeout"], own?.queueTimeout, project?.queueTimeout), ms, () => [d.queueTimeoutMs, builtIn("0ms")]),
+    overflow: t.pick("bulkhead.overflow", layers(["bulkhead", "overflow"], own?.overflow, project?.overflow), same, () => [d.overflow, builtIn(d.overflow)]),
+  };
+}
+
+function resolveBudget(policy: PolicyInput, defaults: Sections, t: Tracer, layers: Layers): ResolvedBudget | null {
+  const own = policy.retry?.budget;
+  const project = defaults.retry?.budget;
+  const chosen = own !== undefined ? own : project;
+  if (chosen === undefined || chosen === false) {
+    t.note("retry.budget", chosen === false ? { origin: own === false ? "policy" : "project" } : { origin: "default", formula: "no budget unless one is declared" });
+    return null;
+  }
+  const ownObj = own === false ? undefined : own;
+  const projectObj = project === false ? undefined : project;
+  return {
+    maxTokens: t.pick("retry.budget.maxTokens", layers(["retry", "budget", "maxTokens"], ownObj?.maxTokens, projectObj?.maxTokens), same, () => [DEFAULTS.budget.maxTokens, builtIn(DEFAULTS.budget.maxTokens)]),
+    tokenRatio: t.pick("retry.budget.tokenRatio", layers(["retry", "budget", "tokenRatio"], ownObj?.tokenRatio, projectObj?.tokenRatio), same, () => [DEFAULTS.budget.tokenRatio, builtIn(DEFAULTS.budget.tokenRatio)]),
+  };
+}
+
+interface OperationContext {
+  readonly policy: PolicyInput;
+  readonly defaults: Sections;
+  readonly latency: ResolvedLatency;
+  readonly transport: "http" | "function";
+  readonly file: string;
+  readonly configFile: string;
+}
+
+function resolveOperation(name: string, op: OperationInput, ctx: OperationContext): ResolvedOperation {
+  const { policy, defaults, latency, file, configFile } = ctx;
+  const t = new Tracer();
+  const opPath: Path = ["operations", name];
+  /** Operation override, then the policy's section, then the project default, for one key. */
+  const chain = <T>(path: Path, fromOp: T | undefined, fromPolicy: T | undefined, fromProject: T | undefined): Layer<T>[] => [
+    { origin: "operation", source: { file, path: [...opPath, ...path] }, value: fromOp },
+    { origin: "policy", source: { file, path }, value: fromPolicy },
+    { origin: "project", source: { file: configFile, path: ["defaults", ...path] }, value: fromProject },
+  ];
+
+  // --- idempotency (DESIGN §2): the key wins, then the author's assertion, then the method
+  const idempotencyKey = op.idempotency ? { header: op.idempotency.header } : null;
+  let idempotency: IdempotencyBasis;
+  if (idempotencyKey) idempotency = "key";
+  else if (op.idempotent === true) idempotency = "asserted";
+  else if (op.idempotent === false) idempotency = "none";
+  else idempotency = op.method !== undefined && IDEMPOTENT_METHODS.has(op.method) ? "method" : "none";
+
+  // --- layers present for this operation: `false` turns an inherited layer off
+  const retryLayers = chain<OperationInput["retry"]>(["retry"], op.retry, policy.retry, defaults.retry);
+  const retrySource = retryLayers.find((l) => l.value !== undefined);
+  const retryInput = retrySource?.value;
+  const retry = retryInput ? resolveRetry(op, policy, defaults, t, chain) : null;
+  t.note("retry", retrySource ? { origin: retrySource.origin, source: retrySource.source } : { origin: "default", formula: "no retry unless one is declared" });
+
+  const hedgeLayers = chain<OperationInput["hedge"]>(["hedge"], op.hedge, policy.hedge, defaults.hedge);
+  const hedgeSource = hedgeLayers.find((l) => l.value !== undefined);
+  const hedge = hedgeSource?.value ? resolveHedge(op, policy, defaults, t, chain, latency) : null;
+  t.note("hedge", hedgeSource ? { origin: hedgeSource.origin, source: hedgeSource.source } : { origin: "default", formula: "no hedging unless declared" });
+
+  const fallbackLayers = chain<FallbackInput>(["fallback"], op.fallback, policy.fallback, defaults.fallback);
+  const fallbackSource = fallbackLayers.find((l) => l.value !== undefined);
+  const fallback = fallbackSource?.value ? resolveFallback(fallbackSource.value) : null;
+  t.note("fallback", fallbackSource ? { origin: fallbackSource.origin, source: fallbackSource.source } : { origin: "default", formula: "no fallback unless declared" });
+
+  const timeout = resolveTimeout(op, policy, defaults, t, chain, latency, retry, hedge);
+
+  const pathParams = op.path === undefined ? [] : extractParams(op.path);
+  return {
+    name,
+    ...(op.description === undefined ? {} : { description: op.description }),
+    source: { file, path: opPath },
+    ...(op.method === undefined ? {} : { method: op.method as HttpMethod }),
+    ...(op.path === undefined ? {} : { path: op.path }),
+    params: pathParams.map((p) => {
+      const declared = op.params?.[p];
+      return {
+        name: p,
+        type: declared?.type ?? "string",
+        ...(declared?.enum ? { enum: declared.enum } : {}),
+        ...(declared?.description === undefined ? {} : { description: declared.description }),
+        declared: declared !== undefined,
+      };
+    }),
+    query: Object.entries(op.query ?? {}).map(([qname, q]) => ({
+      name: qname,
+      type: q.type,
+      ...(q.items ? { items: q.items.type } : {}),
+      ...(q.enum ? { enum: q.enum } : {}),
+      required: q.required ?? false,
+      ...(q.description === undefined ? {} : { description: q.description }),
+    })),
+    ...(op.body === undefined ? {} : { body: op.body }),
+    ...(op.response === undefined ? {} : { response: op.response }),
+    retrySafe: idempotency !== "none",
+    idempotency,
+    idempotencyKey,
+    timeout,
+    retry,
+    hedge,
+    fallback,
+    provenance: t.provenance,
+  };
+}
+
+type Chain = <T>(path: Path, fromOp: T | undefined, fromPolicy: T | undefined, fromProject: T | undefined) => Layer<T>[];
+
+/** An object section, or undefined when the layer is absent or turned off with `false`. */
+const obj = <T>(v: T | false | undefined): T | undefined => (v === false ? undefined : v);
+
+function resolveRetry(op: OperationInput, policy: PolicyInput, defaults: Sections, t: Tracer, chain: Chain): ResolvedRetry {
+  const o = obj(op.retry);
+  const p = policy.retry;
+  const d = defaults.retry;
+  const D = DEFAULTS.retry;
+  const backoff: ResolvedBackoff = {
+    baseMs: t.pick("retry.backoff.base", chain(["retry", "backoff", "base"], o?.backoff?.base, p?.backoff?.base, d?.backoff?.base), ms, () => [D.baseMs, builtIn("50ms")]),
+    capMs: t.pick("retry.backoff.cap", chain(["retry", "backoff", "cap"], o?.backoff?.cap, p?.backoff?.cap, d?.backoff?.cap), ms, () => [D.capMs, builtIn("1s")]),
+    multiplier: t.pick("retry.backoff.multiplier", chain(["retry", "backoff", "multiplier"], o?.backoff?.multiplier, p?.backoff?.multiplier, d?.backoff?.multiplier), same, () => [D.multiplier, builtIn(D.multiplier)]),
+    jitter: t.pick("retry.backoff.jitter", chain(["retry", "backoff", "jitter"], o?.backoff?.jitter, p?.backoff?.jitter, d?.backoff?.jitter), same, () => [D.jitter, builtIn(D.jitter)]),
+  };
+  const retryAfter = t.pick(
+    "retry.retryAfter",
+    chain(["retry", "retryAfter"], o?.retryAfter, p?.retryAfter, d?.retryAfter),
+    (raw): ResolvedRetry["retryAfter"] => (raw === "ignore" ? null : raw === "honor" ? {} : { maxMs: ms(raw.max) }),
+    () => [{}, builtIn("honor")],
+  );
+  return {
+    maxAttempts: t.pick("retry.maxAttempts", chain(["retry", "maxAttempts"], o?.maxAttempts, p?.maxAttempts, d?.maxAttempts), same, () => [D.maxAttempts, builtIn(D.maxAttempts)]),
+    backoff,
+    on: t.pick("retry.on", chain(["retry", "on"], o?.on, p?.on, d?.on), (raw): readonly RetryCondition[] => [...new Set(raw)], () => [DEFAULTS.retryOn, builtIn(DEFAULTS.retryOn.join(", "))]),
+    retryAfter,
+  };
+}
+
+function resolveHedge(op: OperationInput, policy: PolicyInput, defaults: Sections, t: Tracer, chain: Chain, latency: ResolvedLatency): ResolvedHedge {
+  const o = obj(op.hedge);
+  const p = policy.hedge;
+  const d = defaults.hedge;
+  const D = DEFAULTS.hedge;
+  return {
+    delayMs: t.pick("hedge.delay", chain(["hedge", "delay"], o?.delay, p?.delay, d?.delay), ms, (): [number, Provenance] => {
+      if (latency.p95Ms !== undefined) return [latency.p95Ms, { origin: "derived", formula: `p95 = ${formatMs(latency.p95Ms)}` }];
+      return [D.delayMs, builtIn("50ms")];
+    }),
+    maxAttempts: t.pick("hedge.maxAttempts", chain(["hedge", "maxAttempts"], o?.maxAttempts, p?.maxAttempts, d?.maxAttempts), same, () => [D.maxAttempts, builtIn(D.maxAttempts)]),
+    budget: t.pick("hedge.budget", chain(["hedge", "budget"], o?.budget, p?.budget, d?.budget), fraction, () => [D.budget, builtIn("5%")]),
+  };
+}
+
+function resolveFallback(raw: FallbackInput): ResolvedFallback | null {
+  switch (raw.kind) {
+    case "none":
+      return null;
+    case "value":
+      return { kind: "value", value: raw.value ?? null };
+    case "provided":
+      return { kind: "provided" };
+    case "stale":
+      return {
+        kind: "stale",
+        maxAgeMs: raw.maxAge === undefined ? DEFAULTS.stale.maxAgeMs : ms(raw.maxAge),
+        maxEntries: raw.maxEntries ?? DEFAULTS.stale.maxEntries,
+      };
+  }
+}
+
+function resolveTimeout(
+  op: OperationInput,
+  policy: PolicyInput,
+  defaults: Sections,
+  t: Tracer,
+  chain: Chain,
+  latency: ResolvedLatency,
+  retry: ResolvedRetry | null,
+  hedge: ResolvedHedge | null,
+): ResolvedTimeout {
+  const explicitTotal = [op.timeout?.total, policy.timeout?.total, defaults.timeout?.total].find((v) => v !== undefined);
+  const attemptMs = t.pick("timeout.attempt", chain(["timeout", "attempt"], op.timeout?.attempt, policy.timeout?.attempt, defaults.timeout?.attempt), ms, (): [number, Provenance] => {
+    let value: number;
+    let formula: string;
+    if (latency.p999Ms !== undefined) {
+      value = Math.ceil(latency.p999Ms * 1.5);
+      formula = `1.5 × p999 (${formatMs(latency.p999Ms)}) = ${formatMs(value)}`;
+    } else if (latency.p99Ms !== undefined) {
+      value = latency.p99Ms * 3;
+      formula = `3 × p99 (${formatMs(latency.p99Ms)}) = ${formatMs(value)}`;
+    } else {
+      return [DEFAULTS.attemptMs, builtIn("2s (no latency declared)")];
+    }
+    if (explicitTotal !== undefined && value > ms(explicitTotal)) {
+      value = ms(explicitTotal);
+      formula += `, capped at the total timeout ${formatMs(value)}`;
+    }
+    return [value, { origin: "derived", formula }];
+  });
+  const totalMs = t.pick("timeout.total", chain(["timeout", "total"], op.timeout?.total, policy.timeout?.total, defaults.timeout?.total), ms, (): [number, Provenance] => {
+    const [value, formula] = worstCase(attemptMs, retry, hedge);
+    return [value, { origin: "derived", formula }];
+  });
+  const connect = [op.timeout?.connect, policy.timeout?.connect, defaults.timeout?.connect].find((v) => v !== undefined);
+  return { attemptMs, totalMs, ...(connect === undefined ? {} : { connectMs: ms(connect) }) };
+}
+
+/** Worst case of the retry (or hedge) plan: every attempt at its timeout, every backoff at its cap. */
+export function worstCase(attemptMs: number, retry: ResolvedRetry | null, hedge: ResolvedHedge | null): [number, string] {
+  if (hedge && !retry) {
+    const value = hedge.delayMs * (hedge.maxAttempts - 1) + attemptMs;
+    return [value, `hedge delay ${formatMs(hedge.delayMs)} × ${hedge.maxAttempts - 1} + attempt ${formatMs(attemptMs)} = ${formatMs(value)}`];
+  }
+  if (!retry || retry.maxAttempts === 1) return [attemptMs, `one attempt = ${formatMs(attemptMs)}`];
+  const delays = backoffCeilings(retry.backoff, retry.maxAttempts - 1);
+  const value = attemptMs * retry.maxAttempts + delays.reduce((a, b) => a + b, 0);
+  return [value, `${retry.maxAttempts} attempts × ${formatMs(attemptMs)} + backoff ${delays.map(formatMs).join(" + ")} = ${formatMs(value)}`];
+}
+
+/** The largest delay jitter can draw before each retry: min(cap, base × multiplier^(n−1)). */
+export function backoffCeilings(b: ResolvedBackoff, retries: number): number[] {
+  const out: number[] = [];
+  for (let n = 1; n <= retries; n++) {
+    // decorrelated jitter can reach the cap from the second retry on
+    const exp = b.jitter === "decorrelated" && n > 1 ? b.capMs : Math.min(b.capMs, b.baseMs * b.multiplier ** (n - 1));
+    out.push(Math.round(exp));
+  }
+  return out;
+}
+
+/** The `{name}` parameters of a path template, in order. */
+export function extractParams(path: string): string[] {
+  return [...path.matchAll(/\{([^{}]*)\}/g)].map((m) => m[1]!);
+}

@@ -1,0 +1,352 @@
+/**
+ * The policy language, version 1: one zod schema is the single source of truth for validation,
+ * for the TypeScript types of raw policies (`z.infer`) and for schema/policy.schema.json (which
+ * editors read for completion and hover text, so every property carries a description).
+ */
+import { z } from "zod";
+import { DURATION_PATTERN, RATE_PATTERN } from "./durations.js";
+
+/** What a leaf of the schema holds, so the loader can explain a bad value precisely. */
+export type ValueKind = "duration" | "rate" | "name" | "path" | "ref" | "header";
+const kinds = new WeakMap<object, ValueKind>();
+
+function tag<T extends z.ZodType>(schema: T, kind: ValueKind): T {
+  kinds.set(schema, kind);
+  return schema;
+}
+
+/** The kind registered for a schema node, if any (used by the issue translator). */
+export function kindOf(schema: z.ZodType): ValueKind | undefined {
+  return kinds.get(schema);
+}
+
+export const NAME_PATTERN = "^[A-Za-z][A-Za-z0-9_-]*$";
+export const HEADER_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
+
+const duration = (description: string) =>
+  tag(z.string().regex(new RegExp(DURATION_PATTERN)).meta({ description }), "duration");
+
+const rate = (description: string) =>
+  tag(
+    z
+      .union([z.number().min(0).max(1), z.string().regex(new RegExp(RATE_PATTERN))])
+      .refine((v) => typeof v === "number" || Number.parseFloat(v) <= 100)
+      .meta({ description }),
+    "rate",
+  );
+
+const name = (description: string) => tag(z.string().regex(new RegExp(NAME_PATTERN)).meta({ description }), "name");
+const header = (description: string) =>
+  tag(z.string().regex(new RegExp(HEADER_PATTERN)).meta({ description }), "header");
+
+const int = (min: number, max: number, description: string) =>
+  z.number().int().min(min).max(max).meta({ description });
+
+// ---------------------------------------------------------------------------------------------
+// The JSON Schema subset for bodies, responses and named schemas.
+
+export const SCHEMA_TYPES = ["object", "array", "string", "number", "integer", "boolean", "null"] as const;
+
+export interface TypeSchemaInput {
+  $ref?: string | undefined;
+  type?: (typeof SCHEMA_TYPES)[number] | undefined;
+  description?: string | undefined;
+  nullable?: boolean | undefined;
+  enum?: (string | number | boolean | null)[] | undefined;
+  format?: string | undefined;
+  properties?: Record<string, TypeSchemaInput> | undefined;
+  required?: string[] | undefined;
+  items?: TypeSchemaInput | undefined;
+  additionalProperties?: boolean | TypeSchemaInput | undefined;
+}
+
+export const TypeSchema: z.ZodType<TypeSchemaInput> = z
+  .strictObject({
+    $ref: tag(
+      z
+        .string()
+        .regex(/^#\/schemas\/[A-Za-z_][A-Za-z0-9_]*$/)
+        .meta({ description: 'Reference to a named schema of this policy: "#/schemas/Name".' }),
+      "ref",
+    ).optional(),
+    type: z.enum(SCHEMA_TYPES).optional().meta({ description: "The JSON type of the value." }),
+    description: z.string().optional().meta({ description: "Documentation, emitted as JSDoc on the generated type." }),
+    nullable: z.boolean().optional().meta({ description: "The value may also be null." }),
+    enum: z
+      .array(z.union([z.string(), z.number(), z.boolean(), z.null()]))
+      .min(1)
+      .optional()
+      .meta({ description: "The only values allowed; becomes a union of literal types." }),
+    format: z
+      .string()
+      .optional()
+      .meta({ description: "Informative format (date-time, uuid, ...); the generated type stays string." }),
+    get properties() {
+      return z
+        .record(z.string(), TypeSchema)
+        .optional()
+        .meta({ description: "Properties of an object, by name." });
+    },
+    required: z.array(z.string()).optional().meta({ description: "Names of the properties an object must have." }),
+    get items() {
+      return TypeSchema.optional().meta({ description: "Schema of the elements of an array." });
+    },
+    get additionalProperties() {
+      return z
+        .union([z.boolean(), TypeSchema])
+        .optional()
+        .meta({ description: "Whether an object may carry other properties, or the schema they follow." });
+    },
+  })
+  .meta({ id: "TypeSchema", description: "A JSON Schema subset: object, array, string, number, integer, boolean, null, enum, nullable, $ref." });
+
+// ---------------------------------------------------------------------------------------------
+// Sections shared by the policy, its operations and the project defaults.
+
+export const JITTERS = ["none", "full", "equal", "decorrelated"] as const;
+export const RETRY_CONDITIONS = ["timeout", "network"] as const;
+export const METHODS = ["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "POST", "PATCH"] as const;
+
+export const Latency = z
+  .strictObject({
+    p50: duration("Median latency of healthy calls.").optional(),
+    p90: duration("90th percentile latency of healthy calls.").optional(),
+    p95: duration("95th percentile latency of healthy calls; the default hedge delay.").optional(),
+    p99: duration("99th percentile latency of healthy calls.").optional(),
+    p999: duration("99.9th percentile latency of healthy calls; the attempt timeout is derived from it.").optional(),
+    rps: z.number().positive().optional().meta({ description: "Requests per second this service sends to the dependency at peak." }),
+  })
+  .meta({ description: "Measured latency of the dependency when healthy, and the request rate. Timeouts and sizes are derived from it when omitted." });
+
+export const Timeout = z
+  .strictObject({
+    connect: duration("Time allowed to open a connection (informative for fetch; used by mesh targets).").optional(),
+    attempt: duration("Time allowed for one attempt. Defaults to 1.5 × p999, or 3 × p99, or 2s.").optional(),
+    total: duration("Time allowed for the whole call, all attempts and backoff included. Defaults to the worst case of the retry plan.").optional(),
+  })
+  .meta({ description: "Timeouts: per attempt and for the whole logical call." });
+
+export const Deadline = z
+  .strictObject({
+    propagate: z.boolean().optional().meta({ description: "Send the remaining time to the dependency in a header. Defaults to true." }),
+    margin: duration("Time kept back from each attempt for the caller to handle the answer. Defaults to 10ms.").optional(),
+  })
+  .meta({ description: "Deadline propagation to the dependency." });
+
+export const Backoff = z
+  .strictObject({
+    base: duration("Delay before the first retry, before jitter. Defaults to 50ms.").optional(),
+    cap: duration("Largest delay between attempts; applied before jitter. Defaults to 1s.").optional(),
+    multiplier: z.number().min(1).max(10).optional().meta({ description: "Growth of the delay per retry. Defaults to 2." }),
+    jitter: z.enum(JITTERS).optional().meta({ description: "Randomisation of the delay: none | full | equal | decorrelated. Defaults to full." }),
+  })
+  .meta({ description: "Exponential backoff between attempts." });
+
+export const Budget = z
+  .strictObject({
+    maxTokens: int(1, 10_000, "Size of the token bucket shared by all operations of the dependency. Defaults to 100.").optional(),
+    tokenRatio: z.number().gt(0).max(1).optional().meta({ description: "Tokens earned per successful attempt (a failed one costs 1). Defaults to 0.1." }),
+  })
+  .meta({ description: "Retry budget with gRPC retry-throttling semantics: retries stop while tokens ≤ maxTokens / 2." });
+
+const RetryCondition = z
+  .union([z.enum(RETRY_CONDITIONS), z.number().int().min(100).max(599)])
+  .meta({ description: "A retryable outcome: timeout, network, or an HTTP status code." });
+
+const RetryAfter = z
+  .union([
+    z.enum(["honor", "ignore"]),
+    z.strictObject({ max: duration("Longest Retry-After wait honoured; longer waits give up at once.") }),
+  ])
+  .meta({ description: "Whether a Retry-After header sets the next delay (never past the deadline). Defaults to honor." });
+
+const retryShape = {
+  maxAttempts: int(1, 100, "Attempts in all, the first included. Defaults to 3.").optional(),
+  backoff: Backoff.optional(),
+  on: z.array(RetryCondition).optional().meta({ description: "Outcomes that are retried. Defaults to [timeout, network, 408, 425, 429, 500, 502, 503, 504]." }),
+  retryAfter: RetryAfter.optional(),
+};
+
+export const Retry = z
+  .strictObject({
+    ...retryShape,
+    budget: z
+      .union([z.literal(false), Budget])
+      .optional()
+      .meta({ description: "Retry budget shared by the dependency's operations, or false for none." }),
+  })
+  .meta({ description: "Retries with jittered exponential backoff." });
+
+/** An operation's retry: the budget belongs to the dependency, so it is not repeated here. */
+export const OperationRetry = z.strictObject(retryShape).meta({ description: "Retry settings for this operation." });
+
+export const Breaker = z
+  .strictObject({
+    failureRate: rate("Failure rate at which the breaker opens (reached or exceeded). Defaults to 50%.").optional(),
+    slowCall: z
+      .strictObject({
+        duration: duration("A call slower than this counts as slow."),
+        rate: rate("Slow-call rate at which the breaker opens. Defaults to 100%.").optional(),
+      })
+      .optional()
+      .meta({ description: "Open on slow calls too." }),
+    window: z
+      .strictObject({
+        duration: duration("Length of a time window. Defaults to 10s.").optional(),
+        buckets: int(1, 600, "Buckets in a time window. Defaults to 10.").optional(),
+        calls: int(1, 100_000, "Size of a count window, instead of a time window.").optional(),
+      })
+      .optional()
+      .meta({ description: "The window over which rates are computed: { duration, buckets } or { calls }." }),
+    minCalls: int(1, 100_000, "Calls in the window before a rate means anything. Defaults to 20.").optional(),
+    openFor: duration("How long the breaker stays open before a trial. Defaults to 30s.").optional(),
+    halfOpen: z
+      .strictObject({
+        maxCalls: int(1, 1_000, "Concurrent trial calls while half-open. Defaults to 3.").optional(),
+        successes: int(1, 1_000, "Successful trials that close the breaker. Defaults to maxCalls.").optional(),
+      })
+      .optional()
+      .meta({ description: "Trials after the open period." }),
+  })
+  .meta({ description: "Circuit breaker over a sliding window of outcomes." });
+
+export const Bulkhead = z
+  .strictObject({
+    maxConcurrent: int(1, 100_000, "Logical calls in flight at once. Defaults to rps × p99 × 2 (Little's law with headroom), or 10.").optional(),
+    maxQueue: int(0, 100_000, "Calls that may wait for a permit. Defaults to 0.").optional(),
+    queueTimeout: duration("Longest wait in the queue (also bounded by the deadline). Defaults to 0ms.").optional(),
+    overflow: z.enum(["reject", "drop-oldest"]).optional().meta({ description: "When the queue is full: reject the newcomer or evict the oldest waiter. Defaults to reject." }),
+  })
+  .meta({ description: "Concurrency limit for calls to the dependency." });
+
+export const Hedge = z
+  .strictObject({
+    delay: duration("Wait before launching another copy. Defaults to p95.").optional(),
+    maxAttempts: int(2, 10, "Copies in all, the first included. Defaults to 2.").optional(),
+    budget: rate("Largest fraction of calls that may hedge. Defaults to 5%.").optional(),
+  })
+  .meta({ description: "Hedged requests for idempotent reads: extra copies after a delay, first success wins." });
+
+export const Fallback = z
+  .discriminatedUnion("kind", [
+    z.strictObject({
+      kind: z.literal("value").meta({ description: "Serve a constant." }),
+      value: z.unknown().meta({ description: "The value served; it must match the response schema." }),
+    }),
+    z.strictObject({
+      kind: z.literal("stale").meta({ description: "Serve the last good response for the same arguments." }),
+      maxAge: duration("Oldest response served. Defaults to 5m.").optional(),
+      maxEntries: int(1, 1_000_000, "Responses kept per operation (least recently used are evicted). Defaults to 1000.").optional(),
+    }),
+    z.strictObject({ kind: z.literal("provided").meta({ description: "The caller passes a fallback function." }) }),
+    z.strictObject({ kind: z.literal("none").meta({ description: "No fallback." }) }),
+  ])
+  .meta({ description: "What to serve when the dependency fails: value | stale | provided | none. Served results are labelled degraded." });
+
+const Param = z
+  .strictObject({
+    type: z.enum(["string", "number", "integer", "boolean"]).meta({ description: "Type of the parameter." }),
+    enum: z.array(z.union([z.string(), z.number(), z.boolean()])).min(1).optional().meta({ description: "Allowed values." }),
+    description: z.string().optional().meta({ description: "Documentation." }),
+  })
+  .meta({ description: "A path parameter." });
+
+const QueryParam = z
+  .strictObject({
+    type: z.enum(["string", "number", "integer", "boolean", "array"]).meta({ description: "Type of the parameter; arrays repeat the parameter." }),
+    items: z.strictObject({ type: z.enum(["string", "number", "integer", "boolean"]).meta({ description: "Type of the elements." }) }).optional().meta({ description: "Element type of an array parameter." }),
+    enum: z.array(z.union([z.string(), z.number(), z.boolean()])).min(1).optional().meta({ description: "Allowed values." }),
+    required: z.boolean().optional().meta({ description: "The caller must pass it. Defaults to false." }),
+    description: z.string().optional().meta({ description: "Documentation." }),
+  })
+  .meta({ description: "A query parameter." });
+
+export const Operation = z
+  .strictObject({
+    description: z.string().optional().meta({ description: "Documentation, emitted as JSDoc on the generated method." }),
+    method: z.enum(METHODS).optional().meta({ description: "HTTP method (required for transport: http)." }),
+    path: tag(z.string().meta({ description: "Path template with {params}, relative to the client's baseUrl (required for transport: http)." }), "path").optional(),
+    params: z.record(z.string(), Param).optional().meta({ description: "Types of the path parameters; undeclared ones are strings." }),
+    query: z.record(z.string(), QueryParam).optional().meta({ description: "Query parameters, by name." }),
+    body: TypeSchema.optional().meta({ description: "Schema of the JSON request body." }),
+    response: TypeSchema.optional().meta({ description: "Schema of the JSON response body." }),
+    idempotent: z.boolean().optional().meta({ description: "Assert that repeating the call is safe. GET, HEAD, OPTIONS, PUT and DELETE are by default." }),
+    idempotency: z
+      .strictObject({ header: header("Header that carries the key, e.g. Idempotency-Key.") })
+      .optional()
+      .meta({ description: "Send an idempotency key, created once per logical call, so retries are safe." }),
+    timeout: Timeout.optional(),
+    retry: z.union([z.literal(false), OperationRetry]).optional().meta({ description: "Retry settings for this operation, or false to turn an inherited retry off." }),
+    hedge: z.union([z.literal(false), Hedge]).optional().meta({ description: "Hedging for this operation, or false to turn an inherited hedge off." }),
+    fallback: Fallback.optional(),
+  })
+  .meta({ description: "One call the client can make." });
+
+export const Policy = z
+  .strictObject({
+    version: z.literal(1).meta({ description: "Version of the policy language. Always 1." }),
+    dependency: name("Name of the dependency; becomes create<Name>Client."),
+    description: z.string().optional().meta({ description: "What the dependency is, emitted as JSDoc." }),
+    essential: z.boolean().optional().meta({ description: "Whether the service fails without it. Non-essential dependencies are expected to have a fallback. Defaults to true." }),
+    transport: z.enum(["http", "function"]).optional().meta({ description: "http: the client calls fetch. function: the caller passes any async function (DB, SDK, gRPC). Defaults to http." }),
+    latency: Latency.optional(),
+    timeout: Timeout.optional(),
+    deadline: Deadline.optional(),
+    retry: Retry.optional(),
+    breaker: Breaker.optional(),
+    bulkhead: Bulkhead.optional(),
+    hedge: Hedge.optional(),
+    fallback: Fallback.optional(),
+    calls: z.array(name("A dependency this one calls downstream.")).optional().meta({ description: "Dependencies this one calls in turn, when the same team owns them (used to multiply retries along the chain)." }),
+    operations: z.record(name("Operation name; becomes a method of the client."), Operation).meta({ description: "The operations of the dependency, by name." }),
+    schemas: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), TypeSchema).optional().meta({ description: "Named schemas referenced as #/schemas/Name." }),
+  })
+  .meta({ title: "resgen policy", description: "A resilience policy for one dependency (resgen policy language version 1)." });
+
+/** Sections the project file may set under every policy. */
+export const Defaults = z
+  .strictObject({
+    essential: Policy.shape.essential,
+    transport: Policy.shape.transport,
+    timeout: Timeout.optional(),
+    deadline: Deadline.optional(),
+    retry: Retry.optional(),
+    breaker: Breaker.optional(),
+    bulkhead: Bulkhead.optional(),
+    hedge: Hedge.optional(),
+    fallback: Fallback.optional(),
+  })
+  .meta({ description: "Settings merged under every policy; a policy's own values win." });
+
+export const ProjectConfig = z
+  .strictObject({
+    version: z.literal(1).optional().meta({ description: "Version of the project file. Always 1." }),
+    policies: z
+      .union([z.string(), z.array(z.string()).min(1)])
+      .optional()
+      .meta({ description: "Glob(s) of policy files, relative to this file. Defaults to resilience/*.yaml." }),
+    out: z.string().optional().meta({ description: "Output folder of generated code, relative to this file. Defaults to src/generated." }),
+    deadline: z
+      .strictObject({
+        header: header("Header carrying the remaining time. Defaults to x-request-timeout-ms (or grpc-timeout for that format).").optional(),
+        format: z.enum(["ms", "grpc-timeout"]).optional().meta({ description: "Relative milliseconds, or gRPC's timeout notation (250m, 2S). Defaults to ms." }),
+      })
+      .optional()
+      .meta({ description: "How deadlines are propagated on the wire." }),
+    defaults: Defaults.optional(),
+  })
+  .meta({ title: "resgen project", description: "resgen.config.yaml: where policies are, where code goes, and defaults for every policy." });
+
+export type PolicyInput = z.infer<typeof Policy>;
+export type OperationInput = z.infer<typeof Operation>;
+export type RetryInput = z.infer<typeof Retry>;
+export type OperationRetryInput = z.infer<typeof OperationRetry>;
+export type BreakerInput = z.infer<typeof Breaker>;
+export type BulkheadInput = z.infer<typeof Bulkhead>;
+export type HedgeInput = z.infer<typeof Hedge>;
+export type FallbackInput = z.infer<typeof Fallback>;
+export type TimeoutInput = z.infer<typeof Timeout>;
+export type DeadlineInput = z.infer<typeof Deadline>;
+export type LatencyInput = z.infer<typeof Latency>;
+export type DefaultsInput = z.infer<typeof Defaults>;
+export type ProjectConfigInput = z.infer<typeof ProjectConfig>;
