@@ -1,0 +1,218 @@
+import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
+import { alwaysThrows, calleeName, isFunction, isRetryableLoop, skipWrappers, someInside, type FunctionNode, type LoopNode, type Node } from "./ast.js";
+import { exactKey, numberValue, readKey } from "./objects.js";
+import { isModule, isResultOf, type Origin, type Resolver } from "./resolve.js";
+
+/**
+ * A region of code that runs more than once for one logical call:
+ * - `wrapper`: a function handed to a retry library (`fn`), with the wrapper's options and,
+ *   for cockatiel, the `retry(handler, options)` call that built the policy;
+ * - `loop`: a hand-written loop whose body retries a `try` block after a caught failure.
+ */
+export type RetryScope =
+  | {
+      readonly kind: "wrapper";
+      readonly library: string;
+      readonly call: TSESTree.CallExpression;
+      readonly fn: FunctionNode;
+      readonly options: Node | undefined;
+      readonly policy: TSESTree.CallExpression | null;
+    }
+  | { readonly kind: "loop"; readonly loop: LoopNode; readonly attempt: TSESTree.TryStatement };
+
+interface WrapperShape {
+  readonly library: string;
+  readonly fn: Node | undefined;
+  readonly options: Node | undefined;
+  readonly policy: TSESTree.CallExpression | null;
+}
+
+function plainArg(call: TSESTree.CallExpression, index: number): Node | undefined {
+  const arg = call.arguments[index];
+  return arg === undefined || arg.type === AST_NODE_TYPES.SpreadElement ? undefined : arg;
+}
+
+/** The cockatiel `retry(...)` call inside a policy origin (`retry(...)` or `wrap(..., retry(...), ...)`). */
+export function cockatielRetryPolicy(resolver: Resolver, origin: Origin, depth = 0): TSESTree.CallExpression | null {
+  if (depth > 4 || origin.kind !== "result" || origin.path.length !== 0 || origin.call.type !== AST_NODE_TYPES.CallExpression) return null;
+  if (isModule(origin.callee, "cockatiel", "retry")) return origin.call;
+  if (isModule(origin.callee, "cockatiel", "wrap")) {
+    for (const arg of origin.call.arguments) {
+      const found = cockatielRetryPolicy(resolver, resolver.origin(arg), depth + 1);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+/** What kind of retry wrapper a call is, if any. */
+export function retryWrapperOf(resolver: Resolver, call: TSESTree.CallExpression, extraWrappers: ReadonlySet<string>): WrapperShape | null {
+  const callee = skipWrappers(call.callee);
+  if (callee.type !== AST_NODE_TYPES.Identifier && callee.type !== AST_NODE_TYPES.MemberExpression) return null;
+  const origin = resolver.origin(callee);
+  if (isModule(origin, "p-retry") || isModule(origin, "async-retry") || isModule(origin, "exponential-backoff", "backOff")) {
+    const library = origin.kind === "module" ? origin.module : "retry";
+    return { library, fn: plainArg(call, 0), options: plainArg(call, 1), policy: null };
+  }
+  if (isModule(origin, "promise-retry")) {
+    const first = plainArg(call, 0);
+    const firstIsFn = first !== undefined && isFunction(resolver.valueOf(first));
+    return { library: "promise-retry", fn: firstIsFn ? first : plainArg(call, 1), options: firstIsFn ? plainArg(call, 1) : first, policy: null };
+  }
+  if (origin.kind === "result" && origin.path.length === 1 && origin.path[0] === "execute") {
+    const policy = cockatielRetryPolicy(resolver, { ...origin, path: [] });
+    if (policy) return { library: "cockatiel", fn: plainArg(call, 0), options: plainArg(policy, 1), policy };
+  }
+  const name = calleeName(call);
+  if (name !== null && extraWrappers.has(name)) {
+    const fn = call.arguments.find((arg) => arg.type !== AST_NODE_TYPES.SpreadElement && isFunction(resolver.valueOf(arg)));
+    return { library: name, fn: fn as Node | undefined, options: undefined, policy: null };
+  }
+  return null;
+}
+
+/** The function a wrapper argument denotes: written in place, a const, or a function declaration. */
+function functionOf(resolver: Resolver, node: Node | undefined): FunctionNode | null {
+  if (node === undefined) return null;
+  const value = resolver.valueOf(node);
+  if (isFunction(value)) return value;
+  if (value.type === AST_NODE_TYPES.Identifier) {
+    const def = resolver.variableOf(value)?.defs[0];
+    if (def?.type === "FunctionName" && def.node.type === AST_NODE_TYPES.FunctionDeclaration) return def.node;
+  }
+  return null;
+}
+
+/** The retry wrapper calls that run `fn` (written in place or passed by name). */
+function wrappersRunning(resolver: Resolver, fn: FunctionNode, extra: ReadonlySet<string>): RetryScope | null {
+  const { parent } = outer(fn);
+  if (parent?.type === AST_NODE_TYPES.CallExpression) {
+    const shape = retryWrapperOf(resolver, parent, extra);
+    if (shape && functionOf(resolver, shape.fn) === fn) {
+      return { kind: "wrapper", library: shape.library, call: parent, fn, options: shape.options, policy: shape.policy };
+    }
+  }
+  // const op = async () => ...; pRetry(op)   /   function op() {...}; pRetry(op)
+  let id: TSESTree.Identifier | null = null;
+  if (fn.type === AST_NODE_TYPES.FunctionDeclaration) id = fn.id;
+  else if (parent?.type === AST_NODE_TYPES.VariableDeclarator && parent.id.type === AST_NODE_TYPES.Identifier) id = parent.id;
+  if (id === null) return null;
+  const variable = resolver.variableOf(id);
+  if (!variable) return null;
+  for (const ref of variable.references) {
+    const use = outer(ref.identifier);
+    if (use.parent?.type !== AST_NODE_TYPES.CallExpression) continue;
+    const shape = retryWrapperOf(resolver, use.parent, extra);
+    if (shape && shape.fn !== undefined && skipWrappers(shape.fn) === ref.identifier) {
+      return { kind: "wrapper", library: shape.library, call: use.parent, fn, options: shape.options, policy: shape.policy };
+    }
+  }
+  return null;
+}
+
+function outer(node: Node): { parent: Node | undefined } {
+  let current = node;
+  while (
+    current.parent &&
+    (current.parent.type === AST_NODE_TYPES.TSAsExpression ||
+      current.parent.type === AST_NODE_TYPES.TSSatisfiesExpression ||
+      current.parent.type === AST_NODE_TYPES.TSNonNullExpression ||
+      current.parent.type === AST_NODE_TYPES.ChainExpression)
+  ) {
+    current = current.parent;
+  }
+  return { parent: current.parent };
+}
+
+/**
+ * A loop retries its `try` block when the block leaves the loop on success (`return` or
+ * `break`) and the `catch` lets the loop go round again instead of always rethrowing.
+ */
+export function isRetryLoop(loop: LoopNode, attempt: TSESTree.TryStatement): boolean {
+  if (!attempt.handler || alwaysThrows(attempt.handler.body)) return false;
+  return someInside(attempt.block, (node) => {
+    if (node.type === AST_NODE_TYPES.ReturnStatement) return true;
+    if (node.type === AST_NODE_TYPES.BreakStatement && node.label === null) return true;
+    return false;
+  }) || (loop.type !== AST_NODE_TYPES.DoWhileStatement && isInfinite(loop));
+}
+
+function isInfinite(loop: TSESTree.ForStatement | TSESTree.WhileStatement): boolean {
+  if (loop.test === null) return true;
+  return loop.test.type === AST_NODE_TYPES.Literal && loop.test.value === true;
+}
+
+/** The innermost retry scope around `node`, if any. */
+export function findRetryScope(resolver: Resolver, node: Node, extra: ReadonlySet<string>): RetryScope | null {
+  let previous: Node = node;
+  let attempt: TSESTree.TryStatement | null = null;
+  for (let current = node.parent; current; previous = current, current = current.parent) {
+    if (current.type === AST_NODE_TYPES.TryStatement && current.block === previous) attempt = current;
+    if (isFunction(current)) {
+      const scope = wrappersRunning(resolver, current, extra);
+      if (scope) return scope;
+    }
+    if (isRetryableLoop(current) && attempt !== null && current.body === previous && isRetryLoop(current, attempt)) {
+      return { kind: "loop", loop: current, attempt };
+    }
+  }
+  return null;
+}
+
+/** The code that runs again on each attempt: the retried function or the loop body. */
+export function attemptRegion(scope: RetryScope): Node {
+  return scope.kind === "wrapper" ? scope.fn : scope.loop.body;
+}
+
+const ATTEMPT_KEYS: readonly { key: string; atMost: number }[] = [
+  { key: "retries", atMost: 0 },
+  { key: "maxRetries", atMost: 0 },
+  { key: "limit", atMost: 0 },
+  { key: "maxAttempts", atMost: 1 },
+  { key: "numOfAttempts", atMost: 1 },
+];
+
+/** Whether options say there is no second attempt (`retries: 0`, `limit: 0`, `maxAttempts: 1`). */
+export function retriesDisabled(resolver: Resolver, options: Node | undefined): boolean {
+  if (options === undefined) return false;
+  for (const { key, atMost } of ATTEMPT_KEYS) {
+    const found = readKey(resolver, options, exactKey(key));
+    if (found.kind !== "value") continue;
+    const value = numberValue(resolver, found.node);
+    if (value !== null && value <= atMost) return true;
+  }
+  return false;
+}
+
+/** The option keys under which retry libraries take a "should this error be retried" predicate. */
+export const CONDITION_KEYS = ["shouldRetry", "retryIf", "retryCondition", "retry", "shouldRetryError"];
+
+/** The text of the wrapper's retry condition, when one is given. */
+export function conditionNodes(resolver: Resolver, scope: RetryScope): Node[] {
+  const nodes: Node[] = [];
+  if (scope.kind === "wrapper") {
+    if (scope.options !== undefined) {
+      for (const key of CONDITION_KEYS) {
+        const found = readKey(resolver, scope.options, exactKey(key));
+        if (found.kind === "value") nodes.push(resolver.valueOf(found.node));
+      }
+      const onFailed = readKey(resolver, scope.options, exactKey("onFailedAttempt"));
+      if (onFailed.kind === "value") nodes.push(resolver.valueOf(onFailed.node));
+    }
+    if (scope.policy) {
+      const handler = plainArg(scope.policy, 0);
+      if (handler) nodes.push(handler);
+    }
+  }
+  return nodes;
+}
+
+export const NEVER_PROCESSED_CODES = /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)\b/;
+const MAYBE_PROCESSED = /\b(ECONNRESET|ETIMEDOUT|ECONNABORTED|EPIPE|ESOCKETTIMEDOUT|isNetworkError|isRetryableError|status|response)\b/;
+
+/** Whether a predicate's text only admits failures where the request provably never left. */
+export function onlyNeverProcessed(text: string): boolean {
+  return NEVER_PROCESSED_CODES.test(text) && !MAYBE_PROCESSED.test(text);
+}
+
+export { isResultOf };
