@@ -85,7 +85,8 @@ export function parseRetryAfter(
   if (value === null || value === undefined) return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1_000;
-  const at = Date.parse(text);
+  // An HTTP-date always names its day or month; bare numbers such as "-5" are not dates.
+  const at = /[A-Za-z]/.test(text) ? Date.parse(text) : Number.NaN;
   if (Number.isNaN(at)) return undefined;
   const served = dateHeader === null || dateHeader === undefined ? Number.NaN : Date.parse(dateHeader);
   const from = Number.isNaN(served) ? wallNowMs : served;
