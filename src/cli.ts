@@ -1,0 +1,118 @@
+/**
+ * The command line: commander wiring and output, nothing else. Exit codes: 0 clean (warnings
+ * allowed unless --max-warnings says otherwise), 1 errors found, 2 usage or I/O error.
+ */
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { check, type CheckResult } from "./check.js";
+import { countBySeverity } from "./diagnostics/diagnostic.js";
+import { FORMATS, format, type Format } from "./diagnostics/format.js";
+import { formatMs } from "./policy/durations.js";
+import type { ResolvedOperation, ResolvedPolicy } from "./policy/model.js";
+import { VERSION } from "./version.js";
+
+export interface Io {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  readonly cwd: string;
+  readonly color: boolean;
+}
+
+const defaultIo = (): Io => ({
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  cwd: process.cwd(),
+  color: Boolean(process.stdout.isTTY) && !process.env["NO_COLOR"],
+});
+
+/** Runs the CLI on `argv` (as process.argv: node, script, args...) and returns the exit code. */
+export async function main(argv: readonly string[], io: Io = defaultIo()): Promise<number> {
+  let exitCode = 0;
+  const program = new Command()
+    .name("resgen")
+    .description("Compile resilience policies (YAML) into typed TypeScript clients, and check them.")
+    .version(VERSION)
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .showHelpAfterError();
+
+  program
+    .command("check")
+    .description("Validate policies and report every problem with file:line:col.")
+    .argument("[paths...]", "policy files, directories or globs (default: the project's policies)")
+    .addOption(new Option("-f, --format <format>", "output format").choices(FORMATS).default("pretty"))
+    .option("--max-warnings <n>", "exit 1 when there are more warnings than this", parseCount)
+    .action(async (paths: string[], opts: { format: Format; maxWarnings?: number }) => {
+      const result = await check(paths, { cwd: io.cwd });
+      exitCode = report(result, opts.format, opts.maxWarnings, io);
+    });
+
+  try {
+    await program.parseAsync([...argv]);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version exit through here with code 0
+      return error.exitCode === 0 ? 0 : 2;
+    }
+    io.stderr(`resgen: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return 2;
+  }
+  return exitCode;
+}
+
+function parseCount(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("expected a whole number, 0 or more");
+  return n;
+}
+
+function report(result: CheckResult, fmt: Format, maxWarnings: number | undefined, io: Io): number {
+  if (result.unmatched.length > 0) {
+    for (const arg of result.unmatched) io.stderr(`resgen: error RG114 no policy files match "${arg}"\n`);
+    return 2;
+  }
+  const { errors, warnings } = countBySeverity(result.diagnostics);
+  if (fmt === "pretty") {
+    io.stdout(summary(result.policies));
+    if (result.diagnostics.length > 0) io.stdout("\n");
+    const text = format("pretty", result.diagnostics, result.sources, { color: io.color });
+    const fileCount = `${result.fileCount} ${result.fileCount === 1 ? "policy" : "policies"} checked: `;
+    io.stdout(text.replace(/([^\n]*)\n$/, `${fileCount}$1\n`));
+  } else {
+    io.stdout(format(fmt, result.diagnostics, result.sources));
+  }
+  if (result.diagnostics.some((d) => d.code === "RG004")) return 2;
+  if (errors > 0) return 1;
+  if (maxWarnings !== undefined && warnings > maxWarnings) return 1;
+  return 0;
+}
+
+/** What was found: one block per policy with its operations and their effective stack. */
+export function summary(policies: readonly ResolvedPolicy[]): string {
+  const lines: string[] = [];
+  for (const p of policies) {
+    const layers = [
+      p.essential ? "essential" : "optional",
+      p.transport,
+      p.bulkhead ? `bulkhead ${p.bulkhead.maxConcurrent}` : undefined,
+      p.breaker ? `breaker ${Math.round(p.breaker.failureRate * 100)}%/${p.breaker.window.kind === "time" ? formatMs(p.breaker.window.durationMs) : `${p.breaker.window.calls} calls`}` : undefined,
+      p.budget ? `budget ${p.budget.maxTokens}` : undefined,
+    ].filter(Boolean);
+    lines.push(`${p.dependency} (${p.file}): ${layers.join(", ")}`);
+    const width = Math.max(...p.operations.map((o) => o.name.length));
+    for (const op of p.operations) lines.push(`  ${op.name.padEnd(width)}  ${describeOperation(op)}`);
+  }
+  return lines.length > 0 ? lines.join("\n") + "\n" : "";
+}
+
+function describeOperation(op: ResolvedOperation): string {
+  const parts: string[] = [];
+  if (op.method) parts.push(`${op.method} ${op.path ?? ""}`.trim());
+  parts.push(`attempt ${formatMs(op.timeout.attemptMs)} / total ${formatMs(op.timeout.totalMs)}`);
+  if (op.hedge) parts.push(`hedge ${op.hedge.maxAttempts}× after ${formatMs(op.hedge.delayMs)}`);
+  if (op.retry) {
+    parts.push(op.retrySafe ? `retry ${op.retry.maxAttempts}× ${op.retry.backoff.jitter} jitter` : "attempted once (not retry-safe)");
+  }
+  if (op.idempotencyKey) parts.push(`key ${op.idempotencyKey.header}`);
+  if (op.fallback) parts.push(`fallback ${op.fallback.kind}`);
+  return parts.join(" · ");
+}

@@ -1,0 +1,47 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { checkPolicyText } from "../src/check.js";
+import { CODES, type Code } from "../src/diagnostics/codes.js";
+import { renderDiagnosticsDoc } from "../src/diagnostics/docs.js";
+import { loadYaml } from "../src/policy/load.js";
+import { ProjectConfig } from "../src/policy/schema.js";
+import { validate } from "../src/policy/validate.js";
+import { PACKAGE_ROOT } from "../src/version.js";
+
+describe("docs/diagnostics.md", () => {
+  it("is generated from the codes table (run npm run docs)", () => {
+    expect(readFileSync(join(PACKAGE_ROOT, "docs/diagnostics.md"), "utf8")).toBe(renderDiagnosticsDoc());
+  });
+
+  it("shows for each example exactly the code it documents", () => {
+    for (const [code, info] of Object.entries(CODES) as [Code, { example?: string }][]) {
+      if (info.example === undefined) continue;
+      const codes = checkPolicyText("example.yaml", info.example).diagnostics.map((d) => d.code);
+      expect(codes, code).toEqual([code]);
+    }
+  });
+});
+
+/** YAML blocks of a markdown file that look like a policy or a project file. */
+function yamlBlocks(markdown: string): string[] {
+  return [...markdown.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
+}
+
+describe("examples in the docs", () => {
+  for (const doc of ["README.md", "docs/policy.md"]) {
+    it(`every policy in ${doc} passes resgen check`, () => {
+      const policies = yamlBlocks(readFileSync(join(PACKAGE_ROOT, doc), "utf8")).filter((y) => /^dependency:/m.test(y));
+      expect(policies.length).toBeGreaterThan(0);
+      for (const text of policies) expect(checkPolicyText("doc.yaml", text).diagnostics).toEqual([]);
+    });
+  }
+
+  it("the project file in docs/policy.md is valid", () => {
+    const projects = yamlBlocks(readFileSync(join(PACKAGE_ROOT, "docs/policy.md"), "utf8")).filter((y) => /^policies:/m.test(y));
+    expect(projects).toHaveLength(1);
+    const loaded = loadYaml("resgen.config.yaml", projects[0]!);
+    expect(loaded.diagnostics).toEqual([]);
+    expect(validate(ProjectConfig, loaded.source).diagnostics).toEqual([]);
+  });
+});
