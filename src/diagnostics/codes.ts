@@ -10,6 +10,11 @@ export interface CodeInfo {
   readonly title: string;
   /** Why it matters and how to fix it, for the docs table. */
   readonly help: string;
+  /**
+   * A policy that triggers the code. docs/diagnostics.md shows it with the output resgen really
+   * prints for it, so the docs cannot drift from the checker.
+   */
+  readonly example?: string;
 }
 
 export const CODES = {
@@ -17,11 +22,13 @@ export const CODES = {
     severity: "error",
     title: "YAML syntax error",
     help: "The file is not valid YAML. Fix the syntax at the position shown; nothing else in the file is checked until it parses.",
+    example: "version: 1\ndependency: [payments\noperations: {}\n",
   },
   RG002: {
     severity: "error",
     title: "Duplicate key",
     help: "A mapping names the same key twice, so one of the two values would be silently lost. Keep one.",
+    example: "version: 1\ndependency: payments\nretry: { maxAttempts: 2 }\nretry: { maxAttempts: 3 }\noperations:\n  get: { method: GET, path: /charges }\n",
   },
   RG003: {
     severity: "error",
@@ -37,66 +44,79 @@ export const CODES = {
     severity: "error",
     title: "Document is not a mapping",
     help: "A policy file holds one YAML mapping (`version: 1`, `dependency: …`, …). An empty file, a list or a scalar is not a policy.",
+    example: "- version: 1\n- dependency: payments\n",
   },
   RG101: {
     severity: "error",
     title: "Unknown key",
     help: "The key is not part of the policy language. It is usually a typo: the hint names the nearest valid key.",
+    example: "version: 1\ndependency: payments\nretry:\n  maxAttemps: 3\noperations:\n  get: { method: GET, path: /charges }\n",
   },
   RG102: {
     severity: "error",
     title: "Missing required key",
     help: "A required key is absent. The position is the mapping that should contain it.",
+    example: "version: 1\ndependency: payments\noperations:\n  createCharge:\n    path: /charges\n",
   },
   RG103: {
     severity: "error",
     title: "Wrong type",
     help: "The value has the wrong type (for example a list where a mapping is expected).",
+    example: "version: 1\ndependency: payments\nessential: [yes]\noperations:\n  get: { method: GET, path: /charges }\n",
   },
   RG104: {
     severity: "error",
     title: "Invalid duration",
     help: "Durations are a non-negative number with a unit: `250ms`, `1.5s`, `2m`, `1h`. A bare number is refused because `250` could mean milliseconds or seconds.",
+    example: "version: 1\ndependency: payments\ntimeout: { attempt: 250 }\noperations:\n  get: { method: GET, path: /charges }\n",
   },
   RG105: {
     severity: "error",
     title: "Invalid rate",
     help: "Rates are a fraction between 0 and 1 (`0.5`) or a percentage between 0% and 100% (`50%`).",
+    example: "version: 1\ndependency: payments\nbreaker: { failureRate: 150% }\noperations:\n  get: { method: GET, path: /charges }\n",
   },
   RG106: {
     severity: "error",
     title: "Value out of range",
     help: "A number is outside the range the setting accepts (for example `maxAttempts: 0`). The message gives the bound.",
+    example: "version: 1\ndependency: payments\nretry: { maxAttempts: 0 }\noperations:\n  get: { method: GET, path: /charges }\n",
   },
   RG107: {
     severity: "error",
     title: "Value not allowed",
     help: "The value is not one of the allowed choices (for example `jitter: random`). The message lists them.",
+    example: "version: 1\ndependency: payments\nretry: { backoff: { jitter: random } }\noperations:\n  get: { method: GET, path: /charges }\n",
   },
   RG108: {
     severity: "error",
     title: "Invalid name",
     help: "Dependency and operation names become TypeScript identifiers: start with a letter, then letters, digits, `-` or `_`.",
+    example: "version: 1\ndependency: 2fa-codes\noperations:\n  get: { method: GET, path: /codes }\n",
   },
   RG109: {
     severity: "error",
     title: "Invalid path template",
     help: "Operation paths start with `/` and write parameters as `{name}`. `:id` and unbalanced braces are refused.",
+    example: "version: 1\ndependency: payments\noperations:\n  get: { method: GET, path: \"/charges/:id\" }\n",
   },
   RG110: {
     severity: "error",
     title: "Unsupported policy version",
     help: "This resgen reads `version: 1`. Add it at the top of the file.",
+    example: "version: 2\ndependency: payments\noperations:\n  get: { method: GET, path: /charges }\n",
   },
   RG111: {
     severity: "error",
     title: "Invalid schema reference",
     help: "`$ref` must have the form `#/schemas/Name`.",
+    example: "version: 1\ndependency: payments\noperations:\n  get: { method: GET, path: /charges, response: { $ref: Charge } }\n",
   },
   RG112: {
     severity: "error",
     title: "Conflicting settings",
     help: "Two keys that exclude each other are both set (for example a breaker window with both `duration` and `calls`). Keep one.",
+    example: "version: 1\ndependency: payments\nbreaker: { window: { duration: 10s, calls: 100 } }\noperations:\n  get: { method: GET, path: /charges }\n",
   },
   RG113: {
     severity: "error",
