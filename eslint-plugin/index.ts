@@ -2,11 +2,13 @@ import type { TSESLint } from "@typescript-eslint/utils";
 import { VERSION } from "../src/version.js";
 import noRetryNonIdempotent from "./rules/no-retry-non-idempotent.js";
 import requireTimeout from "./rules/require-timeout.js";
+import retryInsideBreaker from "./rules/retry-inside-breaker.js";
 
 /** Every rule of the plugin, by the name it has after the `resgen/` prefix. */
 export const rules = {
   "require-timeout": requireTimeout,
   "no-retry-non-idempotent": noRetryNonIdempotent,
+  "retry-inside-breaker": retryInsideBreaker,
 } satisfies Record<string, TSESLint.RuleModule<string, readonly unknown[]>>;
 
 type Plugin = TSESLint.FlatConfig.Plugin & {
@@ -27,6 +29,7 @@ const plugin: Plugin = {
 const recommendedRules: TSESLint.FlatConfig.Rules = {
   "resgen/require-timeout": "error",
   "resgen/no-retry-non-idempotent": "error",
+  "resgen/retry-inside-breaker": "error",
 };
 
 plugin.configs.recommended = {

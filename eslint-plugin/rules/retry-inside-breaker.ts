@@ -1,0 +1,309 @@
+import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
+import { isFunction, memberName, skipWrappers, staticString, type CallLike, type FunctionNode, type Node } from "../utils/ast.js";
+import { createRule } from "../utils/create-rule.js";
+import { isModule, Resolver, type Origin } from "../utils/resolve.js";
+import { conditionNodes, findRetryScope, retriesDisabled, type RetryScope } from "../utils/retry.js";
+import { typeKindOf, type TypeAware } from "../utils/types.js";
+
+export type Options = [
+  {
+    /** Regular expressions matched against import paths of resgen-generated client modules. */
+    generatedClientModules?: string[];
+    /** Names of project functions that retry the function passed to them. */
+    retryWrappers?: string[];
+    /** Use type information (when the parser provides it) to recognise breakers and generated clients held in parameters. */
+    useTypeInformation?: boolean;
+  },
+];
+
+export type MessageIds = "retryWrapsBreaker" | "retryAroundOpenBreaker" | "retryAroundGeneratedClient" | "breakerPerCall";
+
+export const DEFAULT_GENERATED_MODULES = ["(^|/)generated(/|$)"];
+const CLIENT_FACTORY = /^create[A-Z][A-Za-z0-9_]*Client$/;
+/** Text that shows a retry condition looks at the open-circuit rejection. */
+const OPEN_CIRCUIT = /EOPENBREAKER|BrokenCircuitError|isBrokenCircuitError|\.opened\b|circuit-open|isCircuitOpen/;
+
+interface Problem {
+  readonly node: Node;
+  readonly messageId: MessageIds;
+  readonly data: Record<string, string>;
+}
+
+interface Settings {
+  readonly generated: readonly RegExp[];
+  readonly wrappers: ReadonlySet<string>;
+  readonly types: TypeAware | null;
+}
+
+type BreakerKind = "opossum" | "cockatiel";
+
+/** The breaker a value is: `new CircuitBreaker(...)` (opossum) or cockatiel's `circuitBreaker(...)`, possibly inside `wrap(...)`. */
+export function breakerOf(resolver: Resolver, origin: Origin, depth = 0): BreakerKind | null {
+  if (depth > 4 || origin.kind !== "result" || origin.path.length !== 0) return null;
+  if (isModule(origin.callee, "opossum") && origin.call.type === AST_NODE_TYPES.NewExpression) return "opossum";
+  if (isModule(origin.callee, "cockatiel", "circuitBreaker")) return "cockatiel";
+  if (isModule(origin.callee, "cockatiel", "wrap")) {
+    for (const arg of origin.call.arguments) {
+      const inner = breakerOf(resolver, resolver.origin(arg), depth + 1);
+      if (inner) return inner;
+    }
+  }
+  return null;
+}
+
+function isRetryPolicy(origin: Origin): origin is Extract<Origin, { kind: "result" }> {
+  return origin.kind === "result" && origin.path.length === 0 && isModule(origin.callee, "cockatiel", "retry");
+}
+
+/**
+ * Whether a cockatiel handler (`handleAll`, `handleType(X)`, `handleWhen(fn)`, chained `.or…`)
+ * catches `BrokenCircuitError`: true, false (provably not), or null (cannot tell).
+ */
+export function handlesBrokenCircuit(resolver: Resolver, handler: Node, depth = 0): boolean | null {
+  if (depth > 6) return null;
+  const value = resolver.valueOf(handler);
+  const origin = resolver.origin(value);
+  if (isModule(origin, "cockatiel", "handleAll")) return true;
+  if (value.type !== AST_NODE_TYPES.CallExpression) return null;
+  const callee = skipWrappers(value.callee);
+  let base: boolean | null = false;
+  let name: string | null = null;
+  if (callee.type === AST_NODE_TYPES.MemberExpression) {
+    name = memberName(callee);
+    base = handlesBrokenCircuit(resolver, callee.object, depth + 1);
+  } else if (callee.type === AST_NODE_TYPES.Identifier) {
+    const calleeOrigin = resolver.origin(callee);
+    if (calleeOrigin.kind !== "module" || calleeOrigin.module !== "cockatiel") return null;
+    name = calleeOrigin.path[0] ?? null;
+  }
+  if (base === true) return true;
+  let own: boolean | null = null;
+  const first = value.arguments[0];
+  if ((name === "handleType" || name === "orType") && first && first.type !== AST_NODE_TYPES.SpreadElement) {
+    const type = resolver.origin(first);
+    const catchesAll = (type.kind === "global" && type.path.join(".") === "Error") || isModule(type, "cockatiel", "BrokenCircuitError");
+    own = catchesAll && value.arguments.length < 2 ? true : catchesAll ? null : false;
+  } else if ((name === "handleWhen" || name === "orWhen") && first && first.type !== AST_NODE_TYPES.SpreadElement) {
+    const predicate = resolver.valueOf(first);
+    const text = resolver.sourceCode.getText(predicate);
+    if (OPEN_CIRCUIT.test(text)) own = false;
+    else if (isFunction(predicate) && returnsTrue(predicate)) own = true;
+    else own = null;
+  } else if (name === "handleResultType" || name === "handleWhenResult" || name === "orResultType" || name === "orWhenResult") {
+    own = false;
+  }
+  if (own === true) return true;
+  if (own === false && base === false) return false;
+  return null;
+}
+
+function returnsTrue(fn: FunctionNode): boolean {
+  const body = fn.body;
+  if (body?.type === AST_NODE_TYPES.Literal) return body.value === true;
+  if (body?.type !== AST_NODE_TYPES.BlockStatement || body.body.length !== 1) return false;
+  const only = body.body[0]!;
+  return only.type === AST_NODE_TYPES.ReturnStatement && only.argument?.type === AST_NODE_TYPES.Literal && only.argument.value === true;
+}
+
+/** cockatiel `wrap(retry, ..., breaker)`: the retry outside the breaker catching its rejection. */
+export function checkWrap(resolver: Resolver, call: TSESTree.CallExpression): Problem | null {
+  const args = call.arguments;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const origin = resolver.origin(arg);
+    if (!isRetryPolicy(origin)) continue;
+    const inner = args.slice(i + 1).some((later) => breakerOf(resolver, resolver.origin(later)) !== null);
+    if (!inner) continue;
+    const handler = origin.call.arguments[0];
+    if (!handler || handler.type === AST_NODE_TYPES.SpreadElement) continue;
+    if (retriesDisabled(resolver, origin.call.arguments[1])) continue;
+    if (handlesBrokenCircuit(resolver, handler) === true) {
+      return { node: arg, messageId: "retryWrapsBreaker", data: {} };
+    }
+  }
+  return null;
+}
+
+function retrierName(scope: RetryScope): string {
+  return scope.kind === "wrapper" ? scope.library : "a retry loop";
+}
+
+/** Whether the retry provably stops on the breaker's rejection (or can tell nothing). */
+function stopsOnOpenCircuit(resolver: Resolver, scope: RetryScope): boolean | null {
+  if (scope.kind === "wrapper" && scope.policy) {
+    const handler = scope.policy.arguments[0];
+    if (!handler || handler.type === AST_NODE_TYPES.SpreadElement) return null;
+    const handles = handlesBrokenCircuit(resolver, handler);
+    return handles === null ? null : !handles;
+  }
+  const texts: Node[] = scope.kind === "wrapper" ? [scope.fn, ...conditionNodes(resolver, scope)] : [scope.loop];
+  if (scope.kind === "wrapper" && scope.options !== undefined) texts.push(scope.options);
+  return texts.some((node) => OPEN_CIRCUIT.test(resolver.sourceCode.getText(node)));
+}
+
+/** What a call's receiver is: a breaker, a generated client, or neither. */
+function receiverKind(resolver: Resolver, call: TSESTree.CallExpression, settings: Settings): { kind: "breaker"; breaker: BreakerKind } | { kind: "client"; name: string } | null {
+  const callee = skipWrappers(call.callee);
+  if (callee.type !== AST_NODE_TYPES.MemberExpression) return null;
+  const method = memberName(callee);
+  if (method === null) return null;
+  const origin = resolver.origin(callee.object);
+  if (method === "fire" || method === "execute") {
+    const breaker = breakerOf(resolver, origin);
+    if (breaker === "opossum" && method === "fire") return { kind: "breaker", breaker };
+    if (breaker === "cockatiel" && method === "execute") return { kind: "breaker", breaker };
+  }
+  if (origin.kind === "result" && origin.path.length === 0 && origin.callee.kind === "module" && origin.callee.path.length === 1) {
+    const factory = origin.callee.path[0]!;
+    const module = origin.callee.module;
+    if (CLIENT_FACTORY.test(factory) && settings.generated.some((pattern) => pattern.test(module)) && method !== "health") {
+      return { kind: "client", name: factory };
+    }
+  }
+  if (settings.types && origin.kind === "unknown") {
+    const typed = typeKindOf(settings.types, callee.object, settings.generated);
+    if (typed === "opossum" && method === "fire") return { kind: "breaker", breaker: "opossum" };
+    if (typed === "cockatiel" && method === "execute") return { kind: "breaker", breaker: "cockatiel" };
+    if (typed === "generated-client" && method !== "health") return { kind: "client", name: "a generated client" };
+  }
+  return null;
+}
+
+/** A breaker call or a generated-client call that a retry runs again. */
+export function checkRetriedCall(resolver: Resolver, call: TSESTree.CallExpression, settings: Settings): Problem | null {
+  const receiver = receiverKind(resolver, call, settings);
+  if (!receiver) return null;
+  const scope = findRetryScope(resolver, call, settings.wrappers);
+  if (!scope) return null;
+  if (scope.kind === "wrapper" && retriesDisabled(resolver, scope.options)) return null;
+  if (receiver.kind === "client") {
+    return { node: call, messageId: "retryAroundGeneratedClient", data: { retrier: retrierName(scope), factory: receiver.name } };
+  }
+  if (stopsOnOpenCircuit(resolver, scope) !== false) return null;
+  const hint =
+    receiver.breaker === "opossum"
+      ? "stop when `error.code === 'EOPENBREAKER'` (p-retry: throw an AbortError or use shouldRetry; async-retry: call bail)"
+      : "stop on `isBrokenCircuitError(error)` (cockatiel: handleWhen(e => !isBrokenCircuitError(e)))";
+  return { node: call, messageId: "retryAroundOpenBreaker", data: { retrier: retrierName(scope), breaker: receiver.breaker, hint } };
+}
+
+const ROUTE_METHODS = new Set(["get", "post", "put", "patch", "delete", "all", "use", "head", "options", "route"]);
+const HANDLER_EXPORTS = new Set(["handler", "GET", "POST", "PUT", "PATCH", "DELETE"]);
+
+/** Whether a function runs once per inbound request. */
+function isRequestHandler(resolver: Resolver, fn: FunctionNode): boolean {
+  const params = fn.params.map((p) => (p.type === AST_NODE_TYPES.Identifier ? p.name : ""));
+  if (/^(req|request)$/.test(params[0] ?? "") && /^(res|reply|response)$/.test(params[1] ?? "")) return true;
+  const parent = fn.parent;
+  if (parent?.type === AST_NODE_TYPES.CallExpression && parent.arguments.includes(fn as TSESTree.Expression)) {
+    const callee = skipWrappers(parent.callee);
+    const name = callee.type === AST_NODE_TYPES.MemberExpression ? memberName(callee) : callee.type === AST_NODE_TYPES.Identifier ? callee.name : null;
+    if (name === "createServer") return true;
+    const path = staticString(parent.arguments[0]);
+    if (name !== null && ROUTE_METHODS.has(name) && path !== null && path.startsWith("/") && parent.arguments[0] !== fn) return true;
+  }
+  // export async function handler(event) / export const POST = async (request) => …
+  const declared = fn.type === AST_NODE_TYPES.FunctionDeclaration ? fn : parent?.type === AST_NODE_TYPES.VariableDeclarator ? parent : null;
+  const id = declared?.id;
+  if (id?.type === AST_NODE_TYPES.Identifier && HANDLER_EXPORTS.has(id.name)) {
+    const variable = resolver.variableOf(id);
+    const exported = variable?.references.some((ref) => ref.identifier.parent?.type === AST_NODE_TYPES.ExportSpecifier) ?? false;
+    let holder: Node | undefined = declared ?? undefined;
+    while (holder && holder.type !== AST_NODE_TYPES.ExportNamedDeclaration && holder.type !== AST_NODE_TYPES.Program) holder = holder.parent;
+    if (exported || holder?.type === AST_NODE_TYPES.ExportNamedDeclaration) return true;
+  }
+  return false;
+}
+
+/** A breaker constructed where it runs once per call, so it never accumulates failures. */
+export function checkBreakerConstruction(resolver: Resolver, node: CallLike, settings: Settings): Problem | null {
+  const origin = resolver.origin(node);
+  if (origin.kind !== "result" || origin.path.length !== 0) return null;
+  const opossum = isModule(origin.callee, "opossum") && node.type === AST_NODE_TYPES.NewExpression;
+  if (!opossum && !isModule(origin.callee, "cockatiel", "circuitBreaker")) return null;
+  const scope = findRetryScope(resolver, node, settings.wrappers);
+  if (scope) return { node, messageId: "breakerPerCall", data: { where: `inside the code ${retrierName(scope)} runs on every attempt` } };
+  for (let current: Node | undefined = node.parent; current; current = current.parent) {
+    if (isFunction(current) && isRequestHandler(resolver, current)) {
+      return { node, messageId: "breakerPerCall", data: { where: "inside a request handler" } };
+    }
+  }
+  return null;
+}
+
+export default createRule<Options, MessageIds>({
+  name: "retry-inside-breaker",
+  meta: {
+    type: "problem",
+    docs: {
+      description: "Disallow retries that re-try a circuit breaker's own rejection, retries around generated clients, and breakers built per call",
+      recommended: true,
+      requiresTypeChecking: false,
+    },
+    hasSuggestions: false,
+    messages: {
+      retryWrapsBreaker:
+        "This retry sits outside the circuit breaker and handles every error, BrokenCircuitError included: while the circuit is open each retry sleeps and hits the open breaker again, burning the caller's deadline. Exclude the rejection (handleWhen(e => !isBrokenCircuitError(e))) or handle only retryable errors (handleType(NetworkError)).",
+      retryAroundOpenBreaker:
+        "{{retrier}} retries a {{breaker}} circuit breaker without stopping when the circuit is open: each retry sleeps and polls an open breaker while the dependency is meant to rest. Make the retry {{hint}}.",
+      retryAroundGeneratedClient:
+        "{{retrier}} retries a call to a resgen-generated client ({{factory}}), which already retries with backoff, a retry budget and a circuit breaker: the two layers multiply attempts. Remove this retry and tune the policy's retry section instead.",
+      breakerPerCall:
+        "This circuit breaker is created {{where}}, so it starts closed every time and can never open. Create it once (module scope or a constructor) and reuse it.",
+    },
+    schema: [
+      {
+        type: "object",
+        additionalProperties: false,
+        properties: {
+          generatedClientModules: {
+            type: "array",
+            items: { type: "string" },
+            uniqueItems: true,
+            description:
+              "Regular expressions (JavaScript syntax) matched against import paths. A value returned by a `create<Name>Client` function imported from a matching module is a resgen-generated client. Defaults to any path with a `generated` segment, such as `./generated/index.js`.",
+          },
+          retryWrappers: {
+            type: "array",
+            items: { type: "string" },
+            uniqueItems: true,
+            description: "Names of project functions that retry the function passed to them, in addition to p-retry, async-retry, promise-retry, exponential-backoff and cockatiel.",
+          },
+          useTypeInformation: {
+            type: "boolean",
+            description:
+              "Use the TypeScript type checker, when the parser provides one, to recognise opossum and cockatiel breakers and generated clients that reach a retry through parameters or properties. Off by default; `configs[\"recommended-type-checked\"]` turns it on.",
+          },
+        },
+      },
+    ],
+    defaultOptions: [{ generatedClientModules: DEFAULT_GENERATED_MODULES, retryWrappers: [], useTypeInformation: false }],
+  },
+  create(context, [options]) {
+    const resolver = new Resolver(context.sourceCode);
+    const services = context.sourceCode.parserServices;
+    const types: TypeAware | null =
+      options.useTypeInformation === true && services?.program && services.esTreeNodeToTSNodeMap ? { program: services.program, map: services.esTreeNodeToTSNodeMap } : null;
+    const settings: Settings = {
+      generated: (options.generatedClientModules ?? DEFAULT_GENERATED_MODULES).map((source) => new RegExp(source)),
+      wrappers: new Set(options.retryWrappers ?? []),
+      types,
+    };
+    const report = (problem: Problem | null): void => {
+      if (problem) context.report({ node: problem.node, messageId: problem.messageId, data: problem.data });
+    };
+    return {
+      CallExpression(node) {
+        const callee = skipWrappers(node.callee);
+        if (callee.type !== AST_NODE_TYPES.Identifier && callee.type !== AST_NODE_TYPES.MemberExpression) return;
+        const origin = resolver.origin(callee);
+        if (isModule(origin, "cockatiel", "wrap")) report(checkWrap(resolver, node));
+        else if (isModule(origin, "cockatiel", "circuitBreaker")) report(checkBreakerConstruction(resolver, node, settings));
+        else if (callee.type === AST_NODE_TYPES.MemberExpression) report(checkRetriedCall(resolver, node, settings));
+      },
+      NewExpression(node) {
+        report(checkBreakerConstruction(resolver, node, settings));
+      },
+    };
+  },
+});
