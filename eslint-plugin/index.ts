@@ -41,7 +41,10 @@ plugin.configs.recommended = {
 plugin.configs["recommended-type-checked"] = {
   name: "resgen/recommended-type-checked",
   plugins: { resgen: plugin },
-  rules: recommendedRules,
+  rules: {
+    ...recommendedRules,
+    "resgen/retry-inside-breaker": ["error", { useTypeInformation: true }],
+  },
 };
 
 export const configs = plugin.configs;
