@@ -128,6 +128,22 @@ export const CODES = {
     title: "No policies found",
     help: "The paths or the policy glob matched no file. Check the arguments or `policies:` in resgen.config.yaml.",
   },
+  RG301: {
+    severity: "error",
+    title: "Generated names collide",
+    help: "Two dependencies, or two operations of one dependency, would become the same TypeScript name (for example `get-charge` and `getCharge` both become `getCharge()`), or a path parameter is called `query` or `body`, which the method's input already uses. Rename one.",
+    example: "version: 1\ndependency: payments\noperations:\n  get-charge: { method: GET, path: /charges/a }\n  getCharge: { method: GET, path: /charges/b }\n",
+  },
+  RG302: {
+    severity: "error",
+    title: "Refusing to overwrite a file resgen did not generate",
+    help: "The output folder holds a file at a path resgen wants to write, and the file does not start with resgen's generated-file header, so it may be someone's work. Move it, or choose another `out` folder. Nothing is written while this is unresolved.",
+  },
+  RG303: {
+    severity: "error",
+    title: "Output path outside the output folder",
+    help: "resgen writes only inside its output folder. A path that would resolve outside it is refused.",
+  },
 } as const satisfies Record<string, CodeInfo>;
 
 export type Code = keyof typeof CODES;
