@@ -40,6 +40,12 @@ export type Permit = number;
 /** The permit value meaning "rejected". */
 export const REJECTED: Permit = -1;
 
+/**
+ * Called after every state change with the window counts as they were just before it (so an
+ * opening reports the calls and failures that caused it).
+ */
+export type BreakerTransitionListener = (from: BreakerStateName, to: BreakerStateName, window: WindowCounts) => void;
+
 /** Snapshot returned by {@link CircuitBreaker.health}. */
 export interface BreakerHealth extends WindowCounts {
   readonly state: BreakerStateName;
@@ -75,7 +81,7 @@ export class CircuitBreaker {
   readonly settings: BreakerSettings;
   readonly #clock: Clock;
   readonly #window: OutcomeWindow;
-  readonly #onTransition: ((from: BreakerStateName, to: BreakerStateName) => void) | undefined;
+  readonly #onTransition: BreakerTransitionListener | undefined;
   #state: BreakerState | MutableHalfOpen = { state: "closed" };
   #generation = 0;
   #lastNow = Number.NEGATIVE_INFINITY;
@@ -83,11 +89,7 @@ export class CircuitBreaker {
   /**
    * @param onTransition Called after every state change (used for events).
    */
-  constructor(
-    settings: BreakerSettings,
-    clock: Clock,
-    onTransition?: (from: BreakerStateName, to: BreakerStateName) => void,
-  ) {
+  constructor(settings: BreakerSettings, clock: Clock, onTransition?: BreakerTransitionListener) {
     this.settings = settings;
     this.#clock = clock;
     this.#window = createWindow(settings.window);
@@ -217,16 +219,17 @@ export class CircuitBreaker {
   }
 
   #close(): void {
-    this.#window.clear();
     this.#transition({ state: "closed" });
+    this.#window.clear();
   }
 
   #transition(next: BreakerState | MutableHalfOpen): void {
     const from = this.#state.state;
+    const window = this.#onTransition === undefined ? undefined : this.#window.counts(this.#now());
     this.#state = next;
     this.#generation++;
     if (next.state !== "closed") this.#window.clear();
-    this.#onTransition?.(from, next.state);
+    if (window !== undefined) this.#onTransition?.(from, next.state, window);
   }
 
   #now(): number {

@@ -1,4 +1,5 @@
 import type { ResilienceError, ResilienceErrorKind } from "./errors.js";
+import type { WindowCounts } from "./window.js";
 
 /** How one attempt ended. `cancelled` covers caller aborts and hedged copies that lost the race. */
 export type AttemptOutcome = "success" | "failure" | "timeout" | "cancelled";
@@ -63,6 +64,8 @@ export type ResilienceEvent =
       readonly type: "breaker-transition";
       readonly from: BreakerStateName;
       readonly to: BreakerStateName;
+      /** Window counts just before the change (for an opening: what tripped it). */
+      readonly window: WindowCounts;
     })
   | (EventBase & {
       /** The breaker rejected an attempt without calling the dependency. */

@@ -5,6 +5,7 @@ export {
   type BreakerHealth,
   type BreakerSettings,
   type BreakerState,
+  type BreakerTransitionListener,
   type Permit,
 } from "./breaker.js";
 export { RetryBudget, type BudgetHealth, type BudgetSettings } from "./budget.js";

@@ -156,8 +156,8 @@ class DependencyStack implements Dependency {
     this.breaker =
       settings.breaker === null
         ? null
-        : new CircuitBreaker(settings.breaker, clock, (from, to) => {
-            if (events.active) events.emit({ type: "breaker-transition", dependency: name, operation: "", from, to });
+        : new CircuitBreaker(settings.breaker, clock, (from, to, window) => {
+            if (events.active) events.emit({ type: "breaker-transition", dependency: name, operation: "", from, to, window });
           });
     this.bulkhead = settings.bulkhead === null ? null : new Bulkhead(name, settings.bulkhead, clock, events);
     this.budget = settings.budget === null ? null : new RetryBudget(settings.budget);

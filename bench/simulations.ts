@@ -1,0 +1,237 @@
+// Simulations of the runtime in virtual time. Each function drives the real runtime primitives
+// (backoff, retry budget, circuit breaker, composed stack) with a virtual clock and a seeded
+// random source, so every figure is reproducible. `bench/simulate.ts` prints them; the tests in
+// test/runtime/simulations.test.ts assert them within tolerances.
+import {
+  backoffDelay,
+  createDependency,
+  createSeededRandom,
+  createVirtualClock,
+  ResilienceError,
+  type BackoffSettings,
+  type BreakerStateName,
+  type Jitter,
+  type OperationSettings,
+} from "../templates/runtime/index.js";
+
+/** Options of {@link retryStorm}. */
+export interface RetryStormOptions {
+  /** Clients that fail at the same instant. */
+  readonly clients: number;
+  /** Which retry to look at (1-based). */
+  readonly retry: number;
+  /** Backoff base, in milliseconds. */
+  readonly baseMs: number;
+  /** Backoff cap, in milliseconds. */
+  readonly capMs: number;
+  /** Width of the window, in milliseconds. */
+  readonly windowMs: number;
+  /** Seed of the random source. */
+  readonly seed: number;
+}
+
+/** Busiest window per jitter kind. */
+export type RetryStormResult = Record<Jitter, number>;
+
+/** Largest number of instants falling in any half-open window [t, t + windowMs). */
+export function busiestWindow(instants: readonly number[], windowMs: number): number {
+  const sorted = [...instants].sort((a, b) => a - b);
+  let best = 0;
+  let start = 0;
+  for (let end = 0; end < sorted.length; end++) {
+    while (sorted[end]! - sorted[start]! >= windowMs) start++;
+    best = Math.max(best, end - start + 1);
+  }
+  return best;
+}
+
+/**
+ * Many clients fail together and schedule the same retry: how many of them land in the busiest
+ * window? Without jitter they all do; jitter spreads them out.
+ */
+export function retryStorm(options: RetryStormOptions): RetryStormResult {
+  const result = {} as Record<Jitter, number>;
+  for (const jitter of ["none", "full", "equal", "decorrelated"] as const) {
+    const random = createSeededRandom(options.seed);
+    const settings: BackoffSettings = { baseMs: options.baseMs, capMs: options.capMs, multiplier: 2, jitter };
+    const delays: number[] = [];
+    for (let client = 0; client < options.clients; client++) {
+      let previous = options.baseMs;
+      let delay = 0;
+      for (let n = 1; n <= options.retry; n++) {
+        delay = backoffDelay(settings, n, previous, random);
+        previous = delay;
+      }
+      delays.push(delay);
+    }
+    result[jitter] = busiestWindow(delays, options.windowMs);
+  }
+  return result;
+}
+
+/** Options of {@link outageAmplification}. */
+export interface OutageOptions {
+  readonly calls: number;
+  readonly maxAttempts: number;
+  /** Retry budget; `null` for none. */
+  readonly budget: { readonly maxTokens: number; readonly tokenRatio: number } | null;
+  readonly seed: number;
+}
+
+/** Attempts made during a total outage. */
+export interface OutageResult {
+  readonly calls: number;
+  readonly attempts: number;
+  /** attempts ÷ calls. */
+  readonly amplification: number;
+}
+
+/** Sends `calls` calls, one after another, to a dependency that always fails, through the composed stack. */
+export async function outageAmplification(options: OutageOptions): Promise<OutageResult> {
+  const clock = createVirtualClock();
+  const dep = createDependency(
+    { name: "outage", deadline: null, breaker: null, bulkhead: null, budget: options.budget },
+    { clock, random: createSeededRandom(options.seed) },
+  );
+  const op: OperationSettings<null> = {
+    name: "get",
+    retrySafe: true,
+    idempotencyKey: null,
+    timeout: { attemptMs: 100, totalMs: 10_000 },
+    retry: {
+      maxAttempts: options.maxAttempts,
+      backoff: { baseMs: 10, capMs: 200, multiplier: 2, jitter: "full" },
+      on: ["timeout", "network", 503],
+      retryAfter: null,
+    },
+    hedge: null,
+    fallback: null,
+  };
+  let attempts = 0;
+  const down = (): never => {
+    attempts++;
+    throw new ResilienceError({ kind: "http", message: "503", status: 503, headers: {}, body: "" });
+  };
+  for (let i = 0; i < options.calls; i++) {
+    const call = dep.call(op, down).catch(() => undefined);
+    await clock.runAll();
+    await call;
+  }
+  return { calls: options.calls, attempts, amplification: attempts / options.calls };
+}
+
+/** Options of {@link breakerTrace}. */
+export interface BreakerTraceOptions {
+  /** Calls per second. */
+  readonly rate: number;
+  /** Simulated time, in milliseconds. */
+  readonly durationMs: number;
+  /** The dependency fails from this time on (milliseconds)… */
+  readonly failFromMs: number;
+  /** …until this time. */
+  readonly recoverAtMs: number;
+  /** Latency of every response, in milliseconds. */
+  readonly latencyMs: number;
+}
+
+/** One breaker transition in the trace. */
+export interface TraceEntry {
+  /** Virtual time of the transition, in milliseconds. */
+  readonly atMs: number;
+  readonly from: BreakerStateName;
+  readonly to: BreakerStateName;
+  /** Window counts just before the transition. */
+  readonly calls: number;
+  readonly failures: number;
+}
+
+/** What happened to the calls and the breaker. */
+export interface BreakerTraceResult {
+  readonly transitions: readonly TraceEntry[];
+  /** Calls that reached the dependency. */
+  readonly attempts: number;
+  /** Calls rejected by the open breaker. */
+  readonly rejected: number;
+  /** Calls that succeeded. */
+  readonly succeeded: number;
+}
+
+/**
+ * A steady stream of calls through the composed stack to a dependency that fails for a while:
+ * failure rate ≥ 50 % over 10 s in 10 buckets, at least 20 calls, open for 30 s, 3 trials.
+ */
+export async function breakerTrace(options: BreakerTraceOptions): Promise<BreakerTraceResult> {
+  const clock = createVirtualClock(0);
+  const transitions: TraceEntry[] = [];
+  const dep = createDependency(
+    {
+      name: "flaky",
+      deadline: null,
+      breaker: {
+        failureRate: 0.5,
+        slowCall: null,
+        window: { kind: "time", durationMs: 10_000, buckets: 10 },
+        minCalls: 20,
+        openForMs: 30_000,
+        halfOpen: { maxCalls: 3, successes: 3 },
+      },
+      bulkhead: null,
+      budget: null,
+    },
+    {
+      clock,
+      observer: (event) => {
+        if (event.type === "breaker-transition") {
+          transitions.push({
+            atMs: clock.now(),
+            from: event.from,
+            to: event.to,
+            calls: event.window.calls,
+            failures: event.window.failures,
+          });
+        }
+      },
+    },
+  );
+  const op: OperationSettings<null> = {
+    name: "get",
+    retrySafe: true,
+    idempotencyKey: null,
+    timeout: { attemptMs: 1_000, totalMs: 2_000 },
+    retry: null,
+    hedge: null,
+    fallback: null,
+  };
+  let attempts = 0;
+  let rejected = 0;
+  let succeeded = 0;
+  const respond = (): Promise<string> => {
+    attempts++;
+    return new Promise<string>((resolve, reject) => {
+      clock.setTimer(() => {
+        const now = clock.now();
+        if (now >= options.failFromMs && now < options.recoverAtMs) {
+          reject(new ResilienceError({ kind: "http", message: "500", status: 500, headers: {}, body: "" }));
+        } else {
+          resolve("ok");
+        }
+      }, options.latencyMs);
+    });
+  };
+  const gapMs = 1_000 / options.rate;
+  const pending: Promise<void>[] = [];
+  for (let t = 0; t < options.durationMs; t += gapMs) {
+    pending.push(
+      dep.call(op, respond).then(
+        () => void succeeded++,
+        (error: unknown) => {
+          if (error instanceof ResilienceError && error.kind === "circuit-open") rejected++;
+        },
+      ),
+    );
+    await clock.advance(gapMs);
+  }
+  await clock.runAll();
+  await Promise.all(pending);
+  return { transitions, attempts, rejected, succeeded };
+}

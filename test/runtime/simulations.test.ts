@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { breakerTrace, busiestWindow, outageAmplification, retryStorm } from "../../bench/simulations.js";
+
+describe("simulation: retry storm of 200 clients on the 3rd retry (base 100 ms)", () => {
+  it("finds the busiest window", () => {
+    expect(busiestWindow([0, 5, 19.9, 20, 100], 20)).toBe(3);
+    expect(busiestWindow([], 20)).toBe(0);
+  });
+
+  for (const seed of [1, 2, 3, 42, 1234]) {
+    it(`puts all 200 in one 20 ms window without jitter, ~20 with full and ~32 with equal jitter (seed ${seed})`, () => {
+      const storm = retryStorm({ clients: 200, retry: 3, baseMs: 100, capMs: 10_000, windowMs: 20, seed });
+      expect(storm.none).toBe(200);
+      expect(Math.abs(storm.full - 20)).toBeLessThanOrEqual(8);
+      expect(Math.abs(storm.equal - 32)).toBeLessThanOrEqual(10);
+      expect(storm.decorrelated).toBeLessThan(200);
+    });
+  }
+});
+
+describe("simulation: total outage", () => {
+  it("makes about 137 attempts for 100 calls of 4 attempts with a budget of 100 tokens (ratio 0.1)", async () => {
+    const budgeted = await outageAmplification({ calls: 100, maxAttempts: 4, budget: { maxTokens: 100, tokenRatio: 0.1 }, seed: 7 });
+    expect(Math.abs(budgeted.attempts - 137)).toBeLessThanOrEqual(2);
+    const unbudgeted = await outageAmplification({ calls: 100, maxAttempts: 4, budget: null, seed: 7 });
+    expect(unbudgeted.attempts).toBe(400);
+  });
+});
+
+describe("simulation: breaker at 100 calls/s, failing from 10 s, recovering at 60 s", () => {
+  it("opens near 15 s, fails a probe near 45 s and closes near 75 s", async () => {
+    const trace = await breakerTrace({ rate: 100, durationMs: 90_000, failFromMs: 10_000, recoverAtMs: 60_000, latencyMs: 5 });
+    const steps = trace.transitions.map((t) => `${t.from}->${t.to}`);
+    expect(steps).toEqual(["closed->open", "open->half-open", "half-open->open", "open->half-open", "half-open->closed"]);
+    const [opened, probe, reopened, , closed] = trace.transitions;
+    expect(Math.abs(opened!.atMs - 15_000)).toBeLessThanOrEqual(1_000);
+    expect(opened!.failures / opened!.calls).toBeGreaterThanOrEqual(0.5);
+    expect(Math.abs(opened!.calls - 1_000)).toBeLessThanOrEqual(100);
+    expect(Math.abs(probe!.atMs - 45_000)).toBeLessThanOrEqual(1_000);
+    expect(Math.abs(reopened!.atMs - 45_000)).toBeLessThanOrEqual(1_000);
+    expect(Math.abs(closed!.atMs - 75_000)).toBeLessThanOrEqual(1_000);
+    expect(trace.attempts + trace.rejected).toBe(9_000);
+  });
+});
