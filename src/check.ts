@@ -13,6 +13,7 @@ import { Policy, ProjectConfig, type ProjectConfigInput } from "./policy/schema.
 import { checkStructure } from "./policy/structure.js";
 import { validate } from "./policy/validate.js";
 import { DEFAULT_POLICY_GLOB, displayPath, expandInputs } from "./project.js";
+import { clientNames, findClashes } from "./emit/naming.js";
 
 export interface CheckOptions {
   /** Directory that relative arguments and displayed paths are relative to. Defaults to process.cwd(). */
@@ -36,6 +37,8 @@ export interface CheckResult {
   readonly sources: SourceTexts;
   /** Number of policy files examined. */
   readonly fileCount: number;
+  /** For each policy file (by displayed path): its absolute path and the project file governing it. */
+  readonly files: ReadonlyMap<string, { readonly absolute: string; readonly config: string | undefined }>;
   /** Arguments that matched nothing (a usage error: exit code 2). */
   readonly unmatched: readonly string[];
 }
@@ -86,6 +89,7 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
   for (const file of inputs.missing) await readSource(file);
   const policies: ResolvedPolicy[] = [];
   const seen = new Map<string, string>();
+  const factories = new Map<string, ResolvedPolicy>();
   for (const { file, config } of inputs.policies) {
     const project = config ? await loadProject(config) : undefined;
     const source = await readSource(file);
@@ -108,6 +112,15 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
       );
       continue;
     }
+    const factory = clientNames(policy.dependency).factory;
+    const sameName = factories.get(factory);
+    if (sameName !== undefined) {
+      diagnostics.push(
+        diagnostic("RG301", policy.file, source.spanOf(["dependency"]), `dependency "${policy.dependency}" and "${sameName.dependency}" (${sameName.file}) both become ${factory}()`, "rename one of them"),
+      );
+      continue;
+    }
+    factories.set(factory, policy);
     seen.set(policy.dependency, policy.file);
     policies.push(policy);
   }
@@ -118,6 +131,7 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
     diagnostics: sortDiagnostics(diagnostics),
     sources,
     fileCount: inputs.policies.length,
+    files: new Map(inputs.policies.map((p) => [displayPath(p.file, cwd), { absolute: p.file, config: p.config }])),
     unmatched: inputs.unmatched,
   };
 }
@@ -134,7 +148,11 @@ export function checkPolicySource(
   const result = validate(Policy, source);
   const diagnostics = [...structural, ...result.diagnostics];
   if (!result.value || diagnostics.length > 0) return { policy: undefined, diagnostics };
-  return { policy: normalize(result.value, source.file, project), diagnostics };
+  const policy = normalize(result.value, source.file, project);
+  for (const clash of findClashes(policy)) {
+    diagnostics.push(diagnostic("RG301", source.file, source.keySpanOf(clash.operation.source.path), clash.message, "rename the operation or the parameter"));
+  }
+  return { policy: diagnostics.length > 0 ? undefined : policy, diagnostics };
 }
 
 /** Loads, validates and resolves one policy text. */

@@ -1,0 +1,319 @@
+/**
+ * One dependency → one TypeScript module: its schema types, the settings of its stack as
+ * literals, and `create<Name>Client`. Built as ts-morph structures from the resolved model; every
+ * string from the policy reaches the output through `literal`, `propertyKey` or `docText`.
+ */
+import {
+  Project,
+  StructureKind,
+  type InterfaceDeclarationStructure,
+  type MethodSignatureStructure,
+  type OptionalKind,
+  type PropertySignatureStructure,
+  type SourceFile,
+  VariableDeclarationKind,
+} from "ts-morph";
+import type { ResolvedOperation, ResolvedPolicy, ResolvedQueryParam } from "../policy/model.js";
+import { literal } from "./literal.js";
+import { access, camelCase, docText, pascalCase, propertyKey } from "./names.js";
+import { clientNames, operationNames, type OperationNames } from "./naming.js";
+import { schemaTypeNames, typeOf, type TypeContext } from "./types.js";
+
+export const RUNTIME_IMPORT = "./runtime/index.js";
+
+const project = new Project({ useInMemoryFileSystem: true, skipAddingFilesFromTsConfig: true });
+
+/** The module text of one dependency, without its header. Deterministic for the same model. */
+export function emitClient(policy: ResolvedPolicy): string {
+  const file = project.createSourceFile(`${policy.dependency}.ts`, "", { overwrite: true });
+  try {
+    build(file, policy);
+    file.formatText({ indentSize: 2, convertTabsToSpaces: true, ensureNewLineAtEndOfFile: true });
+    return file.getFullText();
+  } finally {
+    project.removeSourceFile(file);
+  }
+}
+
+function build(file: SourceFile, policy: ResolvedPolicy): void {
+  const names = clientNames(policy.dependency);
+  const http = policy.transport === "http";
+  const ops = policy.operations.map((op) => ({ op, names: operationNames(op, policy.transport) }));
+
+  const taken = new Set<string>([names.factory, names.client, names.config, "dependencySettings"]);
+  for (const { names: n } of ops) for (const v of [n.input, n.body, n.response, n.constant]) taken.add(v);
+  const types: TypeContext = { names: schemaTypeNames(policy.schemas, taken) };
+
+  const runtimeValues = new Set<string>(["createDependency"]);
+  const runtimeTypes = new Set<string>(["CallOptions", "Clock", "DependencyHealth", "DependencySettings", "Observer", "OperationSettings", "Random"]);
+
+  // --- schema types
+  for (const [schemaName, schema] of Object.entries(policy.schemas).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const typeName = types.names.get(schemaName)!;
+    const docs = schema.description ? [docText(schema.description)] : [];
+    const text = typeOf(schema, types);
+    if (schema.type === "object" && schema.nullable !== true && text.startsWith("{")) {
+      file.addStatements(`${jsdoc(docs)}export interface ${typeName} ${text}`);
+    } else {
+      file.addTypeAlias({ name: typeName, isExported: true, type: text, docs });
+    }
+  }
+
+  // --- per-operation input, body and response types
+  for (const { op, names: n } of ops) {
+    if (op.body) file.addTypeAlias({ name: n.body, isExported: true, type: typeOf(op.body, types), docs: [`Request body of ${op.name}.`] });
+    if (op.response) file.addTypeAlias({ name: n.response, isExported: true, type: typeOf(op.response, types), docs: [`Response of ${op.name}.`] });
+    if (http && hasInput(op)) file.addInterface(inputInterface(op, n));
+  }
+
+  // --- the stack's settings, as literals the runtime reads
+  file.addVariableStatement({
+    declarationKind: VariableDeclarationKind.Const,
+    docs: [`Settings of the ${policy.dependency} dependency, resolved from its policy.`],
+    declarations: [{ name: "dependencySettings", type: "DependencySettings", initializer: literal(dependencySettings(policy)) }],
+  });
+  for (const { op, names: n } of ops) {
+    file.addVariableStatement({
+      declarationKind: VariableDeclarationKind.Const,
+      declarations: [{ name: n.constant, initializer: `${literal(operationSettings(op, http))} as const satisfies OperationSettings` }],
+    });
+  }
+
+  // --- config, client interface and factory
+  file.addInterface({
+    name: names.config,
+    isExported: true,
+    docs: [`Options of {@link ${names.factory}}.`],
+    properties: [
+      ...(http
+        ? [
+            prop("baseUrl", "string", false, `Base URL of ${policy.dependency}, e.g. \`https://${policy.dependency.toLowerCase()}.internal\`; operation paths are appended to it.`),
+            prop("fetch", "typeof fetch | undefined", true, "The fetch implementation. Defaults to `globalThis.fetch`."),
+            prop("headers", "Readonly<Record<string, string>> | undefined", true, "Headers sent with every request (for example authorization)."),
+          ]
+        : []),
+      prop("observer", "Observer | undefined", true, "Receives every event of the stack (attempts, retries, breaker transitions, ...)."),
+      prop("clock", "Clock | undefined", true, "Time source. Defaults to the system's monotonic clock; inject a virtual clock in tests."),
+      prop("random", "Random | undefined", true, "Randomness for jitter. Defaults to `Math.random`."),
+    ],
+  });
+
+  const methods: OptionalKind<MethodSignatureStructure>[] = ops.map(({ op, names: n }) => {
+    const response = op.response ? n.response : http ? "void" : "R";
+    const withFallback = op.fallback !== null;
+    const result = withFallback ? `Outcome<${response}>` : response;
+    if (withFallback) runtimeTypes.add("Outcome");
+    const options = optionsParam(op, response, runtimeTypes);
+    const docs = [methodDoc(op, http)];
+    if (http) {
+      return {
+        name: propertyKey(n.method),
+        docs,
+        parameters: [{ name: "input", type: n.input, hasQuestionToken: !requiresInput(op) }, options].filter((p) => hasInput(op) || p.name !== "input"),
+        returnType: `Promise<${result}>`,
+      };
+    }
+    runtimeTypes.add("AttemptContext");
+    const fn = op.body ? `(input: ${n.body}, ctx: AttemptContext) => Promise<${response}>` : `(ctx: AttemptContext) => Promise<${response}>`;
+    return {
+      name: propertyKey(n.method),
+      docs,
+      ...(op.response ? {} : { typeParameters: ["R"] }),
+      parameters: [...(op.body ? [{ name: "input", type: n.body }] : []), { name: "fn", type: fn }, options],
+      returnType: `Promise<${result}>`,
+    };
+  });
+  file.addInterface({
+    name: names.client,
+    isExported: true,
+    docs: [policy.description ? docText(policy.description) : `Client of ${policy.dependency}.`],
+    methods: [
+      ...methods,
+      { name: "health", docs: ["Breaker state and window counts, bulkhead occupancy and retry-budget tokens, for a health endpoint."], returnType: "DependencyHealth" },
+      { name: "subscribe", docs: ["Adds an observer of the stack's events; returns a function that removes it."], parameters: [{ name: "observer", type: "Observer" }], returnType: "() => void" },
+    ],
+  });
+
+  const body: string[] = [
+    "const dependency = createDependency(dependencySettings, { clock: config.clock, random: config.random, observer: config.observer });",
+    "return {",
+  ];
+  for (const { op, names: n } of ops) {
+    body.push(...(http ? httpMethod(op, n, runtimeValues) : functionMethod(op, n)).map((l) => `  ${l}`));
+  }
+  body.push("  health: () => dependency.health(),", "  subscribe: (observer) => dependency.subscribe(observer),", "};");
+  file.addFunction({
+    name: names.factory,
+    isExported: true,
+    docs: [
+      `Creates the ${policy.dependency} client. Create one per process and share it: the breaker, bulkhead and retry budget only protect calls that go through the same instance.`,
+    ],
+    parameters: [{ name: "config", type: names.config, ...(http ? {} : { initializer: "{}" }) }],
+    returnType: names.client,
+    statements: body,
+  });
+
+  const imports = [...[...runtimeValues].sort(), ...[...runtimeTypes].sort().map((t) => `type ${t}`)];
+  file.insertImportDeclaration(0, { moduleSpecifier: RUNTIME_IMPORT, namedImports: imports });
+}
+
+function jsdoc(docs: string[]): string {
+  return docs.length === 0 ? "" : `/**\n${docs.join("\n").split("\n").map((l) => ` * ${l}`.trimEnd()).join("\n")}\n */\n`;
+}
+
+function prop(name: string, type: string, optional: boolean, doc: string): OptionalKind<PropertySignatureStructure> {
+  return { name, type, hasQuestionToken: optional, isReadonly: true, docs: [doc] };
+}
+
+function hasInput(op: ResolvedOperation): boolean {
+  return op.params.length > 0 || op.query.length > 0 || op.body !== undefined;
+}
+
+function requiresInput(op: ResolvedOperation): boolean {
+  return op.params.length > 0 || op.query.some((q) => q.required) || op.body !== undefined;
+}
+
+function paramType(type: string, values?: readonly (string | number | boolean)[]): string {
+  if (values) return values.map((v) => JSON.stringify(v)).join(" | ");
+  return type === "integer" ? "number" : type;
+}
+
+function queryType(q: ResolvedQueryParam): string {
+  if (q.type === "array") return `ReadonlyArray<${paramType(q.items ?? "string", q.enum)}>`;
+  return paramType(q.type, q.enum);
+}
+
+function inputInterface(op: ResolvedOperation, n: OperationNames): InterfaceDeclarationStructure {
+  const properties: OptionalKind<PropertySignatureStructure>[] = op.params.map((p) => ({
+    name: propertyKey(p.name),
+    type: paramType(p.type, p.enum),
+    isReadonly: true,
+    docs: [p.description ? docText(p.description) : `Path parameter {${p.name}}.`],
+  }));
+  if (op.query.length > 0) {
+    const lines = op.query.map((q) => {
+      const doc = q.description ? `  /** ${docText(q.description).replace(/\n/g, " ")} */\n` : "";
+      return `${doc}  readonly ${propertyKey(q.name)}${q.required ? "" : "?"}: ${queryType(q)}${q.required ? "" : " | undefined"};`;
+    });
+    properties.push({ name: "query", type: `{\n${lines.join("\n")}\n}`, isReadonly: true, hasQuestionToken: !op.query.some((q) => q.required), docs: ["Query parameters."] });
+  }
+  if (op.body) properties.push({ name: "body", type: n.body, isReadonly: true, docs: ["Request body, sent as JSON."] });
+  return { kind: StructureKind.Interface, name: n.input, isExported: true, docs: [`Input of ${op.name}.`], properties };
+}
+
+/** Per-call options; a `provided` fallback makes the caller's fallback function required. */
+function optionsType(op: ResolvedOperation, response: string): string {
+  return op.fallback?.kind === "provided"
+    ? `CallOptions<${response}> & { readonly fallback: (error: ResilienceError) => ${response} | Promise<${response}> }`
+    : `CallOptions<${response}>`;
+}
+
+function optionsParam(op: ResolvedOperation, response: string, runtimeTypes: Set<string>) {
+  if (op.fallback?.kind === "provided") runtimeTypes.add("ResilienceError");
+  return { name: "options", type: optionsType(op, response), hasQuestionToken: op.fallback?.kind !== "provided" };
+}
+
+function methodDoc(op: ResolvedOperation, http: boolean): string {
+  const lines: string[] = [];
+  if (op.description) lines.push(docText(op.description), "");
+  if (http && op.method) lines.push(`\`${op.method} ${docText(op.path ?? "")}\``, "");
+  const stack: string[] = [`attempt timeout ${op.timeout.attemptMs} ms, total ${op.timeout.totalMs} ms`];
+  if (op.hedge && op.retrySafe) stack.push(`hedged: up to ${op.hedge.maxAttempts} copies, ${op.hedge.delayMs} ms apart`);
+  else if (op.retry && op.retrySafe) stack.push(`up to ${op.retry.maxAttempts} attempts (${op.retry.backoff.jitter} jitter)`);
+  else stack.push("attempted once (not retry-safe)");
+  if (op.idempotencyKey) stack.push(`idempotency key in ${docText(op.idempotencyKey.header)}, the same on every attempt`);
+  if (op.fallback) stack.push(`fallback: ${op.fallback.kind}; a served fallback is labelled \`degraded: true\``);
+  lines.push(`Stack: ${stack.join("; ")}.`);
+  return lines.join("\n");
+}
+
+function httpMethod(op: ResolvedOperation, n: OperationNames, runtimeValues: Set<string>): string[] {
+  runtimeValues.add("sendHttp");
+  const response = op.response ? n.response : "void";
+  // parameter types come from the client interface the object literal is returned as
+  const params = hasInput(op) ? "input, options" : "options";
+  const lines = [`${propertyKey(n.method)}(${params}) {`, `  const path = ${pathExpression(op)};`];
+  const request = ["fetch: config.fetch", "baseUrl: config.baseUrl", `method: ${JSON.stringify(op.method ?? "GET")}`, "path"];
+  const from = requiresInput(op) ? "input" : "input?";
+  if (op.query.length > 0) {
+    const query = op.query.some((q) => q.required) ? `${from}.query` : `${from}.query?`;
+    lines.push(`  const query = { ${op.query.map((q) => `${propertyKey(q.name)}: ${member(query, q.name)}`).join(", ")} };`);
+    request.push("query");
+  }
+  request.push("headers: config.headers");
+  if (op.body) request.push(`body: ${member(from, "body")}`);
+  request.push(`responseType: ${op.response ? '"json"' : '"none"'}`);
+  let cacheKey: string | undefined;
+  if (op.fallback?.kind === "stale") {
+    cacheKey = op.query.length > 0 ? 'buildUrl("", path, query)' : "path";
+    if (op.query.length > 0) runtimeValues.add("buildUrl");
+  }
+  lines.push(
+    `  return dependency.call(${n.constant}, (ctx) => sendHttp<${response}>({ ${request.join(", ")} }, ctx), ${cacheKey ? `{ cacheKey: ${cacheKey}, ...options }` : "options"});`,
+    "},",
+  );
+  return lines;
+}
+
+/** `target.name`, `target?.name` or `target?.["odd-name"]`; `target` may end in `?` for optional chaining. */
+function member(target: string, name: string): string {
+  if (!target.endsWith("?")) return access(target, name);
+  const base = target.slice(0, -1);
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? `${base}?.${name}` : `${base}?.[${JSON.stringify(name)}]`;
+}
+
+function functionMethod(op: ResolvedOperation, n: OperationNames): string[] {
+  const response = op.response ? n.response : "R";
+  const fnType = op.body ? `(input: ${n.body}, ctx: AttemptContext) => Promise<${response}>` : `(ctx: AttemptContext) => Promise<${response}>`;
+  const params = [...(op.body ? [`input: ${n.body}`] : []), `fn: ${fnType}`, `options${op.fallback?.kind === "provided" ? "" : "?"}: ${optionsType(op, response)}`];
+  const cacheKey = op.fallback?.kind === "stale" ? (op.body ? "JSON.stringify(input)" : '""') : undefined;
+  return [
+    `${propertyKey(n.method)}${op.response ? "" : "<R>"}(${params.join(", ")}) {`,
+    `  return dependency.call(${n.constant}, ${op.body ? "(ctx) => fn(input, ctx)" : "fn"}, ${cacheKey ? `{ cacheKey: ${cacheKey}, ...options }` : "options"});`,
+    "},",
+  ];
+}
+
+/** `"/users/" + encodeURIComponent(String(input.userId)) + "/recommendations"`: no template literals, so no `${}` can sneak in. */
+function pathExpression(op: ResolvedOperation): string {
+  const path = op.path ?? "/";
+  const parts: string[] = [];
+  let last = 0;
+  for (const m of path.matchAll(/\{([^{}]*)\}/g)) {
+    if (m.index > last) parts.push(JSON.stringify(path.slice(last, m.index)));
+    parts.push(`encodeURIComponent(String(${access("input", m[1]!)}))`);
+    last = m.index + m[0].length;
+  }
+  if (last < path.length) parts.push(JSON.stringify(path.slice(last)));
+  return parts.length === 0 ? '"/"' : parts.join(" + ");
+}
+
+function dependencySettings(policy: ResolvedPolicy): unknown {
+  return {
+    name: policy.dependency,
+    deadline: { propagate: policy.deadline.propagate, marginMs: policy.deadline.marginMs, header: policy.deadline.header, format: policy.deadline.format },
+    breaker: policy.breaker,
+    bulkhead: policy.bulkhead,
+    budget: policy.budget,
+  };
+}
+
+function operationSettings(op: ResolvedOperation, http: boolean): unknown {
+  return {
+    name: op.name,
+    retrySafe: op.retrySafe,
+    idempotencyKey: op.idempotencyKey ? { header: http ? op.idempotencyKey.header : null } : null,
+    timeout: { attemptMs: op.timeout.attemptMs, totalMs: op.timeout.totalMs },
+    retry: op.retry
+      ? {
+          maxAttempts: op.retry.maxAttempts,
+          backoff: op.retry.backoff,
+          on: op.retry.on,
+          retryAfter: op.retry.retryAfter ? { honor: true, capMs: op.retry.retryAfter.maxMs ?? null } : null,
+        }
+      : null,
+    hedge: op.hedge,
+    fallback: op.fallback,
+  };
+}
+

@@ -1,0 +1,37 @@
+/**
+ * Emission of a whole output folder: one module per dependency, a barrel, and the runtime.
+ * Returns file contents by relative path; writing them is src/write.ts's job.
+ */
+import type { ResolvedPolicy } from "../policy/model.js";
+import { emitClient } from "./client.js";
+import { clientNames } from "./naming.js";
+import { header } from "./header.js";
+import { moduleName } from "./names.js";
+import { emitRuntime } from "./runtime.js";
+
+export interface EmitContext {
+  /** The policy's path as it appears in the header: relative to the project, forward slashes. */
+  readonly sourcePath: (policy: ResolvedPolicy) => string;
+}
+
+/** File contents by path relative to the output folder, sorted. */
+export type EmittedFiles = ReadonlyMap<string, string>;
+
+/**
+ * Emits the output folder of checked policies (`check` has already refused names that clash).
+ */
+export function emitProject(policies: readonly ResolvedPolicy[], ctx: EmitContext): EmittedFiles {
+  const files = new Map<string, string>();
+  const sorted = [...policies].sort((a, b) => (a.dependency < b.dependency ? -1 : a.dependency > b.dependency ? 1 : 0));
+  const barrel: string[] = [];
+  for (const policy of sorted) {
+    const module = moduleName(policy.dependency);
+    files.set(`${module}.ts`, header(ctx.sourcePath(policy)) + "\n" + emitClient(policy));
+    const n = clientNames(policy.dependency);
+    barrel.push(`export { ${n.factory}, type ${n.client}, type ${n.config} } from "./${module}.js";`);
+  }
+  barrel.push(`export * from "./runtime/index.js";`);
+  files.set("index.ts", header("the project's policies") + "\n" + barrel.join("\n") + "\n");
+  for (const [path, text] of emitRuntime()) files.set(path, text);
+  return new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}

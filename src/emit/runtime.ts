@@ -1,0 +1,25 @@
+/**
+ * The runtime stack is real, tested TypeScript in templates/runtime; it is copied into the
+ * output byte for byte, behind the generated-file header.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { PACKAGE_ROOT } from "../version.js";
+import { header } from "./header.js";
+
+export const RUNTIME_DIR = "runtime";
+
+let cache: ReadonlyMap<string, string> | undefined;
+
+/** The runtime's files by output path (`runtime/breaker.ts`), with headers. */
+export function emitRuntime(): ReadonlyMap<string, string> {
+  if (cache) return cache;
+  const dir = join(PACKAGE_ROOT, "templates", "runtime");
+  const files = new Map<string, string>();
+  for (const name of readdirSync(dir).filter((f) => f.endsWith(".ts")).sort()) {
+    const text = readFileSync(join(dir, name), "utf8").replace(/\r\n/g, "\n");
+    files.set(`${RUNTIME_DIR}/${name}`, header(`its runtime (templates/runtime/${name})`) + "\n" + text);
+  }
+  cache = files;
+  return files;
+}
