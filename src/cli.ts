@@ -3,7 +3,9 @@
  * allowed unless --max-warnings says otherwise), 1 errors found, 2 usage or I/O error.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { build, watchBuild, type BuildResult } from "./build.js";
 import { check, type CheckResult } from "./check.js";
+import { displayPath } from "./project.js";
 import { countBySeverity } from "./diagnostics/diagnostic.js";
 import { FORMATS, format, type Format } from "./diagnostics/format.js";
 import { formatMs } from "./policy/durations.js";
@@ -15,6 +17,8 @@ export interface Io {
   readonly stderr: (text: string) => void;
   readonly cwd: string;
   readonly color: boolean;
+  /** Ends `build --watch` (tests); the CLI otherwise stops on SIGINT or SIGTERM. */
+  readonly signal?: AbortSignal;
 }
 
 const defaultIo = (): Io => ({
@@ -46,6 +50,30 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
       exitCode = report(result, opts.format, opts.maxWarnings, io);
     });
 
+  program
+    .command("build")
+    .description("Generate a typed client per dependency, plus the runtime, into the output folder.")
+    .argument("[paths...]", "policy files, directories or globs (default: the project's policies)")
+    .option("-o, --out <dir>", "output folder (default: `out` of resgen.config.yaml, else src/generated)")
+    .option("--check", "write nothing; exit 1 if any generated file is missing, stale or left over")
+    .option("-w, --watch", "rebuild when a policy or project file changes; report problems without exiting")
+    .addOption(new Option("-f, --format <format>", "format of diagnostics").choices(FORMATS).default("pretty"))
+    .option("--max-warnings <n>", "exit 1 when there are more warnings than this", parseCount)
+    .action(async (paths: string[], opts: { out?: string; check?: boolean; watch?: boolean; format: Format; maxWarnings?: number }) => {
+      const options = { cwd: io.cwd, ...(opts.out === undefined ? {} : { out: opts.out }), check: opts.check === true };
+      if (opts.watch) {
+        const controller = new AbortController();
+        const stop = () => controller.abort();
+        process.once("SIGINT", stop);
+        process.once("SIGTERM", stop);
+        await watchBuild(paths, options, (result) => void reportBuild(result, opts, io), io.signal ?? controller.signal);
+        process.off("SIGINT", stop);
+        process.off("SIGTERM", stop);
+        return;
+      }
+      exitCode = reportBuild(await build(paths, options), opts, io);
+    });
+
   try {
     await program.parseAsync([...argv]);
   } catch (error) {
@@ -57,6 +85,41 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
     return 2;
   }
   return exitCode;
+}
+
+function reportBuild(result: BuildResult, opts: { check?: boolean; format: Format; maxWarnings?: number }, io: Io): number {
+  const checked = result.checked;
+  if (checked.unmatched.length > 0) return report(checked, opts.format, opts.maxWarnings, io);
+  if (opts.format !== "pretty") {
+    io.stdout(format(opts.format, result.diagnostics, checked.sources));
+  } else if (result.diagnostics.length > 0) {
+    io.stdout(format("pretty", result.diagnostics, checked.sources, { color: io.color }));
+  }
+  const { errors, warnings } = countBySeverity(result.diagnostics);
+  if (errors > 0) {
+    if (opts.format === "pretty") io.stdout(result.plans.length === 0 ? "nothing written: fix the errors above first\n" : "nothing written\n");
+    return result.diagnostics.some((d) => d.code === "RG004") ? 2 : 1;
+  }
+  const log = opts.format === "pretty" ? io.stdout : io.stderr;
+  let stale = 0;
+  for (const plan of result.plans) {
+    const where = displayPath(plan.outDir, io.cwd);
+    const counts = { create: 0, update: 0, remove: 0 };
+    for (const change of plan.changes) {
+      counts[change.kind]++;
+      if (opts.check) log(`${where}/${change.path}: ${change.kind === "create" ? "missing" : change.kind === "update" ? "out of date" : "no longer generated"}\n`);
+    }
+    stale += plan.changes.length;
+    if (!opts.check) {
+      log(`${where}: ${counts.create} written, ${counts.update} updated, ${counts.remove} removed, ${plan.unchanged} unchanged\n`);
+    }
+  }
+  if (opts.check) {
+    log(stale === 0 ? "generated code is up to date\n" : `${stale} generated file${stale === 1 ? " is" : "s are"} not up to date: run resgen build\n`);
+    if (stale > 0) return 1;
+  }
+  if (opts.maxWarnings !== undefined && warnings > opts.maxWarnings) return 1;
+  return 0;
 }
 
 function parseCount(value: string): number {
