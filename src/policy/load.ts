@@ -2,7 +2,7 @@
  * Reading a YAML file into plain data while keeping the YAML nodes, so any later stage can
  * point at file:line:col for a path into the document.
  */
-import { isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode, type Pair } from "yaml";
+import { isMap, isPair, isScalar, isSeq, parseDocument, visit, type Document, type Node as YamlNode, type Pair } from "yaml";
 import { diagnostic, type Diagnostic, type Span } from "../diagnostics/diagnostic.js";
 
 /** Largest policy or project file accepted. Policies are small; anything bigger is a mistake or an attack. */
@@ -127,6 +127,15 @@ export function loadYaml(file: string, text: string): LoadResult {
     if (e.code === "DUPLICATE_KEY") diagnostics.push(diagnostic("RG002", file, span, "duplicate key: a mapping names this key twice", "keep one of the two entries"));
     else diagnostics.push(diagnostic("RG001", file, span, `YAML syntax error: ${lowerFirst(message)}`));
   }
+  visit(doc, {
+    Pair(_key, pair) {
+      if (isScalar(pair.key) && pair.key.value === "__proto__") {
+        diagnostics.push(
+          diagnostic("RG006", file, spanOfNode(pair.key) ?? { start: 0, end: 1 }, "the key __proto__ is not supported", "JavaScript would treat it as a prototype, not data: rename the key"),
+        );
+      }
+    },
+  });
   if (diagnostics.length > 0) return { source: new SourceDocument(file, text, doc, undefined), diagnostics, ok: false };
   let data: unknown;
   try {

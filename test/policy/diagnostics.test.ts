@@ -178,3 +178,12 @@ describe("loader diagnostics", () => {
     }
   });
 });
+
+describe("reserved keys", () => {
+  it("RG006 refuses __proto__ anywhere, quoted or not, at the key", () => {
+    for (const key of ["__proto__", '"__proto__"']) {
+      const text = policy("", `  get:\n    method: GET\n    path: /x\n    response: { type: object, properties: { ${key}: { type: string } } }\n`);
+      expect(only(text)).toMatchObject({ code: "RG006", ...at(text, key), message: "the key __proto__ is not supported" });
+    }
+  });
+});
