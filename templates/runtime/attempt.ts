@@ -115,29 +115,26 @@ export class Call<T> implements AttemptOwner {
 }
 
 /**
- * Checks the deadline and asks the breaker for a permit; throws `deadline` or `circuit-open`
- * (cheaply: this is the load-shedding path).
+ * Checks the deadline and asks the breaker for a permit. Returns the permit, or the `deadline`
+ * or `circuit-open` error to reject with: returned rather than thrown because this is the
+ * load-shedding path, and throwing costs more than the rest of the rejection.
  */
-export function admitAttempt(call: Call<unknown>): Permit {
-  if (call.timeLeft() <= 0) throw call.deadlineError();
+export function admitAttempt(call: Call<unknown>): Permit | ResilienceError {
+  if (call.timeLeft() <= 0) return call.deadlineError();
   const breaker = call.dep.breaker;
   if (breaker === null) return 0;
   const permit = breaker.tryAcquire();
   if (permit !== REJECTED) return permit;
   const { events, name } = call.dep;
-  if (events.active) {
-    events.emit({ type: "breaker-rejected", dependency: name, operation: call.plan.operation, state: breaker.state.state });
-  }
   const state = breaker.state.state;
+  if (events.active) {
+    events.emit({ type: "breaker-rejected", dependency: name, operation: call.plan.operation, state });
+  }
   const detail = state === "open" ? `trials in ${Math.ceil(breaker.retryInMs())} ms` : state;
-  return rejectOpen(call, detail);
-}
-
-function rejectOpen(call: Call<unknown>, detail: string): never {
-  throw new ResilienceError({
+  return new ResilienceError({
     kind: "circuit-open",
-    message: `${call.dep.name}.${call.plan.operation}: circuit open (${detail})`,
-    dependency: call.dep.name,
+    message: `${name}.${call.plan.operation}: circuit open (${detail})`,
+    dependency: name,
     operation: call.plan.operation,
     cause: call.lastError,
     withoutStack: true,

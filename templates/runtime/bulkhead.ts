@@ -68,20 +68,21 @@ export class Bulkhead {
 
   /**
    * Asks for a permit. Returns `undefined` when admitted at once, a promise when queued (it
-   * resolves once admitted), and throws a `bulkhead-full` error when rejected at once.
+   * resolves once admitted, or rejects), and a `bulkhead-full` error when rejected at once
+   * (returned, not thrown, to keep load shedding cheap).
    *
    * @param deadlineMs Milliseconds left before the call's deadline (bounds the queue wait).
    */
-  enter(operation: string, deadlineMs: number, signal?: AbortSignal): Promise<void> | undefined {
+  enter(operation: string, deadlineMs: number, signal?: AbortSignal): Promise<void> | ResilienceError | undefined {
     if (this.#inFlight < this.settings.maxConcurrent) {
       this.#inFlight++;
       return undefined;
     }
     const { maxQueue, queueTimeoutMs, overflow } = this.settings;
     const waitMs = queueTimeoutMs > 0 ? Math.min(queueTimeoutMs, deadlineMs) : deadlineMs;
-    if (maxQueue <= 0 || waitMs <= 0) throw this.#reject(operation, "full");
+    if (maxQueue <= 0 || waitMs <= 0) return this.#reject(operation, "full");
     if (this.#waiters.size >= maxQueue) {
-      if (overflow === "reject") throw this.#reject(operation, "queue-full");
+      if (overflow === "reject") return this.#reject(operation, "queue-full");
       const oldest = this.#waiters.values().next().value;
       if (oldest !== undefined) {
         this.#remove(oldest);

@@ -1,5 +1,5 @@
-import { admitAttempt, executeAttempt, type Call } from "./attempt.js";
-import { REJECTED } from "./breaker.js";
+import { executeAttempt, type Call } from "./attempt.js";
+import { REJECTED, type Permit } from "./breaker.js";
 import type { TimerHandle } from "./clock.js";
 import { ResilienceError } from "./errors.js";
 
@@ -55,18 +55,14 @@ export class HedgeBudget {
  * are aborted (their breaker permits released without a verdict). A non-transient failure ends
  * the call at once. When every copy fails, the first-launched copy's error is thrown with the
  * others in `others`.
+ *
+ * @param firstPermit The breaker permit already granted for the first copy.
  */
-export function runHedged<T>(call: Call<T>, settings: HedgeSettings, hedgeBudget: HedgeBudget): Promise<T> {
+export function runHedged<T>(call: Call<T>, settings: HedgeSettings, hedgeBudget: HedgeBudget, firstPermit: Permit): Promise<T> {
   const { clock, events, budget, breaker, name } = call.dep;
   const operation = call.plan.operation;
   const maxCopies = call.plan.repeatable ? Math.max(1, Math.floor(settings.maxAttempts)) : 1;
   hedgeBudget.onCall();
-  let firstPermit: number;
-  try {
-    firstPermit = admitAttempt(call);
-  } catch (error) {
-    return Promise.reject(error);
-  }
   return new Promise<T>((resolve, reject) => {
     const failures: ResilienceError[] = [];
     let launched = 0;

@@ -1,4 +1,5 @@
 import { admitAttempt, executeAttempt, type Call } from "./attempt.js";
+import type { Permit } from "./breaker.js";
 import { sleep } from "./clock.js";
 import { isResilienceError, ResilienceError } from "./errors.js";
 import { retryDelay, type RetrySettings } from "./retry.js";
@@ -9,14 +10,17 @@ import { retryDelay, type RetrySettings } from "./retry.js";
  * ends before the deadline minus margin. Otherwise the last failure is thrown as is (an
  * exhausted budget throws `budget-exhausted` with the last failure as its cause). A breaker
  * rejection is final: it is never retried and nothing sleeps.
+ *
+ * @param firstPermit The breaker permit already granted for the first attempt.
  */
-export async function runWithRetries<T>(call: Call<T>, retry: RetrySettings | null): Promise<T> {
+export async function runWithRetries<T>(call: Call<T>, retry: RetrySettings | null, firstPermit: Permit): Promise<T> {
   const { clock, random, events, budget, name } = call.dep;
   const operation = call.plan.operation;
   const maxAttempts = retry !== null && call.plan.repeatable ? Math.max(1, Math.floor(retry.maxAttempts)) : 1;
   let previousMs = retry?.backoff.baseMs ?? 0;
   for (let n = 1; ; n++) {
-    const permit = admitAttempt(call);
+    const permit = n === 1 ? firstPermit : admitAttempt(call);
+    if (typeof permit !== "number") throw permit;
     try {
       return await executeAttempt(call, permit, false);
     } catch (error) {

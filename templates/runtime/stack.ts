@@ -1,12 +1,19 @@
-import { Call, type CallPlan, type DependencyParts } from "./attempt.js";
-import { CircuitBreaker, type BreakerHealth, type BreakerSettings } from "./breaker.js";
+import { admitAttempt, Call, type DependencyParts } from "./attempt.js";
+import { CircuitBreaker, type BreakerHealth, type BreakerSettings, type Permit } from "./breaker.js";
 import { RetryBudget, type BudgetHealth, type BudgetSettings } from "./budget.js";
 import { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead.js";
 import { systemClock, type Clock } from "./clock.js";
 import { currentDeadline, Deadline, type DeadlineFormat, type DeadlineLike } from "./deadline.js";
 import { abortedError, isDependencyFailure, isResilienceError, type ResilienceError } from "./errors.js";
 import { Emitter, type Observer } from "./events.js";
-import { hasFallback, serveFallback, StaleCache, type CallResult, type FallbackSettings } from "./fallback.js";
+import {
+  hasFallback,
+  serveFallback,
+  StaleCache,
+  type CallResult,
+  type FallbackSettings,
+  type Outcome,
+} from "./fallback.js";
 import { HedgeBudget, runHedged, type HedgeSettings } from "./hedge.js";
 import { newIdempotencyKey, type IdempotencySettings } from "./idempotency.js";
 import { defaultRandom, type Random } from "./random.js";
@@ -174,7 +181,7 @@ class DependencyStack implements Dependency {
     };
   }
 
-  async call<T, F extends FallbackSettings | null>(
+  call<T, F extends FallbackSettings | null>(
     operation: OperationSettings<F>,
     transport: Transport<T>,
     options: CallOptions<T> = NO_OPTIONS as CallOptions<T>,
@@ -188,14 +195,24 @@ class DependencyStack implements Dependency {
     if (given !== undefined) at = Math.min(at, now + (typeof given === "number" ? Math.max(0, given) : given.remaining()));
 
     const fallback: FallbackSettings | null = operation.fallback;
-    if (!hasFallback(fallback)) return (await this.#run(operation, transport, options, at)) as CallResult<T, F>;
+    if (!hasFallback(fallback)) return this.#run(operation, transport, options, at) as Promise<CallResult<T, F>>;
+    return this.#withFallback(operation, fallback, transport, options, at) as Promise<CallResult<T, F>>;
+  }
 
+  async #withFallback<T>(
+    operation: OperationSettings<FallbackSettings | null>,
+    fallback: Exclude<FallbackSettings, { kind: "none" }>,
+    transport: Transport<T>,
+    options: CallOptions<T>,
+    at: number,
+  ): Promise<Outcome<T>> {
+    const clock = this.#parts.clock;
     const state = this.#state(operation);
     const cacheKey = options.cacheKey ?? "";
     try {
       const data = await this.#run(operation, transport, options, at);
       state.cache?.set(cacheKey, data, clock.now());
-      return { data, degraded: false } as CallResult<T, F>;
+      return { data, degraded: false };
     } catch (error) {
       if (!isDependencyFailure(error)) throw error;
       const cached = state.cache?.get(cacheKey, clock.now());
@@ -211,7 +228,7 @@ class DependencyStack implements Dependency {
           ageMs: served.ageMs,
         });
       }
-      return served as CallResult<T, F>;
+      return served;
     }
   }
 
@@ -228,7 +245,9 @@ class DependencyStack implements Dependency {
     return this.#events.subscribe(observer);
   }
 
-  async #run<T>(
+  // Checks up to the first breaker permit run synchronously, so load shedding (open breaker,
+  // full bulkhead, expired deadline) returns a rejected promise without entering async frames.
+  #run<T>(
     operation: OperationSettings<FallbackSettings | null>,
     transport: Transport<T>,
     options: CallOptions<T>,
@@ -236,7 +255,7 @@ class DependencyStack implements Dependency {
   ): Promise<T> {
     const signal = options.signal;
     const repeatable = operation.retrySafe || operation.idempotencyKey !== null;
-    const plan: CallPlan<T> = {
+    const call = new Call(this.#parts, {
       operation: operation.name,
       transport,
       deadline: new Deadline(at, this.#parts.clock),
@@ -247,41 +266,62 @@ class DependencyStack implements Dependency {
       idempotencyKey: options.idempotencyKey ?? (operation.idempotencyKey === null ? undefined : newIdempotencyKey()),
       idempotencyHeader: operation.idempotencyKey?.header ?? null,
       signal,
-    };
-    const call = new Call(this.#parts, plan);
+    });
     const bulkhead = this.bulkhead;
     let admitted = false;
+    try {
+      if (signal?.aborted === true) return Promise.reject(annotate(abortedError(signal.reason), call));
+      if (call.timeLeft() <= 0) return Promise.reject(call.deadlineError());
+      if (bulkhead !== null) {
+        const entry = bulkhead.enter(operation.name, call.timeLeft(), signal);
+        if (entry instanceof Promise) return this.#afterQueue(call, operation, entry);
+        if (entry !== undefined) return Promise.reject(entry);
+        admitted = true;
+      }
+      const permit = admitAttempt(call);
+      if (typeof permit === "number") return this.#attempts(call, operation, permit, admitted);
+      if (admitted) bulkhead?.leave();
+      return Promise.reject(permit);
+    } catch (error) {
+      if (admitted) bulkhead?.leave();
+      return Promise.reject(annotate(error, call));
+    }
+  }
+
+  async #afterQueue<T>(call: Call<T>, operation: OperationSettings<FallbackSettings | null>, wait: Promise<void>): Promise<T> {
+    try {
+      await wait;
+    } catch (error) {
+      throw annotate(error, call);
+    }
+    const permit = admitAttempt(call);
+    if (typeof permit === "number") return this.#attempts(call, operation, permit, true);
+    this.bulkhead?.leave();
+    throw permit;
+  }
+
+  async #attempts<T>(
+    call: Call<T>,
+    operation: OperationSettings<FallbackSettings | null>,
+    permit: Permit,
+    admitted: boolean,
+  ): Promise<T> {
+    const signal = call.plan.signal;
     let onAbort: (() => void) | undefined;
     try {
-      if (signal?.aborted === true) throw abortedError(signal.reason);
-      if (call.timeLeft() <= 0) throw call.deadlineError();
-      if (bulkhead !== null) {
-        const wait = bulkhead.enter(operation.name, call.timeLeft(), signal);
-        admitted = true;
-        if (wait !== undefined) {
-          admitted = false;
-          await wait;
-          admitted = true;
-        }
-      }
       if (signal !== undefined) {
         onAbort = () => call.cancelLive(abortedError(signal.reason));
         signal.addEventListener("abort", onAbort, { once: true });
       }
       const hedge = operation.hedge;
-      return await (hedge !== null && repeatable
-        ? runHedged(call, hedge, this.#state(operation).hedgeBudget ?? new HedgeBudget(hedge.budget))
-        : runWithRetries(call, operation.retry));
+      return await (hedge !== null && call.plan.repeatable
+        ? runHedged(call, hedge, this.#state(operation).hedgeBudget ?? new HedgeBudget(hedge.budget), permit)
+        : runWithRetries(call, operation.retry, permit));
     } catch (error) {
-      if (isResilienceError(error)) {
-        if (error.dependency === "") error.dependency = this.name;
-        if (error.operation === "") error.operation = operation.name;
-        error.attempts = call.attempts;
-      }
-      throw error;
+      throw annotate(error, call);
     } finally {
       if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);
-      if (admitted) bulkhead?.leave();
+      if (admitted) this.bulkhead?.leave();
     }
   }
 
@@ -297,6 +337,15 @@ class DependencyStack implements Dependency {
     }
     return state;
   }
+}
+
+function annotate(error: unknown, call: Call<unknown>): unknown {
+  if (isResilienceError(error)) {
+    if (error.dependency === "") error.dependency = call.dependency;
+    if (error.operation === "") error.operation = call.operation;
+    error.attempts = call.attempts;
+  }
+  return error;
 }
 
 /**

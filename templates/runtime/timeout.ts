@@ -125,6 +125,11 @@ export class Attempt implements AttemptContext {
     } catch (error) {
       return Promise.reject(error);
     }
+    // A synchronous answer cannot outlive its timeout, so it needs neither timer nor race.
+    if (!isThenable(pending)) {
+      this.#settled = true;
+      return Promise.resolve(pending);
+    }
     return new Promise<T>((resolve, reject) => {
       if (this.#settled) {
         reject(this.#cancelled);
@@ -167,4 +172,8 @@ export class Attempt implements AttemptContext {
       withoutStack: true,
     });
   }
+}
+
+function isThenable<T>(value: Promise<T> | T): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === "function";
 }
