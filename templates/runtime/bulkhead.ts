@@ -9,8 +9,8 @@ export interface BulkheadSettings {
   /** Calls allowed to wait for a permit; 0 rejects at once when full. */
   readonly maxQueue: number;
   /**
-   * Longest wait in the queue, in milliseconds; the call's deadline bounds it too. 0 means the
-   * deadline alone bounds the wait.
+   * Longest wait in the queue, in milliseconds (then `bulkhead-full`); the call's deadline bounds
+   * it too (then `deadline`). 0 means the deadline alone bounds the wait.
    */
   readonly queueTimeoutMs: number;
   /**
@@ -79,7 +79,8 @@ export class Bulkhead {
       return undefined;
     }
     const { maxQueue, queueTimeoutMs, overflow } = this.settings;
-    const waitMs = queueTimeoutMs > 0 ? Math.min(queueTimeoutMs, deadlineMs) : deadlineMs;
+    const deadlineBound = queueTimeoutMs <= 0 || deadlineMs < queueTimeoutMs;
+    const waitMs = deadlineBound ? deadlineMs : queueTimeoutMs;
     if (maxQueue <= 0 || waitMs <= 0) return this.#reject(operation, "full");
     if (this.#waiters.size >= maxQueue) {
       if (overflow === "reject") return this.#reject(operation, "queue-full");
@@ -93,7 +94,7 @@ export class Bulkhead {
       const waiter: Waiter = { operation, resolve, reject, timer: undefined, signal, onAbort: undefined };
       waiter.timer = this.#clock.setTimer(() => {
         this.#remove(waiter);
-        reject(this.#reject(operation, "queue-timeout"));
+        reject(deadlineBound ? this.#deadline(operation) : this.#reject(operation, "queue-timeout"));
       }, waitMs);
       if (signal !== undefined) {
         waiter.onAbort = () => {
@@ -140,6 +141,19 @@ export class Bulkhead {
     this.#waiters.delete(waiter);
     this.#clock.clearTimer(waiter.timer);
     if (waiter.onAbort !== undefined) waiter.signal?.removeEventListener("abort", waiter.onAbort);
+  }
+
+  #deadline(operation: string): ResilienceError {
+    if (this.#events.active) {
+      this.#events.emit({ type: "deadline-exceeded", dependency: this.#dependency, operation, stage: "queue" });
+    }
+    return new ResilienceError({
+      kind: "deadline",
+      message: `${this.#dependency}.${operation}: deadline reached while waiting for a bulkhead slot`,
+      dependency: this.#dependency,
+      operation,
+      withoutStack: true,
+    });
   }
 
   #reject(operation: string, reason: "full" | "queue-full" | "evicted" | "queue-timeout"): ResilienceError {

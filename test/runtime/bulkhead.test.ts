@@ -41,6 +41,8 @@ describe("bulkhead", () => {
     await h.clock.advance(40);
     expect(waiting.settled).toBe(true);
     expect(waiting.at).toBe(1_040);
+    expect(isResilienceError(waiting.error, "deadline")).toBe(true);
+    expect(h.events.find((e) => e.type === "deadline-exceeded")).toMatchObject({ stage: "queue" });
   });
 
   it("rejects the newcomer when the queue is full with overflow reject", async () => {
