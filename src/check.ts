@@ -4,6 +4,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
+import { analyze, contextFromDocuments } from "./analyze/index.js";
 import { diagnostic, sortDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import { SourceTexts } from "./diagnostics/format.js";
 import { loadYaml, type SourceDocument } from "./policy/load.js";
@@ -35,6 +36,8 @@ export interface CheckResult {
   readonly diagnostics: readonly Diagnostic[];
   /** Texts of the files read, for formatting diagnostics. */
   readonly sources: SourceTexts;
+  /** The parsed policy and project files, by the file name diagnostics and the model use. */
+  readonly documents: ReadonlyMap<string, SourceDocument>;
   /** Number of policy files examined. */
   readonly fileCount: number;
   /** For each policy file (by displayed path): its absolute path and the project file governing it. */
@@ -48,6 +51,7 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
   const sources = new SourceTexts();
   const diagnostics: Diagnostic[] = [];
   const projects = new Map<string, Project | undefined>();
+  const documents = new Map<string, SourceDocument>();
 
   const readSource = async (file: string): Promise<SourceDocument | undefined> => {
     const shown = displayPath(file, cwd);
@@ -64,7 +68,9 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
     sources.set(shown, text);
     const loaded = loadYaml(shown, text);
     diagnostics.push(...loaded.diagnostics);
-    return loaded.ok ? loaded.source : undefined;
+    if (!loaded.ok) return undefined;
+    documents.set(shown, loaded.source);
+    return loaded.source;
   };
 
   const loadProject = async (file: string): Promise<Project | undefined> => {
@@ -125,11 +131,15 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
     policies.push(policy);
   }
 
+  // semantic checks run on the policies that resolved; positions may point into project files
+  diagnostics.push(...analyze(policies, contextFromDocuments(documents)));
+
   return {
     policies,
     projects: new Map([...projects].filter((e): e is [string, Project] => e[1] !== undefined)),
     diagnostics: sortDiagnostics(diagnostics),
     sources,
+    documents,
     fileCount: inputs.policies.length,
     files: new Map(inputs.policies.map((p) => [displayPath(p.file, cwd), { absolute: p.file, config: p.config }])),
     unmatched: inputs.unmatched,
@@ -165,6 +175,30 @@ export function checkPolicyText(
   if (!loaded.ok) return { policy: undefined, diagnostics: [...loaded.diagnostics] };
   const result = checkPolicySource(loaded.source, project);
   return { policy: result.policy, diagnostics: sortDiagnostics(result.diagnostics) };
+}
+
+/**
+ * Loads, validates, resolves and analyzes several policy texts together, as `check` does for
+ * files (the docs generator and tests use it). The analyzer runs on the policies without errors.
+ */
+export function checkTexts(
+  files: readonly { readonly file: string; readonly text: string }[],
+  project: ProjectContext = {},
+): { policies: ResolvedPolicy[]; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const policies: ResolvedPolicy[] = [];
+  const documents = new Map<string, SourceDocument>();
+  for (const { file, text } of files) {
+    const loaded = loadYaml(file, text);
+    diagnostics.push(...loaded.diagnostics);
+    if (!loaded.ok) continue;
+    documents.set(file, loaded.source);
+    const result = checkPolicySource(loaded.source, project);
+    diagnostics.push(...result.diagnostics);
+    if (result.policy) policies.push(result.policy);
+  }
+  diagnostics.push(...analyze(policies, contextFromDocuments(documents)));
+  return { policies, diagnostics: sortDiagnostics(diagnostics) };
 }
 
 /** The directory of a project file, where its relative paths start. */

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkPolicyText } from "../src/check.js";
+import { checkTexts } from "../src/check.js";
 import { CODES, type Code } from "../src/diagnostics/codes.js";
-import { renderDiagnosticsDoc } from "../src/diagnostics/docs.js";
+import { checkExample, renderDiagnosticsDoc } from "../src/diagnostics/docs.js";
 import { loadYaml } from "../src/policy/load.js";
 import { ProjectConfig } from "../src/policy/schema.js";
 import { validate } from "../src/policy/validate.js";
@@ -17,7 +17,7 @@ describe("docs/diagnostics.md", () => {
   it("shows for each example exactly the code it documents", () => {
     for (const [code, info] of Object.entries(CODES) as [Code, { example?: string }][]) {
       if (info.example === undefined) continue;
-      const codes = checkPolicyText("example.yaml", info.example).diagnostics.map((d) => d.code);
+      const codes = checkExample(code).map((d) => d.code);
       expect(codes, code).toEqual([code]);
     }
   });
@@ -30,10 +30,10 @@ function yamlBlocks(markdown: string): string[] {
 
 describe("examples in the docs", () => {
   for (const doc of ["README.md", "docs/policy.md"]) {
-    it(`every policy in ${doc} passes resgen check`, () => {
+    it(`every policy in ${doc} passes resgen check, analyzer included`, () => {
       const policies = yamlBlocks(readFileSync(join(PACKAGE_ROOT, doc), "utf8")).filter((y) => /^dependency:/m.test(y));
       expect(policies.length).toBeGreaterThan(0);
-      for (const text of policies) expect(checkPolicyText("doc.yaml", text).diagnostics).toEqual([]);
+      for (const text of policies) expect(checkTexts([{ file: "doc.yaml", text }]).diagnostics).toEqual([]);
     });
   }
 

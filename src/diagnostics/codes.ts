@@ -15,6 +15,13 @@ export interface CodeInfo {
    * prints for it, so the docs cannot drift from the checker.
    */
   readonly example?: string;
+  /**
+   * Other policies checked together with `example`, by file name, for codes that look across
+   * policies (retries multiplied along `calls`).
+   */
+  readonly context?: Readonly<Record<string, string>>;
+  /** How to fix it, for the docs (analyzer codes). */
+  readonly fix?: string;
 }
 
 export const CODES = {
@@ -143,6 +150,162 @@ export const CODES = {
     severity: "error",
     title: "Output path outside the output folder",
     help: "resgen writes only inside its output folder. A path that would resolve outside it is refused.",
+  },
+  RG201: {
+    severity: "error",
+    title: "Retry or hedge on a non-idempotent operation",
+    help: "A POST or PATCH (or a call marked `idempotent: false`) that times out may still have succeeded on the server. Retrying it without an idempotency key repeats the side effect: with `maxAttempts: 3` a charge whose answer is lost can be taken three times. resgen attempts such an operation once whatever its policy says, so the setting is both dangerous and a lie about what runs.",
+    fix: "Configure `idempotency: { header: Idempotency-Key }` so the server deduplicates the attempts of one call, assert `idempotent: true` if repeating is genuinely harmless, or remove the retry/hedge from the operation.",
+    example: "version: 1\ndependency: payments\noperations:\n  createCharge:\n    method: POST\n    path: /charges\n    retry: { maxAttempts: 3 }\n",
+  },
+  RG202: {
+    severity: "warning",
+    title: "Inherited retry or hedge ignored on a non-idempotent operation",
+    help: "The retry (or hedge) comes from the dependency's section or the project defaults, and this operation is not safe to repeat, so it will be attempted exactly once (invariant I6). Nothing dangerous runs, but whoever reads the policy expects 3 attempts where there is 1.",
+    fix: "Give the operation an idempotency key to make it retry-safe, or write `retry: false` (or `hedge: false`) on it so the policy says what runs.",
+    example: "version: 1\ndependency: payments\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n  createCharge: { method: POST, path: /charges }\n",
+  },
+  RG203: {
+    severity: "error",
+    title: "Retry and hedge on the same operation",
+    help: "Hedging replaces retries: extra copies are launched while the first is still running. Stacking both multiplies attempts (3 retries × 2 hedged copies = 6 requests for one call) and makes the worst case impossible to reason about.",
+    fix: "Keep one layer per operation: `retry: false` on a read you hedge, or `hedge: false` on one you retry.",
+    example: "version: 1\ndependency: search\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  query:\n    method: GET\n    path: /search\n    hedge: { delay: 50ms }\n",
+  },
+  RG204: {
+    severity: "error",
+    title: "Hedging a non-idempotent operation",
+    help: "An idempotency key makes sequential retries safe: the server sees the second attempt after the first and returns the stored result. Hedged copies run concurrently, and servers that deduplicate by key reject a request whose key is still in flight (409 Conflict) or serialise them, so with 2 copies up to half the hedged calls fail or wait for nothing.",
+    fix: "Hedge idempotent reads only. Set `hedge: false` on the operation and let it retry.",
+    example: "version: 1\ndependency: payments\noperations:\n  createCharge:\n    method: POST\n    path: /charges\n    idempotency: { header: Idempotency-Key }\n    hedge: { delay: 200ms }\n",
+  },
+  RG205: {
+    severity: "error",
+    title: "Attempt timeout not below the total timeout",
+    help: "The total timeout bounds the whole call. An attempt allowed 2s inside a 1s deadline is cut by the deadline, never by its own timeout, and a single slow attempt consumes the time every retry needed: `maxAttempts: 3` then means 1.",
+    fix: "Set `timeout.attempt` well below `timeout.total` (1.5 × p999 is the derived default) or raise the total.",
+    example: "version: 1\ndependency: payments\ntimeout: { attempt: 2s, total: 1s }\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+  },
+  RG206: {
+    severity: "error",
+    title: "Retry without jitter",
+    help: "Calls that fail together (a blip, a deploy, a dropped connection pool) retry together. Without jitter, 200 clients retry within the same millisecond 50ms later, and again at 100ms: each retry wave is a spike that can knock the recovering dependency over again. Full jitter spreads the same 200 retries over the 0–50ms window, about 4 per millisecond (AWS Architecture Blog, \"Exponential Backoff And Jitter\").",
+    fix: "Use `jitter: full` (the default), `equal` or `decorrelated`.",
+    example: "version: 1\ndependency: payments\nretry: { maxAttempts: 3, backoff: { jitter: none }, budget: {} }\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+  },
+  RG207: {
+    severity: "warning",
+    title: "Worst case of the retry plan over the total timeout",
+    help: "When every attempt times out, 3 attempts of 500ms plus backoff of 50ms and 100ms take 1.65s. Under a 1s total only the first attempt runs to its timeout; the plan promises retries the deadline never lets happen.",
+    fix: "Raise `timeout.total` to the worst case, lower `timeout.attempt`, or lower `maxAttempts` to what fits.",
+    example: "version: 1\ndependency: payments\ntimeout: { attempt: 500ms, total: 1s }\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+  },
+  RG208: {
+    severity: "warning",
+    title: "Attempt timeout under p99",
+    help: "An attempt timeout below the measured p99 cuts off more than 1% of healthy calls: at 200 rps that is over 2 healthy calls a second turned into failures, retried into extra load exactly when the dependency is slowest.",
+    fix: "Set `timeout.attempt` above p99; 1.5 × p999 is the derived default.",
+    example: "version: 1\ndependency: payments\nlatency: { p99: 300ms, p999: 600ms }\ntimeout: { attempt: 200ms }\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+  },
+  RG209: {
+    severity: "warning",
+    title: "Attempt timeout over 5 × p999",
+    help: "A healthy call takes at most p999. An attempt timeout 25 × p999 holds a stuck call, its caller and its bulkhead slot 25 times longer than any healthy call, so a hung dependency fills the service's pools long before the timeout helps.",
+    fix: "Set `timeout.attempt` near 1.5 × p999.",
+    example: "version: 1\ndependency: payments\nlatency: { p99: 80ms, p999: 200ms }\ntimeout: { attempt: 5s }\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+  },
+  RG210: {
+    severity: "warning",
+    title: "Retries without a budget",
+    help: "In a total outage every call fails and every call retries: with `maxAttempts: 3`, 50 rps becomes 150 rps against a dependency that is already down. A retry budget (gRPC A6 throttling) stops retries once failures drain half the tokens: N failing calls then make at most N + maxTokens/2 + 1 attempts, about 1× the load.",
+    fix: "Add `budget: { maxTokens: 100, tokenRatio: 0.1 }` under `retry:` (or in the project defaults). Write `budget: false` to say no budget on purpose.",
+    example: "version: 1\ndependency: payments\nlatency: { rps: 50 }\nretry: { maxAttempts: 3 }\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+  },
+  RG211: {
+    severity: "warning",
+    title: "Breaker minimum calls too small",
+    help: "Below 5 calls a failure rate is noise: with `minCalls: 2` and a 50% threshold, one failed call out of two opens the breaker and cuts the dependency off for the whole open period (30s by default).",
+    fix: "Set `minCalls` to 20 or more (5 at the very least).",
+    example: "version: 1\ndependency: payments\nbreaker: { minCalls: 2 }\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+  },
+  RG212: {
+    severity: "warning",
+    title: "Breaker window cannot hold its minimum calls",
+    help: "The breaker judges the calls in its time window and only once there are `minCalls` of them. At 5 rps a 2s window holds 10 calls, so with `minCalls: 20` the threshold is never reached and the breaker never opens, even in a total outage.",
+    fix: "Lengthen `window.duration` to at least minCalls / rps, or lower `minCalls`.",
+    example: "version: 1\ndependency: payments\nlatency: { p99: 50ms, rps: 5 }\nbreaker: { window: { duration: 2s }, minCalls: 20 }\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+  },
+  RG213: {
+    severity: "warning",
+    title: "Breaker window shorter than twice the attempt timeout",
+    help: "A call is recorded when it ends. With a 2s attempt timeout and a 3s window, calls that hang until their timeout arrive in a window that has mostly rotated past their start, so slow failures never accumulate and the slow-call rate stays low while every call is stuck.",
+    fix: "Make `window.duration` at least twice the attempt timeout (10s is typical).",
+    example: "version: 1\ndependency: payments\ntimeout: { attempt: 2s }\nbreaker: { window: { duration: 3s } }\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+  },
+  RG214: {
+    severity: "warning",
+    title: "Bulkhead far from Little's law",
+    help: "Little's law: calls in flight = arrival rate × time in system. At 200 rps and a 250ms p99 about 50 calls are in flight when healthy, so `maxConcurrent: 10` rejects healthy traffic at peak. Above rps × attempt timeout × 2 the bulkhead never fills even when every call hangs, so it protects nothing.",
+    fix: "Size `maxConcurrent` near rps × p99 × 2 (the derived default when it is omitted).",
+    example: "version: 1\ndependency: payments\nlatency: { p99: 250ms, rps: 200 }\nbulkhead: { maxConcurrent: 10 }\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+  },
+  RG215: {
+    severity: "warning",
+    title: "Non-essential dependency without a fallback",
+    help: "`essential: false` says the service works without this dependency, but an operation with no fallback still throws to its caller: a recommendations outage then fails 100% of checkouts instead of showing none.",
+    fix: "Add a fallback (`kind: stale`, `kind: value` or `kind: provided`) to the operation or the policy, or `fallback: { kind: none }` to say the caller handles the failure.",
+    example: "version: 1\ndependency: recommendations\nessential: false\noperations:\n  getRecommendations: { method: GET, path: /recommendations }\n",
+  },
+  RG216: {
+    severity: "error",
+    title: "Fallback value does not match the response schema",
+    help: "A constant fallback is served in place of a response and typed as one. A value missing a required property passes every type check and crashes the caller at run time, at the worst moment: during an outage.",
+    fix: "Serve a value of the response's shape, or use `kind: stale`.",
+    example: "version: 1\ndependency: recommendations\noperations:\n  getRecommendations:\n    method: GET\n    path: /recommendations\n    response: { type: array, items: { $ref: \"#/schemas/Item\" } }\n    fallback: { kind: value, value: [{ score: 1 }] }\nschemas:\n  Item: { type: object, properties: { id: { type: string }, score: { type: number } }, required: [id] }\n",
+  },
+  RG217: {
+    severity: "warning",
+    title: "Retry-After cap beyond the total deadline",
+    help: "Retry-After is never honoured past the deadline, so a cap of 10s under a 2s total accepts waits that can never happen: a server asking for 5s gets a retry that is abandoned, where a cap under 2s would have given up at once and left the time to a fallback.",
+    fix: "Set `retryAfter: { max }` at or below `timeout.total`, or use `retryAfter: honor`.",
+    example: "version: 1\ndependency: payments\ntimeout: { attempt: 300ms, total: 2s }\nretry: { maxAttempts: 3, retryAfter: { max: 10s }, budget: {} }\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+  },
+  RG218: {
+    severity: "error",
+    title: "Reference to a missing schema",
+    help: "`$ref` names a schema that `schemas:` does not declare, so no type can be generated for the body or response (1 missing name breaks the whole client).",
+    fix: "Declare the schema under `schemas:` or correct the name.",
+    example: "version: 1\ndependency: payments\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\", response: { $ref: \"#/schemas/Charg\" } }\nschemas:\n  Charge: { type: object, properties: { id: { type: string } } }\n",
+  },
+  RG219: {
+    severity: "error",
+    title: "Path parameters and params: disagree",
+    help: "An operation that declares `params:` types its path parameters, so every `{name}` of the path must be declared and every declared name must appear in the path; otherwise the generated method takes an argument that goes nowhere, or sends a literal `{chargeId}`. Operations without `params:` keep untyped string parameters.",
+    fix: "Declare each path parameter under `params:` and remove names the path does not contain.",
+    example: "version: 1\ndependency: payments\noperations:\n  getCharge:\n    method: GET\n    path: /customers/{customerId}/charges/{chargeId}\n    params: { customerId: { type: string } }\n",
+  },
+  RG220: {
+    severity: "warning",
+    title: "Retries multiplied across layers",
+    help: "When each layer of a call chain retries, attempts multiply: gateway → orders → payments with 3 attempts each turns one user action into 3 × 3 × 3 = 27 calls at payments during an outage, exactly when payments can least take them. resgen multiplies maxAttempts along `calls:` across the policies of one check and reports chains above 10.",
+    fix: "Retry at one layer only (usually the outermost), with `retry: { maxAttempts: 1 }` on the inner hops, and keep a budget at each layer.",
+    example: "version: 1\ndependency: gateway\ncalls: [orders]\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  placeOrder: { method: PUT, path: \"/orders/{id}\" }\n",
+    context: {
+      "orders.yaml": "version: 1\ndependency: orders\ncalls: [payments]\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  create: { method: PUT, path: \"/orders/{id}\" }\n",
+      "payments.yaml": "version: 1\ndependency: payments\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  charge: { method: PUT, path: \"/charges/{id}\" }\n",
+    },
+  },
+  RG221: {
+    severity: "warning",
+    title: "calls names an unknown dependency",
+    help: "`calls:` names a dependency that no policy in this check declares, so retries through it cannot be multiplied (RG220) and a typo goes unnoticed.",
+    fix: "Check the called dependency's policy in the same run, correct the name, or remove it.",
+    example: "version: 1\ndependency: orders\ncalls: [ledger]\noperations:\n  create: { method: PUT, path: \"/orders/{id}\" }\n",
+  },
+  RG299: {
+    severity: "warning",
+    title: "An analyzer check failed",
+    help: "One family of checks failed on this policy; the others ran and their findings are reported. This is a bug in resgen: please report it with the policy.",
   },
 } as const satisfies Record<string, CodeInfo>;
 

@@ -3,9 +3,22 @@
  * table has one, an example policy and the output resgen prints for it. `npm run docs` writes
  * it; a test fails when the committed file differs.
  */
-import { checkPolicyText } from "../check.js";
-import { CODES, type Code } from "./codes.js";
+import { checkTexts } from "../check.js";
+import { CODES, type Code, type CodeInfo } from "./codes.js";
+import type { Diagnostic } from "./diagnostic.js";
 import { formatPretty, SourceTexts } from "./format.js";
+
+/** The files of a code's example: the example itself first, then the policies checked with it. */
+export function exampleFiles(code: Code): { file: string; text: string }[] {
+  const info: CodeInfo = CODES[code];
+  if (info.example === undefined) return [];
+  return [{ file: `${code.toLowerCase()}.yaml`, text: info.example }, ...Object.entries(info.context ?? {}).map(([file, text]) => ({ file, text }))];
+}
+
+/** What `resgen check` reports for a code's example (all its files checked together). */
+export function checkExample(code: Code): Diagnostic[] {
+  return checkTexts(exampleFiles(code)).diagnostics;
+}
 
 export function renderDiagnosticsDoc(): string {
   const out: string[] = [
@@ -17,21 +30,32 @@ export function renderDiagnosticsDoc(): string {
     "the YAML node responsible. Errors stop `resgen build`; warnings do not (unless `--max-warnings`",
     "says otherwise). Exit codes: `0` clean, `1` errors found, `2` usage or I/O error.",
     "",
+    "RG0xx and RG1xx come from loading and validating a file. RG2xx come from the analyzer, which",
+    "checks what a valid policy would do: each shows a policy that triggers it, the output, why it",
+    "matters and the fix. A finding about an inherited value points at the line that set it (the",
+    "policy's section or `defaults:` in resgen.config.yaml); one about a value derived from `latency`",
+    "points at the latency entry it was derived from.",
+    "",
     "| code | severity | meaning |",
     "| --- | --- | --- |",
   ];
   const codes = Object.keys(CODES) as Code[];
   for (const code of codes) out.push(`| [${code}](#${code.toLowerCase()}) | ${CODES[code].severity} | ${CODES[code].title} |`);
   for (const code of codes) {
-    const info: { title: string; severity: string; help: string; example?: string } = CODES[code];
-    out.push("", `## ${code}`, "", `**${info.title}** (${info.severity})`, "", info.help);
-    if (info.example !== undefined) {
-      const file = `${code.toLowerCase()}.yaml`;
-      const { diagnostics } = checkPolicyText(file, info.example);
+    const info: CodeInfo = CODES[code];
+    out.push("", `## ${code}`, "", `**${info.title}** (${info.severity})`, "");
+    out.push(info.fix === undefined ? info.help : `**Why it matters.** ${info.help}`);
+    const files = exampleFiles(code);
+    if (files.length > 0) {
+      const diagnostics = checkExample(code);
       const sources = new SourceTexts();
-      sources.set(file, info.example);
-      out.push("", "```yaml", `# ${file}`, info.example.trimEnd(), "```", "", "```console", `$ resgen check ${file}`, `${formatPretty(diagnostics, sources).trimEnd().replace(/\n([^\n]*)$/, "\n1 policy checked: $1")}`, "```");
+      for (const f of files) sources.set(f.file, f.text);
+      for (const f of files) out.push("", "```yaml", `# ${f.file}`, f.text.trimEnd(), "```");
+      const names = files.map((f) => f.file).join(" ");
+      const count = `${files.length} ${files.length === 1 ? "policy" : "policies"} checked: $1`;
+      out.push("", "```console", `$ resgen check ${names}`, `${formatPretty(diagnostics, sources).trimEnd().replace(/\n([^\n]*)$/, `\n${count}`)}`, "```");
     }
+    if (info.fix !== undefined) out.push("", `**Fix.** ${info.fix}`);
   }
   return out.join("\n") + "\n";
 }

@@ -136,6 +136,8 @@ export interface ResolvedOperation {
   readonly method?: HttpMethod;
   readonly path?: string;
   readonly params: readonly ResolvedParam[];
+  /** Names declared under `params:`, in order; absent when the operation has no `params:`. */
+  readonly declaredParams?: readonly string[];
   readonly query: readonly ResolvedQueryParam[];
   readonly body?: JsonSchema;
   readonly response?: JsonSchema;

@@ -302,6 +302,7 @@ function resolveOperation(name: string, op: OperationInput, ctx: OperationContex
         declared: declared !== undefined,
       };
     }),
+    ...(op.params === undefined ? {} : { declaredParams: Object.keys(op.params) }),
     query: Object.entries(op.query ?? {}).map(([qname, q]) => ({
       name: qname,
       type: q.type,

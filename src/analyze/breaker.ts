@@ -1,0 +1,65 @@
+/**
+ * Breaker windows that cannot mean anything: a minimum so small that two unlucky calls open the
+ * breaker, a time window that never holds the minimum at the declared rate, and a window shorter
+ * than the calls it is meant to judge.
+ */
+import { formatMs } from "../policy/durations.js";
+import type { ResolvedPolicy } from "../policy/model.js";
+import { finding, num, sectionRef, setAt, type AnalyzeContext, type Finding, type Place } from "./context.js";
+
+export const MIN_MEANINGFUL_CALLS = 5;
+
+export function checkBreaker(policy: ResolvedPolicy, ctx: AnalyzeContext): Finding[] {
+  const b = policy.breaker;
+  if (!b) return [];
+  const out: Finding[] = [];
+  const section: Place = { ref: sectionRef(policy, "breaker"), key: true };
+  const minCallsAt: Place[] = [{ ref: setAt(policy.provenance["breaker.minCalls"]) }, section];
+  const windowAt: Place[] = [{ ref: setAt(policy.provenance["breaker.window.duration"]) }, section];
+
+  if (b.minCalls < MIN_MEANINGFUL_CALLS) {
+    const failures = Math.max(1, Math.ceil(b.failureRate * b.minCalls));
+    out.push(
+      finding(
+        ctx,
+        policy,
+        "RG211",
+        minCallsAt,
+        `breaker.minCalls ${b.minCalls} is too few for a rate to mean anything: ${failures} failed call${failures === 1 ? "" : "s"} out of ${b.minCalls} reach${failures === 1 ? "es" : ""} the ${num(b.failureRate * 100)}% threshold and open${failures === 1 ? "s" : ""} the breaker for ${formatMs(b.openForMs)}`,
+        "raise minCalls to 20 or more (at least 5), so one unlucky burst cannot cut the dependency off",
+      ),
+    );
+  }
+
+  if (b.window.kind === "time") {
+    const rps = policy.latency.rps;
+    const windowS = b.window.durationMs / 1000;
+    if (rps !== undefined && rps * windowS < b.minCalls) {
+      const held = Math.floor(rps * windowS);
+      out.push(
+        finding(
+          ctx,
+          policy,
+          "RG212",
+          windowAt,
+          `breaker window ${formatMs(b.window.durationMs)} holds at most ${num(rps)} rps × ${num(windowS)} s = ${held} calls at peak, fewer than minCalls ${b.minCalls}: the breaker can never open`,
+          `lengthen window.duration to at least ${formatMs(Math.ceil((b.minCalls / rps) * 1000))}, or lower minCalls to ${Math.max(1, held)}`,
+        ),
+      );
+    }
+    const slowest = policy.operations.reduce((m, op) => Math.max(m, op.timeout.attemptMs), 0);
+    if (slowest > 0 && b.window.durationMs < 2 * slowest) {
+      out.push(
+        finding(
+          ctx,
+          policy,
+          "RG213",
+          windowAt,
+          `breaker window ${formatMs(b.window.durationMs)} is shorter than twice the attempt timeout (2 × ${formatMs(slowest)} = ${formatMs(2 * slowest)}): a call that times out is recorded after the window it started in has rotated out, so slow failures never add up`,
+          `lengthen window.duration to at least ${formatMs(2 * slowest)} (10s is typical)`,
+        ),
+      );
+    }
+  }
+  return out;
+}

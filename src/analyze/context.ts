@@ -1,0 +1,153 @@
+/**
+ * What every analyzer check shares: the context that turns a SourceRef back into a span, and the
+ * rules for choosing the node a finding points at.
+ *
+ * A finding points at the YAML node responsible. For a value set in a file (the operation, the
+ * policy or the project file's `defaults:`) that is where it was set; for a value derived from
+ * `latency` it is the latency entry it came from; for a built-in default it is the operation (or
+ * the section) that inherits it.
+ */
+import type { Code } from "../diagnostics/codes.js";
+import { diagnostic, type Diagnostic, type Span } from "../diagnostics/diagnostic.js";
+import type { SourceDocument } from "../policy/load.js";
+import type { Provenance, ResolvedOperation, ResolvedPolicy, SourceRef } from "../policy/model.js";
+
+export interface AnalyzeContext {
+  /** Span of the value at `ref`, or undefined when the file was not loaded or has no such node. */
+  readonly locate: (ref: SourceRef) => Span | undefined;
+  /** Span of the key of the pair at `ref` (the value when there is no key); undefined as above. */
+  readonly locateKey: (ref: SourceRef) => Span | undefined;
+}
+
+/** A context over the documents a check loaded, by the file name the model uses. */
+export function contextFromDocuments(documents: ReadonlyMap<string, SourceDocument>): AnalyzeContext {
+  const find = (ref: SourceRef): SourceDocument | undefined => {
+    const doc = documents.get(ref.file);
+    return doc && doc.has(ref.path) ? doc : undefined;
+  };
+  return {
+    locate: (ref) => find(ref)?.spanOf(ref.path),
+    locateKey: (ref) => find(ref)?.keySpanOf(ref.path),
+  };
+}
+
+/**
+ * A finding before it becomes a diagnostic. `operations` names the operations it concerns; the
+ * same finding reported by several operations at one place is merged into one diagnostic.
+ */
+export interface Finding {
+  readonly code: Code;
+  readonly file: string;
+  readonly span: Span;
+  readonly message: string;
+  readonly hint?: string;
+  readonly operations?: readonly string[];
+}
+
+/** One candidate place for a finding: a ref, and whether to point at its key or its value. */
+export interface Place {
+  readonly ref: SourceRef | undefined;
+  readonly key?: boolean;
+}
+
+/**
+ * The first candidate place that exists in a loaded document. The last resort is the start of
+ * the policy file, so a finding is never lost for want of a position.
+ */
+export function place(ctx: AnalyzeContext, policy: ResolvedPolicy, candidates: readonly Place[]): { file: string; span: Span } {
+  for (const c of candidates) {
+    if (!c.ref) continue;
+    const span = c.key ? ctx.locateKey(c.ref) : ctx.locate(c.ref);
+    if (span) return { file: c.ref.file, span };
+  }
+  return { file: policy.file, span: ctx.locate(policy.source) ?? { start: 0, end: 1 } };
+}
+
+export function finding(
+  ctx: AnalyzeContext,
+  policy: ResolvedPolicy,
+  code: Code,
+  candidates: readonly Place[],
+  message: string,
+  hint?: string,
+  operation?: ResolvedOperation,
+): Finding {
+  const at = place(ctx, policy, candidates);
+  return {
+    code,
+    ...at,
+    message,
+    ...(hint === undefined ? {} : { hint }),
+    ...(operation ? { operations: [operation.name] } : {}),
+  };
+}
+
+/** Where a value was set, when it was set in a file (operation, policy or project defaults). */
+export function setAt(provenance: Provenance | undefined): SourceRef | undefined {
+  if (!provenance?.source) return undefined;
+  return provenance.origin === "operation" || provenance.origin === "policy" || provenance.origin === "project" ? provenance.source : undefined;
+}
+
+/** A path in the policy file. */
+export function inPolicy(policy: ResolvedPolicy, ...path: (string | number)[]): SourceRef {
+  return { file: policy.file, path };
+}
+
+/** A path under an operation of the policy file. */
+export function inOperation(policy: ResolvedPolicy, op: ResolvedOperation, ...path: (string | number)[]): SourceRef {
+  return { file: policy.file, path: [...op.source.path, ...path] };
+}
+
+/**
+ * The project file the policy's inherited values come from, if any value came from it; used to
+ * point at a whole section of `defaults:` whose keys were all left at their defaults.
+ */
+export function projectFile(policy: ResolvedPolicy): string | undefined {
+  const all = [policy.provenance, ...policy.operations.map((o) => o.provenance)];
+  for (const table of all) for (const p of Object.values(table)) if (p.origin === "project" && p.source) return p.source.file;
+  return undefined;
+}
+
+/** Where a dependency-level section (breaker, bulkhead, retry) is declared: the policy or the project defaults. */
+export function sectionRef(policy: ResolvedPolicy, section: string): SourceRef | undefined {
+  const own = inPolicy(policy, section);
+  const origin = policy.provenance[section]?.origin;
+  if (origin === "project") {
+    const file = projectFile(policy);
+    return file === undefined ? own : { file, path: ["defaults", section] };
+  }
+  return own;
+}
+
+/** The retry plan an operation really runs: none when it is not retry-safe or makes one attempt. */
+export function effectiveRetry(op: ResolvedOperation) {
+  return op.retrySafe && op.retry && op.retry.maxAttempts > 1 ? op.retry : null;
+}
+
+/** The hedge an operation really runs: none when it is not retry-safe. */
+export function effectiveHedge(op: ResolvedOperation) {
+  return op.retrySafe ? op.hedge : null;
+}
+
+/** Most attempts one logical call of `op` can make. */
+export function attemptsOf(op: ResolvedOperation): number {
+  const retry = effectiveRetry(op);
+  const hedge = effectiveHedge(op);
+  return Math.max(1, retry?.maxAttempts ?? 1, hedge?.maxAttempts ?? 1);
+}
+
+/** Milliseconds as seconds for arithmetic shown to users: 250 → "0.25 s". */
+export function seconds(ms: number): number {
+  return ms / 1000;
+}
+
+/** A number for messages: integers as is, others with up to two decimals. */
+export function num(n: number): string {
+  return Number.isInteger(n) ? String(n) : String(Math.round(n * 100) / 100);
+}
+
+export function toDiagnostic(f: Finding): Diagnostic {
+  const ops = f.operations ?? [];
+  const subject = ops.length === 0 ? "" : `${ops.length === 1 ? "operation" : "operations"} ${ops.join(", ")}: `;
+  return diagnostic(f.code, f.file, f.span, subject + f.message, f.hint);
+}

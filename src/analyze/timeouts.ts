@@ -1,0 +1,135 @@
+/**
+ * Timeouts against each other and against measured latency: an attempt that cannot fit in the
+ * total, a retry plan whose worst case overruns the deadline, an attempt timeout that cuts healthy
+ * calls or holds callers far longer than any healthy call takes.
+ */
+import { formatMs } from "../policy/durations.js";
+import type { ResolvedOperation, ResolvedPolicy } from "../policy/model.js";
+import { backoffCeilings, worstCase } from "../policy/normalize.js";
+import { effectiveHedge, effectiveRetry, finding, inPolicy, setAt, type AnalyzeContext, type Finding, type Place } from "./context.js";
+
+/** Candidate places for the attempt timeout: where it was set, else the latency it was derived from, else the operation. */
+function attemptPlaces(policy: ResolvedPolicy, op: ResolvedOperation): Place[] {
+  const p = op.provenance["timeout.attempt"];
+  const formula = p?.formula ?? "";
+  const latencyKey = /p999/.test(formula) ? "p999" : /p99/.test(formula) ? "p99" : undefined;
+  return [
+    { ref: setAt(p) },
+    ...(p?.origin === "derived" && latencyKey ? [{ ref: inPolicy(policy, "latency", latencyKey) }, { ref: inPolicy(policy, "latency"), key: true }] : []),
+    { ref: op.source, key: true },
+  ];
+}
+
+function totalPlaces(op: ResolvedOperation): Place[] {
+  return [{ ref: setAt(op.provenance["timeout.total"]) }, { ref: op.source, key: true }];
+}
+
+/** How many attempts complete within `totalMs` when each one runs to its timeout. */
+export function attemptsWithin(totalMs: number, attemptMs: number, delays: readonly number[], maxAttempts: number): number {
+  let elapsed = 0;
+  let n = 0;
+  for (let i = 0; i < maxAttempts; i++) {
+    elapsed += (i > 0 ? (delays[i - 1] ?? 0) : 0) + attemptMs;
+    if (elapsed > totalMs) break;
+    n++;
+  }
+  return n;
+}
+
+/** How many hedged copies, launched `delayMs` apart, can run to their timeout within `totalMs`. */
+export function hedgesWithin(totalMs: number, attemptMs: number, delayMs: number, maxAttempts: number): number {
+  let n = 0;
+  for (let k = 1; k <= maxAttempts; k++) if ((k - 1) * delayMs + attemptMs <= totalMs) n = k;
+  return n;
+}
+
+export function checkTimeouts(policy: ResolvedPolicy, ctx: AnalyzeContext): Finding[] {
+  const out: Finding[] = [];
+  const { p99Ms, p999Ms } = policy.latency;
+  for (const op of policy.operations) {
+    const { attemptMs, totalMs } = op.timeout;
+    const totalDerived = op.provenance["timeout.total"]?.origin === "derived";
+    const retry = effectiveRetry(op);
+    const hedge = effectiveHedge(op);
+
+    if (!totalDerived && attemptMs >= totalMs) {
+      const explicitAttempt = setAt(op.provenance["timeout.attempt"]) !== undefined;
+      const attempts = Math.max(retry?.maxAttempts ?? 1, hedge?.maxAttempts ?? 1);
+      out.push(
+        finding(
+          ctx,
+          policy,
+          "RG205",
+          explicitAttempt ? [...attemptPlaces(policy, op)] : [...totalPlaces(op)],
+          `attempt timeout ${formatMs(attemptMs)}${explicitAttempt ? "" : " (derived)"} is not below the total timeout ${formatMs(totalMs)}: ${attempts > 1 ? `one slow attempt uses the whole deadline, so the other ${attempts - 1} can never run` : "the attempt timeout can never fire before the deadline"}`,
+          `set timeout.attempt below timeout.total${p999Ms !== undefined ? ` (1.5 × p999 = ${formatMs(Math.ceil(1.5 * p999Ms))})` : ""}, or raise the total`,
+          op,
+        ),
+      );
+    } else if (!totalDerived) {
+      const [worst, formula] = worstCase(attemptMs, retry, hedge);
+      if (worst > totalMs) {
+        const plan = retry ?? null;
+        const max = plan?.maxAttempts ?? hedge?.maxAttempts ?? 1;
+        const fit = plan
+          ? attemptsWithin(totalMs, attemptMs, backoffCeilings(plan.backoff, plan.maxAttempts - 1), plan.maxAttempts)
+          : hedgesWithin(totalMs, attemptMs, hedge?.delayMs ?? 0, max);
+        out.push(
+          finding(
+            ctx,
+            policy,
+            "RG207",
+            totalPlaces(op),
+            `worst case ${formula} exceeds the total timeout ${formatMs(totalMs)}: when every attempt times out, only ${fit} of ${max} attempts ${fit === 1 ? "fits" : "fit"}`,
+            `raise timeout.total to ${formatMs(worst)}, lower timeout.attempt, or set maxAttempts: ${Math.max(1, fit)}`,
+            op,
+          ),
+        );
+      }
+    }
+
+    if (p99Ms !== undefined && attemptMs < p99Ms) {
+      out.push(
+        finding(
+          ctx,
+          policy,
+          "RG208",
+          attemptPlaces(policy, op),
+          `attempt timeout ${formatMs(attemptMs)} is under p99 ${formatMs(p99Ms)}: more than 1% of healthy calls are cut off${retry ? " and retried, adding load exactly when the dependency is slow" : ""}`,
+          p999Ms !== undefined
+            ? `set timeout.attempt above p99, e.g. 1.5 × p999 = ${formatMs(Math.ceil(1.5 * p999Ms))} (the derived default)`
+            : `set timeout.attempt above p99, e.g. 3 × p99 = ${formatMs(3 * p99Ms)} (the derived default)`,
+          op,
+        ),
+      );
+    } else if (p999Ms !== undefined && p999Ms > 0 && attemptMs > 5 * p999Ms) {
+      out.push(
+        finding(
+          ctx,
+          policy,
+          "RG209",
+          attemptPlaces(policy, op),
+          `attempt timeout ${formatMs(attemptMs)} is over 5 × p999 (5 × ${formatMs(p999Ms)} = ${formatMs(5 * p999Ms)}): a stuck call holds its caller ${Math.round(attemptMs / p999Ms)}× longer than the slowest healthy one`,
+          `set timeout.attempt near 1.5 × p999 = ${formatMs(Math.ceil(1.5 * p999Ms))}`,
+          op,
+        ),
+      );
+    }
+
+    const after = retry?.retryAfter;
+    if (retry && after?.maxMs !== undefined && after.maxMs > totalMs) {
+      out.push(
+        finding(
+          ctx,
+          policy,
+          "RG217",
+          [{ ref: setAt(op.provenance["retry.retryAfter"]) }, { ref: op.source, key: true }],
+          `retryAfter.max ${formatMs(after.maxMs)} is beyond the total timeout ${formatMs(totalMs)}: a Retry-After between ${formatMs(totalMs)} and ${formatMs(after.maxMs)} is accepted but can never be waited out`,
+          `set retryAfter.max to at most ${formatMs(totalMs)} so longer waits give up at once, or use \`retryAfter: honor\` (the deadline bounds it)`,
+          op,
+        ),
+      );
+    }
+  }
+  return out;
+}
