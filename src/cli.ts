@@ -5,6 +5,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { build, watchBuild, type BuildResult } from "./build.js";
 import { check, type CheckResult } from "./check.js";
+import { explain, renderExplainJson, renderExplainText, reportFindings, sourceLocator } from "./explain.js";
 import { displayPath } from "./project.js";
 import { countBySeverity } from "./diagnostics/diagnostic.js";
 import { FORMATS, format, type Format } from "./diagnostics/format.js";
@@ -74,6 +75,16 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
       exitCode = reportBuild(await build(paths, options), opts, io);
     });
 
+  program
+    .command("explain")
+    .description("Print a policy's resolved stack, where every value came from, and its worst case.")
+    .argument("<policy>", "one policy file")
+    .option("--operation <name>", "only this operation")
+    .addOption(new Option("-f, --format <format>", "output format").choices(["text", "json"]).default("text"))
+    .action(async (file: string, opts: { operation?: string; format: "text" | "json" }) => {
+      exitCode = await runExplain(file, opts, io);
+    });
+
   try {
     await program.parseAsync([...argv]);
   } catch (error) {
@@ -119,6 +130,31 @@ function reportBuild(result: BuildResult, opts: { check?: boolean; format: Forma
     if (stale > 0) return 1;
   }
   if (opts.maxWarnings !== undefined && warnings > opts.maxWarnings) return 1;
+  return 0;
+}
+
+async function runExplain(file: string, opts: { operation?: string; format: "text" | "json" }, io: Io): Promise<number> {
+  const result = await check([file], { cwd: io.cwd });
+  if (result.unmatched.length > 0 || result.fileCount !== 1) {
+    io.stderr(`resgen: explain takes exactly one policy file; "${file}" matches ${result.fileCount}\n`);
+    return 2;
+  }
+  const { errors } = countBySeverity(result.diagnostics);
+  const policy = result.policies[0];
+  if (errors > 0 || !policy) {
+    io.stdout(format("pretty", result.diagnostics, result.sources, { color: io.color }));
+    return result.diagnostics.some((d) => d.code === "RG004") ? 2 : 1;
+  }
+  if (opts.operation !== undefined && !policy.operations.some((o) => o.name === opts.operation)) {
+    io.stderr(`resgen: ${policy.dependency} has no operation "${opts.operation}"; it has ${policy.operations.map((o) => o.name).join(", ")}\n`);
+    return 2;
+  }
+  const report = explain(policy, {
+    ...(opts.operation === undefined ? {} : { operation: opts.operation }),
+    where: sourceLocator(result.documents, result.sources),
+    findings: reportFindings(result.diagnostics, result.sources),
+  });
+  io.stdout(opts.format === "json" ? renderExplainJson(report) : renderExplainText(report));
   return 0;
 }
 

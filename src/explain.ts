@@ -1,0 +1,400 @@
+/**
+ * `resgen explain`: the resolved stack of one policy, layer by layer in the order a call passes
+ * through it (deadline → fallback → bulkhead → breaker → retry/hedge → attempt timeout →
+ * transport), every effective value with where it came from, then the worst-case arithmetic.
+ * Pure: model → report object → text (or JSON with the same values).
+ */
+import { attemptsWithin, hedgesWithin } from "./analyze/timeouts.js";
+import type { Diagnostic } from "./diagnostics/diagnostic.js";
+import type { SourceTexts } from "./diagnostics/format.js";
+import { formatMs } from "./policy/durations.js";
+import type { SourceDocument } from "./policy/load.js";
+import type { Origin, Provenance, ResolvedOperation, ResolvedPolicy, SourceRef } from "./policy/model.js";
+import { backoffCeilings, DEFAULTS, worstCase } from "./policy/normalize.js";
+
+export type LayerName = "deadline" | "fallback" | "bulkhead" | "breaker" | "retry" | "hedge" | "attempt timeout" | "transport";
+
+export interface ExplainSetting {
+  /** The policy key, e.g. "timeout.total". */
+  readonly key: string;
+  /** The effective value: milliseconds for durations, fractions for rates. */
+  readonly value: string | number | boolean | null | readonly (string | number)[];
+  /** The value as written in a policy (`2s`, `50%`). */
+  readonly text: string;
+  readonly origin: Origin;
+  /** `file:line:col` of the node that set it, for values set in a file. */
+  readonly source?: string;
+  /** For derived and built-in values: the arithmetic or the default. */
+  readonly formula?: string;
+}
+
+export interface ExplainLayer {
+  readonly layer: LayerName;
+  /** False when the layer is absent for this operation (its settings then say why). */
+  readonly active: boolean;
+  readonly note?: string;
+  readonly settings: readonly ExplainSetting[];
+}
+
+export interface ExplainWorstCase {
+  /** Most attempts one logical call can make (retries or hedged copies included). */
+  readonly maxAttempts: number;
+  readonly plan: "retry" | "hedge" | "single";
+  /** Every attempt at its timeout and every backoff at its cap. */
+  readonly maxTimeMs: number;
+  readonly formula: string;
+  readonly totalMs: number;
+  /** Attempts that can run to their timeout within the total. */
+  readonly attemptsWithinTotal: number;
+  readonly fitsInTotal: boolean;
+  /** A total outage: `calls` logical calls, every attempt failing. */
+  readonly outage: {
+    readonly calls: number;
+    readonly callsBasis: string;
+    readonly attemptsWithoutBudget: number;
+    readonly amplificationWithoutBudget: number;
+    /** With the retry budget (gRPC A6: N + maxTokens/2 + 1) or the hedge budget; null when there is none. */
+    readonly attemptsWithBudget: number | null;
+    readonly amplificationWithBudget: number | null;
+    readonly budgetFormula?: string;
+  };
+}
+
+export interface ExplainOperation {
+  readonly name: string;
+  readonly method?: string;
+  readonly path?: string;
+  readonly retrySafe: boolean;
+  readonly idempotency: ResolvedOperation["idempotency"];
+  readonly stack: readonly ExplainLayer[];
+  readonly worstCase: ExplainWorstCase;
+}
+
+export interface ExplainReport {
+  readonly dependency: string;
+  readonly file: string;
+  readonly essential: boolean;
+  readonly transport: "http" | "function";
+  readonly latency: ResolvedPolicy["latency"];
+  /** Bulkhead sizing by Little's law (in flight = rate × time in system), when rps is declared. */
+  readonly littlesLaw: {
+    readonly rps: number;
+    readonly p99Ms?: number;
+    readonly inFlightHealthy?: number;
+    readonly attemptMs: number;
+    readonly inFlightAllTimingOut: number;
+    readonly maxConcurrent: number | null;
+  } | null;
+  readonly operations: readonly ExplainOperation[];
+  /** Findings of `resgen check` for this policy (warnings only: explain refuses a policy with errors). */
+  readonly findings: readonly { readonly code: string; readonly severity: string; readonly at: string; readonly message: string }[];
+}
+
+export interface ExplainOptions {
+  /** Only this operation. */
+  readonly operation?: string;
+  /** `file:line:col` of a node, when the file is loaded. */
+  readonly where?: (ref: SourceRef) => string | undefined;
+  readonly findings?: ExplainReport["findings"];
+}
+
+/** A locator over the documents and texts a check loaded. */
+export function sourceLocator(documents: ReadonlyMap<string, SourceDocument>, sources: SourceTexts): (ref: SourceRef) => string | undefined {
+  return (ref) => {
+    const doc = documents.get(ref.file);
+    if (!doc || !doc.has(ref.path)) return undefined;
+    const { line, column } = sources.index(ref.file).position(doc.spanOf(ref.path).start);
+    return `${ref.file}:${line}:${column}`;
+  };
+}
+
+/** Findings in the shape the report carries, positioned with `sources`. */
+export function reportFindings(diagnostics: readonly Diagnostic[], sources: SourceTexts): ExplainReport["findings"] {
+  return diagnostics.map((d) => {
+    const { line, column } = sources.position(d);
+    return { code: d.code, severity: d.severity, at: `${d.file}:${line}:${column}`, message: d.message };
+  });
+}
+
+const pct = (f: number) => `${Math.round(f * 1000) / 10}%`;
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+export function explain(policy: ResolvedPolicy, options: ExplainOptions = {}): ExplainReport {
+  const where = options.where ?? (() => undefined);
+  const ops = options.operation === undefined ? policy.operations : policy.operations.filter((o) => o.name === options.operation);
+  const { rps, p99Ms } = policy.latency;
+  const slowest = policy.operations.reduce((m, o) => Math.max(m, o.timeout.attemptMs), 0);
+  return {
+    dependency: policy.dependency,
+    file: policy.file,
+    essential: policy.essential,
+    transport: policy.transport,
+    latency: policy.latency,
+    littlesLaw:
+      rps === undefined
+        ? null
+        : {
+            rps,
+            ...(p99Ms === undefined ? {} : { p99Ms, inFlightHealthy: round2(rps * (p99Ms / 1000)) }),
+            attemptMs: slowest,
+            inFlightAllTimingOut: round2(rps * (slowest / 1000)),
+            maxConcurrent: policy.bulkhead?.maxConcurrent ?? null,
+          },
+    operations: ops.map((op) => explainOperation(policy, op, where)),
+    findings: options.findings ?? [],
+  };
+}
+
+function explainOperation(policy: ResolvedPolicy, op: ResolvedOperation, where: (ref: SourceRef) => string | undefined): ExplainOperation {
+  const setting = (key: string, value: ExplainSetting["value"], text: string, provenance?: Provenance): ExplainSetting => {
+    const p = provenance ?? op.provenance[key] ?? policy.provenance[key] ?? { origin: "default" as const };
+    const source = p.source && (p.origin === "operation" || p.origin === "policy" || p.origin === "project") ? where(p.source) : undefined;
+    return { key, value, text, origin: p.origin, ...(source === undefined ? {} : { source }), ...(p.formula === undefined ? {} : { formula: p.formula }) };
+  };
+  const ms = (key: string, v: number) => setting(key, v, formatMs(v));
+
+  const deadline: ExplainLayer = {
+    layer: "deadline",
+    active: true,
+    settings: [
+      ms("timeout.total", op.timeout.totalMs),
+      ms("deadline.margin", policy.deadline.marginMs),
+      setting("deadline.propagate", policy.deadline.propagate, String(policy.deadline.propagate)),
+      setting(
+        "deadline.header",
+        policy.deadline.header,
+        `${policy.deadline.header} (${policy.deadline.format})`,
+        policy.deadline.header === DEFAULTS.header || policy.deadline.header === DEFAULTS.grpcHeader
+          ? { origin: "default", formula: `built-in default for format ${policy.deadline.format}` }
+          : { origin: "project" },
+      ),
+    ],
+  };
+
+  const f = op.fallback;
+  const fallback: ExplainLayer = {
+    layer: "fallback",
+    active: f !== null,
+    settings: [
+      setting("fallback", f?.kind ?? "none", f === null ? "none" : f.kind),
+      ...(f?.kind === "value" ? [setting("fallback.value", null, JSON.stringify(f.value) ?? "null", op.provenance["fallback"])] : []),
+      ...(f?.kind === "stale"
+        ? [setting("fallback.maxAge", f.maxAgeMs, formatMs(f.maxAgeMs), op.provenance["fallback"]), setting("fallback.maxEntries", f.maxEntries, String(f.maxEntries), op.provenance["fallback"])]
+        : []),
+    ],
+  };
+
+  const b = policy.bulkhead;
+  const bulkhead: ExplainLayer = b
+    ? {
+        layer: "bulkhead",
+        active: true,
+        settings: [
+          setting("bulkhead.maxConcurrent", b.maxConcurrent, String(b.maxConcurrent)),
+          setting("bulkhead.maxQueue", b.maxQueue, String(b.maxQueue)),
+          ms("bulkhead.queueTimeout", b.queueTimeoutMs),
+          setting("bulkhead.overflow", b.overflow, b.overflow),
+        ],
+      }
+    : { layer: "bulkhead", active: false, note: "no bulkhead declared", settings: [] };
+
+  const br = policy.breaker;
+  const breaker: ExplainLayer = br
+    ? {
+        layer: "breaker",
+        active: true,
+        settings: [
+          setting("breaker.failureRate", br.failureRate, pct(br.failureRate)),
+          ...(br.slowCall ? [ms("breaker.slowCall.duration", br.slowCall.durationMs), setting("breaker.slowCall.rate", br.slowCall.rate, pct(br.slowCall.rate))] : []),
+          ...(br.window.kind === "time"
+            ? [ms("breaker.window.duration", br.window.durationMs), setting("breaker.window.buckets", br.window.buckets, String(br.window.buckets))]
+            : [setting("breaker.window.calls", br.window.calls, String(br.window.calls), policy.provenance["breaker"])]),
+          setting("breaker.minCalls", br.minCalls, String(br.minCalls)),
+          ms("breaker.openFor", br.openForMs),
+          setting("breaker.halfOpen.maxCalls", br.halfOpen.maxCalls, String(br.halfOpen.maxCalls)),
+          setting("breaker.halfOpen.successes", br.halfOpen.successes, String(br.halfOpen.successes)),
+        ],
+      }
+    : { layer: "breaker", active: false, note: "no breaker declared", settings: [] };
+
+  const r = op.retry;
+  const notSafe = "not retry-safe (not idempotent, no idempotency key): attempted once";
+  const retry: ExplainLayer = r
+    ? {
+        layer: "retry",
+        active: op.retrySafe && r.maxAttempts > 1,
+        ...(op.retrySafe ? {} : { note: notSafe }),
+        settings: [
+          setting("retry.maxAttempts", r.maxAttempts, String(r.maxAttempts)),
+          ms("retry.backoff.base", r.backoff.baseMs),
+          ms("retry.backoff.cap", r.backoff.capMs),
+          setting("retry.backoff.multiplier", r.backoff.multiplier, String(r.backoff.multiplier)),
+          setting("retry.backoff.jitter", r.backoff.jitter, r.backoff.jitter),
+          setting("retry.on", [...r.on], r.on.join(", ")),
+          setting("retry.retryAfter", r.retryAfter === null ? "ignore" : (r.retryAfter.maxMs ?? "honor"), r.retryAfter === null ? "ignore" : r.retryAfter.maxMs === undefined ? "honor" : `max ${formatMs(r.retryAfter.maxMs)}`),
+          ...(policy.budget
+            ? [setting("retry.budget.maxTokens", policy.budget.maxTokens, String(policy.budget.maxTokens)), setting("retry.budget.tokenRatio", policy.budget.tokenRatio, String(policy.budget.tokenRatio))]
+            : [setting("retry.budget", false, "none")]),
+        ],
+      }
+    : { layer: "retry", active: false, settings: [setting("retry", false, "none")] };
+
+  const h = op.hedge;
+  const hedge: ExplainLayer | undefined = h
+    ? {
+        layer: "hedge",
+        active: op.retrySafe,
+        ...(op.retrySafe ? {} : { note: notSafe }),
+        settings: [ms("hedge.delay", h.delayMs), setting("hedge.maxAttempts", h.maxAttempts, String(h.maxAttempts)), setting("hedge.budget", h.budget, pct(h.budget))],
+      }
+    : undefined;
+
+  const attempt: ExplainLayer = {
+    layer: "attempt timeout",
+    active: true,
+    settings: [ms("timeout.attempt", op.timeout.attemptMs)],
+  };
+
+  const basis = { method: "idempotent method", asserted: "idempotent: true", key: `idempotency key ${op.idempotencyKey?.header ?? ""}`.trim(), none: "not idempotent" }[op.idempotency];
+  const transport: ExplainLayer = {
+    layer: "transport",
+    active: true,
+    settings: [
+      setting("transport", policy.transport, policy.transport === "http" ? `http ${op.method ?? ""} ${op.path ?? ""}`.trim() : "function (the caller's async function)"),
+      setting(
+        "idempotency",
+        op.idempotency,
+        basis,
+        op.idempotency === "method" || (op.idempotency === "none" && !op.method)
+          ? { origin: "default", formula: op.method ? "RFC 9110: GET, HEAD, OPTIONS, PUT and DELETE are idempotent" : "a function call is not idempotent unless asserted" }
+          : op.idempotency === "none" && op.method !== "POST" && op.method !== "PATCH"
+            ? { origin: "operation", source: { file: policy.file, path: [...op.source.path, "idempotent"] } }
+            : op.idempotency === "none"
+              ? { origin: "default", formula: "RFC 9110: POST and PATCH are not idempotent" }
+              : { origin: "operation", source: { file: policy.file, path: [...op.source.path, op.idempotency === "key" ? "idempotency" : "idempotent"] } },
+      ),
+    ],
+  };
+
+  const middle = hedge ? [retry, hedge] : [retry];
+  return {
+    name: op.name,
+    ...(op.method === undefined ? {} : { method: op.method }),
+    ...(op.path === undefined ? {} : { path: op.path }),
+    retrySafe: op.retrySafe,
+    idempotency: op.idempotency,
+    stack: [deadline, fallback, bulkhead, breaker, ...middle, attempt, transport],
+    worstCase: worst(policy, op),
+  };
+}
+
+function worst(policy: ResolvedPolicy, op: ResolvedOperation): ExplainWorstCase {
+  const retry = op.retrySafe && op.retry && op.retry.maxAttempts > 1 ? op.retry : null;
+  const hedge = op.retrySafe ? op.hedge : null;
+  const { attemptMs, totalMs } = op.timeout;
+  const [maxTimeMs, formula] = worstCase(attemptMs, retry, hedge);
+  const plan = retry ? "retry" : hedge ? "hedge" : "single";
+  const maxAttempts = retry ? retry.maxAttempts : hedge ? hedge.maxAttempts : 1;
+  const within = retry
+    ? attemptsWithin(totalMs, attemptMs, backoffCeilings(retry.backoff, retry.maxAttempts - 1), retry.maxAttempts)
+    : hedge
+      ? hedgesWithin(totalMs, attemptMs, hedge.delayMs, hedge.maxAttempts)
+      : attemptMs <= totalMs ? 1 : 0;
+  const rps = policy.latency.rps;
+  const calls = Math.max(1, Math.round(rps ?? 100));
+  const callsBasis = rps === undefined ? "100 calls (no rps declared)" : `one second at ${rps} rps`;
+  const without = calls * maxAttempts;
+  let withBudget: number | null = null;
+  let budgetFormula: string | undefined;
+  if (retry && policy.budget) {
+    const half = policy.budget.maxTokens / 2;
+    withBudget = Math.min(without, Math.floor(calls + half + 1));
+    budgetFormula = `gRPC A6 retry budget: N + maxTokens/2 + 1 = ${calls} + ${policy.budget.maxTokens}/2 + 1 = ${calls + half + 1}`;
+  } else if (hedge && !retry) {
+    const hedged = Math.ceil(calls * hedge.budget);
+    withBudget = calls + hedged * (hedge.maxAttempts - 1);
+    budgetFormula = `hedge budget ${pct(hedge.budget)}: N + ceil(N × ${hedge.budget}) × ${hedge.maxAttempts - 1} = ${withBudget}`;
+  }
+  return {
+    maxAttempts,
+    plan,
+    maxTimeMs,
+    formula,
+    totalMs,
+    attemptsWithinTotal: Math.min(within, maxAttempts),
+    fitsInTotal: maxTimeMs <= totalMs,
+    outage: {
+      calls,
+      callsBasis,
+      attemptsWithoutBudget: without,
+      amplificationWithoutBudget: maxAttempts,
+      attemptsWithBudget: withBudget,
+      amplificationWithBudget: withBudget === null ? null : round2(withBudget / calls),
+      ...(budgetFormula === undefined ? {} : { budgetFormula }),
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text
+
+function originText(s: ExplainSetting): string {
+  const label = { operation: "operation", policy: "policy", project: "project defaults", derived: "derived", default: "default" }[s.origin];
+  if (s.source) return `${label} (${s.source})`;
+  if (s.formula) return s.origin === "default" ? s.formula : `${label}: ${s.formula}`;
+  return label;
+}
+
+export function renderExplainText(report: ExplainReport): string {
+  const out: string[] = [];
+  const l = report.latency;
+  const latency = [
+    l.p50Ms === undefined ? undefined : `p50 ${formatMs(l.p50Ms)}`,
+    l.p95Ms === undefined ? undefined : `p95 ${formatMs(l.p95Ms)}`,
+    l.p99Ms === undefined ? undefined : `p99 ${formatMs(l.p99Ms)}`,
+    l.p999Ms === undefined ? undefined : `p999 ${formatMs(l.p999Ms)}`,
+    l.rps === undefined ? undefined : `${l.rps} rps`,
+  ].filter(Boolean);
+  out.push(`${report.dependency} (${report.file}): ${report.essential ? "essential" : "optional"}, ${report.transport}`);
+  out.push(`latency: ${latency.length > 0 ? latency.join(", ") : "none declared"}`);
+  for (const op of report.operations) {
+    out.push("", `${op.name}${op.method ? `  ${op.method} ${op.path ?? ""}` : ""}`.trimEnd());
+    const rows: [string, string, string, string][] = [];
+    op.stack.forEach((layer, i) => {
+      const head = `${i + 1}. ${layer.layer}`;
+      if (layer.settings.length === 0) rows.push([head, "", layer.note ?? "off", ""]);
+      layer.settings.forEach((s, j) => rows.push([j === 0 ? head : "", s.key, s.text, originText(s)]));
+      if (layer.note && layer.settings.length > 0) rows.push(["", "", `(${layer.note})`, ""]);
+    });
+    const w = [0, 1, 2].map((c) => Math.max(...rows.map((r) => r[c]!.length)));
+    for (const r of rows) out.push(`  ${r[0].padEnd(w[0]!)}  ${r[1].padEnd(w[1]!)}  ${r[2].padEnd(w[2]!)}  ${r[3]}`.trimEnd());
+    const wc = op.worstCase;
+    const o = wc.outage;
+    out.push("  worst case");
+    out.push(`    attempts      ${wc.maxAttempts} (${wc.plan === "single" ? (op.retrySafe ? "no retry" : "not retry-safe: attempted once") : wc.plan})`);
+    out.push(
+      `    time          ${wc.formula}${wc.fitsInTotal ? `, within the total ${formatMs(wc.totalMs)}` : `, over the total ${formatMs(wc.totalMs)}: only ${wc.attemptsWithinTotal} of ${wc.maxAttempts} attempts fit`}`,
+    );
+    out.push(`    outage        ${o.calls} calls (${o.callsBasis}) → ${o.attemptsWithoutBudget} attempts without a budget (${o.amplificationWithoutBudget}×)`);
+    if (o.attemptsWithBudget !== null) out.push(`                  with the budget at most ${o.attemptsWithBudget} attempts (${o.amplificationWithBudget}×): ${o.budgetFormula}`);
+  }
+  const ll = report.littlesLaw;
+  out.push("");
+  if (ll) {
+    const healthy = ll.inFlightHealthy === undefined ? "" : `${ll.rps} rps × p99 ${formatMs(ll.p99Ms!)} = ${ll.inFlightHealthy} in flight when healthy; `;
+    out.push(
+      `bulkhead (Little's law): ${healthy}${ll.rps} rps × attempt ${formatMs(ll.attemptMs)} = ${ll.inFlightAllTimingOut} when every attempt times out; ${ll.maxConcurrent === null ? "no bulkhead declared" : `maxConcurrent ${ll.maxConcurrent}`}`,
+    );
+  } else {
+    out.push("bulkhead (Little's law): declare latency.rps and p99 to size it");
+  }
+  if (report.findings.length > 0) {
+    out.push("", "findings");
+    for (const f of report.findings) out.push(`  ${f.at} ${f.severity} ${f.code} ${f.message}`);
+  }
+  return out.join("\n") + "\n";
+}
+
+export function renderExplainJson(report: ExplainReport): string {
+  return JSON.stringify(report, null, 2) + "\n";
+}
