@@ -142,6 +142,16 @@ function build(file: SourceFile, policy: ResolvedPolicy): void {
     body.push(...(http ? httpMethod(op, n, runtimeValues) : functionMethod(op, n)).map((l) => `  ${l}`));
   }
   body.push("  health: () => dependency.health(),", "  subscribe: (observer) => dependency.subscribe(observer),", "};");
+  if (http && policy.operations.some((op) => op.query.length > 0)) {
+    file.addFunction({
+      name: "own",
+      docs: ["A query parameter the caller set on the object itself (never one inherited from Object.prototype)."],
+      typeParameters: ["T extends object", "K extends keyof T"],
+      parameters: [{ name: "value", type: "T | undefined" }, { name: "key", type: "K" }],
+      returnType: "T[K] | undefined",
+      statements: ["return value !== undefined && Object.hasOwn(value, key) ? value[key] : undefined;"],
+    });
+  }
   file.addFunction({
     name: names.factory,
     isExported: true,
@@ -237,7 +247,8 @@ function httpMethod(op: ResolvedOperation, n: OperationNames, runtimeValues: Set
   const from = requiresInput(op) ? "input" : "input?";
   if (op.query.length > 0) {
     const query = op.query.some((q) => q.required) ? `${from}.query` : `${from}.query?`;
-    lines.push(`  const query = { ${op.query.map((q) => `${propertyKey(q.name)}: ${member(query, q.name)}`).join(", ")} };`);
+    // own properties only: a parameter called toString must not send Object.prototype.toString
+    lines.push(`  const query = { ${op.query.map((q) => `${propertyKey(q.name)}: own(${query.replace(/\?$/, "")}, ${JSON.stringify(q.name)})`).join(", ")} };`);
     request.push("query");
   }
   request.push("headers: config.headers");

@@ -38,6 +38,12 @@ export function camelCase(name: string): string {
   return RESERVED.has(out) ? `${out}_` : out;
 }
 
+/** A method name: camelCase, where reserved words are fine (`client.delete()`). */
+export function methodName(name: string): string {
+  const pascal = pascalCase(name);
+  return pascal.startsWith("_") ? pascal : pascal[0]!.toLowerCase() + pascal.slice(1);
+}
+
 /** A property key as written in an interface or object literal: bare when safe, else a JSON string. */
 export function propertyKey(name: string): string {
   return IDENTIFIER.test(name) && name !== "__proto__" ? name : JSON.stringify(name);

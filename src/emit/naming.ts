@@ -3,7 +3,7 @@
  * them. Pure and free of ts-morph, so `resgen check` reports clashes before anything is emitted.
  */
 import type { ResolvedOperation, ResolvedPolicy } from "../policy/model.js";
-import { camelCase, pascalCase } from "./names.js";
+import { camelCase, methodName, pascalCase } from "./names.js";
 
 /** What the module of one dependency exports, for the barrel. */
 export interface ClientNames {
@@ -29,7 +29,7 @@ export interface OperationNames {
 export function operationNames(op: ResolvedOperation, transport: "http" | "function"): OperationNames {
   const pascal = pascalCase(op.name);
   return {
-    method: transport === "function" ? `run${pascal}` : camelCase(op.name),
+    method: transport === "function" ? `run${pascal}` : methodName(op.name),
     constant: `${camelCase(op.name).replace(/_$/, "")}Operation`,
     input: `${pascal}Input`,
     body: `${pascal}Body`,
