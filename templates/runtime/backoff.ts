@@ -49,7 +49,8 @@ export function backoffDelay(settings: BackoffSettings, retry: number, previousM
       return random() * exponentialDelay(settings, retry);
     case "equal": {
       const exp = exponentialDelay(settings, retry);
-      return exp / 2 + random() * (exp / 2);
+      // Rounding can push the sum a hair past exp (noticeably so for tiny values); clamp it.
+      return Math.min(exp, exp / 2 + random() * (exp / 2));
     }
     case "decorrelated": {
       const base = Math.min(Math.max(0, settings.baseMs), cap);

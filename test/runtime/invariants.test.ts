@@ -52,6 +52,27 @@ describe("I1: the deadline bounds every call", () => {
     expect(isResilienceError(result.error)).toBe(true);
   });
 
+  it("never sleeps a backoff that would end past the deadline", async () => {
+    const h = harness();
+    const starts: number[] = [];
+    const op = operation({
+      timeout: { attemptMs: 250, totalMs: 1_000 },
+      retry: { maxAttempts: 10, backoff: { baseMs: 300, capMs: 5_000, multiplier: 2, jitter: "none" }, on: [503], retryAfter: null },
+    });
+    const deadline = h.clock.now() + 1_000;
+    const result = track(
+      h.dep.call(op, () => {
+        starts.push(h.clock.now());
+        return Promise.reject(httpFailure(503));
+      }),
+      h.clock,
+    );
+    await h.clock.advance(5_000);
+    expect(starts.map((t) => t - starts[0]!)).toEqual([0, 300, 900]);
+    expect(result.at).toBeLessThanOrEqual(deadline + 5);
+    expect(result.error).toMatchObject({ kind: "http", status: 503, attempts: 3 });
+  });
+
   it("fails at once, without an attempt, when no time is left past the margin", async () => {
     const h = harness({ deadline: { propagate: false, marginMs: 10, header: "x", format: "ms" } });
     let attempts = 0;

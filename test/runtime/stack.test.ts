@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import { isResilienceError } from "../../templates/runtime/index.js";
+import { after, breakerSettings, harness, httpFailure, operation, track } from "./helpers.js";
+
+describe("composed stack: what the breaker hears", () => {
+  it("releases the permit of a request error (4xx) without a verdict", async () => {
+    const h = harness({ breaker: { ...breakerSettings, minCalls: 1 } });
+    for (let i = 0; i < 5; i++) {
+      await expect(h.dep.call(operation(), () => Promise.reject(httpFailure(404, false)))).rejects.toMatchObject({ status: 404 });
+    }
+    expect(h.dep.breaker?.health()).toMatchObject({ state: "closed", calls: 0 });
+    await h.dep.call(operation({ retry: null }), () => Promise.reject(httpFailure(500, false))).catch(() => undefined);
+    expect(h.dep.breaker?.state.state).toBe("open");
+  });
+
+  it("does not let a half-open trial that fails with a 4xx reopen (or close) the breaker", async () => {
+    const h = harness({ breaker: { ...breakerSettings, minCalls: 1, halfOpen: { maxCalls: 1, successes: 1 } } });
+    await h.dep.call(operation({ retry: null }), () => Promise.reject(httpFailure(503))).catch(() => undefined);
+    await h.clock.advance(breakerSettings.openForMs);
+    await h.dep.call(operation(), () => Promise.reject(httpFailure(422, false))).catch(() => undefined);
+    expect(h.dep.breaker?.state).toEqual({ state: "half-open", inFlight: 0, successes: 0 });
+    await h.dep.call(operation(), () => "ok");
+    expect(h.dep.breaker?.state.state).toBe("closed");
+  });
+
+  it("counts a timed-out trial as a failure", async () => {
+    const h = harness({ breaker: { ...breakerSettings, minCalls: 1, halfOpen: { maxCalls: 1, successes: 1 } } });
+    await h.dep.call(operation({ retry: null }), () => Promise.reject(httpFailure(503))).catch(() => undefined);
+    await h.clock.advance(breakerSettings.openForMs);
+    const trial = track(h.dep.call(operation({ retry: null }), () => after(h.clock, 10_000, () => "late")), h.clock);
+    await h.clock.advance(250);
+    expect(isResilienceError(trial.error, "timeout")).toBe(true);
+    expect(h.dep.breaker?.state.state).toBe("open");
+  });
+
+  it("does not retry after the breaker opens mid-call, and keeps the last failure as cause", async () => {
+    const h = harness({ breaker: { ...breakerSettings, minCalls: 1 } });
+    let attempts = 0;
+    const result = track(
+      h.dep.call(operation(), () => {
+        attempts++;
+        return Promise.reject(httpFailure(503));
+      }),
+      h.clock,
+    );
+    await h.clock.advance(1_000);
+    expect(attempts).toBe(1);
+    expect(result.error).toMatchObject({ kind: "circuit-open", attempts: 1 });
+    expect((result.error as Error).cause).toMatchObject({ status: 503 });
+  });
+
+  it("reports health of every layer", async () => {
+    const h = harness({
+      breaker: breakerSettings,
+      bulkhead: { maxConcurrent: 2, maxQueue: 0, queueTimeoutMs: 0, overflow: "reject" },
+      budget: { maxTokens: 10, tokenRatio: 0.1 },
+    });
+    const pending = track(h.dep.call(operation(), () => after(h.clock, 10, () => "ok")), h.clock);
+    await h.clock.flush();
+    expect(h.dep.health()).toMatchObject({
+      name: "payments",
+      breaker: { state: "closed", calls: 0 },
+      bulkhead: { inFlight: 1, queued: 0, maxConcurrent: 2 },
+      budget: { tokens: 10, maxTokens: 10, allowsRetry: true },
+    });
+    await h.clock.advance(10);
+    expect(pending.value).toBe("ok");
+    expect(h.dep.health().breaker).toMatchObject({ calls: 1, failures: 0 });
+  });
+
+  it("unsubscribes observers", async () => {
+    const h = harness();
+    const seen: string[] = [];
+    const stop = h.dep.subscribe((e) => seen.push(e.type));
+    await h.dep.call(operation(), () => "ok");
+    stop();
+    await h.dep.call(operation(), () => "ok");
+    expect(seen).toEqual(["attempt-start", "attempt-end"]);
+  });
+});
