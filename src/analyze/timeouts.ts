@@ -52,17 +52,20 @@ export function checkTimeouts(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
     const retry = effectiveRetry(op);
     const hedge = effectiveHedge(op);
 
-    if (!totalDerived && attemptMs >= totalMs) {
+    const attempts = Math.max(retry?.maxAttempts ?? 1, hedge?.maxAttempts ?? 1);
+    // one attempt as long as the whole call is harmless; longer, or with retries to fit, it is not
+    if (!totalDerived && (attemptMs > totalMs || (attemptMs === totalMs && attempts > 1))) {
       const explicitAttempt = setAt(op.provenance["timeout.attempt"]) !== undefined;
-      const attempts = Math.max(retry?.maxAttempts ?? 1, hedge?.maxAttempts ?? 1);
       out.push(
         finding(
           ctx,
           policy,
           "RG205",
           explicitAttempt ? [...attemptPlaces(policy, op)] : [...totalPlaces(op)],
-          `attempt timeout ${formatMs(attemptMs)}${explicitAttempt ? "" : " (derived)"} is not below the total timeout ${formatMs(totalMs)}: ${attempts > 1 ? `one slow attempt uses the whole deadline, so the other ${attempts - 1} can never run` : "the attempt timeout can never fire before the deadline"}`,
-          `set timeout.attempt below timeout.total${p999Ms !== undefined ? ` (1.5 × p999 = ${formatMs(Math.ceil(1.5 * p999Ms))})` : ""}, or raise the total`,
+          `attempt timeout ${formatMs(attemptMs)}${explicitAttempt ? "" : " (derived)"} is not below the total timeout ${formatMs(totalMs)}: ${attempts > 1 ? `one slow attempt uses the whole deadline, so the other ${attempts - 1 === 1 ? "attempt" : `${attempts - 1} attempts`} can never run` : "the attempt timeout can never fire before the deadline"}`,
+          p999Ms !== undefined && Math.ceil(1.5 * p999Ms) * attempts < totalMs
+            ? `set timeout.attempt below timeout.total, e.g. 1.5 × p999 = ${formatMs(Math.ceil(1.5 * p999Ms))}`
+            : `raise timeout.total above ${attempts} × ${formatMs(attemptMs)} = ${formatMs(attempts * attemptMs)} plus backoff, or lower timeout.attempt`,
           op,
         ),
       );

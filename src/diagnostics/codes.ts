@@ -53,6 +53,12 @@ export const CODES = {
     help: "A policy file holds one YAML mapping (`version: 1`, `dependency: …`, …). An empty file, a list or a scalar is not a policy.",
     example: "- version: 1\n- dependency: payments\n",
   },
+  RG006: {
+    severity: "error",
+    title: "Reserved key",
+    help: "`__proto__` cannot be a key in a policy: JavaScript objects would turn it into a prototype instead of data, so it would be lost or, worse, change how other keys behave. Rename the key.",
+    example: "version: 1\ndependency: payments\noperations:\n  get:\n    method: GET\n    path: /charges\n    response: { type: object, properties: { __proto__: { type: string } } }\n",
+  },
   RG101: {
     severity: "error",
     title: "Unknown key",
