@@ -3,7 +3,7 @@ import { isFunction, propertyKey, skipWrappers, type Node } from "../utils/ast.j
 import { createRule } from "../utils/create-rule.js";
 import { httpRequestOf, idempotencyKeyOf, isFreshInside, urlText, type HttpRequest } from "../utils/http.js";
 import { anyKeyOf, exactKey, numberValue, readKey } from "../utils/objects.js";
-import { isModule, normaliseModule, Resolver } from "../utils/resolve.js";
+import { isModule, normaliseModule, resolverFor, type Resolver } from "../utils/resolve.js";
 import { attemptRegion, conditionNodes, findRetryScope, onlyNeverProcessed, retriesDisabled, type RetryScope } from "../utils/retry.js";
 
 export type Options = [
@@ -252,7 +252,7 @@ export default createRule<Options, MessageIds>({
     ],
   },
   create(context, [options]) {
-    const resolver = new Resolver(context.sourceCode);
+    const resolver = resolverFor(context.sourceCode);
     const settings: Settings = {
       headers: options.idempotencyHeaders ?? ["Idempotency-Key", "X-Idempotency-Key"],
       methods: new Set((options.nonIdempotentMethods ?? ["POST", "PATCH"]).map((m) => m.toUpperCase())),

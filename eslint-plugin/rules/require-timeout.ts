@@ -4,7 +4,7 @@ import { classifyOutbound, configArgument, type Outbound } from "../utils/client
 import { createRule } from "../utils/create-rule.js";
 import { optionFix } from "../utils/fixes.js";
 import { exactKey, meansNoTimeout, readKey, type KeyLookup } from "../utils/objects.js";
-import { isModule, Resolver } from "../utils/resolve.js";
+import { isModule, resolverFor, type Resolver } from "../utils/resolve.js";
 
 export type Options = [
   {
@@ -357,7 +357,7 @@ export default createRule<Options, MessageIds>({
     defaultOptions: [{ reportUnresolved: false, wrappers: [], fetchFunctions: [] }],
   },
   create(context, [options]) {
-    const resolver = new Resolver(context.sourceCode);
+    const resolver = resolverFor(context.sourceCode);
     const wrappers = new Set(options.wrappers ?? []);
     const fetchFunctions = options.fetchFunctions ?? [];
     const candidates: Outbound[] = [];

@@ -1,7 +1,7 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import { isFunction, memberName, skipWrappers, staticString, type CallLike, type FunctionNode, type Node } from "../utils/ast.js";
 import { createRule } from "../utils/create-rule.js";
-import { isModule, Resolver, type Origin } from "../utils/resolve.js";
+import { isModule, resolverFor, type Origin, type Resolver } from "../utils/resolve.js";
 import { conditionNodes, findRetryScope, retriesDisabled, type RetryScope } from "../utils/retry.js";
 import { typeKindOf, type TypeAware } from "../utils/types.js";
 
@@ -231,6 +231,16 @@ export function checkBreakerConstruction(resolver: Resolver, node: CallLike, set
   return null;
 }
 
+const REQUIRE_SOURCE = /\brequire\(\s*["'`]([^"'`]+)["'`]\s*\)/g;
+
+/** A cheap whole-file test run once per file before any node is visited. */
+function mentionsBreakerOrClient(text: string, program: TSESTree.Program, generated: readonly RegExp[]): boolean {
+  if (/\b(opossum|cockatiel)\b/.test(text)) return true;
+  const sources = program.body.flatMap((statement) => (statement.type === AST_NODE_TYPES.ImportDeclaration ? [statement.source.value] : []));
+  for (const match of text.matchAll(REQUIRE_SOURCE)) sources.push(match[1]!);
+  return sources.some((source) => generated.some((pattern) => pattern.test(source)));
+}
+
 export default createRule<Options, MessageIds>({
   name: "retry-inside-breaker",
   meta: {
@@ -280,7 +290,7 @@ export default createRule<Options, MessageIds>({
     defaultOptions: [{ generatedClientModules: DEFAULT_GENERATED_MODULES, retryWrappers: [], useTypeInformation: false }],
   },
   create(context, [options]) {
-    const resolver = new Resolver(context.sourceCode);
+    const resolver = resolverFor(context.sourceCode);
     const services = context.sourceCode.parserServices;
     const types: TypeAware | null =
       options.useTypeInformation === true && services?.program && services.esTreeNodeToTSNodeMap ? { program: services.program, map: services.esTreeNodeToTSNodeMap } : null;
@@ -289,6 +299,8 @@ export default createRule<Options, MessageIds>({
       wrappers: new Set(options.retryWrappers ?? []),
       types,
     };
+    // Files that import neither a breaker library nor a generated client have nothing to report.
+    if (!types && !mentionsBreakerOrClient(context.sourceCode.text, context.sourceCode.ast, settings.generated)) return {};
     const report = (problem: Problem | null): void => {
       if (problem) context.report({ node: problem.node, messageId: problem.messageId, data: problem.data });
     };

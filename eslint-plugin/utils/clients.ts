@@ -1,5 +1,5 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
-import { skipWrappers, type Node } from "./ast.js";
+import { memberName, skipWrappers, type Node } from "./ast.js";
 import { isModule, isResultOf, type Origin, type Resolver } from "./resolve.js";
 
 /** HTTP clients whose calls the rules understand. */
@@ -75,8 +75,21 @@ function splitLast(origin: Origin): { base: Origin; last: string | null } {
   return { base: { ...origin, path } as Origin, last };
 }
 
+/**
+ * A cheap first look: only a plain name (`fetch`, `axios`, `got`, an alias) or a member with a
+ * sending name (`.get`, `.post`, `.request`, `.fetch`, …) can be an outbound call.
+ */
+export function mayBeOutbound(call: TSESTree.CallExpression, extraFetch: readonly string[] = []): boolean {
+  const callee = skipWrappers(call.callee);
+  if (callee.type === AST_NODE_TYPES.Identifier) return true;
+  if (callee.type !== AST_NODE_TYPES.MemberExpression) return false;
+  const name = memberName(callee);
+  return name !== null && (SENDING_MEMBERS.has(name) || extraFetch.includes(name));
+}
+
 /** Classifies a call as an outbound request of a known client, or returns null. */
 export function classifyOutbound(resolver: Resolver, call: TSESTree.CallExpression, extraFetch: readonly string[] = []): Outbound | null {
+  if (!mayBeOutbound(call, extraFetch)) return null;
   const callee = skipWrappers(call.callee);
   if (callee.type !== AST_NODE_TYPES.Identifier && callee.type !== AST_NODE_TYPES.MemberExpression) return null;
   const origin = resolver.origin(callee);

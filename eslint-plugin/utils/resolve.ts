@@ -65,6 +65,18 @@ export function isResultOf(origin: Origin, module: string | readonly string[], p
   return origin.path.length === rest.length && origin.path.every((p, i) => p === rest[i]);
 }
 
+const shared = new WeakMap<SourceCode, Resolver>();
+
+/** The resolver for a file, shared by every rule that lints it so each value is resolved once. */
+export function resolverFor(sourceCode: SourceCode): Resolver {
+  let resolver = shared.get(sourceCode);
+  if (!resolver) {
+    resolver = new Resolver(sourceCode);
+    shared.set(sourceCode, resolver);
+  }
+  return resolver;
+}
+
 /**
  * Resolves values within one file. One instance per rule invocation; results are cached per
  * node, so asking twice costs nothing.
