@@ -38,7 +38,9 @@ export interface CallPlan<T> {
 
 /** State of one logical call while it runs through the retry loop or hedging. */
 export class Call<T> implements AttemptOwner {
+  /** The dependency the call goes to. */
   readonly dep: DependencyParts;
+  /** Inputs fixed before the first attempt. */
   readonly plan: CallPlan<T>;
   /** Attempts that reached the transport so far. */
   attempts = 0;

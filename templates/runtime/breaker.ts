@@ -48,6 +48,7 @@ export type BreakerTransitionListener = (from: BreakerStateName, to: BreakerStat
 
 /** Snapshot returned by {@link CircuitBreaker.health}. */
 export interface BreakerHealth extends WindowCounts {
+  /** Current state (an open breaker past its open period still reads `open` until the next call). */
   readonly state: BreakerStateName;
   /** Failures ÷ calls in the window (0 when empty). */
   readonly failureRate: number;
@@ -78,6 +79,7 @@ export interface BreakerHealth extends WindowCounts {
  * The clock is read as monotonic: if it steps backwards, the last reading is used instead.
  */
 export class CircuitBreaker {
+  /** The settings it was created with. */
   readonly settings: BreakerSettings;
   readonly #clock: Clock;
   readonly #window: OutcomeWindow;

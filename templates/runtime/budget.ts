@@ -11,7 +11,9 @@ export interface BudgetSettings {
 
 /** Snapshot of a {@link RetryBudget}. */
 export interface BudgetHealth {
+  /** Tokens left. */
   readonly tokens: number;
+  /** Bucket size. */
   readonly maxTokens: number;
   /** Whether a retry (or hedge) would be allowed right now. */
   readonly allowsRetry: boolean;
@@ -23,7 +25,9 @@ export interface BudgetHealth {
  * Tokens never leave [0, maxTokens].
  */
 export class RetryBudget {
+  /** Bucket size (tokens). */
   readonly maxTokens: number;
+  /** Tokens earned per successful attempt. */
   readonly tokenRatio: number;
   #tokens: number;
 

@@ -22,9 +22,13 @@ export interface BulkheadSettings {
 
 /** Snapshot returned by {@link Bulkhead.health}. */
 export interface BulkheadHealth {
+  /** Logical calls holding a permit. */
   readonly inFlight: number;
+  /** Calls waiting for a permit. */
   readonly queued: number;
+  /** Permit count. */
   readonly maxConcurrent: number;
+  /** Queue size. */
   readonly maxQueue: number;
 }
 
@@ -42,6 +46,7 @@ interface Waiter {
  * retries; {@link Bulkhead.leave} hands it straight to the oldest waiter.
  */
 export class Bulkhead {
+  /** The settings it was created with. */
   readonly settings: BulkheadSettings;
   readonly #dependency: string;
   readonly #clock: Clock;

@@ -12,14 +12,19 @@ export interface DeadlineLike {
  * remaining time, never as wall-clock instants, so clock skew between hosts cannot shift them.
  */
 export class Deadline implements DeadlineLike {
+  /** Absolute time on {@link Deadline.clock}, in milliseconds; `Infinity` for no deadline. */
+  readonly at: number;
+  /** The clock `at` refers to. */
+  readonly clock: Clock;
+
   /**
    * @param at Absolute time on `clock` (milliseconds); `Infinity` for no deadline.
    * @param clock Clock the time refers to. Defaults to {@link systemClock}.
    */
-  constructor(
-    readonly at: number,
-    readonly clock: Clock = systemClock,
-  ) {}
+  constructor(at: number, clock: Clock = systemClock) {
+    this.at = at;
+    this.clock = clock;
+  }
 
   /** A deadline `budgetMs` milliseconds from now on `clock`. */
   static after(budgetMs: number, clock: Clock = systemClock): Deadline {

@@ -53,7 +53,9 @@ interface Entry {
 
 /** Last good responses by key, bounded by age and count (least recently used evicted first). */
 export class StaleCache {
+  /** Most keys kept; the least recently used is evicted beyond it. */
   readonly maxEntries: number;
+  /** Oldest entry served, in milliseconds. */
   readonly maxAgeMs: number;
   readonly #entries = new Map<string, Entry>();
 

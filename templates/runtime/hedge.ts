@@ -19,10 +19,13 @@ export interface HedgeSettings {
  * allowed but the long-run hedge rate cannot exceed `ratio`.
  */
 export class HedgeBudget {
+  /** Tokens earned per call: the long-run fraction of calls that may hedge. */
   readonly ratio: number;
+  /** Most tokens the bucket holds (the largest burst of hedges). */
   readonly capacity: number;
   #tokens: number;
 
+  /** @param ratio Fraction of calls allowed to hedge, clamped to [0, 1]. */
   constructor(ratio: number) {
     this.ratio = Math.min(1, Math.max(0, ratio));
     this.capacity = Math.max(1, this.ratio * 100);

@@ -52,8 +52,11 @@ export interface AttemptOwner {
  */
 export class Attempt implements AttemptContext {
   readonly #owner: AttemptOwner;
+  /** 1-based attempt number. */
   readonly attempt: number;
+  /** Whether this is a hedged copy. */
   readonly hedge: boolean;
+  /** Milliseconds this attempt may take. */
   readonly timeoutMs: number;
   readonly #timeoutKind: "timeout" | "deadline";
   #controller: AbortController | undefined;
