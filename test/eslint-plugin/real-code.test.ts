@@ -10,6 +10,8 @@ const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const FIXTURE = join(REPO, "test/eslint-plugin/fixtures/naive-checkout");
 const EXAMPLES = join(REPO, "examples");
 const SOURCE = /\.(ts|js|mjs|cjs)$/;
+/** The example's hand-written "before" variant, written badly on purpose to show the failure. */
+const NAIVE_DEMO = /\/demo\/naive\.[cm]?[jt]s$/;
 
 function sourceFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -65,9 +67,19 @@ describe("configs.recommended on realistic code", () => {
   });
 
   it("finds nothing in examples/, generated clients included", async () => {
-    // Any .ts/.js under examples/ (and examples/**/generated/ once clients are generated there).
-    const files = sourceFiles(EXAMPLES);
+    // Any .ts/.js under examples/ (generated clients in examples/**/generated/ included), except
+    // the demo's deliberately naive variant, which the next test expects to be flagged.
+    const files = sourceFiles(EXAMPLES).filter((file) => !NAIVE_DEMO.test(file));
     const found = files.length === 0 ? [] : await lintFound(files);
     expect(found).toEqual([]);
+  });
+
+  it("flags the example's deliberately naive demo, if it has one", async () => {
+    const files = sourceFiles(EXAMPLES).filter((file) => NAIVE_DEMO.test(file));
+    for (const file of files) {
+      const found = await lintFound([file]);
+      expect(found.length, `${relative(REPO, file)} is written the naive way`).toBeGreaterThan(0);
+      for (const line of found) expect(line).toMatch(/ resgen\/(require-timeout|no-retry-non-idempotent|retry-inside-breaker)$/);
+    }
   });
 });
