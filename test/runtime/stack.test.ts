@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isResilienceError } from "../../templates/runtime/index.js";
+import { createDependency, createVirtualClock, isResilienceError, type Clock, type ResilienceEvent } from "../../templates/runtime/index.js";
 import { after, breakerSettings, harness, httpFailure, operation, track } from "./helpers.js";
 
 describe("composed stack: what the breaker hears", () => {
@@ -76,5 +76,56 @@ describe("composed stack: what the breaker hears", () => {
     stop();
     await h.dep.call(operation(), () => "ok");
     expect(seen).toEqual(["attempt-start", "attempt-end"]);
+  });
+});
+
+describe("composed stack: time", () => {
+  it("leaves no timer behind once calls settle", async () => {
+    const h = harness({
+      breaker: breakerSettings,
+      bulkhead: { maxConcurrent: 1, maxQueue: 5, queueTimeoutMs: 1_000, overflow: "reject" },
+      budget: { maxTokens: 10, tokenRatio: 0.1 },
+    });
+    const hedged = operation({ retry: null, hedge: { delayMs: 10, maxAttempts: 3, budget: 1 } });
+    let n = 0;
+    const calls = [
+      track(h.dep.call(hedged, (ctx) => after(h.clock, ctx.attempt === 2 ? 5 : 100, () => "hedged")), h.clock),
+      track(h.dep.call(operation(), () => (++n < 2 ? Promise.reject(httpFailure(503)) : after(h.clock, 5, () => "retried"))), h.clock),
+      track(h.dep.call(operation({ retry: null }), () => after(h.clock, 5, () => "queued")), h.clock),
+    ];
+    await h.clock.advance(1_000);
+    expect(calls.map((c) => c.value)).toEqual(["hedged", "retried", "queued"]);
+    await h.clock.advance(1_000);
+    expect(h.clock.pendingTimers).toBe(0);
+  });
+
+  it("survives a clock that steps backwards mid-call: no negative durations, no crash", async () => {
+    const virtual = createVirtualClock(10_000);
+    let offset = 0;
+    const clock: Clock = {
+      now: () => virtual.now() + offset,
+      setTimer: (cb, ms) => virtual.setTimer(cb, ms),
+      clearTimer: (handle) => virtual.clearTimer(handle),
+    };
+    const events: ResilienceEvent[] = [];
+    const dep = createDependency(
+      { name: "d", deadline: null, breaker: { ...breakerSettings, minCalls: 2 }, bulkhead: null, budget: { maxTokens: 10, tokenRatio: 0.1 } },
+      { clock, observer: (e) => events.push(e) },
+    );
+    const result = track(
+      dep.call(operation(), () =>
+        after(virtual, 20, () => {
+          offset -= 5_000;
+          throw httpFailure(503);
+        }),
+      ),
+      virtual,
+    );
+    await virtual.advance(2_000);
+    expect(isResilienceError(result.error)).toBe(true);
+    for (const e of events) if (e.type === "attempt-end") expect(e.durationMs).toBeGreaterThanOrEqual(0);
+    const health = dep.health().breaker!;
+    expect(health.calls).toBeGreaterThanOrEqual(0);
+    expect(health.retryInMs ?? 0).toBeGreaterThanOrEqual(0);
   });
 });
