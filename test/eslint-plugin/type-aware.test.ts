@@ -1,0 +1,44 @@
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import tsParser from "@typescript-eslint/parser";
+import { ESLint, type Linter } from "eslint";
+import { describe, expect, it } from "vitest";
+import plugin from "../../eslint-plugin/index.js";
+
+const FIXTURE = fileURLToPath(new URL("./fixtures/typed/", import.meta.url));
+const SERVICE = join(FIXTURE, "service.ts");
+
+async function lint(config: Linter.Config, typed: boolean): Promise<string[]> {
+  const eslint = new ESLint({
+    cwd: FIXTURE,
+    overrideConfigFile: true,
+    overrideConfig: [
+      {
+        files: ["**/*.ts"],
+        languageOptions: {
+          parser: tsParser as Linter.Parser,
+          parserOptions: typed ? { project: "./tsconfig.json", tsconfigRootDir: FIXTURE } : {},
+        },
+      },
+      config,
+    ],
+  });
+  const [result] = await eslint.lintFiles([SERVICE]);
+  return result!.messages.map((m) => `${m.line}:${m.column} ${m.ruleId ?? m.message}`);
+}
+
+describe("configs['recommended-type-checked']", () => {
+  it("recognises a generated client passed as a parameter from its type", async () => {
+    expect(await lint(plugin.configs["recommended-type-checked"] as Linter.Config, true)).toEqual([
+      "6:37 resgen/retry-inside-breaker",
+    ]);
+  });
+
+  it("stays syntactic without type information, even when the option is on", async () => {
+    expect(await lint(plugin.configs["recommended-type-checked"] as Linter.Config, false)).toEqual([]);
+  });
+
+  it("does not use type information under configs.recommended", async () => {
+    expect(await lint(plugin.configs.recommended as Linter.Config, true)).toEqual([]);
+  });
+});
