@@ -140,6 +140,25 @@ describe("the retry loop", () => {
     expect((result.error as Error).cause).toMatchObject({ kind: "http", status: 503 });
   });
 
+  it("shares one budget between all operations of a dependency", async () => {
+    const h = harness({ budget: { maxTokens: 4, tokenRatio: 0.1 } });
+    let b = 0;
+    const first = track(h.dep.call(operation({ name: "a" }), () => Promise.reject(httpFailure(503))), h.clock);
+    await h.clock.advance(1_000);
+    expect(first.error).toMatchObject({ kind: "budget-exhausted", attempts: 2 });
+    const second = track(
+      h.dep.call(operation({ name: "b" }), () => {
+        b++;
+        return Promise.reject(httpFailure(503));
+      }),
+      h.clock,
+    );
+    await h.clock.advance(1_000);
+    expect(b).toBe(1);
+    expect(second.error).toMatchObject({ kind: "budget-exhausted" });
+    expect(h.dep.health().budget).toMatchObject({ tokens: 1, allowsRetry: false });
+  });
+
   it("reports a caller abort before the call as aborted", async () => {
     const h = harness();
     await expect(
