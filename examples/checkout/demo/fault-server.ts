@@ -94,8 +94,8 @@ export interface FaultServer {
   effects(pattern: string): number;
   /** Resolves once `n` requests have arrived on the route (at once if they already have). */
   waitForRequests(pattern: string, n: number): Promise<void>;
-  /** Requests received and not answered yet (delayed or hanging). */
-  readonly inFlight: number;
+  /** Requests received and not answered yet (delayed or hanging), all or those of one route. */
+  pending(pattern?: string): number;
   /** Forgets recorded requests and counters (routes stay). */
   resetRecords(): void;
   /** Stops listening, ends hanging and delayed requests, destroys every socket, clears every timer. */
@@ -148,7 +148,7 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
   let waiters: Waiter[] = [];
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
-  const pending = new Set<ServerResponse>();
+  const pending = new Map<ServerResponse, string>();
   let closed = false;
 
   const routeOf = (pattern: string): Route => {
@@ -237,7 +237,7 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
     }
     const behaviour = route.steps.shift() ?? route.behaviour;
     if (behaviour.hang === true) {
-      pending.add(res);
+      pending.set(res, route.pattern);
       res.on("close", () => pending.delete(res));
       return;
     }
@@ -246,7 +246,7 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
       answer(res, request, behaviour);
       return;
     }
-    pending.add(res);
+    pending.set(res, route.pattern);
     const timer = setTimeout(() => {
       timers.delete(timer);
       pending.delete(res);
@@ -324,8 +324,12 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
       if (closed) return Promise.reject(new Error("fault server closed"));
       return new Promise<void>((resolve, reject) => waiters.push({ pattern: route.pattern, n, resolve, reject }));
     },
-    get inFlight() {
-      return pending.size;
+    pending(pattern) {
+      if (pattern === undefined) return pending.size;
+      const key = routeOf(pattern).pattern;
+      let n = 0;
+      for (const route of pending.values()) if (route === key) n++;
+      return n;
     },
     resetRecords() {
       records = [];
@@ -340,7 +344,7 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
       closed = true;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
-      for (const res of pending) res.destroy();
+      for (const res of pending.keys()) res.destroy();
       pending.clear();
       for (const w of waiters) w.reject(new Error(`fault server closed before ${w.n} requests reached ${w.pattern}`));
       waiters = [];
