@@ -338,9 +338,10 @@ function worst(policy: ResolvedPolicy, op: ResolvedOperation): ExplainWorstCase 
 // ---------------------------------------------------------------------------------------------
 // Text
 
-function originText(s: ExplainSetting): string {
+function originText(s: ExplainSetting, policyFile: string): string {
   const label = { operation: "operation", policy: "policy", project: "project defaults", derived: "derived", default: "default" }[s.origin];
-  if (s.source) return `${label} (${s.source})`;
+  // the header names the policy file; its own lines are shown by base name to keep rows short
+  if (s.source) return `${label} (${s.source.startsWith(`${policyFile}:`) ? s.source.slice(policyFile.lastIndexOf("/") + 1) : s.source})`;
   if (s.formula) return s.origin === "default" ? s.formula : `${label}: ${s.formula}`;
   return label;
 }
@@ -363,7 +364,7 @@ export function renderExplainText(report: ExplainReport): string {
     op.stack.forEach((layer, i) => {
       const head = `${i + 1}. ${layer.layer}`;
       if (layer.settings.length === 0) rows.push([head, "", layer.note ?? "off", ""]);
-      layer.settings.forEach((s, j) => rows.push([j === 0 ? head : "", s.key, s.text, originText(s)]));
+      layer.settings.forEach((s, j) => rows.push([j === 0 ? head : "", s.key, s.text, originText(s, report.file)]));
       if (layer.note && layer.settings.length > 0) rows.push(["", "", `(${layer.note})`, ""]);
     });
     const w = [0, 1, 2].map((c) => Math.max(...rows.map((r) => r[c]!.length)));

@@ -26,7 +26,7 @@ describe("resgen explain", () => {
       const layers = [...section.matchAll(/^ {2}(\d)\. ([a-z ]+?) {2}/gm)].slice(0, ORDER.length).map((m) => `${m[1]}. ${m[2]}`);
       expect(layers).toEqual(ORDER.map((l, i) => `${i + 1}. ${l}`));
     }
-    expect(text).toMatch(/timeout\.attempt +500ms +policy \(examples\/checkout\/resilience\/payments\.yaml:8:21\)/);
+    expect(text).toMatch(/timeout\.attempt +500ms +policy \(payments\.yaml:8:21\)/);
     expect(text).toMatch(new RegExp(`retry\\.backoff\\.jitter +full +project defaults \\(${CONFIG}:13:60\\)`));
     expect(text).toMatch(/bulkhead\.overflow +reject +built-in default reject/);
     expect(text).toContain("3 attempts × 500ms + backoff 50ms + 100ms = 1650ms, within the total 2s");
