@@ -136,11 +136,6 @@ export function attemptsOf(op: ResolvedOperation): number {
   return Math.max(1, retry?.maxAttempts ?? 1, hedge?.maxAttempts ?? 1);
 }
 
-/** Milliseconds as seconds for arithmetic shown to users: 250 → "0.25 s". */
-export function seconds(ms: number): number {
-  return ms / 1000;
-}
-
 /** A number for messages: integers as is, others with up to two decimals. */
 export function num(n: number): string {
   return Number.isInteger(n) ? String(n) : String(Math.round(n * 100) / 100);
