@@ -274,6 +274,23 @@ function destroysRequest(resolver: Resolver, handler: TSESTree.CallExpressionArg
   return true;
 }
 
+/** ky bounds every request at 10 s unless told otherwise: only `timeout: false` (or 0, Infinity) removes it. */
+export function checkKy(ctx: Context, outbound: Outbound): Problem | null {
+  const configs = [configArgument(outbound), ...outbound.instance.map((created) => created.arguments[0])];
+  for (const config of configs) {
+    if (config === undefined) continue;
+    const timeout = readKey(ctx.resolver, config, exactKey("timeout"));
+    if (timeout.kind === "unknown") return null;
+    if (timeout.kind !== "value") continue;
+    const value = ctx.resolver.valueOf(timeout.node);
+    const none = (value.type === AST_NODE_TYPES.Literal && value.value === false) || meansNoTimeout(ctx.resolver, timeout.node);
+    if (!none) return null;
+    const own = config === configArgument(outbound);
+    return own ? disabled(outbound, timeout.node, "timeout", SUGGESTED_MS) : { node: outbound.call, messageId: "disabledTimeout", data: { client: outbound.label, key: "timeout" }, fix: null };
+  }
+  return null;
+}
+
 /** Whether the call sits inside the arguments of a function the project declared as bounding. */
 function insideWrapper(node: Node, wrappers: ReadonlySet<string>): boolean {
   if (wrappers.size === 0) return false;
@@ -287,6 +304,10 @@ function insideWrapper(node: Node, wrappers: ReadonlySet<string>): boolean {
 }
 
 export function checkOutbound(ctx: Context, outbound: Outbound): Problem | null {
+  // f(...args) may carry the options anywhere.
+  if (outbound.call.arguments.some((arg, i) => i <= outbound.configIndex && arg.type === AST_NODE_TYPES.SpreadElement)) {
+    return unresolved(ctx, outbound, outbound.call);
+  }
   switch (outbound.library) {
     case "fetch":
       return checkFetch(ctx, outbound);
@@ -299,8 +320,7 @@ export function checkOutbound(ctx: Context, outbound: Outbound): Problem | null 
     case "http":
       return checkHttp(ctx, outbound);
     case "ky":
-      // ky bounds every request at 10 s unless told otherwise.
-      return null;
+      return checkKy(ctx, outbound);
   }
 }
 
@@ -320,7 +340,7 @@ export default createRule<Options, MessageIds>({
       missingTimeout:
         "{{client}}() sets no `{{key}}`, so it can wait forever on a stalled server. Set `{{key}}` on the call or on the client's defaults.",
       disabledTimeout:
-        "{{client}}() sets `{{key}}` to a value that means no timeout (0, Infinity, null or undefined). Use a finite number of milliseconds.",
+        "{{client}}() sets `{{key}}` to a value that means no timeout (0, Infinity, null, undefined, or false for ky). Use a finite number of milliseconds.",
       timeoutNotEnforced:
         "{{client}}() only gets a `timeout` event: Node does not stop the request. Destroy it in the handler (`req.on('timeout', () => req.destroy())`) or pass `signal: AbortSignal.timeout(ms)`.",
       unresolvedOptions:

@@ -126,20 +126,16 @@ function outer(node: Node): { parent: Node | undefined } {
 
 /**
  * A loop retries its `try` block when the block leaves the loop on success (`return` or
- * `break`) and the `catch` lets the loop go round again instead of always rethrowing.
+ * `break`) and the `catch` lets the loop go round again instead of always rethrowing. A loop
+ * that never leaves on success (a poller, a heartbeat) makes a new call each time: not a retry.
  */
-export function isRetryLoop(loop: LoopNode, attempt: TSESTree.TryStatement): boolean {
+export function isRetryLoop(attempt: TSESTree.TryStatement): boolean {
   if (!attempt.handler || alwaysThrows(attempt.handler.body)) return false;
   return someInside(attempt.block, (node) => {
     if (node.type === AST_NODE_TYPES.ReturnStatement) return true;
     if (node.type === AST_NODE_TYPES.BreakStatement && node.label === null) return true;
     return false;
-  }) || (loop.type !== AST_NODE_TYPES.DoWhileStatement && isInfinite(loop));
-}
-
-function isInfinite(loop: TSESTree.ForStatement | TSESTree.WhileStatement): boolean {
-  if (loop.test === null) return true;
-  return loop.test.type === AST_NODE_TYPES.Literal && loop.test.value === true;
+  });
 }
 
 /** The innermost retry scope around `node`, if any. */
@@ -152,7 +148,7 @@ export function findRetryScope(resolver: Resolver, node: Node, extra: ReadonlySe
       const scope = wrappersRunning(resolver, current, extra);
       if (scope) return scope;
     }
-    if (isRetryableLoop(current) && attempt !== null && current.body === previous && isRetryLoop(current, attempt)) {
+    if (isRetryableLoop(current) && attempt !== null && current.body === previous && isRetryLoop(attempt)) {
       return { kind: "loop", loop: current, attempt };
     }
   }

@@ -62,6 +62,8 @@ const valid: Valid<Options>[] = [
   // not a retry: a loop over items, a loop that always rethrows
   `${AXIOS}for (const item of items) { try { await axios.post(u, item); } catch (e) { log(e); } }`,
   `${AXIOS}async function f() { for (let i = 0; i < 3; i++) { try { return await axios.post(u, d); } catch (e) { throw e; } } }`,
+  // a loop that never leaves on success sends a new request each round: not a retry
+  'while (true) {\n  try { await fetch(url, { method: "POST", body: beat() }); } catch (e) { log(e); }\n  await sleep(5000);\n}',
   // a key made once before the loop
   'async function f() {\nconst key = crypto.randomUUID();\nfor (let i = 0; i < 3; i++) {\n  try { return await fetch(url, { method: "POST", headers: { "Idempotency-Key": key } }); } catch {}\n}\n}',
   // look-alikes: a local retry() that is not a library

@@ -82,6 +82,8 @@ const valid: Valid<Options>[] = [
   'import { fetch, Agent } from "undici";\nawait fetch(url, { dispatcher: new Agent({ headersTimeout: 5000 }) });',
   // ky bounds requests by default
   'import ky from "ky";\nky.get(url);',
+  'import ky from "ky";\nky.post(url, { json, timeout: 3000 });',
+  'import ky from "ky";\nconst api = ky.create({ prefixUrl, timeout: 3000 });\napi.get("x");',
   // TypeScript wrappers around a bounded call
   { code: `${AXIOS}const api = axios.create({ timeout: 5000 }); (api as AxiosInstance).get("/x");`, tsOnly: true },
   { code: "fetch(url, { signal: AbortSignal.timeout(5000) } satisfies RequestInit);", tsOnly: true },
@@ -313,6 +315,15 @@ const invalid: Invalid<MessageIds, Options>[] = [
   {
     code: 'import { fetch } from "undici";\nawait fetch(url);',
     errors: [{ messageId: "fetchWithoutSignal", line: 2, column: 7, suggestions: [{ messageId: "addSignal", output: 'import { fetch } from "undici";\nawait fetch(url, { signal: AbortSignal.timeout(10_000) });' }] }],
+  },
+  // ky's own default removed
+  {
+    code: 'import ky from "ky";\nawait ky.get(url, { timeout: false });',
+    errors: [{ messageId: "disabledTimeout", line: 2, column: 7, suggestions: [{ messageId: "addTimeout", output: 'import ky from "ky";\nawait ky.get(url, { timeout: 10_000 });' }] }],
+  },
+  {
+    code: 'import ky from "ky";\nconst api = ky.create({ prefixUrl, timeout: false });\napi.post("orders", { json });',
+    errors: [{ messageId: "disabledTimeout", line: 3, column: 1 }],
   },
   // the last word removes the timeout
   {
