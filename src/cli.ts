@@ -135,6 +135,10 @@ function reportBuild(result: BuildResult, opts: { check?: boolean; format: Forma
 
 async function runExplain(file: string, opts: { operation?: string; format: "text" | "json" }, io: Io): Promise<number> {
   const result = await check([file], { cwd: io.cwd });
+  if (result.diagnostics.some((d) => d.code === "RG004")) {
+    io.stdout(format("pretty", result.diagnostics, result.sources, { color: io.color }));
+    return 2;
+  }
   if (result.unmatched.length > 0 || result.fileCount !== 1) {
     io.stderr(`resgen: explain takes exactly one policy file; "${file}" matches ${result.fileCount}\n`);
     return 2;
@@ -143,7 +147,7 @@ async function runExplain(file: string, opts: { operation?: string; format: "tex
   const policy = result.policies[0];
   if (errors > 0 || !policy) {
     io.stdout(format("pretty", result.diagnostics, result.sources, { color: io.color }));
-    return result.diagnostics.some((d) => d.code === "RG004") ? 2 : 1;
+    return 1;
   }
   if (opts.operation !== undefined && !policy.operations.some((o) => o.name === opts.operation)) {
     io.stderr(`resgen: ${policy.dependency} has no operation "${opts.operation}"; it has ${policy.operations.map((o) => o.name).join(", ")}\n`);
@@ -152,7 +156,8 @@ async function runExplain(file: string, opts: { operation?: string; format: "tex
   const report = explain(policy, {
     ...(opts.operation === undefined ? {} : { operation: opts.operation }),
     where: sourceLocator(result.documents, result.sources),
-    findings: reportFindings(result.diagnostics, result.sources),
+    // one file is checked, so `calls:` naming another policy is not a finding here
+    findings: reportFindings(result.diagnostics.filter((d) => d.code !== "RG221"), result.sources),
   });
   io.stdout(opts.format === "json" ? renderExplainJson(report) : renderExplainText(report));
   return 0;

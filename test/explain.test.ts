@@ -86,6 +86,25 @@ describe("resgen explain", () => {
     expect(op.worstCase).toMatchObject({ plan: "hedge", maxAttempts: 2, maxTimeMs: 295, outage: { calls: 200, attemptsWithoutBudget: 400, attemptsWithBudget: 210 } });
   });
 
+  it("takes exactly one readable policy file (exit 2 otherwise)", async () => {
+    const many = await run("explain", "examples/checkout");
+    expect(many.code).toBe(2);
+    expect(many.stderr).toContain('explain takes exactly one policy file; "examples/checkout" matches 4');
+    const missing = await run("explain", "test/fixtures/analyze/missing.yaml");
+    expect(missing.code).toBe(2);
+    expect(missing.stdout).toContain("error RG004 cannot read test/fixtures/analyze/missing.yaml: no such file");
+  });
+
+  it("lists the policy's warnings, except calls it cannot resolve from one file", async () => {
+    const r = await run("explain", "test/fixtures/analyze/rg211.yaml", "--format", "json");
+    expect(r.code).toBe(0);
+    expect((JSON.parse(r.stdout) as ExplainReport).findings).toEqual([
+      expect.objectContaining({ code: "RG211", severity: "warning", at: "test/fixtures/analyze/rg211.yaml:5:13" }),
+    ]);
+    const gateway = await run("explain", "test/fixtures/analyze/chain/gateway.yaml", "--format", "json");
+    expect((JSON.parse(gateway.stdout) as ExplainReport).findings).toEqual([]);
+  });
+
   it("refuses a policy with errors and prints them", async () => {
     const r = await run("explain", "test/fixtures/check/three-problems.yaml");
     expect(r.code).toBe(1);
