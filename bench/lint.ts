@@ -58,7 +58,7 @@ export const summarise${i} = (orders${t("Array<{ status: string; total: number }
 }
 
 /** One of several service-client shapes, clean or with the mistakes the rules catch. */
-function clientCode(i: number, ts: boolean): string {
+function clientCode(i: number): string {
   const service = SERVICES[i % SERVICES.length]!;
   const url = `http://${service}.internal`;
   switch (i % 5) {
@@ -112,7 +112,7 @@ export async function deliver${i}(event) {
 export function corpus(count: number): SourceFile[] {
   return Array.from({ length: count }, (_, i) => {
     const ts = i % 2 === 1;
-    return { name: `src/module-${i}.${ts ? "ts" : "js"}`, code: clientCode(i, ts) + filler(i, ts) + filler(i + count, ts) };
+    return { name: `src/module-${i}.${ts ? "ts" : "js"}`, code: clientCode(i) + filler(i, ts) + filler(i + count, ts) };
   });
 }
 

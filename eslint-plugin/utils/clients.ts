@@ -1,6 +1,6 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import { memberName, skipWrappers, type Node } from "./ast.js";
-import { isModule, isResultOf, type Origin, type Resolver } from "./resolve.js";
+import { isModule, type Origin, type Resolver } from "./resolve.js";
 
 /** HTTP clients whose calls the rules understand. */
 export type Library = "fetch" | "axios" | "got" | "ky" | "http" | "undici";

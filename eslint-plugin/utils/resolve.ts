@@ -58,13 +58,6 @@ export function isModule(origin: Origin, module: string | readonly string[], ...
   return origin.path.length === path.length && origin.path.every((p, i) => p === path[i]);
 }
 
-/** Whether an origin is the result of calling `module.path(...)`, with `rest` members after. */
-export function isResultOf(origin: Origin, module: string | readonly string[], path: readonly string[], rest: readonly string[] = []): origin is Extract<Origin, { kind: "result" }> {
-  if (origin.kind !== "result") return false;
-  if (!isModule(origin.callee, module, ...path)) return false;
-  return origin.path.length === rest.length && origin.path.every((p, i) => p === rest[i]);
-}
-
 const shared = new WeakMap<SourceCode, Resolver>();
 
 /** The resolver for a file, shared by every rule that lints it so each value is resolved once. */
@@ -137,7 +130,9 @@ export class Resolver {
   origin(node: Node, depth = 0): Origin {
     const cached = this.#cache.get(node);
     if (cached) return cached;
-    const result = depth > MAX_DEPTH ? UNKNOWN : this.#compute(node, depth);
+    // Past the depth limit the answer is "unknown" for this query only: do not cache it.
+    if (depth > MAX_DEPTH) return UNKNOWN;
+    const result = this.#compute(node, depth);
     this.#cache.set(node, result);
     return result;
   }

@@ -1,7 +1,7 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import { alwaysThrows, calleeName, isFunction, isRetryableLoop, skipWrappers, someInside, type FunctionNode, type LoopNode, type Node } from "./ast.js";
 import { exactKey, numberValue, readKey } from "./objects.js";
-import { isModule, isResultOf, type Origin, type Resolver } from "./resolve.js";
+import { isModule, type Origin, type Resolver } from "./resolve.js";
 
 /**
  * A region of code that runs more than once for one logical call:
@@ -211,4 +211,3 @@ export function onlyNeverProcessed(text: string): boolean {
   return NEVER_PROCESSED_CODES.test(text) && !MAYBE_PROCESSED.test(text);
 }
 
-export { isResultOf };
