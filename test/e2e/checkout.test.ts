@@ -60,7 +60,7 @@ describe("checkout clients over real sockets", () => {
     // payments: attempt 500ms, total 2s, 3 attempts on timeout
     server.route("POST /charges", charge, [{ hang: true }, { hang: true }]);
     const payments = gen.createPaymentsClient({ baseUrl: server.url });
-    const created = await payments.createCharge({ body: chargeRequest });
+    const created = await settlesWithin(payments.createCharge({ body: chargeRequest }), 2_000 + 1_000);
     expect(created).toEqual({ id: "ch_1", orderId: "o-1", amountCents: 1250, status: "succeeded" });
 
     const sent = server.requests("POST /charges");
