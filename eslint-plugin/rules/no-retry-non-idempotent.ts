@@ -4,7 +4,7 @@ import { createRule } from "../utils/create-rule.js";
 import { httpRequestOf, idempotencyKeyOf, isFreshInside, urlText, type HttpRequest } from "../utils/http.js";
 import { anyKeyOf, exactKey, numberValue, readKey } from "../utils/objects.js";
 import { isModule, normaliseModule, resolverFor, type Resolver } from "../utils/resolve.js";
-import { attemptRegion, conditionNodes, findRetryScope, onlyNeverProcessed, retriesDisabled, type RetryScope } from "../utils/retry.js";
+import { attemptRegion, conditionNodes, describeRetrier, findRetryScope, onlyNeverProcessed, retriesDisabled, type RetryScope } from "../utils/retry.js";
 
 export type Options = [
   {
@@ -37,10 +37,6 @@ interface Problem {
   readonly data: Record<string, string>;
 }
 
-function describeScope(scope: RetryScope): string {
-  return scope.kind === "wrapper" ? scope.library : "a retry loop";
-}
-
 /** Whether a retry condition makes the retry harmless for this request. */
 function conditionIsSafe(resolver: Resolver, scope: RetryScope): boolean {
   for (const node of conditionNodes(resolver, scope)) {
@@ -70,10 +66,10 @@ export function checkRetriedRequest(resolver: Resolver, request: HttpRequest, se
   const key = idempotencyKeyOf(resolver, request, settings.headers);
   if (key.kind === "unknown") return null;
   if (key.kind === "absent") {
-    return { node: request.call, messageId: "retriedWithoutKey", data: { method: request.method, retrier: describeScope(scope) } };
+    return { node: request.call, messageId: "retriedWithoutKey", data: { method: request.method, retrier: describeRetrier(scope) } };
   }
   if (isFreshInside(resolver, key.node, attemptRegion(scope))) {
-    return { node: key.node, messageId: "keyPerAttempt", data: { retrier: describeScope(scope) } };
+    return { node: key.node, messageId: "keyPerAttempt", data: { retrier: describeRetrier(scope) } };
   }
   return null;
 }

@@ -2,7 +2,7 @@ import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import { isFunction, memberName, skipWrappers, staticString, type CallLike, type FunctionNode, type Node } from "../utils/ast.js";
 import { createRule } from "../utils/create-rule.js";
 import { isModule, resolverFor, type Origin, type Resolver } from "../utils/resolve.js";
-import { conditionNodes, findRetryScope, retriesDisabled, type RetryScope } from "../utils/retry.js";
+import { conditionNodes, describeRetrier, findRetryScope, retriesDisabled, type RetryScope } from "../utils/retry.js";
 import { typeKindOf, type TypeAware } from "../utils/types.js";
 
 export type Options = [
@@ -124,10 +124,6 @@ export function checkWrap(resolver: Resolver, call: TSESTree.CallExpression): Pr
   return null;
 }
 
-function retrierName(scope: RetryScope): string {
-  return scope.kind === "wrapper" ? scope.library : "a retry loop";
-}
-
 /** Whether the retry provably stops on the breaker's rejection (or can tell nothing). */
 function stopsOnOpenCircuit(resolver: Resolver, scope: RetryScope): boolean | null {
   if (scope.kind === "wrapper" && scope.policy) {
@@ -137,6 +133,7 @@ function stopsOnOpenCircuit(resolver: Resolver, scope: RetryScope): boolean | nu
     return handles === null ? null : !handles;
   }
   const texts: Node[] = scope.kind === "wrapper" ? [scope.fn, ...conditionNodes(resolver, scope)] : [scope.loop];
+  if (scope.via.length > 0) texts.push(scope.region);
   if (scope.kind === "wrapper" && scope.options !== undefined) texts.push(scope.options);
   return texts.some((node) => OPEN_CIRCUIT.test(resolver.sourceCode.getText(node)));
 }
@@ -177,14 +174,14 @@ export function checkRetriedCall(resolver: Resolver, call: TSESTree.CallExpressi
   if (!scope) return null;
   if (scope.kind === "wrapper" && retriesDisabled(resolver, scope.options)) return null;
   if (receiver.kind === "client") {
-    return { node: call, messageId: "retryAroundGeneratedClient", data: { retrier: retrierName(scope), factory: receiver.name } };
+    return { node: call, messageId: "retryAroundGeneratedClient", data: { retrier: describeRetrier(scope), factory: receiver.name } };
   }
   if (stopsOnOpenCircuit(resolver, scope) !== false) return null;
   const hint =
     receiver.breaker === "opossum"
       ? "stop when `error.code === 'EOPENBREAKER'` (p-retry: throw an AbortError or use shouldRetry; async-retry: call bail)"
       : "stop on `isBrokenCircuitError(error)` (cockatiel: handleWhen(e => !isBrokenCircuitError(e)))";
-  return { node: call, messageId: "retryAroundOpenBreaker", data: { retrier: retrierName(scope), breaker: receiver.breaker, hint } };
+  return { node: call, messageId: "retryAroundOpenBreaker", data: { retrier: describeRetrier(scope), breaker: receiver.breaker, hint } };
 }
 
 const ROUTE_METHODS = new Set(["get", "post", "put", "patch", "delete", "all", "use", "head", "options", "route"]);
@@ -222,7 +219,7 @@ export function checkBreakerConstruction(resolver: Resolver, node: CallLike, set
   const opossum = isModule(origin.callee, "opossum") && node.type === AST_NODE_TYPES.NewExpression;
   if (!opossum && !isModule(origin.callee, "cockatiel", "circuitBreaker")) return null;
   const scope = findRetryScope(resolver, node, settings.wrappers);
-  if (scope) return { node, messageId: "breakerPerCall", data: { where: `inside the code ${retrierName(scope)} runs on every attempt` } };
+  if (scope) return { node, messageId: "breakerPerCall", data: { where: `inside the code ${describeRetrier(scope)} runs on every attempt` } };
   for (let current: Node | undefined = node.parent; current; current = current.parent) {
     if (isFunction(current) && isRequestHandler(resolver, current)) {
       return { node, messageId: "breakerPerCall", data: { where: "inside a request handler" } };

@@ -8,8 +8,10 @@ import { isModule, type Origin, type Resolver } from "./resolve.js";
  * - `wrapper`: a function handed to a retry library (`fn`), with the wrapper's options and,
  *   for cockatiel, the `retry(handler, options)` call that built the policy;
  * - `loop`: a hand-written loop whose body retries a `try` block after a caught failure.
+ * `region` is the code that runs again on every attempt, as seen from the node asked about: the
+ * retried function or loop body, or the local helper it calls (`via` names the helpers).
  */
-export type RetryScope =
+export type RetryScope = (
   | {
       readonly kind: "wrapper";
       readonly library: string;
@@ -18,7 +20,8 @@ export type RetryScope =
       readonly options: Node | undefined;
       readonly policy: TSESTree.CallExpression | null;
     }
-  | { readonly kind: "loop"; readonly loop: LoopNode; readonly attempt: TSESTree.TryStatement };
+  | { readonly kind: "loop"; readonly loop: LoopNode; readonly attempt: TSESTree.TryStatement }
+) & { readonly region: Node; readonly via: readonly string[] };
 
 interface WrapperShape {
   readonly library: string;
@@ -89,7 +92,7 @@ function wrappersRunning(resolver: Resolver, fn: FunctionNode, extra: ReadonlySe
   if (parent?.type === AST_NODE_TYPES.CallExpression) {
     const shape = retryWrapperOf(resolver, parent, extra);
     if (shape && functionOf(resolver, shape.fn) === fn) {
-      return { kind: "wrapper", library: shape.library, call: parent, fn, options: shape.options, policy: shape.policy };
+      return { kind: "wrapper", library: shape.library, call: parent, fn, options: shape.options, policy: shape.policy, region: fn, via: [] };
     }
   }
   // const op = async () => ...; pRetry(op)   /   function op() {...}; pRetry(op)
@@ -104,7 +107,7 @@ function wrappersRunning(resolver: Resolver, fn: FunctionNode, extra: ReadonlySe
     if (use.parent?.type !== AST_NODE_TYPES.CallExpression) continue;
     const shape = retryWrapperOf(resolver, use.parent, extra);
     if (shape && shape.fn !== undefined && skipWrappers(shape.fn) === ref.identifier) {
-      return { kind: "wrapper", library: shape.library, call: use.parent, fn, options: shape.options, policy: shape.policy };
+      return { kind: "wrapper", library: shape.library, call: use.parent, fn, options: shape.options, policy: shape.policy, region: fn, via: [] };
     }
   }
   return null;
@@ -138,8 +141,29 @@ export function isRetryLoop(attempt: TSESTree.TryStatement): boolean {
   });
 }
 
-/** The innermost retry scope around `node`, if any. */
-export function findRetryScope(resolver: Resolver, node: Node, extra: ReadonlySet<string>): RetryScope | null {
+/** A local function's name and the calls that run it (`send(x)` for `function send` / `const send = …`). */
+function callSitesOf(resolver: Resolver, fn: FunctionNode): { name: string; calls: TSESTree.CallExpression[] } | null {
+  let id: TSESTree.Identifier | null = null;
+  if (fn.type === AST_NODE_TYPES.FunctionDeclaration) id = fn.id;
+  else if (fn.parent?.type === AST_NODE_TYPES.VariableDeclarator && fn.parent.id.type === AST_NODE_TYPES.Identifier) id = fn.parent.id;
+  if (id === null) return null;
+  const variable = resolver.variableOf(id);
+  if (!variable) return null;
+  const calls: TSESTree.CallExpression[] = [];
+  for (const ref of variable.references) {
+    const use = outer(ref.identifier);
+    if (use.parent?.type === AST_NODE_TYPES.CallExpression && skipWrappers(use.parent.callee) === ref.identifier) calls.push(use.parent);
+  }
+  return { name: id.name, calls };
+}
+
+const MAX_HOPS = 2;
+
+/**
+ * The innermost retry scope around `node`, if any. A local helper function that a retried
+ * function calls (`pRetry(() => createOrder(x))`) is followed up to two calls deep.
+ */
+export function findRetryScope(resolver: Resolver, node: Node, extra: ReadonlySet<string>, hops = 0): RetryScope | null {
   let previous: Node = node;
   let attempt: TSESTree.TryStatement | null = null;
   for (let current = node.parent; current; previous = current, current = current.parent) {
@@ -147,17 +171,31 @@ export function findRetryScope(resolver: Resolver, node: Node, extra: ReadonlySe
     if (isFunction(current)) {
       const scope = wrappersRunning(resolver, current, extra);
       if (scope) return scope;
+      if (hops < MAX_HOPS) {
+        const helper = callSitesOf(resolver, current);
+        for (const call of helper?.calls ?? []) {
+          if (call.range[0] >= current.range[0] && call.range[1] <= current.range[1]) continue; // recursion
+          const outerScope = findRetryScope(resolver, call, extra, hops + 1);
+          if (outerScope) return { ...outerScope, region: current, via: [helper!.name, ...outerScope.via] };
+        }
+      }
     }
     if (isRetryableLoop(current) && attempt !== null && current.body === previous && isRetryLoop(attempt)) {
-      return { kind: "loop", loop: current, attempt };
+      return { kind: "loop", loop: current, attempt, region: current.body, via: [] };
     }
   }
   return null;
 }
 
-/** The code that runs again on each attempt: the retried function or the loop body. */
+/** The code that runs again on each attempt, as seen from the node the scope was found for. */
 export function attemptRegion(scope: RetryScope): Node {
-  return scope.kind === "wrapper" ? scope.fn : scope.loop.body;
+  return scope.region;
+}
+
+/** "p-retry", "a retry loop", "p-retry through createOrder()". */
+export function describeRetrier(scope: RetryScope): string {
+  const base = scope.kind === "wrapper" ? scope.library : "a retry loop";
+  return scope.via.length === 0 ? base : `${base} through ${scope.via.map((name) => `${name}()`).join(" and ")}`;
 }
 
 const ATTEMPT_KEYS: readonly { key: string; atMost: number }[] = [

@@ -68,6 +68,9 @@ const valid: Valid<Options>[] = [
   'async function f() {\nconst key = crypto.randomUUID();\nfor (let i = 0; i < 3; i++) {\n  try { return await fetch(url, { method: "POST", headers: { "Idempotency-Key": key } }); } catch {}\n}\n}',
   // look-alikes: a local retry() that is not a library
   "function retry(fn) { return fn(); }\nretry(() => fetch(url, { method: \"POST\" }));",
+  // a helper called directly, or given a key made once by its caller
+  `async function createOrder(order) { return fetch("/orders", { method: "POST", body: JSON.stringify(order) }); }\nawait createOrder(order);`,
+  `${P}async function send(order, key) { return fetch("/orders", { method: "POST", headers: { "Idempotency-Key": key } }); }\nconst key = crypto.randomUUID();\nawait pRetry(() => send(order, key));`,
   // a method the file cannot see
   `${P}await pRetry(() => fetch(url, { method }));`,
   { code: `${P}${AXIOS}await pRetry(() => (axios as AxiosStatic).get(u));`, tsOnly: true },
@@ -209,6 +212,15 @@ const invalid: Invalid<MessageIds, Options>[] = [
   {
     code: `${P}const headers = new Headers();\nawait pRetry(() => {\n  headers.set("Idempotency-Key", crypto.randomUUID());\n  return fetch(url, { method: "POST", headers });\n});`,
     errors: [{ messageId: "keyPerAttempt", line: 4, column: 34 }],
+  },
+  // local helpers the retried function calls are followed
+  {
+    code: `${P}async function createOrder(order) {\n  return fetch("/orders", { method: "POST", body: JSON.stringify(order) });\n}\nawait pRetry(() => createOrder(order));`,
+    errors: [{ messageId: "retriedWithoutKey", line: 3, column: 10, data: { method: "POST", retrier: "p-retry through createOrder()" } }],
+  },
+  {
+    code: `${P}const post = (body) => fetch("/orders", { method: "POST", body, headers: { "Idempotency-Key": crypto.randomUUID() } });\nconst createOrder = (order) => post(JSON.stringify(order));\nawait pRetry(() => createOrder(order));`,
+    errors: [{ messageId: "keyPerAttempt", line: 2, column: 95, data: { retrier: "p-retry through post() and createOrder()" } }],
   },
   // wrappers that do not change the call
   {

@@ -39,6 +39,8 @@ const valid: Valid<Options>[] = [
   `${O}${OB}app.post("/orders", async (req, res) => { res.json(await breaker.fire(req.body)); });`,
   'import CircuitBreaker from "opossum";\nclass Inventory { constructor() { this.breaker = new CircuitBreaker(call); } }',
   'import CircuitBreaker from "opossum";\nfunction makeBreaker(fn) { return new CircuitBreaker(fn, { timeout: 3000 }); }',
+  'import CircuitBreaker from "opossum";\nfunction makeBreaker(fn) { return new CircuitBreaker(fn, { timeout: 3000 }); }\nexport const breaker = makeBreaker(send);',
+  `${O}${OB}function reserve(sku) { return breaker.fire(sku); }\nawait reserve(sku);`,
   { code: `${O}${OB}await pRetry(() => (breaker as CircuitBreaker).fire(x), { shouldRetry: (e: any) => e.code !== "EOPENBREAKER" });`, tsOnly: true },
 ];
 
@@ -121,6 +123,15 @@ const invalid: Invalid<MessageIds, Options>[] = [
   {
     code: 'import { createServer } from "node:http";\nimport CircuitBreaker from "opossum";\ncreateServer((incoming, outgoing) => { const b = new CircuitBreaker(fn); b.fire().then(() => outgoing.end()); });',
     errors: [{ messageId: "breakerPerCall", line: 3, column: 50 }],
+  },
+  // local helpers the retried function calls are followed
+  {
+    code: `${O}${OB}function reserve(sku) {\n  return breaker.fire(sku);\n}\nawait pRetry(() => reserve(sku));`,
+    errors: [{ messageId: "retryAroundOpenBreaker", line: 5, column: 10, data: { retrier: "p-retry through reserve()", breaker: "opossum", hint: "stop when `error.code === 'EOPENBREAKER'` (p-retry: throw an AbortError or use shouldRetry; async-retry: call bail)" } }],
+  },
+  {
+    code: `${O}const makeBreaker = () => new CircuitBreaker(send, { timeout: 1000 });\nawait pRetry(() => makeBreaker().fire(x), { shouldRetry: (e) => e.code !== "EOPENBREAKER" });`,
+    errors: [{ messageId: "breakerPerCall", line: 3, column: 27, data: { where: "inside the code p-retry through makeBreaker() runs on every attempt" } }],
   },
   // wrappers around the call
   {
