@@ -81,6 +81,8 @@ export interface FaultServer {
   route(pattern: string, behaviour?: Behaviour, steps?: readonly Behaviour[]): void;
   /** Appends one-shot steps to a route's queue. */
   enqueue(pattern: string, ...steps: Behaviour[]): void;
+  /** One-shot steps of a route not used yet. */
+  queued(pattern: string): number;
   /** Changes the latency of a route's default behaviour, effective for requests arriving from now on. */
   setLatency(pattern: string, latencyMs: number): void;
   /** Requests received, all or those of one route, in arrival order. */
@@ -301,6 +303,9 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
     },
     enqueue(pattern, ...steps) {
       routeOf(pattern).steps.push(...steps);
+    },
+    queued(pattern) {
+      return routeOf(pattern).steps.length;
     },
     setLatency(pattern, latencyMs) {
       const route = routeOf(pattern);

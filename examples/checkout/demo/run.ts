@@ -15,6 +15,7 @@ const options: ScenarioOptions = {
   slowLatencyMs: 5_000,
   userDeadlineMs: 2_000,
   warmupCheckouts: 10,
+  lostChargeResponseEvery: 25,
 };
 
 function percentile(values: readonly number[], p: number): number {
@@ -48,7 +49,8 @@ async function main(): Promise<void> {
     `Checkout demo: ${Math.round((options.durationMs / 1_000) * options.ratePerSecond)} checkouts at ${options.ratePerSecond}/s for ${seconds(options.durationMs)} per run. ` +
       `A checkout = stock + reservation + card charge (essential) and recommendations (optional), in parallel.\n` +
       `At ${seconds(options.slowAtMs)} recommendations slows from ${options.healthyLatencyMs} ms to ${seconds(options.slowLatencyMs)}. ` +
-      `A shopper waits at most ${seconds(options.userDeadlineMs)}: a checkout not answered by then has failed.\n`,
+      `A shopper waits at most ${seconds(options.userDeadlineMs)}: a checkout not answered by then has failed. ` +
+      `Every ${options.lostChargeResponseEvery}th charge, payments charges the card but the connection drops before it answers.\n`,
   );
   console.log("running with hand-written calls (naive.ts) ...");
   const naive = await runScenario(naiveVariant, options);
@@ -62,6 +64,7 @@ async function main(): Promise<void> {
     ["calls that reached recommendations once slow", (r) => String(r.recommendationCallsWhileSlow)],
     ["peak requests held open by recommendations", (r) => String(r.peakHeldOpen)],
     ["fallbacks served (empty recommendations)", (r) => String(sum(r.fallbacks))],
+    ["duplicate charges (a card charged twice)", (r) => `${r.duplicateCharges}  (of ${r.lostChargeResponses} lost responses)`],
     ["breaker opened", (r) => (r.breakerOpenedAtMs === null ? "no" : `at ${seconds(r.breakerOpenedAtMs)}`)],
     ["event-loop delay p99 (high = busy machine)", (r) => `${Math.round(r.loopDelayP99Ms)} ms`],
   ];
@@ -80,12 +83,14 @@ async function main(): Promise<void> {
     console.log(`${name}: ${details.length === 0 ? "every checkout answered in time" : details.join("; ")}`);
   }
   console.log(
-    "\nWhat happened: the hand-written fetch has no timeout, so once recommendations slowed every checkout waited for it and the shopper gave up; " +
-      "its retries never fired, because a slow answer is not an error. " +
+    "\nWhat happened: the hand-written fetch has no timeout, so once recommendations slowed every checkout waited for it " +
+      "and the shopper gave up; its retries and its catch-all fallback never came into play, because a slow answer is not an error. " +
       "The generated client cut each recommendations attempt at 250 ms (one hedged copy at 45 ms) and served its labelled fallback, an empty list" +
       (generated.breakerOpenedAtMs === null
         ? "; the checkout itself never waited for the slow dependency."
-        : "; once half the calls in the breaker's window had failed, the breaker opened and checkouts stopped calling recommendations at all."),
+        : "; once half the calls in the breaker's window had failed, the breaker opened and checkouts stopped calling recommendations at all.") +
+      "\nWhen a charge's response was lost, both retried: the hand-written retry sent a new POST and charged the card again, " +
+      "while the generated client resent the same Idempotency-Key, so payments recognised the charge it had already made.",
   );
 
   if (generated.succeeded < 0.99 * generated.checkouts) {

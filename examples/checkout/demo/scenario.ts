@@ -6,7 +6,7 @@
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setTimeout as delay } from "node:timers/promises";
-import { startFaultServer, type FaultServer } from "./fault-server.js";
+import { startFaultServer, type FaultServer, type RecordedRequest } from "./fault-server.js";
 
 export interface Item {
   readonly id: string;
@@ -46,6 +46,11 @@ export interface ScenarioOptions {
   readonly userDeadlineMs: number;
   /** Sequential checkouts run before the measured load and not counted. */
   readonly warmupCheckouts: number;
+  /**
+   * Every n-th checkout, payments records the charge and then drops the connection before
+   * answering (a lost response): the caller cannot tell whether the card was charged.
+   */
+  readonly lostChargeResponseEvery: number;
 }
 
 export interface ScenarioResult {
@@ -66,6 +71,10 @@ export interface ScenarioResult {
   readonly breakerOpenedAtMs: number | null;
   /** 99th percentile of the event loop's delay during the run, in ms: high when the machine is busy. */
   readonly loopDelayP99Ms: number;
+  /** Charge responses the server dropped after recording the charge. */
+  readonly lostChargeResponses: number;
+  /** Charges beyond the first for the same order (requests de-duplicated by idempotency key). */
+  readonly duplicateCharges: number;
 }
 
 export const ROUTES = {
@@ -154,6 +163,7 @@ export async function runScenario(variant: Variant, options: ScenarioOptions): P
     const runs: Promise<{ settled: Settled | "gave-up"; ms: number }>[] = [];
     const work: Promise<Settled>[] = [];
     let slowed = false;
+    let lostChargeResponses = 0;
     for (let i = 0; i < total; i++) {
       const at = start + i * interval;
       const wait = at - performance.now();
@@ -165,6 +175,10 @@ export async function runScenario(variant: Variant, options: ScenarioOptions): P
       const started = shopper(variant, clients, i, options.userDeadlineMs);
       work.push(started.work);
       runs.push(started.result);
+      if (i % options.lostChargeResponseEvery === options.lostChargeResponseEvery - 1) {
+        server.enqueue(ROUTES.charge, { latencyMs: 60, reset: true });
+        lostChargeResponses++; // minus those no charge reached, below
+      }
     }
     const outcomes = await Promise.all(runs);
     loopDelay.disable();
@@ -184,6 +198,8 @@ export async function runScenario(variant: Variant, options: ScenarioOptions): P
       }
     }
     const recsRequests = server.requests(ROUTES.recommendations);
+    const duplicateCharges = countDuplicates(server.requests(ROUTES.charge));
+    lostChargeResponses -= server.queued(ROUTES.charge);
     // checkouts the shoppers gave up on may still be waiting on the slow dependency: closing the
     // server ends their requests; wait for them so nothing of this run leaks into the next
     await server.close();
@@ -200,12 +216,30 @@ export async function runScenario(variant: Variant, options: ScenarioOptions): P
       fallbacks,
       breakerOpenedAtMs,
       loopDelayP99Ms: loopDelay.percentile(99) / 1e6,
+      lostChargeResponses,
+      duplicateCharges,
     };
   } finally {
     loopDelay.disable();
     clearInterval(sampler);
     await server.close();
   }
+}
+
+/** Effects beyond the first per order: requests with one idempotency key are one effect. */
+function countDuplicates(requests: readonly RecordedRequest[]): number {
+  const byOrder = new Map<string, { keys: Set<string>; keyless: number }>();
+  for (const request of requests) {
+    const orderId = (request.body as { orderId?: unknown } | undefined)?.orderId;
+    if (typeof orderId !== "string") continue;
+    let order = byOrder.get(orderId);
+    if (order === undefined) byOrder.set(orderId, (order = { keys: new Set(), keyless: 0 }));
+    if (request.idempotencyKey === undefined) order.keyless++;
+    else order.keys.add(request.idempotencyKey);
+  }
+  let duplicates = 0;
+  for (const { keys, keyless } of byOrder.values()) duplicates += Math.max(0, keys.size + keyless - 1);
+  return duplicates;
 }
 
 /**
