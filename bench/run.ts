@@ -1,0 +1,361 @@
+// Side-by-side benchmark of the runtime stack, cockatiel and opossum: `npm run bench`.
+//
+// Every library wraps the same async function, in one process and one run, so the figures are
+// comparable as ratios (absolute nanoseconds drift from run to run and machine to machine).
+// Each sample awaits BATCH calls in a row, so the harness's own per-sample cost is amortised.
+//
+//   --save   also writes the raw results as JSON to bench/results/
+//   --quick  shorter sampling (for a smoke run; figures are noisier)
+//
+// Heap figures need `global.gc`: run with `node --expose-gc --import tsx bench/run.ts`.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  bulkhead as cockatielBulkhead,
+  circuitBreaker as cockatielBreaker,
+  ExponentialBackoff,
+  handleAll,
+  retry as cockatielRetry,
+  SamplingBreaker,
+  timeout as cockatielTimeout,
+  TimeoutStrategy,
+  wrap,
+} from "cockatiel";
+import OpossumBreaker from "opossum";
+import { Bench } from "tinybench";
+import {
+  createDependency,
+  type Dependency,
+  type DependencySettings,
+  type OperationSettings,
+} from "../templates/runtime/index.js";
+
+const args = new Set(process.argv.slice(2));
+const quick = args.has("--quick");
+const BATCH = 100;
+const here = dirname(fileURLToPath(import.meta.url));
+
+// ---------------------------------------------------------------------------------------------
+// The work being protected.
+
+/** Resolves at once (measures pure overhead). */
+const noop = async (): Promise<number> => 1;
+/** Yields to the event loop once, like the smallest real I/O would. */
+const yieldOnce = async (): Promise<number> => {
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  return 1;
+};
+/** Never settles (holds a bulkhead slot). */
+const forever = (): Promise<number> => new Promise<number>(() => undefined);
+
+// ---------------------------------------------------------------------------------------------
+// resgen: settings as the generator emits them for a typical policy (see examples/checkout).
+
+const BREAKER: NonNullable<DependencySettings["breaker"]> = {
+  failureRate: 0.5,
+  slowCall: null,
+  window: { kind: "time", durationMs: 10_000, buckets: 10 },
+  minCalls: 20,
+  openForMs: 30_000,
+  halfOpen: { maxCalls: 3, successes: 3 },
+};
+const BULKHEAD: NonNullable<DependencySettings["bulkhead"]> = { maxConcurrent: 25, maxQueue: 0, queueTimeoutMs: 0, overflow: "reject" };
+const FULL_DEPENDENCY: DependencySettings = {
+  name: "bench",
+  deadline: { propagate: true, marginMs: 10, header: "x-request-timeout-ms", format: "ms" },
+  breaker: BREAKER,
+  bulkhead: BULKHEAD,
+  budget: { maxTokens: 100, tokenRatio: 0.1 },
+};
+const RETRY: NonNullable<OperationSettings["retry"]> = {
+  maxAttempts: 3,
+  backoff: { baseMs: 50, capMs: 1_000, multiplier: 2, jitter: "full" },
+  on: ["timeout", "network", 408, 425, 429, 500, 502, 503, 504],
+  retryAfter: { honor: true, capMs: null },
+};
+const fullOperation = {
+  name: "get",
+  retrySafe: true,
+  idempotencyKey: null,
+  timeout: { attemptMs: 500, totalMs: 2_000 },
+  retry: RETRY,
+  hedge: null,
+  fallback: { kind: "value", value: 0 },
+} as const satisfies OperationSettings;
+const plainOperation = (patch: Partial<OperationSettings<null>>): OperationSettings<null> => ({
+  name: "get",
+  retrySafe: true,
+  idempotencyKey: null,
+  timeout: { attemptMs: null, totalMs: null },
+  retry: null,
+  hedge: null,
+  fallback: null,
+  ...patch,
+});
+const onlyDependency = (patch: Partial<DependencySettings>): Dependency =>
+  createDependency({ name: "bench", deadline: null, breaker: null, bulkhead: null, budget: null, ...patch });
+
+// ---------------------------------------------------------------------------------------------
+// cockatiel and opossum, in the configuration their documentation leads with.
+
+const cockatielSampling = (): SamplingBreaker => new SamplingBreaker({ threshold: 0.5, duration: 10_000, minimumRps: 2 });
+const makeCockatielBreaker = () => cockatielBreaker(handleAll, { halfOpenAfter: 30_000, breaker: cockatielSampling() });
+const makeCockatielRetry = () => cockatielRetry(handleAll, { maxAttempts: 2, backoff: new ExponentialBackoff({ initialDelay: 50, maxDelay: 1_000 }) });
+const makeCockatielTimeout = () => cockatielTimeout(500, TimeoutStrategy.Aggressive);
+const makeCockatielFull = () => wrap(cockatielBulkhead(25, 0), makeCockatielRetry(), makeCockatielBreaker(), makeCockatielTimeout());
+// opossum's defaults: 10 s window in 10 buckets, 50 % errors, 30 s reset, snapshots on.
+const opossum = (fn: () => Promise<number>, options: OpossumBreaker.Options = {}): OpossumBreaker<[], number> =>
+  new OpossumBreaker(fn, { errorThresholdPercentage: 50, resetTimeout: 30_000, ...options });
+const opossumBreakers: OpossumBreaker[] = [];
+function keep<B extends OpossumBreaker<[], number>>(b: B): B {
+  opossumBreakers.push(b as unknown as OpossumBreaker);
+  return b;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timing.
+
+interface Row {
+  readonly group: string;
+  readonly name: string;
+  readonly nsPerCall: number;
+  readonly rme: number;
+  readonly samples: number;
+}
+
+const benchOptions = { time: quick ? 150 : 700, warmupTime: quick ? 50 : 250, warmupIterations: 20, iterations: 10 };
+
+/** Times `calls` (each returns the awaited call) per call, in nanoseconds. */
+async function measure(group: string, tasks: Array<[string, () => Promise<unknown>]>): Promise<Row[]> {
+  const bench = new Bench({ name: group, ...benchOptions });
+  for (const [name, call] of tasks) {
+    bench.add(name, async () => {
+      for (let i = 0; i < BATCH; i++) await call();
+    });
+  }
+  await bench.run();
+  return bench.tasks.map((task) => {
+    const result = task.result;
+    if (result.state !== "completed") throw new Error(`${group} / ${task.name}: ${result.state}`);
+    return {
+      group,
+      name: task.name,
+      nsPerCall: (result.latency.mean * 1e6) / BATCH,
+      rme: result.latency.rme,
+      samples: result.latency.samplesCount ?? result.latency.samples?.length ?? 0,
+    };
+  });
+}
+
+/** Same, for calls expected to reject. */
+const rejecting = (call: () => Promise<unknown>): (() => Promise<unknown>) => () => call().then(fail, () => undefined);
+function fail(): never {
+  throw new Error("expected a rejection");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Happy path and primitives.
+
+async function happyPath(kind: "no-op" | "yield", fn: () => Promise<number>): Promise<Row[]> {
+  const full = createDependency(FULL_DEPENDENCY);
+  const cockFull = makeCockatielFull();
+  const opFull = keep(opossum(fn, { timeout: 500, capacity: 25 }));
+  const breaker = onlyDependency({ breaker: BREAKER });
+  const cockBreaker = makeCockatielBreaker();
+  const opBreaker = keep(opossum(fn, { timeout: false }));
+  const retry = onlyDependency({ budget: null });
+  const cockRetry = makeCockatielRetry();
+  const timeout = onlyDependency({});
+  const cockTimeout = makeCockatielTimeout();
+  const bulkhead = onlyDependency({ bulkhead: BULKHEAD });
+  const cockBulkhead = cockatielBulkhead(25, 0);
+  const retryOp = plainOperation({ retry: { ...RETRY, maxAttempts: 2 } });
+  const timeoutOp = plainOperation({ timeout: { attemptMs: 500, totalMs: null } });
+  const plainOp = plainOperation({});
+  // Generated clients pass a fresh closure per call (it binds the call's input), so do we.
+  const group = `happy path, ${kind}`;
+  return measure(group, [
+    ["bare await fn()", () => fn()],
+    ["resgen full stack", () => full.call(fullOperation, () => fn())],
+    ["cockatiel wrap(bulkhead, retry, breaker, timeout)", () => cockFull.execute(() => fn())],
+    ["opossum fire() (timeout, capacity)", () => opFull.fire()],
+    ["resgen breaker", () => breaker.call(plainOp, () => fn())],
+    ["cockatiel breaker", () => cockBreaker.execute(() => fn())],
+    ["opossum breaker (timeout off)", () => opBreaker.fire()],
+    ["resgen retry", () => retry.call(retryOp, () => fn())],
+    ["cockatiel retry", () => cockRetry.execute(() => fn())],
+    ["resgen timeout", () => timeout.call(timeoutOp, () => fn())],
+    ["cockatiel timeout", () => cockTimeout.execute(() => fn())],
+    ["resgen bulkhead", () => bulkhead.call(plainOp, () => fn())],
+    ["cockatiel bulkhead", () => cockBulkhead.execute(() => fn())],
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rejections: open breaker, full bulkhead.
+
+async function rejections(): Promise<Row[]> {
+  const plainOp = plainOperation({});
+  const openDep = onlyDependency({ breaker: BREAKER });
+  openDep.breaker?.isolate();
+  const cockOpen = makeCockatielBreaker();
+  cockOpen.isolate();
+  const opOpen = keep(opossum(noop, { timeout: false }));
+  opOpen.open();
+
+  const fullDep = onlyDependency({ bulkhead: { ...BULKHEAD, maxConcurrent: 1 } });
+  void fullDep.call(plainOp, forever);
+  const cockFull = cockatielBulkhead(1, 0);
+  void cockFull.execute(forever);
+  // The held slot never settles; a locked semaphore must not count as a failure of the
+  // dependency (else the breaker opens and the row would measure the open breaker).
+  const opFull = keep(opossum(forever, { timeout: false, capacity: 1, errorFilter: () => true }));
+  void opFull.fire();
+
+  return measure("rejection", [
+    ["bare await fn()", () => noop()],
+    ["resgen, breaker open", rejecting(() => openDep.call(plainOp, noop))],
+    ["cockatiel, breaker open", rejecting(() => cockOpen.execute(noop))],
+    ["opossum, breaker open", rejecting(() => opOpen.fire())],
+    ["resgen, bulkhead full", rejecting(() => fullDep.call(plainOp, noop))],
+    ["cockatiel, bulkhead full", rejecting(() => cockFull.execute(noop))],
+    ["opossum, capacity full", rejecting(() => opFull.fire())],
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Memory.
+
+interface HeapRow {
+  readonly name: string;
+  /** Bytes per breaker, over 1,000 instances. */
+  readonly bytesPerBreaker: number;
+  /** Heap growth of one breaker after 10^6 calls, in bytes per call. */
+  readonly bytesPerCall: number;
+}
+
+const gc = (globalThis as { gc?: () => void }).gc;
+
+function heapUsed(): number {
+  for (let i = 0; i < 4; i++) gc!();
+  return process.memoryUsage().heapUsed;
+}
+
+function perInstance(make: () => unknown): number {
+  const N = 1_000;
+  const keepAlive: unknown[] = new Array(N);
+  const before = heapUsed();
+  for (let i = 0; i < N; i++) keepAlive[i] = make();
+  const after = heapUsed();
+  const bytes = (after - before) / N;
+  keepAlive.length = 0;
+  return bytes;
+}
+
+async function growth(call: () => Promise<unknown>): Promise<number> {
+  const CALLS = 1_000_000;
+  for (let i = 0; i < 10_000; i++) await call();
+  const before = heapUsed();
+  for (let i = 0; i < CALLS; i++) await call();
+  const after = heapUsed();
+  return (after - before) / CALLS;
+}
+
+async function memory(): Promise<HeapRow[] | null> {
+  if (gc === undefined) return null;
+  const plainOp = plainOperation({});
+  const resgen = perInstance(() => onlyDependency({ breaker: BREAKER }));
+  const cock = perInstance(() => makeCockatielBreaker());
+  const ops: OpossumBreaker[] = [];
+  const opos = perInstance(() => {
+    const b = opossum(noop, { timeout: false });
+    ops.push(b as unknown as OpossumBreaker);
+    return b;
+  });
+  for (const b of ops) b.shutdown();
+  ops.length = 0;
+
+  const dep = onlyDependency({ breaker: BREAKER });
+  const resgenGrowth = await growth(() => dep.call(plainOp, noop));
+  const cockBreaker = makeCockatielBreaker();
+  const cockGrowth = await growth(() => cockBreaker.execute(noop));
+  const opBreaker = keep(opossum(noop, { timeout: false }));
+  const opGrowth = await growth(() => opBreaker.fire());
+  return [
+    { name: "resgen (createDependency with a breaker)", bytesPerBreaker: resgen, bytesPerCall: resgenGrowth },
+    { name: "cockatiel circuitBreaker(SamplingBreaker)", bytesPerBreaker: cock, bytesPerCall: cockGrowth },
+    { name: "opossum CircuitBreaker", bytesPerBreaker: opos, bytesPerCall: opGrowth },
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report.
+
+function versionOf(pkg: string): string {
+  const path = join(here, "..", "node_modules", pkg, "package.json");
+  return (JSON.parse(readFileSync(path, "utf8")) as { version: string }).version;
+}
+
+function formatNs(ns: number): string {
+  return ns >= 10_000 ? `${(ns / 1_000).toFixed(1)} µs` : `${Math.round(ns)} ns`;
+}
+
+function printGroup(rows: readonly Row[]): void {
+  const bare = rows.find((r) => r.name.startsWith("bare"))!.nsPerCall;
+  const width = Math.max(...rows.map((r) => r.name.length));
+  console.log(`\n${rows[0]!.group} (ns per call; ratio to a bare await)`);
+  for (const r of rows) {
+    const ratio = r.nsPerCall / bare;
+    console.log(`  ${r.name.padEnd(width)}  ${formatNs(r.nsPerCall).padStart(9)}  ${ratio.toFixed(1).padStart(6)}×  ±${r.rme.toFixed(1)}%`);
+  }
+}
+
+const machine = {
+  cpu: cpus()[0]?.model.trim() ?? "unknown",
+  cores: cpus().length,
+  node: process.version,
+  platform: `${process.platform} ${process.arch}`,
+};
+const versions = { tinybench: versionOf("tinybench"), cockatiel: versionOf("cockatiel"), opossum: versionOf("opossum") };
+console.log(`machine: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node} (${machine.platform})`);
+console.log(`packages: tinybench ${versions.tinybench}, cockatiel ${versions.cockatiel}, opossum ${versions.opossum}`);
+console.log(`${BATCH} sequential awaited calls per sample${quick ? " (quick run)" : ""}`);
+
+const started = performance.now();
+const groups: Row[][] = [];
+for (const [kind, fn] of [
+  ["no-op", noop],
+  ["yield", yieldOnce],
+] as const) {
+  const rows = await happyPath(kind, fn);
+  groups.push(rows);
+  printGroup(rows);
+}
+const rejected = await rejections();
+groups.push(rejected);
+printGroup(rejected);
+
+const heap = await memory();
+if (heap === null) {
+  console.log("\nheap: skipped (run with node --expose-gc --import tsx bench/run.ts)");
+} else {
+  console.log("\nheap (1,000 breakers; one breaker after 10^6 no-op calls)");
+  for (const h of heap) {
+    console.log(`  ${h.name.padEnd(42)}  ${Math.round(h.bytesPerBreaker).toString().padStart(6)} B per breaker  ${h.bytesPerCall.toFixed(2).padStart(6)} B per call`);
+  }
+}
+for (const b of opossumBreakers) b.shutdown();
+const seconds = (performance.now() - started) / 1_000;
+console.log(`\n${seconds.toFixed(0)} s`);
+
+if (args.has("--save")) {
+  const dir = join(here, "results");
+  mkdirSync(dir, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  const file = join(dir, `bench-${stamp}.json`);
+  writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), machine, versions, batch: BATCH, quick, rows: groups.flat(), heap, seconds }, null, 2)}\n`);
+  console.log(`saved ${file}`);
+}
+process.exit(0);
