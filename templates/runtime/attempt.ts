@@ -73,9 +73,14 @@ export class Call<T> implements AttemptOwner {
     return this.plan.retryOn;
   }
 
-  /** Milliseconds an attempt starting now could take before the deadline minus margin. */
-  timeLeft(): number {
-    return this.plan.deadline.at - this.plan.marginMs - this.dep.clock.now();
+  /**
+   * Milliseconds an attempt starting now could take before the deadline minus margin.
+   *
+   * @param now The clock's current time, when the caller has just read it (clock reads are
+   *   among the dearest steps of a call).
+   */
+  timeLeft(now: number = this.dep.clock.now()): number {
+    return this.plan.deadline.at - this.plan.marginMs - now;
   }
 
   headersFor(timeoutMs: number): Record<string, string> {
@@ -121,8 +126,8 @@ export class Call<T> implements AttemptOwner {
  * or `circuit-open` error to reject with: returned rather than thrown because this is the
  * load-shedding path, and throwing costs more than the rest of the rejection.
  */
-export function admitAttempt(call: Call<unknown>): Permit | ResilienceError {
-  if (call.timeLeft() <= 0) return call.deadlineError();
+export function admitAttempt(call: Call<unknown>, now?: number): Permit | ResilienceError {
+  if (call.timeLeft(now) <= 0) return call.deadlineError();
   const breaker = call.dep.breaker;
   if (breaker === null) return 0;
   const permit = breaker.tryAcquire();
@@ -147,9 +152,9 @@ export function admitAttempt(call: Call<unknown>): Permit | ResilienceError {
  * Runs one attempt with an admitted permit: attempt timeout, transport, then records the outcome
  * with the breaker (exactly once) and the retry budget, and classifies any failure.
  */
-export async function executeAttempt<T>(call: Call<T>, permit: Permit, hedge: boolean): Promise<T> {
+export async function executeAttempt<T>(call: Call<T>, permit: Permit, hedge: boolean, now?: number): Promise<T> {
   const { clock, events, breaker, budget } = call.dep;
-  const started = clock.now();
+  const started = now ?? clock.now();
   const left = call.plan.deadline.at - call.plan.marginMs - started;
   const byDeadline = left < call.plan.attemptMs;
   const attempt = new Attempt(call, ++call.attempts, hedge, byDeadline ? left : call.plan.attemptMs, byDeadline ? "deadline" : "timeout");
@@ -166,14 +171,16 @@ export async function executeAttempt<T>(call: Call<T>, permit: Permit, hedge: bo
   }
   try {
     const value = await attempt.run(call.plan.transport);
-    const durationMs = Math.max(0, clock.now() - started);
-    breaker?.onSuccess(permit, durationMs);
+    const ended = clock.now();
+    const durationMs = Math.max(0, ended - started);
+    breaker?.onSuccess(permit, durationMs, ended);
     budget?.onSuccess();
     if (events.active) emitEnd(call, attempt, "success", durationMs, undefined);
     return value;
   } catch (raw) {
     const error = classify(call, attempt, raw);
-    const durationMs = Math.max(0, clock.now() - started);
+    const ended = clock.now();
+    const durationMs = Math.max(0, ended - started);
     let outcome: AttemptOutcome;
     if (error.kind === "aborted") {
       breaker?.release(permit);
@@ -182,7 +189,7 @@ export async function executeAttempt<T>(call: Call<T>, permit: Permit, hedge: bo
       breaker?.release(permit);
       outcome = "failure";
     } else {
-      breaker?.onFailure(permit, durationMs);
+      breaker?.onFailure(permit, durationMs, ended);
       budget?.onFailure();
       outcome = error.kind === "timeout" || error.kind === "deadline" ? "timeout" : "failure";
     }

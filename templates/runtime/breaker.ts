@@ -126,15 +126,19 @@ export class CircuitBreaker {
     }
   }
 
-  /** Reports a successful attempt that took `durationMs` milliseconds. */
-  onSuccess(permit: Permit, durationMs: number): void {
+  /**
+   * Reports a successful attempt that took `durationMs` milliseconds.
+   *
+   * @param now The clock's time at the end of the attempt, if the caller has just read it.
+   */
+  onSuccess(permit: Permit, durationMs: number, now?: number): void {
     if (permit !== this.#generation) return;
     const slow = this.#isSlow(durationMs);
     const s = this.#state;
     if (s.state === "closed") {
-      const now = this.#now();
-      this.#window.record(now, false, slow);
-      if (slow) this.#evaluate(now);
+      const at = this.#now(now);
+      this.#window.record(at, false, slow);
+      if (slow) this.#evaluate(at);
     } else if (s.state === "half-open") {
       const trial = s as MutableHalfOpen;
       trial.inFlight--;
@@ -144,14 +148,18 @@ export class CircuitBreaker {
     }
   }
 
-  /** Reports a failed (or timed-out) attempt that took `durationMs` milliseconds. */
-  onFailure(permit: Permit, durationMs: number): void {
+  /**
+   * Reports a failed (or timed-out) attempt that took `durationMs` milliseconds.
+   *
+   * @param now The clock's time at the end of the attempt, if the caller has just read it.
+   */
+  onFailure(permit: Permit, durationMs: number, now?: number): void {
     if (permit !== this.#generation) return;
     const s = this.#state;
     if (s.state === "closed") {
-      const now = this.#now();
-      this.#window.record(now, true, this.#isSlow(durationMs));
-      this.#evaluate(now);
+      const at = this.#now(now);
+      this.#window.record(at, true, this.#isSlow(durationMs));
+      this.#evaluate(at);
     } else if (s.state === "half-open") {
       this.#open();
     }
@@ -234,8 +242,8 @@ export class CircuitBreaker {
     if (window !== undefined) this.#onTransition?.(from, next.state, window);
   }
 
-  #now(): number {
-    const now = this.#clock.now();
+  #now(reading?: number): number {
+    const now = reading ?? this.#clock.now();
     if (now > this.#lastNow) this.#lastNow = now;
     return this.#lastNow;
   }

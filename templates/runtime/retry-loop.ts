@@ -12,8 +12,9 @@ import { retryDelay, type RetrySettings } from "./retry.js";
  * rejection is final: it is never retried and nothing sleeps.
  *
  * @param firstPermit The breaker permit already granted for the first attempt.
+ * @param now The clock's time when that permit was granted (the first attempt starts then).
  */
-export async function runWithRetries<T>(call: Call<T>, retry: RetrySettings | null, firstPermit: Permit): Promise<T> {
+export async function runWithRetries<T>(call: Call<T>, retry: RetrySettings | null, firstPermit: Permit, now?: number): Promise<T> {
   const { clock, random, events, budget, name } = call.dep;
   const operation = call.plan.operation;
   const maxAttempts = retry !== null && call.plan.repeatable ? Math.max(1, Math.floor(retry.maxAttempts)) : 1;
@@ -22,7 +23,7 @@ export async function runWithRetries<T>(call: Call<T>, retry: RetrySettings | nu
     const permit = n === 1 ? firstPermit : admitAttempt(call);
     if (typeof permit !== "number") throw permit;
     try {
-      return await executeAttempt(call, permit, false);
+      return await executeAttempt(call, permit, false, n === 1 ? now : undefined);
     } catch (error) {
       if (retry === null || n >= maxAttempts || !isResilienceError(error) || !error.transient) throw error;
       if (budget !== null && !budget.allowsRetry()) {

@@ -195,8 +195,8 @@ class DependencyStack implements Dependency {
     if (given !== undefined) at = Math.min(at, now + (typeof given === "number" ? Math.max(0, given) : given.remaining()));
 
     const fallback: FallbackSettings | null = operation.fallback;
-    if (!hasFallback(fallback)) return this.#run(operation, transport, options, at) as Promise<CallResult<T, F>>;
-    return this.#withFallback(operation, fallback, transport, options, at) as Promise<CallResult<T, F>>;
+    if (!hasFallback(fallback)) return this.#run(operation, transport, options, at, now) as Promise<CallResult<T, F>>;
+    return this.#withFallback(operation, fallback, transport, options, at, now) as Promise<CallResult<T, F>>;
   }
 
   async #withFallback<T>(
@@ -205,12 +205,13 @@ class DependencyStack implements Dependency {
     transport: Transport<T>,
     options: CallOptions<T>,
     at: number,
+    now: number,
   ): Promise<Outcome<T>> {
     const clock = this.#parts.clock;
     const state = this.#state(operation);
     const cacheKey = options.cacheKey ?? "";
     try {
-      const data = await this.#run(operation, transport, options, at);
+      const data = await this.#run(operation, transport, options, at, now);
       state.cache?.set(cacheKey, data, clock.now());
       return { data, degraded: false };
     } catch (error) {
@@ -247,11 +248,13 @@ class DependencyStack implements Dependency {
 
   // Checks up to the first breaker permit run synchronously, so load shedding (open breaker,
   // full bulkhead, expired deadline) returns a rejected promise without entering async frames.
+  // They all use `now`, read once by `call`: nothing between them waits.
   #run<T>(
     operation: OperationSettings<FallbackSettings | null>,
     transport: Transport<T>,
     options: CallOptions<T>,
     at: number,
+    now: number,
   ): Promise<T> {
     const signal = options.signal;
     const repeatable = operation.retrySafe || operation.idempotencyKey !== null;
@@ -271,15 +274,16 @@ class DependencyStack implements Dependency {
     let admitted = false;
     try {
       if (signal?.aborted === true) return Promise.reject(annotate(abortedError(signal.reason), call));
-      if (call.timeLeft() <= 0) return Promise.reject(call.deadlineError());
+      const left = call.timeLeft(now);
+      if (left <= 0) return Promise.reject(call.deadlineError());
       if (bulkhead !== null) {
-        const entry = bulkhead.enter(operation.name, call.timeLeft(), signal);
+        const entry = bulkhead.enter(operation.name, left, signal);
         if (entry instanceof Promise) return this.#afterQueue(call, operation, entry);
         if (entry !== undefined) return Promise.reject(entry);
         admitted = true;
       }
-      const permit = admitAttempt(call);
-      if (typeof permit === "number") return this.#attempts(call, operation, permit, admitted);
+      const permit = admitAttempt(call, now);
+      if (typeof permit === "number") return this.#attempts(call, operation, permit, admitted, now);
       if (admitted) bulkhead?.leave();
       return Promise.reject(permit);
     } catch (error) {
@@ -305,6 +309,7 @@ class DependencyStack implements Dependency {
     operation: OperationSettings<FallbackSettings | null>,
     permit: Permit,
     admitted: boolean,
+    now?: number,
   ): Promise<T> {
     const signal = call.plan.signal;
     let onAbort: (() => void) | undefined;
@@ -316,7 +321,7 @@ class DependencyStack implements Dependency {
       const hedge = operation.hedge;
       return await (hedge !== null && call.plan.repeatable
         ? runHedged(call, hedge, this.#state(operation).hedgeBudget ?? new HedgeBudget(hedge.budget), permit)
-        : runWithRetries(call, operation.retry, permit));
+        : runWithRetries(call, operation.retry, permit, now));
     } catch (error) {
       throw annotate(error, call);
     } finally {
