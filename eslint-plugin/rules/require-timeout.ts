@@ -324,6 +324,12 @@ export function checkOutbound(ctx: Context, outbound: Outbound): Problem | null 
   }
 }
 
+/** How the call reads in the source (`api.get`), or the client's name when that is long. */
+function displayName(text: string, fallback: string): string {
+  const compact = text.replace(/\s+/g, "");
+  return compact.length <= 40 ? compact : fallback;
+}
+
 export default createRule<Options, MessageIds>({
   name: "require-timeout",
   meta: {
@@ -412,7 +418,7 @@ export default createRule<Options, MessageIds>({
           context.report({
             node: problem.node,
             messageId: problem.messageId,
-            data: problem.data,
+            data: { ...problem.data, client: displayName(context.sourceCode.getText(outbound.call.callee), outbound.label) },
             ...(problem.fix ? { suggest: [{ messageId: problem.fix.messageId, fix: problem.fix.fix }] } : {}),
           });
         }

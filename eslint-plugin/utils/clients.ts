@@ -95,6 +95,9 @@ export function classifyOutbound(resolver: Resolver, call: TSESTree.CallExpressi
   const origin = resolver.origin(callee);
   if (origin.kind === "unknown") return null;
 
+  if (callee.type === AST_NODE_TYPES.Identifier && extraFetch.includes(callee.name) && origin.kind !== "result") {
+    return { library: "fetch", call, configIndex: 1, verb: null, instance: [], label: callee.name };
+  }
   if (origin.kind === "global") {
     const name = origin.path.join(".");
     if (name === "fetch" || extraFetch.includes(name)) return { library: "fetch", call, configIndex: 1, verb: null, instance: [], label: name };

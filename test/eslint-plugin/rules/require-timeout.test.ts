@@ -196,7 +196,7 @@ const invalid: Invalid<MessageIds, Options>[] = [
   // instances without a timeout
   {
     code: `${AXIOS}const api = axios.create({ baseURL });\napi.get("/x");`,
-    errors: [{ messageId: "missingTimeout", line: 3, column: 1, suggestions: [{ messageId: "addTimeout", output: `${AXIOS}const api = axios.create({ baseURL });\napi.get("/x", { timeout: 10_000 });` }] }],
+    errors: [{ messageId: "missingTimeout", line: 3, column: 1, data: { client: "api.get", key: "timeout" }, suggestions: [{ messageId: "addTimeout", output: `${AXIOS}const api = axios.create({ baseURL });\napi.get("/x", { timeout: 10_000 });` }] }],
   },
   {
     code: `${AXIOS}const api = axios.create({ baseURL });\napi?.get("/x");`,
@@ -351,6 +351,11 @@ const invalid: Invalid<MessageIds, Options>[] = [
     code: "function get(u, opts) { return fetch(u, opts); }",
     options: [{ reportUnresolved: true }],
     errors: [{ messageId: "unresolvedOptions", line: 1, column: 41 }],
+  },
+  {
+    code: 'import ofetch from "ofetch";\nofetch(url);',
+    options: [{ fetchFunctions: ["ofetch"] }],
+    errors: [{ messageId: "fetchWithoutSignal", line: 2, column: 1, data: { client: "ofetch" }, suggestions: [{ messageId: "addSignal", output: 'import ofetch from "ofetch";\nofetch(url, { signal: AbortSignal.timeout(10_000) });' }] }],
   },
   {
     code: "$fetch(url);",
