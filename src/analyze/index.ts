@@ -36,7 +36,12 @@ export function analyze(policies: readonly ResolvedPolicy[], ctx: AnalyzeContext
     try {
       findings.push(...run());
     } catch (error) {
-      const at = place(ctx, policy, []);
+      let at: { file: string; span: { start: number; end: number } };
+      try {
+        at = place(ctx, policy, []);
+      } catch {
+        at = { file: policy.file, span: { start: 0, end: 1 } };
+      }
       findings.push({
         code: "RG299",
         ...at,

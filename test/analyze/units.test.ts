@@ -77,3 +77,15 @@ describe("what the checks leave alone", () => {
     expect(codes([policy("a", text)])).toEqual([]);
   });
 });
+
+describe("a failing check", () => {
+  it("is reported as RG299 and the run goes on", async () => {
+    const { analyze } = await import("../../src/analyze/index.js");
+    const { policies } = checkTexts([policy("a", "essential: false\noperations:\n  get: { method: GET, path: /x }\n")]);
+    const broken = { locate: () => { throw new Error("no positions today"); }, locateKey: () => undefined };
+    const found = analyze(policies, broken);
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.every((d) => d.code === "RG299" && d.file === "a.yaml")).toBe(true);
+    expect(found[0]!.message).toContain("no positions today");
+  });
+});
