@@ -23,7 +23,7 @@ export interface Behaviour {
   /** Status code. Defaults to 200. */
   readonly status?: number;
   /** Response body: a string is sent as is, anything else as JSON. May be computed from the request. */
-  readonly body?: unknown;
+  readonly body?: BodyOf;
   /** Extra response headers. */
   readonly headers?: Readonly<Record<string, string>>;
   /** `Retry-After` value: seconds as a number, or any string (an HTTP-date). */
@@ -61,8 +61,8 @@ export interface RecordedRequest {
   readonly seq: number;
 }
 
-/** Body of a behaviour, or a function computing it from the request. */
-export type BodyOf = unknown | ((request: RecordedRequest) => unknown);
+/** Body of a behaviour (a string, or a value sent as JSON), or a function computing it from the request. */
+export type BodyOf = ((request: RecordedRequest) => unknown) | string | number | boolean | object | null;
 
 export interface FaultServerOptions {
   /** Header carrying the idempotency key. Defaults to `idempotency-key`. */
