@@ -197,8 +197,13 @@ export async function executeAttempt<T>(call: Call<T>, permit: Permit, hedge: bo
     if (events.active) emitEnd(call, attempt, outcome, durationMs, error);
     throw error;
   } finally {
-    const i = call.live.indexOf(attempt);
-    if (i >= 0) call.live.splice(i, 1);
+    // Without hedging the attempt is the only (so the last) one live; pop is much cheaper than splice.
+    const live = call.live;
+    if (live[live.length - 1] === attempt) live.pop();
+    else {
+      const i = live.indexOf(attempt);
+      if (i >= 0) live.splice(i, 1);
+    }
   }
 }
 

@@ -22,15 +22,109 @@ export interface Clock {
 // setTimeout fires at once for delays above 2^31 - 1 ms, so longer waits are clamped.
 const MAX_TIMER_MS = 2_147_483_647;
 
+/** A timer sharing its Node timer with the others of the same delay (see {@link systemClock}). */
+class SharedTimer {
+  readonly due: number;
+  readonly callback: () => void;
+  list: TimerList | undefined;
+  prev: SharedTimer | undefined;
+  next: SharedTimer | undefined = undefined;
+
+  constructor(due: number, callback: () => void, list: TimerList) {
+    this.due = due;
+    this.callback = callback;
+    this.list = list;
+    this.prev = list.tail;
+  }
+}
+
+/** Pending timers of one delay, oldest first, hence in order of due time. */
+interface TimerList {
+  readonly delayMs: number;
+  head: SharedTimer | undefined;
+  tail: SharedTimer | undefined;
+  /** The Node timer armed for the head (or for a timer since cleared). */
+  node: ReturnType<typeof setTimeout> | undefined;
+  /** Set while due timers run, so a timer set meanwhile does not arm a second Node timer. */
+  firing: boolean;
+}
+
+const lists = new Map<number, TimerList>();
+
+function setShared(callback: () => void, delayMs: number): SharedTimer {
+  let list = lists.get(delayMs);
+  if (list === undefined) {
+    list = { delayMs, head: undefined, tail: undefined, node: undefined, firing: false };
+    lists.set(delayMs, list);
+  }
+  const timer = new SharedTimer(performance.now() + delayMs, callback, list);
+  if (list.tail === undefined) list.head = timer;
+  else list.tail.next = timer;
+  list.tail = timer;
+  if (list.node === undefined) {
+    if (!list.firing) list.node = setTimeout(fireDue, delayMs, list);
+  } else if (list.head === timer) {
+    list.node.ref();
+  }
+  return timer;
+}
+
+function clearShared(timer: SharedTimer): void {
+  const list = timer.list;
+  if (list === undefined) return;
+  timer.list = undefined;
+  if (timer.prev === undefined) list.head = timer.next;
+  else timer.prev.next = timer.next;
+  if (timer.next === undefined) list.tail = timer.prev;
+  else timer.next.prev = timer.prev;
+  // Idle: the Node timer stays armed (re-arming it on the next call would cost more than this)
+  // but no longer keeps the process alive; when it fires with nothing due, the list goes away.
+  if (list.head === undefined) list.node?.unref();
+}
+
+function fireDue(list: TimerList): void {
+  list.node = undefined;
+  list.firing = true;
+  const now = performance.now();
+  for (let timer = list.head; timer !== undefined && timer.due <= now; timer = list.head) {
+    clearShared(timer);
+    try {
+      timer.callback();
+    } catch (error) {
+      // As with a plain setTimeout the failure surfaces, and the other due timers still run.
+      queueMicrotask(() => {
+        throw error;
+      });
+    }
+  }
+  list.firing = false;
+  const head = list.head;
+  if (head !== undefined) list.node = setTimeout(fireDue, Math.max(1, head.due - now), list);
+  else if (lists.get(list.delayMs) === list) lists.delete(list.delayMs);
+}
+
 /**
  * The default clock: `performance.now()` (monotonic) and the host's `setTimeout`. Timers are
  * only created for waits a caller is awaiting (attempt timeouts, backoff sleeps, queue waits), so
  * keeping the process alive while they run is intended; nothing long-lived is ever scheduled.
+ *
+ * Attempt timeouts are set on every call and almost always cleared well before they fire, and
+ * a Node timer per attempt (a Timeout object, arming and disarming in the event loop) costs more
+ * than the rest of the call. Timers of the same whole-millisecond delay therefore share one Node
+ * timer: they fall due in the order they were set, so they form a list in due order; setting
+ * one appends to it, clearing one unlinks it, and the Node timer is re-armed only when it fires.
+ * Other delays (fractions of a millisecond left before a deadline) use a plain `setTimeout`.
  */
 export const systemClock: Clock = {
   now: () => performance.now(),
-  setTimer: (callback, delayMs) => setTimeout(callback, Math.min(Math.max(0, delayMs), MAX_TIMER_MS)),
-  clearTimer: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  setTimer: (callback, delayMs) => {
+    const ms = Math.min(Math.max(0, delayMs), MAX_TIMER_MS);
+    return Number.isInteger(ms) && ms > 0 ? setShared(callback, ms) : setTimeout(callback, ms);
+  },
+  clearTimer: (handle) => {
+    if (handle instanceof SharedTimer) clearShared(handle);
+    else clearTimeout(handle as ReturnType<typeof setTimeout>);
+  },
 };
 
 /**
