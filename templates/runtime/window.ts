@@ -37,59 +37,65 @@ export interface CountWindowSettings {
 /** Either window shape. */
 export type WindowSettings = TimeWindowSettings | CountWindowSettings;
 
+// Layout of one bucket in TimeWindow's array: its slice number, then its three counts.
+const SLICE = 0;
+const CALLS = 1;
+const FAILURES = 2;
+const SLOW_CALLS = 3;
+const FIELDS = 4;
+
 /**
- * Ring of time buckets in preallocated typed arrays: memory is O(buckets) whatever the call
- * rate. A bucket is reused once its slice has left the window.
+ * Ring of time buckets in one preallocated typed array: memory is O(buckets) whatever the call
+ * rate. A bucket is reused once its slice has left the window. (One array of four fields per
+ * bucket rather than an array per field: every typed array carries about 150 bytes of overhead,
+ * which would be most of a breaker's memory.)
  */
 export class TimeWindow implements OutcomeWindow {
   readonly #size: number;
   readonly #sliceMs: number;
-  readonly #slice: Float64Array;
-  readonly #calls: Uint32Array;
-  readonly #failures: Uint32Array;
-  readonly #slow: Uint32Array;
+  readonly #buckets: Float64Array;
 
   constructor(settings: TimeWindowSettings) {
     this.#size = Math.max(1, Math.floor(settings.buckets));
     this.#sliceMs = Math.max(1, settings.durationMs / this.#size);
-    this.#slice = new Float64Array(this.#size).fill(Number.NaN);
-    this.#calls = new Uint32Array(this.#size);
-    this.#failures = new Uint32Array(this.#size);
-    this.#slow = new Uint32Array(this.#size);
+    this.#buckets = new Float64Array(this.#size * FIELDS);
+    this.clear();
   }
 
   record(now: number, failed: boolean, slow: boolean): void {
     const slice = Math.floor(now / this.#sliceMs);
-    const i = ((slice % this.#size) + this.#size) % this.#size;
-    if (this.#slice[i] !== slice) {
-      this.#slice[i] = slice;
-      this.#calls[i] = 0;
-      this.#failures[i] = 0;
-      this.#slow[i] = 0;
+    const b = (((slice % this.#size) + this.#size) % this.#size) * FIELDS;
+    const buckets = this.#buckets;
+    if (buckets[b + SLICE] !== slice) {
+      buckets[b + SLICE] = slice;
+      buckets[b + CALLS] = 0;
+      buckets[b + FAILURES] = 0;
+      buckets[b + SLOW_CALLS] = 0;
     }
-    this.#calls[i]!++;
-    if (failed) this.#failures[i]!++;
-    if (slow) this.#slow[i]!++;
+    buckets[b + CALLS]!++;
+    if (failed) buckets[b + FAILURES]!++;
+    if (slow) buckets[b + SLOW_CALLS]!++;
   }
 
   counts(now: number): WindowCounts {
     const current = Math.floor(now / this.#sliceMs);
+    const buckets = this.#buckets;
     let calls = 0;
     let failures = 0;
     let slowCalls = 0;
-    for (let i = 0; i < this.#size; i++) {
-      const age = current - this.#slice[i]!;
+    for (let b = 0; b < buckets.length; b += FIELDS) {
+      const age = current - buckets[b + SLICE]!;
       if (age >= 0 && age < this.#size) {
-        calls += this.#calls[i]!;
-        failures += this.#failures[i]!;
-        slowCalls += this.#slow[i]!;
+        calls += buckets[b + CALLS]!;
+        failures += buckets[b + FAILURES]!;
+        slowCalls += buckets[b + SLOW_CALLS]!;
       }
     }
     return { calls, failures, slowCalls };
   }
 
   clear(): void {
-    this.#slice.fill(Number.NaN);
+    for (let b = 0; b < this.#buckets.length; b += FIELDS) this.#buckets[b + SLICE] = Number.NaN;
   }
 }
 
