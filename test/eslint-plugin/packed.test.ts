@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,8 +29,22 @@ interface EslintFileResult {
   readonly messages: readonly { ruleId: string | null; line: number; column: number; message: string }[];
 }
 
-/** Builds dist/ (tolerating errors in files outside the plugin, which tsc still emits). */
-async function build(): Promise<void> {
+/** Newest modification time of the plugin's sources (and the version module it imports). */
+function newestSource(): number {
+  const files = readdirSync(join(REPO, "eslint-plugin"), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith(".ts"))
+    .map((entry) => join(entry.parentPath, entry.name));
+  files.push(join(REPO, "src/version.ts"), join(REPO, "package.json"));
+  return Math.max(...files.map((file) => statSync(file).mtimeMs));
+}
+
+/**
+ * Builds dist/ when it is missing or older than the plugin's sources (`npm ci` already built it
+ * through the prepare script), tolerating errors in files outside the plugin, which tsc still emits.
+ */
+async function buildIfNeeded(): Promise<void> {
+  const built = join(REPO, "dist/eslint-plugin/index.js");
+  if (existsSync(built) && statSync(built).mtimeMs >= newestSource()) return;
   try {
     await run("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: REPO, timeout: 120_000 });
   } catch (error) {
@@ -46,7 +60,7 @@ describe("the packed tarball", () => {
   let packedFiles: string[] = [];
 
   beforeAll(async () => {
-    await build();
+    await buildIfNeeded();
     scratch = mkdtempSync(join(tmpdir(), "resgen-packed-"));
     const packDir = join(scratch, "pack");
     mkdirSync(packDir);
