@@ -1,15 +1,15 @@
 /**
  * `npm run demo`: the same checkout load, first with hand-written calls (naive.ts), then with the
  * clients resgen generated from the policies (generated.ts), while the optional recommendations
- * dependency slows from 20 ms to 5 s partway through. Loopback only; about 15 s in all.
+ * dependency slows from 20 ms to 5 s partway through. Loopback only; about 17 s in all.
  */
 import { generatedVariant } from "./generated.js";
 import { naiveVariant } from "./naive.js";
 import { runScenario, type ScenarioOptions, type ScenarioResult } from "./scenario.js";
 
 const options: ScenarioOptions = {
-  ratePerSecond: 60,
-  durationMs: 5_000,
+  ratePerSecond: 50,
+  durationMs: 6_000,
   slowAtMs: 1_500,
   healthyLatencyMs: 20,
   slowLatencyMs: 5_000,
@@ -17,6 +17,9 @@ const options: ScenarioOptions = {
   warmupCheckouts: 10,
   lostChargeResponseEvery: 25,
 };
+
+/** Event-loop delay (p99, ms) above which the process was starved of CPU and timings are noise. */
+const BUSY_LOOP_DELAY_MS = 100;
 
 function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -93,7 +96,17 @@ async function main(): Promise<void> {
       "while the generated client resent the same Idempotency-Key, so payments recognised the charge it had already made.",
   );
 
-  if (generated.succeeded < 0.99 * generated.checkouts) {
+  const busiest = Math.max(naive.loopDelayP99Ms, generated.loopDelayP99Ms);
+  if (busiest > BUSY_LOOP_DELAY_MS) {
+    console.log(
+      `\nNote: timers fired up to ${Math.round(busiest)} ms late (event-loop delay p99): the machine was too busy for these numbers ` +
+        "to mean much (the generated clients' 180 ms attempt timeouts fire on a starved process too). Run the demo again on an idle machine.",
+    );
+  }
+
+  // a starved process times out its own calls; only on a machine with CPU to spare is a low
+  // success rate a regression of the generated clients
+  if (busiest <= BUSY_LOOP_DELAY_MS && generated.succeeded < 0.99 * generated.checkouts) {
     console.error(`\ngenerated clients: checkout success ${rate(generated.succeeded, generated.checkouts)} is under 99 %`);
     process.exitCode = 1;
   }
