@@ -68,7 +68,11 @@ export function checkRetriedRequest(resolver: Resolver, request: HttpRequest, se
   if (key.kind === "absent") {
     return { node: request.call, messageId: "retriedWithoutKey", data: { method: request.method, retrier: describeRetrier(scope) } };
   }
-  if (isFreshInside(resolver, key.node, attemptRegion(scope))) {
+  const inputs = {
+    fn: scope.kind === "wrapper" && scope.via.length === 0 ? scope.fn : null,
+    loop: scope.kind === "loop" && scope.via.length === 0 ? scope.loop : null,
+  };
+  if (isFreshInside(resolver, key.node, attemptRegion(scope), inputs)) {
     return { node: key.node, messageId: "keyPerAttempt", data: { retrier: describeRetrier(scope) } };
   }
   return null;

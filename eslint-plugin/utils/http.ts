@@ -176,24 +176,41 @@ export function isFreshValueCall(resolver: Resolver, call: TSESTree.CallExpressi
   return false;
 }
 
+/** What changes from one attempt to the next besides fresh calls: the retried function's parameters (the attempt number), or a loop's counter. */
+export interface AttemptInputs {
+  readonly fn: Node | null;
+  readonly loop: Node | null;
+}
+
 /**
  * Whether a key value is made fresh inside `region` (the code each attempt runs): computed
- * there in place, or through a const declared there.
+ * there in place, through a const declared there, or from what changes per attempt (a retry
+ * wrapper's attempt-number parameter, a loop counter).
  */
-export function isFreshInside(resolver: Resolver, value: Node, region: Node, depth = 0): boolean {
+export function isFreshInside(resolver: Resolver, value: Node, region: Node, inputs: AttemptInputs, depth = 0): boolean {
   if (depth > 6) return false;
   const node = skipWrappers(value);
   if (!contains(region, node) && node.type !== AST_NODE_TYPES.Identifier) return false;
   if (node.type === AST_NODE_TYPES.Identifier) {
+    if (changesPerAttempt(resolver, node, inputs)) return true;
     const binding = resolver.constantBinding(node);
     if (!binding || !contains(region, binding.init)) return false;
-    return isFreshInside(resolver, binding.init, region, depth + 1);
+    return isFreshInside(resolver, binding.init, region, inputs, depth + 1);
   }
   return someInside(node, (inner) => {
     if (inner.type === AST_NODE_TYPES.CallExpression && isFreshValueCall(resolver, inner)) return true;
-    if (inner !== node && inner.type === AST_NODE_TYPES.Identifier && isIdentifierRead(inner)) return isFreshInside(resolver, inner, region, depth + 1);
+    if (inner !== node && inner.type === AST_NODE_TYPES.Identifier && isIdentifierRead(inner)) return isFreshInside(resolver, inner, region, inputs, depth + 1);
     return false;
   });
+}
+
+function changesPerAttempt(resolver: Resolver, id: TSESTree.Identifier, inputs: AttemptInputs): boolean {
+  const variable = resolver.variableOf(id);
+  if (!variable) return false;
+  if (inputs.fn !== null && variable.defs.some((def) => def.type === "Parameter" && def.node === inputs.fn)) return true;
+  const loop = inputs.loop;
+  if (loop === null) return false;
+  return variable.references.some((ref) => ref.isWrite() && !ref.init && contains(loop, ref.identifier));
 }
 
 function isIdentifierRead(id: TSESTree.Identifier): boolean {

@@ -68,6 +68,8 @@ const valid: Valid<Options>[] = [
   'async function f() {\nconst key = crypto.randomUUID();\nfor (let i = 0; i < 3; i++) {\n  try { return await fetch(url, { method: "POST", headers: { "Idempotency-Key": key } }); } catch {}\n}\n}',
   // look-alikes: a local retry() that is not a library
   "function retry(fn) { return fn(); }\nretry(() => fetch(url, { method: \"POST\" }));",
+  // a key built from values fixed for the whole logical call
+  `${AR}async function pay(orderId) {\n  await retry(async (bail) => fetch(url, { method: "POST", headers: { "Idempotency-Key": \`pay-\${orderId}\` } }));\n}`,
   // a helper called directly, or given a key made once by its caller
   `async function createOrder(order) { return fetch("/orders", { method: "POST", body: JSON.stringify(order) }); }\nawait createOrder(order);`,
   `${P}async function send(order, key) { return fetch("/orders", { method: "POST", headers: { "Idempotency-Key": key } }); }\nconst key = crypto.randomUUID();\nawait pRetry(() => send(order, key));`,
@@ -212,6 +214,15 @@ const invalid: Invalid<MessageIds, Options>[] = [
   {
     code: `${P}const headers = new Headers();\nawait pRetry(() => {\n  headers.set("Idempotency-Key", crypto.randomUUID());\n  return fetch(url, { method: "POST", headers });\n});`,
     errors: [{ messageId: "keyPerAttempt", line: 4, column: 34 }],
+  },
+  // a key derived from what changes per attempt
+  {
+    code: `${AR}await retry(async (bail, attempt) => fetch(url, { method: "POST", headers: { "Idempotency-Key": \`\${orderId}-\${attempt}\` } }));`,
+    errors: [{ messageId: "keyPerAttempt", line: 2, column: 97, data: { retrier: "async-retry" } }],
+  },
+  {
+    code: `async function f() {\n  for (let attempt = 0; attempt < 3; attempt++) {\n    try { return await fetch(url, { method: "POST", headers: { "Idempotency-Key": orderId + ":" + attempt } }); } catch {}\n  }\n}`,
+    errors: [{ messageId: "keyPerAttempt", line: 3, column: 83, data: { retrier: "a retry loop" } }],
   },
   // local helpers the retried function calls are followed
   {
