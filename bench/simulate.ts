@@ -1,5 +1,5 @@
 // Prints the runtime simulations (virtual time, seeded): `npm run simulate`.
-import { breakerTrace, outageAmplification, retryStorm } from "./simulations.js";
+import { breakerTrace, cascade, outageAmplification, retryStorm, type CascadeOptions } from "./simulations.js";
 
 const storm = retryStorm({ clients: 200, retry: 3, baseMs: 100, capMs: 10_000, windowMs: 20, seed: 42 });
 console.log("Retry storm: 200 clients fail together; busiest 20 ms window of the 3rd retry (base 100 ms)");
@@ -18,3 +18,24 @@ for (const t of trace.transitions) {
   console.log(`  ${(t.atMs / 1_000).toFixed(3).padStart(7)} s  ${t.from} -> ${t.to}${window}`);
 }
 console.log(`  ${trace.attempts} calls reached the dependency, ${trace.rejected} were rejected by the open breaker, ${trace.succeeded} succeeded`);
+
+const scenario: Omit<CascadeOptions, "mode"> = {
+  rate: 200,
+  pool: 200,
+  durationMs: 60_000,
+  slowFromMs: 10_000,
+  healthyMs: 20,
+  slowMs: 5_000,
+  workMs: 30,
+  seed: 42,
+};
+console.log("\nCascade: checkout at 200 rps with a pool of 200 requests; recommendations slows from 20 ms to 5 s at 10 s (60 s)");
+console.log("                   checkout success   turned away   in-flight peak   calls reaching the slow dependency   fallbacks");
+for (const mode of ["naive", "stack"] as const) {
+  const r = await cascade({ ...scenario, mode });
+  const label = mode === "naive" ? "naive calls" : "generated stack";
+  const success = `${(r.successRate * 100).toFixed(1)} % (${r.succeeded}/${r.requests})`;
+  console.log(
+    `  ${label.padEnd(16)} ${success.padStart(21)}   ${String(r.rejected).padStart(11)}   ${String(r.peakInFlight).padStart(14)}   ${String(r.slowCalls).padStart(34)}   ${String(r.degraded).padStart(9)}`,
+  );
+}

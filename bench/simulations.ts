@@ -235,3 +235,133 @@ export async function breakerTrace(options: BreakerTraceOptions): Promise<Breake
   await Promise.all(pending);
   return { transitions, attempts, rejected, succeeded };
 }
+
+/** Options of {@link cascade}. */
+export interface CascadeOptions {
+  /** `naive`: the checkout awaits the dependency with no protection; `stack`: through the generated stack. */
+  readonly mode: "naive" | "stack";
+  /** Checkout requests per second. */
+  readonly rate: number;
+  /** Checkout requests served at once; a request finding the pool full is turned away (a failure). */
+  readonly pool: number;
+  /** Simulated time during which requests arrive, in milliseconds. */
+  readonly durationMs: number;
+  /** The dependency slows down from this time on (milliseconds). */
+  readonly slowFromMs: number;
+  /** Its latency while healthy (milliseconds; each response varies ±50 %). */
+  readonly healthyMs: number;
+  /** Its latency once slow (milliseconds; each response varies ±10 %). */
+  readonly slowMs: number;
+  /** The checkout's own work besides the dependency (milliseconds). */
+  readonly workMs: number;
+  readonly seed: number;
+}
+
+/** What the checkout service went through. */
+export interface CascadeResult {
+  readonly requests: number;
+  /** Requests answered (with fresh or fallback recommendations). */
+  readonly succeeded: number;
+  /** succeeded ÷ requests. */
+  readonly successRate: number;
+  /** Requests turned away because the pool was full. */
+  readonly rejected: number;
+  /** Most checkout requests in flight at once. */
+  readonly peakInFlight: number;
+  /** Calls that reached the dependency once it was slow. */
+  readonly slowCalls: number;
+  /** Requests answered with the fallback instead of the dependency's data. */
+  readonly degraded: number;
+}
+
+/**
+ * The recommendations dependency of examples/checkout, as the generator resolves it (an
+ * optional upsell: 250 ms attempt timeout, 600 ms in total, 30 concurrent calls, breaker at 50 %
+ * over 10 s, empty list as fallback). Its read is hedged in the example; here it is a plain
+ * call, so the figures show the timeout, bulkhead, breaker and fallback alone.
+ */
+export const cascadeDependency = {
+  name: "recommendations",
+  deadline: { propagate: true, marginMs: 10, header: "x-request-timeout-ms", format: "ms" },
+  breaker: {
+    failureRate: 0.5,
+    slowCall: null,
+    window: { kind: "time", durationMs: 10_000, buckets: 10 },
+    minCalls: 20,
+    openForMs: 30_000,
+    halfOpen: { maxCalls: 3, successes: 3 },
+  },
+  bulkhead: { maxConcurrent: 30, maxQueue: 0, queueTimeoutMs: 0, overflow: "reject" },
+  budget: { maxTokens: 100, tokenRatio: 0.1 },
+} as const satisfies Parameters<typeof createDependency>[0];
+
+const cascadeOperation = {
+  name: "getRecommendations",
+  retrySafe: true,
+  idempotencyKey: null,
+  timeout: { attemptMs: 250, totalMs: 600 },
+  retry: null,
+  hedge: null,
+  fallback: { kind: "value", value: [] },
+} as const satisfies OperationSettings;
+
+/**
+ * A checkout service (a pool of `pool` concurrent requests, `rate` requests per second) calls an
+ * optional dependency that slows from `healthyMs` to `slowMs` at `slowFromMs`. Naive calls hold a
+ * pool slot for as long as the dependency takes, so the pool fills and checkout fails with it;
+ * through the stack the attempt timeout, bulkhead and breaker bound the wait and the fallback
+ * answers instead.
+ */
+export async function cascade(options: CascadeOptions): Promise<CascadeResult> {
+  const clock = createVirtualClock(0);
+  const random = createSeededRandom(options.seed);
+  let slowCalls = 0;
+  const recommendations = (): Promise<string[]> => {
+    const slow = clock.now() >= options.slowFromMs;
+    if (slow) slowCalls++;
+    const latency = slow ? options.slowMs * (0.9 + 0.2 * random()) : options.healthyMs * (0.5 + random());
+    return new Promise((resolve) => clock.setTimer(() => resolve(["item"]), latency));
+  };
+  const dep = createDependency(cascadeDependency, { clock, random });
+  const fetchRecommendations =
+    options.mode === "naive"
+      ? async (): Promise<boolean> => {
+          await recommendations();
+          return false;
+        }
+      : async (): Promise<boolean> => (await dep.call(cascadeOperation, () => recommendations())).degraded;
+  const work = (): Promise<void> => new Promise((resolve) => clock.setTimer(resolve, options.workMs));
+
+  let inFlight = 0;
+  let peakInFlight = 0;
+  let requests = 0;
+  let rejected = 0;
+  let succeeded = 0;
+  let degraded = 0;
+  const checkout = async (): Promise<void> => {
+    requests++;
+    if (inFlight >= options.pool) {
+      rejected++;
+      return;
+    }
+    inFlight++;
+    peakInFlight = Math.max(peakInFlight, inFlight);
+    try {
+      await work();
+      if (await fetchRecommendations()) degraded++;
+      succeeded++;
+    } finally {
+      inFlight--;
+    }
+  };
+
+  const gapMs = 1_000 / options.rate;
+  const pending: Promise<void>[] = [];
+  for (let t = 0; t < options.durationMs; t += gapMs) {
+    pending.push(checkout());
+    await clock.advance(gapMs);
+  }
+  await clock.runAll();
+  await Promise.all(pending);
+  return { requests, succeeded, successRate: succeeded / requests, rejected, peakInFlight, slowCalls, degraded };
+}

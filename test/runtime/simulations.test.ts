@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { breakerTrace, busiestWindow, outageAmplification, retryStorm } from "../../bench/simulations.js";
+import { breakerTrace, busiestWindow, cascade, outageAmplification, retryStorm } from "../../bench/simulations.js";
 
 describe("simulation: retry storm of 200 clients on the 3rd retry (base 100 ms)", () => {
   it("finds the busiest window", () => {
@@ -40,5 +40,30 @@ describe("simulation: breaker at 100 calls/s, failing from 10 s, recovering at 6
     expect(Math.abs(reopened!.atMs - 45_000)).toBeLessThanOrEqual(1_000);
     expect(Math.abs(closed!.atMs - 75_000)).toBeLessThanOrEqual(1_000);
     expect(trace.attempts + trace.rejected).toBe(9_000);
+  });
+});
+
+describe("simulation: cascade (checkout at 200 rps, pool of 200, recommendations slows from 20 ms to 5 s at 10 s)", () => {
+  const scenario = { rate: 200, pool: 200, durationMs: 60_000, slowFromMs: 10_000, healthyMs: 20, slowMs: 5_000, workMs: 30, seed: 42 };
+
+  it("collapses with naive calls: the pool fills and about two thirds of checkouts are turned away", async () => {
+    const naive = await cascade({ ...scenario, mode: "naive" });
+    expect(naive.requests).toBe(12_000);
+    expect(naive.peakInFlight).toBe(200);
+    // 10 s healthy (2,000 served), then 200 slots each held 5 s: about 40 served a second.
+    expect(Math.abs(naive.successRate - 0.34)).toBeLessThanOrEqual(0.03);
+    expect(naive.rejected).toBe(naive.requests - naive.succeeded);
+  });
+
+  it("keeps checkout up through the stack: fallbacks instead of waits, a bounded pool and few calls to the slow dependency", async () => {
+    const naive = await cascade({ ...scenario, mode: "naive" });
+    const stack = await cascade({ ...scenario, mode: "stack" });
+    expect(stack.successRate).toBeGreaterThanOrEqual(0.99);
+    expect(stack.rejected).toBe(0);
+    // 200 rps × (30 ms of work + at most a 250 ms attempt) = 56 in flight at worst.
+    expect(stack.peakInFlight).toBeLessThanOrEqual(60);
+    expect(stack.slowCalls).toBeLessThan(naive.slowCalls / 2);
+    // Every call after the slowdown ends with the fallback (10,000 requests arrive after 10 s).
+    expect(Math.abs(stack.degraded - 10_000)).toBeLessThanOrEqual(50);
   });
 });
