@@ -22,9 +22,13 @@ export function typeKindOf(types: TypeAware, node: TSESTree.Node, generated: rea
   const type = checker.getTypeAtLocation(tsNode);
   const symbol = type.aliasSymbol ?? type.getSymbol();
   if (!symbol) return null;
+  // Match module patterns against paths inside the project, so a "generated" folder above the
+  // project root does not make every type look generated.
+  const root = types.program.getCurrentDirectory().replace(/\\/g, "/").replace(/\/?$/, "/");
   for (const declaration of symbol.getDeclarations() ?? []) {
     const file = declaration.getSourceFile();
-    const path = file.fileName.replace(/\\/g, "/");
+    const absolute = file.fileName.replace(/\\/g, "/");
+    const path = absolute.startsWith(root) ? absolute.slice(root.length) : absolute;
     const name = symbol.getName();
     if (path.includes("/opossum/") && name === "CircuitBreaker") return "opossum";
     if (path.includes("/cockatiel/") && name === "CircuitBreakerPolicy") return "cockatiel";
