@@ -22,6 +22,8 @@ export interface DependencyParts {
 
 /** Per-call inputs fixed before the first attempt. */
 export interface CallPlan<T> {
+  /** Identifies the logical call in events. */
+  readonly id: number;
   readonly operation: string;
   readonly transport: Transport<T>;
   readonly deadline: Deadline;
@@ -164,6 +166,7 @@ export async function executeAttempt<T>(call: Call<T>, permit: Permit, hedge: bo
       type: "attempt-start",
       dependency: call.dep.name,
       operation: call.plan.operation,
+      call: call.plan.id,
       attempt: attempt.attempt,
       hedge,
       timeoutMs: attempt.timeoutMs,
@@ -218,6 +221,7 @@ function emitEnd(
     type: "attempt-end",
     dependency: call.dep.name,
     operation: call.plan.operation,
+    call: call.plan.id,
     attempt: attempt.attempt,
     hedge: attempt.hedge,
     outcome,

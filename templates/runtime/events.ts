@@ -7,6 +7,12 @@ export type AttemptOutcome = "success" | "failure" | "timeout" | "cancelled";
 /** Names of the circuit breaker states. */
 export type BreakerStateName = "closed" | "open" | "half-open" | "isolated";
 
+/**
+ * How a logical call ended for its caller: the dependency's answer, a fallback's answer, or an
+ * error.
+ */
+export type CallOutcome = "success" | "fallback" | "failure";
+
 /** Where a deadline cut a call short. */
 export type DeadlineStage = "before-call" | "queue" | "attempt" | "retry";
 
@@ -21,8 +27,28 @@ interface EventBase {
 /** Everything the runtime reports. Discriminate on `type`. */
 export type ResilienceEvent =
   | (EventBase & {
+      /** A logical call entered the stack (only emitted while someone listens). */
+      readonly type: "call-start";
+      /** Identifies the call in its other events; counts up from 1 per dependency. */
+      readonly call: number;
+      /** Milliseconds left before the call's deadline (`Infinity` if it has none). */
+      readonly deadlineMs: number;
+    })
+  | (EventBase & {
+      /** A logical call settled, fallback included; follows every `call-start`. */
+      readonly type: "call-end";
+      readonly call: number;
+      readonly outcome: CallOutcome;
+      /** Milliseconds from `call-start` to settlement on the injected clock. */
+      readonly durationMs: number;
+      /** The failure thrown, or the one a fallback covered; `undefined` on success. */
+      readonly error: ResilienceError | undefined;
+    })
+  | (EventBase & {
       /** An attempt is about to reach the transport. */
       readonly type: "attempt-start";
+      /** The logical call it belongs to (see `call-start`). */
+      readonly call: number;
       /** 1-based attempt number within the logical call (hedged copies included). */
       readonly attempt: number;
       /** Whether this attempt is a hedged copy. */
@@ -33,6 +59,7 @@ export type ResilienceEvent =
   | (EventBase & {
       /** An attempt settled. */
       readonly type: "attempt-end";
+      readonly call: number;
       readonly attempt: number;
       readonly hedge: boolean;
       readonly outcome: AttemptOutcome;
@@ -44,6 +71,7 @@ export type ResilienceEvent =
   | (EventBase & {
       /** A retry will start after `delayMs`. */
       readonly type: "retry-scheduled";
+      readonly call: number;
       /** Number of the attempt that failed. */
       readonly attempt: number;
       /** Milliseconds until the retry. */
@@ -93,6 +121,7 @@ export type ResilienceEvent =
   | (EventBase & {
       /** A hedged copy was launched. */
       readonly type: "hedge-launched";
+      readonly call: number;
       /** Its attempt number. */
       readonly attempt: number;
     })

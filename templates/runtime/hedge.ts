@@ -89,7 +89,7 @@ export function runHedged<T>(call: Call<T>, settings: HedgeSettings, hedgeBudget
       const index = launched++;
       running++;
       if (index > 0 && events.active) {
-        events.emit({ type: "hedge-launched", dependency: name, operation, attempt: call.attempts + 1 });
+        events.emit({ type: "hedge-launched", dependency: name, operation, call: call.plan.id, attempt: call.attempts + 1 });
       }
       executeAttempt(call, permit, index > 0).then(
         (value) => {

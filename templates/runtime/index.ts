@@ -47,6 +47,7 @@ export {
   Emitter,
   type AttemptOutcome,
   type BreakerStateName,
+  type CallOutcome,
   type DeadlineStage,
   type Observer,
   type ResilienceEvent,
@@ -64,6 +65,7 @@ export {
 export { HedgeBudget, type HedgeSettings } from "./hedge.js";
 export { buildUrl, sendHttp, type HttpRequest, type QueryValue } from "./http.js";
 export { newIdempotencyKey, type IdempotencySettings } from "./idempotency.js";
+export { consoleLogger, logEvents, silentLogger, type LogFields, type Logger } from "./logger.js";
 export { createSeededRandom, defaultRandom, type Random } from "./random.js";
 export {
   DEFAULT_RETRY_ON,

@@ -48,6 +48,7 @@ export async function runWithRetries<T>(call: Call<T>, retry: RetrySettings | nu
           type: "retry-scheduled",
           dependency: name,
           operation,
+          call: call.plan.id,
           attempt: n,
           delayMs,
           retryAfter: fromRetryAfter,

@@ -5,7 +5,7 @@ import { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead
 import { systemClock, type Clock } from "./clock.js";
 import { currentDeadline, Deadline, type DeadlineFormat, type DeadlineLike } from "./deadline.js";
 import { abortedError, isDependencyFailure, isResilienceError, type ResilienceError } from "./errors.js";
-import { Emitter, type Observer } from "./events.js";
+import { Emitter, type CallOutcome, type Observer } from "./events.js";
 import {
   hasFallback,
   serveFallback,
@@ -153,6 +153,7 @@ class DependencyStack implements Dependency {
   readonly #events: Emitter;
   readonly #marginMs: number;
   readonly #operations = new Map<string, OperationState>();
+  #calls = 0;
 
   constructor(settings: DependencySettings, env: RuntimeEnvironment) {
     const clock = env.clock ?? systemClock;
@@ -194,9 +195,37 @@ class DependencyStack implements Dependency {
     const given = options.deadline;
     if (given !== undefined) at = Math.min(at, now + (typeof given === "number" ? Math.max(0, given) : given.remaining()));
 
+    const id = ++this.#calls;
+    const observed = this.#events.active;
+    if (observed) {
+      this.#events.emit({ type: "call-start", dependency: this.name, operation: operation.name, call: id, deadlineMs: at - now });
+    }
     const fallback: FallbackSettings | null = operation.fallback;
-    if (!hasFallback(fallback)) return this.#run(operation, transport, options, at, now) as Promise<CallResult<T, F>>;
-    return this.#withFallback(operation, fallback, transport, options, at, now) as Promise<CallResult<T, F>>;
+    const withFallback = hasFallback(fallback);
+    const result: Promise<unknown> = withFallback
+      ? this.#withFallback(operation, fallback, transport, options, at, now, id)
+      : this.#run(operation, transport, options, at, now, id);
+    return (observed ? this.#ended(result, operation.name, id, now, withFallback) : result) as Promise<CallResult<T, F>>;
+  }
+
+  // Only calls someone listens to pay for the extra promise that reports how they ended.
+  #ended<R>(result: Promise<R>, operation: string, id: number, started: number, withFallback: boolean): Promise<R> {
+    const end = (outcome: CallOutcome, error: ResilienceError | undefined): void => {
+      const durationMs = Math.max(0, this.#parts.clock.now() - started);
+      this.#events.emit({ type: "call-end", dependency: this.name, operation, call: id, outcome, durationMs, error });
+    };
+    return result.then(
+      (value) => {
+        const degraded = withFallback ? (value as Outcome<unknown>) : undefined;
+        if (degraded?.degraded === true) end("fallback", degraded.error);
+        else end("success", undefined);
+        return value;
+      },
+      (error: unknown) => {
+        end("failure", isResilienceError(error) ? error : undefined);
+        throw error;
+      },
+    );
   }
 
   async #withFallback<T>(
@@ -206,12 +235,13 @@ class DependencyStack implements Dependency {
     options: CallOptions<T>,
     at: number,
     now: number,
+    id: number,
   ): Promise<Outcome<T>> {
     const clock = this.#parts.clock;
     const state = this.#state(operation);
     const cacheKey = options.cacheKey ?? "";
     try {
-      const data = await this.#run(operation, transport, options, at, now);
+      const data = await this.#run(operation, transport, options, at, now, id);
       state.cache?.set(cacheKey, data, clock.now());
       return { data, degraded: false };
     } catch (error) {
@@ -255,10 +285,12 @@ class DependencyStack implements Dependency {
     options: CallOptions<T>,
     at: number,
     now: number,
+    id: number,
   ): Promise<T> {
     const signal = options.signal;
     const repeatable = operation.retrySafe || operation.idempotencyKey !== null;
     const call = new Call(this.#parts, {
+      id,
       operation: operation.name,
       transport,
       deadline: new Deadline(at, this.#parts.clock),

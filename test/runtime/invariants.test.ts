@@ -401,6 +401,8 @@ describe("I10: every layer reports, and a throwing observer breaks nothing", () 
         "breaker-transition",
         "budget-exhausted",
         "bulkhead-queued",
+        "call-end",
+        "call-start",
         "bulkhead-rejected",
         "deadline-exceeded",
         "fallback-served",

@@ -75,7 +75,7 @@ describe("composed stack: what the breaker hears", () => {
     await h.dep.call(operation(), () => "ok");
     stop();
     await h.dep.call(operation(), () => "ok");
-    expect(seen).toEqual(["attempt-start", "attempt-end"]);
+    expect(seen).toEqual(["call-start", "attempt-start", "attempt-end", "call-end"]);
   });
 });
 

@@ -1,0 +1,67 @@
+import type { Observer } from "./events.js";
+
+/** Fields of a structured log line: flat values with bounded cardinality (names, states, counts). */
+export type LogFields = Readonly<Record<string, string | number | boolean>>;
+
+/** Where log lines go. Adapt your logger (pino, winston, console) with two one-line functions. */
+export interface Logger {
+  /** Something on-call should look at: a breaker opened, the retry budget ran out. */
+  warn(message: string, fields: LogFields): void;
+  /** A return towards normal: a breaker half-open or closed again. */
+  info(message: string, fields: LogFields): void;
+}
+
+/** Writes one JSON object per line to `console.warn` / `console.info`. */
+export const consoleLogger: Logger = {
+  warn: (message, fields) => console.warn(JSON.stringify({ level: "warn", msg: message, ...fields })),
+  info: (message, fields) => console.info(JSON.stringify({ level: "info", msg: message, ...fields })),
+};
+
+/** Drops every line (for tests). */
+export const silentLogger: Logger = {
+  warn: () => undefined,
+  info: () => undefined,
+};
+
+/**
+ * An observer that logs breaker transitions and retry-budget exhaustion. Exhaustion is logged
+ * once per episode and dependency: the next line comes only after a retry or hedge was allowed
+ * again, so an outage does not turn into one line per call.
+ *
+ * Fields: `event` (`resilience.breaker.transition` or `resilience.retry_budget.exhausted`),
+ * `dependency`, and `from`, `to`, `calls`, `failures`, `slowCalls` for transitions or
+ * `operation`, `tokens` for exhaustion.
+ */
+export function logEvents(logger: Logger): Observer {
+  const exhausted = new Set<string>();
+  return (event) => {
+    switch (event.type) {
+      case "breaker-transition": {
+        const { dependency, from, to, window } = event;
+        const fields = { event: "resilience.breaker.transition", dependency, from, to, ...window };
+        const message = `${dependency}: circuit breaker ${from} -> ${to}`;
+        if (to === "open" || to === "isolated") logger.warn(message, fields);
+        else logger.info(message, fields);
+        return;
+      }
+      case "budget-exhausted": {
+        if (exhausted.has(event.dependency)) return;
+        exhausted.add(event.dependency);
+        const { dependency, operation, tokens } = event;
+        logger.warn(`${dependency}: retry budget exhausted, retries refused until it refills`, {
+          event: "resilience.retry_budget.exhausted",
+          dependency,
+          operation,
+          tokens,
+        });
+        return;
+      }
+      case "retry-scheduled":
+      case "hedge-launched":
+        exhausted.delete(event.dependency);
+        return;
+      default:
+        return;
+    }
+  };
+}
