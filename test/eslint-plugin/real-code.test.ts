@@ -18,7 +18,7 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile() && SOURCE.test(entry.name) && !entry.name.endsWith(".d.ts"))
     .map((entry) => join(entry.parentPath, entry.name))
-    .filter((file) => !file.includes(`${"/"}node_modules${"/"}`))
+    .filter((file) => !file.includes("/node_modules/"))
     .sort();
 }
 
