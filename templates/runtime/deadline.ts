@@ -43,7 +43,14 @@ export class Deadline implements DeadlineLike {
   }
 }
 
-const ambient = new AsyncLocalStorage<Deadline>();
+/** What a scope set by {@link withDeadline} or by inbound middleware carries. */
+interface AmbientScope {
+  readonly deadline: Deadline;
+  /** Aborted when the work of the scope is no longer wanted (the inbound request went away). */
+  readonly signal: AbortSignal | undefined;
+}
+
+const ambient = new AsyncLocalStorage<AmbientScope>();
 
 /**
  * Runs `fn` with an ambient deadline that every call made inside it (through this runtime)
@@ -56,13 +63,55 @@ export function withDeadline<T>(budget: number | DeadlineLike, fn: () => T, cloc
   const ms = typeof budget === "number" ? budget : budget.remaining();
   let deadline = Deadline.after(ms, clock);
   const outer = ambient.getStore();
-  if (outer !== undefined && outer.remaining() < deadline.remaining()) deadline = outer;
-  return ambient.run(deadline, fn);
+  if (outer !== undefined && outer.deadline.remaining() < deadline.remaining()) deadline = outer.deadline;
+  return ambient.run({ deadline, signal: outer?.signal }, fn);
+}
+
+/**
+ * Runs `fn` with an ambient deadline and an ambient abort signal: every call made inside it
+ * (through this runtime) respects the deadline and is aborted with the signal, together with
+ * any signal its caller passes. Inbound middleware uses it to cancel the outbound calls of a
+ * request whose client went away. Like {@link withDeadline}, an enclosing scope's earlier
+ * deadline wins; an enclosing signal is combined with `signal`.
+ *
+ * @param deadline The scope's deadline.
+ * @param signal Aborts the scope's calls; `undefined` keeps the enclosing scope's signal.
+ */
+export function withDeadlineAndSignal<T>(deadline: Deadline, signal: AbortSignal | undefined, fn: () => T): T {
+  const outer = ambient.getStore();
+  let scoped = deadline;
+  let combined = signal;
+  if (outer !== undefined) {
+    if (outer.deadline.remaining() < deadline.remaining()) scoped = outer.deadline;
+    combined = combineSignals(signal, outer.signal);
+  }
+  return ambient.run({ deadline: scoped, signal: combined }, fn);
 }
 
 /** The ambient deadline set by {@link withDeadline}, or `undefined` outside any scope. */
 export function currentDeadline(): Deadline | undefined {
-  return ambient.getStore();
+  return ambient.getStore()?.deadline;
+}
+
+/** The ambient abort signal set by {@link withDeadlineAndSignal}, or `undefined` when there is none. */
+export function currentSignal(): AbortSignal | undefined {
+  return ambient.getStore()?.signal;
+}
+
+/**
+ * The caller's signal combined with the ambient one. Without an ambient signal (the common
+ * case) this returns `given` itself: no controller, no listener.
+ */
+export function inheritSignal(given: AbortSignal | undefined): AbortSignal | undefined {
+  const scope = ambient.getStore();
+  if (scope === undefined || scope.signal === undefined) return given;
+  return combineSignals(given, scope.signal);
+}
+
+function combineSignals(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
+  if (a === undefined || a === b) return b;
+  if (b === undefined) return a;
+  return AbortSignal.any([a, b]);
 }
 
 /**

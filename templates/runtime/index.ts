@@ -1,3 +1,11 @@
+export {
+  AdmissionGate,
+  PRIORITIES,
+  type AdmissionHealth,
+  type AdmissionSettings,
+  type Priority,
+  type ShedReason,
+} from "./admission.js";
 export { backoffDelay, exponentialDelay, type BackoffSettings, type Jitter } from "./backoff.js";
 export {
   CircuitBreaker,
@@ -17,7 +25,10 @@ export {
   deadlineFromHeader,
   decodeTimeout,
   encodeTimeout,
+  currentSignal,
+  inheritSignal,
   withDeadline,
+  withDeadlineAndSignal,
   type DeadlineFormat,
   type DeadlineLike,
 } from "./deadline.js";
@@ -65,6 +76,25 @@ export {
 export { HedgeBudget, type HedgeSettings } from "./hedge.js";
 export { buildUrl, sendHttp, type HttpRequest, type QueryValue } from "./http.js";
 export { newIdempotencyKey, type IdempotencySettings } from "./idempotency.js";
+export {
+  createInboundMiddleware,
+  inboundBudget,
+  priorityOf,
+  type ExpressMiddleware,
+  type FastifyLike,
+  type FastifyReplyLike,
+  type FastifyRequestLike,
+  type InboundDeadlineSettings,
+  type InboundHealth,
+  type InboundMiddleware,
+  type InboundOptions,
+  type InboundRequest,
+  type InboundResponse,
+  type PriorityRule,
+  type RejectionSettings,
+  type ServiceSettings,
+  type ShedEvent,
+} from "./inbound.js";
 export { consoleLogger, logEvents, silentLogger, type LogFields, type Logger } from "./logger.js";
 export { createSeededRandom, defaultRandom, type Random } from "./random.js";
 export {

@@ -3,7 +3,7 @@ import { CircuitBreaker, type BreakerHealth, type BreakerSettings, type Permit }
 import { RetryBudget, type BudgetHealth, type BudgetSettings } from "./budget.js";
 import { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead.js";
 import { systemClock, type Clock } from "./clock.js";
-import { currentDeadline, Deadline, type DeadlineFormat, type DeadlineLike } from "./deadline.js";
+import { currentDeadline, Deadline, inheritSignal, type DeadlineFormat, type DeadlineLike } from "./deadline.js";
 import { abortedError, isDependencyFailure, isResilienceError, type ResilienceError } from "./errors.js";
 import { Emitter, type CallOutcome, type Observer } from "./events.js";
 import {
@@ -287,7 +287,8 @@ class DependencyStack implements Dependency {
     now: number,
     id: number,
   ): Promise<T> {
-    const signal = options.signal;
+    // the ambient signal (inbound request gone) joins the caller's; without one this is options.signal
+    const signal = inheritSignal(options.signal);
     const repeatable = operation.retrySafe || operation.idempotencyKey !== null;
     const call = new Call(this.#parts, {
       id,

@@ -1,0 +1,176 @@
+import type { Clock, TimerHandle } from "./clock.js";
+
+/**
+ * How important an inbound request is when the service is overloaded: `critical` (health
+ * checks, the paths the business cannot lose) is shed last, `low` (background sync, prefetch)
+ * first.
+ */
+export type Priority = "critical" | "high" | "normal" | "low";
+
+/** Priorities from most to least important. */
+export const PRIORITIES: readonly Priority[] = ["critical", "high", "normal", "low"];
+
+const RANK: Readonly<Record<Priority, number>> = { critical: 0, high: 1, normal: 2, low: 3 };
+
+/** Concurrency limit and bounded queue for inbound work. */
+export interface AdmissionSettings {
+  /** Requests handled at once. */
+  readonly maxConcurrent: number;
+  /** Requests that may wait for a slot; 0 sheds at once when all slots are busy. */
+  readonly maxQueue: number;
+  /** Longest wait in the queue, in milliseconds (the request's deadline bounds it too). */
+  readonly queueTimeoutMs: number;
+}
+
+/** Why a request was not admitted: `overload` (queue full or waited too long) or `expired` (its deadline passed while it waited). */
+export type ShedReason = "overload" | "expired";
+
+/** A queued request: told once, either `admitted` or `shed`. */
+interface Waiter {
+  readonly rank: number;
+  readonly admitted: () => void;
+  readonly shed: (reason: ShedReason) => void;
+  readonly deadlineAt: number;
+  timer: TimerHandle | undefined;
+  done: boolean;
+}
+
+/** Snapshot of an {@link AdmissionGate}. */
+export interface AdmissionHealth {
+  /** Requests holding a slot. */
+  readonly inFlight: number;
+  /** Requests waiting for one. */
+  readonly queued: number;
+  /** Slots. */
+  readonly maxConcurrent: number;
+}
+
+/**
+ * Admission control for inbound work: a concurrency limit with a bounded priority queue. A free
+ * slot admits at once (no allocation); with every slot busy a request waits in the queue of its
+ * priority, bounded by the queue timeout and its deadline; with the queue full it takes the place
+ * of the newest waiter of a lower priority, or is shed. A released slot goes to the oldest
+ * waiter of the highest priority, so under overload the important work goes first and the
+ * least important is shed. Saturation (queue length and queue wait) is the signal, not CPU.
+ */
+export class AdmissionGate {
+  /** The settings it was created with. */
+  readonly settings: AdmissionSettings;
+  readonly #clock: Clock;
+  // one FIFO per priority, indexed by rank; arrays with a head index so dequeue is O(1)
+  readonly #queues: Waiter[][] = [[], [], [], []];
+  readonly #heads: number[] = [0, 0, 0, 0];
+  #queued = 0;
+  #inFlight = 0;
+
+  constructor(settings: AdmissionSettings, clock: Clock) {
+    this.settings = settings;
+    this.#clock = clock;
+  }
+
+  /**
+   * Asks for a slot. Returns `true` when admitted at once (call {@link AdmissionGate.release}
+   * when done), `false` when shed at once for overload, or a cancel function when queued: then
+   * exactly one of `admitted` and `shed` is called later, unless cancel is called first.
+   */
+  enter(
+    priority: Priority,
+    deadlineAt: number,
+    admitted: () => void,
+    shed: (reason: ShedReason) => void,
+  ): boolean | (() => void) {
+    if (this.#inFlight < this.settings.maxConcurrent) {
+      this.#inFlight++;
+      return true;
+    }
+    const waitMs = Math.min(this.settings.queueTimeoutMs, deadlineAt - this.#clock.now());
+    if (waitMs <= 0) return false;
+    const rank = RANK[priority];
+    if (this.#queued >= this.settings.maxQueue) {
+      const victim = this.#newestBelow(rank);
+      if (victim === undefined) return false;
+      this.#finish(victim);
+      victim.shed("overload");
+    }
+    const waiter: Waiter = { rank, admitted, shed, deadlineAt, timer: undefined, done: false };
+    waiter.timer = this.#clock.setTimer(() => {
+      if (waiter.done) return;
+      this.#finish(waiter);
+      waiter.shed(this.#clock.now() >= waiter.deadlineAt ? "expired" : "overload");
+    }, waitMs);
+    this.#queues[rank]!.push(waiter);
+    this.#queued++;
+    return () => {
+      if (!waiter.done) this.#finish(waiter);
+    };
+  }
+
+  /** Gives back a slot; the oldest waiter of the highest priority gets it. */
+  release(): void {
+    for (;;) {
+      const next = this.#oldestFirst();
+      if (next === undefined) {
+        if (this.#inFlight > 0) this.#inFlight--;
+        return;
+      }
+      this.#finish(next);
+      if (this.#clock.now() >= next.deadlineAt) {
+        next.shed("expired");
+        continue;
+      }
+      // the slot passes straight to the waiter: inFlight is unchanged
+      next.admitted();
+      return;
+    }
+  }
+
+  /** Slots in use and waiters. */
+  health(): AdmissionHealth {
+    return { inFlight: this.#inFlight, queued: this.#queued, maxConcurrent: this.settings.maxConcurrent };
+  }
+
+  #finish(waiter: Waiter): void {
+    if (waiter.done) return;
+    waiter.done = true;
+    this.#queued--;
+    if (waiter.timer !== undefined) this.#clock.clearTimer(waiter.timer);
+  }
+
+  #oldestFirst(): Waiter | undefined {
+    for (let rank = 0; rank < this.#queues.length; rank++) {
+      const queue = this.#queues[rank]!;
+      let head = this.#heads[rank]!;
+      while (head < queue.length) {
+        const waiter = queue[head]!;
+        head++;
+        if (!waiter.done) {
+          this.#compact(rank, head);
+          return waiter;
+        }
+      }
+      this.#compact(rank, head);
+    }
+    return undefined;
+  }
+
+  #newestBelow(rank: number): Waiter | undefined {
+    for (let r = this.#queues.length - 1; r > rank; r--) {
+      const queue = this.#queues[r]!;
+      for (let i = queue.length - 1; i >= this.#heads[r]!; i--) if (!queue[i]!.done) return queue[i];
+    }
+    return undefined;
+  }
+
+  #compact(rank: number, head: number): void {
+    const queue = this.#queues[rank]!;
+    if (head >= queue.length) {
+      queue.length = 0;
+      this.#heads[rank] = 0;
+    } else if (head > 1024 && head * 2 > queue.length) {
+      queue.splice(0, head);
+      this.#heads[rank] = 0;
+    } else {
+      this.#heads[rank] = head;
+    }
+  }
+}

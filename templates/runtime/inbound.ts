@@ -1,0 +1,355 @@
+import { AdmissionGate, type AdmissionHealth, type AdmissionSettings, type Priority, type ShedReason } from "./admission.js";
+import { systemClock, type Clock } from "./clock.js";
+import { decodeTimeout, Deadline, withDeadlineAndSignal, type DeadlineFormat } from "./deadline.js";
+import { abortedError } from "./errors.js";
+
+/** How a service reads, bounds and stamps the deadlines of the requests it receives. */
+export interface InboundDeadlineSettings {
+  /** Milliseconds given to a request that arrives without a deadline (the edge deadline). */
+  readonly edgeMs: number;
+  /** Most milliseconds a caller may ask for; longer budgets are clamped to it. */
+  readonly maxMs: number;
+  /** Header carrying the caller's remaining time, lowercase (e.g. `x-request-timeout-ms`). */
+  readonly header: string;
+  /** Encoding of {@link InboundDeadlineSettings.header}. */
+  readonly format: DeadlineFormat;
+  /** Also read gRPC's `grpc-timeout` header when the configured one is absent. */
+  readonly grpcTimeout: boolean;
+  /** Status of the answer to a request whose deadline has already passed (e.g. 504). */
+  readonly expiredStatus: number;
+}
+
+/**
+ * Assigns a priority to the requests it matches. Every field set must match; the first rule that
+ * matches wins. `null` leaves a field out.
+ */
+export interface PriorityRule {
+  readonly priority: Priority;
+  /** HTTP method, uppercase; `null` for any. */
+  readonly method: string | null;
+  /** Path without the query: exact, or a prefix when it ends in `*`; `null` for any. */
+  readonly path: string | null;
+  /** Header name, lowercase; `null` for none. */
+  readonly header: string | null;
+  /** Value the header must have; `null` for any value (the header must be present). */
+  readonly value: string | null;
+}
+
+/** The answer to a request shed for overload. */
+export interface RejectionSettings {
+  /** 503 (the service is overloaded) or 429 (the caller should slow down). */
+  readonly status: number;
+  /** Seconds sent in `Retry-After`. */
+  readonly retryAfterS: number;
+}
+
+/** Everything the inbound middleware of one service needs. Plain data, so generated code can emit literals. */
+export interface ServiceSettings {
+  /** Service name, for errors and health reports. */
+  readonly name: string;
+  readonly deadline: InboundDeadlineSettings;
+  /** Concurrency limit and queue; `null` admits everything. */
+  readonly admission: AdmissionSettings | null;
+  readonly rejection: RejectionSettings;
+  /** Priority of requests no rule matches. */
+  readonly defaultPriority: Priority;
+  readonly priorities: readonly PriorityRule[];
+}
+
+/** The parts of an inbound request the middleware reads (Node's `IncomingMessage` has them). */
+export interface InboundRequest {
+  readonly method?: string | undefined;
+  readonly url?: string | undefined;
+  readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
+}
+
+/** The parts of a response the middleware uses (Node's `ServerResponse` has them). */
+export interface InboundResponse {
+  readonly headersSent: boolean;
+  readonly writableFinished: boolean;
+  writeHead(status: number, headers: Record<string, string>): unknown;
+  end(): unknown;
+  once(event: "close", listener: () => void): unknown;
+  destroy(error?: Error): unknown;
+}
+
+/** A request the middleware refused, as reported to {@link InboundOptions.onShed}. */
+export interface ShedEvent {
+  readonly service: string;
+  readonly reason: ShedReason;
+  readonly priority: Priority;
+  readonly status: number;
+}
+
+/** Injected services and hooks. Every field is optional. */
+export interface InboundOptions {
+  /** Time and timers. Defaults to {@link systemClock}. */
+  readonly clock?: Clock | undefined;
+  /** Called for every refused request (after the answer is written). */
+  readonly onShed?: ((event: ShedEvent) => void) | undefined;
+}
+
+/** Counters and occupancy of the middleware. */
+export interface InboundHealth {
+  readonly name: string;
+  /** Requests run. */
+  readonly admitted: number;
+  /** Requests shed for overload. */
+  readonly shed: number;
+  /** Requests refused because their deadline had passed (on arrival or in the queue). */
+  readonly expired: number;
+  readonly admission: AdmissionHealth | null;
+}
+
+/** Express's middleware signature, structurally: no dependency on Express. */
+export type ExpressMiddleware<Req extends InboundRequest, Res extends InboundResponse> = (req: Req, res: Res, next: (error?: unknown) => void) => void;
+
+/** What the Fastify adapter needs of a Fastify request and reply. */
+export interface FastifyRequestLike {
+  readonly raw: InboundRequest;
+}
+export interface FastifyReplyLike {
+  readonly raw: InboundResponse;
+  hijack(): unknown;
+}
+type FastifyHook = (request: FastifyRequestLike, reply: FastifyReplyLike, done: (error?: Error) => void) => void;
+/** What the Fastify adapter needs of a Fastify instance. */
+export interface FastifyLike {
+  addHook(name: "onRequest" | "preHandler", hook: FastifyHook): unknown;
+}
+
+/** Inbound middleware of one service, with adapters for node:http, Express and Fastify. */
+export interface InboundMiddleware {
+  readonly settings: ServiceSettings;
+  /**
+   * Wraps a `node:http` request handler: the handler runs only if the request is admitted, inside
+   * the request's deadline and abort signal, so every generated client call it makes inherits both.
+   */
+  node<Req extends InboundRequest, Res extends InboundResponse>(handler: (req: Req, res: Res) => unknown): (req: Req, res: Res) => void;
+  /**
+   * Express middleware. Mount it before the routes and before body parsers, so shedding costs no
+   * parsing. Body parsers read the body on stream events, which lose the request's async context:
+   * mount the same middleware again after them, where it only re-enters the request's scope.
+   */
+  express<Req extends InboundRequest, Res extends InboundResponse>(): ExpressMiddleware<Req, Res>;
+  /**
+   * Installs the Fastify hooks: admission and deadline in `onRequest` (before body parsing), the
+   * request's scope around the handler in `preHandler`.
+   */
+  fastify(app: FastifyLike): void;
+  /** Counters and occupancy. */
+  health(): InboundHealth;
+}
+
+/**
+ * The caller's remaining time from the request headers, in milliseconds: the configured header,
+ * else `grpc-timeout` (when enabled), clamped to `maxMs`; `edgeMs` when neither is present or
+ * readable. 0 means the caller's time is already spent.
+ */
+export function inboundBudget(settings: InboundDeadlineSettings, headers: InboundRequest["headers"]): number {
+  let ms = read(headers[settings.header], settings.format);
+  if (ms === undefined && settings.grpcTimeout && settings.header !== "grpc-timeout") ms = read(headers["grpc-timeout"], "grpc-timeout");
+  if (ms === undefined) return Math.min(settings.edgeMs, settings.maxMs);
+  return ms < settings.maxMs ? ms : settings.maxMs;
+}
+
+function read(value: string | readonly string[] | undefined, format: DeadlineFormat): number | undefined {
+  if (value === undefined) return undefined;
+  const text = typeof value === "string" ? value : value[0];
+  return text === undefined ? undefined : decodeTimeout(text, format);
+}
+
+/** The priority of a request: the first matching rule's, else the default. */
+export function priorityOf(settings: ServiceSettings, req: InboundRequest): Priority {
+  const rules = settings.priorities;
+  if (rules.length === 0) return settings.defaultPriority;
+  const url = req.url ?? "/";
+  const q = url.indexOf("?");
+  const path = q === -1 ? url : url.slice(0, q);
+  for (const rule of rules) {
+    if (rule.method !== null && rule.method !== req.method) continue;
+    if (rule.path !== null && !(rule.path.endsWith("*") ? path.startsWith(rule.path.slice(0, -1)) : path === rule.path)) continue;
+    if (rule.header !== null) {
+      const value = req.headers[rule.header];
+      if (value === undefined) continue;
+      if (rule.value !== null && (typeof value === "string" ? value : value[0]) !== rule.value) continue;
+    }
+    return rule.priority;
+  }
+  return settings.defaultPriority;
+}
+
+const NO_BODY = "0";
+const SCOPE = Symbol.for("resgen.inbound.scope");
+
+interface Scope {
+  readonly deadline: Deadline;
+  readonly signal: AbortSignal;
+}
+type Scoped = { [SCOPE]?: Scope };
+
+class Inbound implements InboundMiddleware {
+  readonly settings: ServiceSettings;
+  readonly #clock: Clock;
+  readonly #gate: AdmissionGate | null;
+  readonly #onShed: ((event: ShedEvent) => void) | undefined;
+  // built once: a rejection writes these and nothing else
+  readonly #overloadHeaders: Record<string, string>;
+  readonly #expiredHeaders: Record<string, string> = { "content-length": NO_BODY };
+  #admitted = 0;
+  #shed = 0;
+  #expired = 0;
+
+  constructor(settings: ServiceSettings, options: InboundOptions) {
+    this.settings = settings;
+    this.#clock = options.clock ?? systemClock;
+    this.#gate = settings.admission === null ? null : new AdmissionGate(settings.admission, this.#clock);
+    this.#onShed = options.onShed;
+    this.#overloadHeaders = { "retry-after": String(Math.max(0, Math.ceil(settings.rejection.retryAfterS))), "content-length": NO_BODY };
+  }
+
+  /**
+   * The core every adapter shares: reads the deadline, admits or sheds, and calls `start` with
+   * the request's scope once admitted. `refuse` writes a rejection (adapters differ in how).
+   */
+  #begin(req: InboundRequest, res: InboundResponse, start: (scope: Scope) => void, refuse: (status: number, headers: Record<string, string>) => void): void {
+    const now = this.#clock.now();
+    const budget = inboundBudget(this.settings.deadline, req.headers);
+    const gate = this.#gate;
+    if (budget <= 0) return this.#refuse(refuse, "expired", gate === null ? this.settings.defaultPriority : priorityOf(this.settings, req));
+    const deadline = new Deadline(now + budget, this.#clock);
+    if (gate === null) return this.#start(res, deadline, false, start);
+    const priority = priorityOf(this.settings, req);
+    let cancel: (() => void) | undefined;
+    let settled = false;
+    const entered = gate.enter(
+      priority,
+      deadline.at,
+      () => {
+        settled = true;
+        if (res.writableFinished || isClosed(res)) return gate.release();
+        this.#start(res, deadline, true, start);
+      },
+      (reason) => {
+        settled = true;
+        this.#refuse(refuse, reason, priority);
+      },
+    );
+    if (entered === true) return this.#start(res, deadline, true, start);
+    if (entered === false) return this.#refuse(refuse, "overload", priority);
+    cancel = entered;
+    // a caller that goes away while queued gives its place back
+    res.once("close", () => {
+      if (!settled) cancel?.();
+    });
+  }
+
+  #start(res: InboundResponse, deadline: Deadline, holdsSlot: boolean, start: (scope: Scope) => void): void {
+    this.#admitted++;
+    const controller = new AbortController();
+    const gate = this.#gate;
+    res.once("close", () => {
+      if (!res.writableFinished) controller.abort(abortedError(new Error("the inbound request was closed before its response was sent")));
+      if (holdsSlot) gate?.release();
+    });
+    start({ deadline, signal: controller.signal });
+  }
+
+  #refuse(refuse: (status: number, headers: Record<string, string>) => void, reason: ShedReason, priority: Priority): void {
+    const expired = reason === "expired";
+    const status = expired ? this.settings.deadline.expiredStatus : this.settings.rejection.status;
+    if (expired) this.#expired++;
+    else this.#shed++;
+    refuse(status, expired ? this.#expiredHeaders : this.#overloadHeaders);
+    this.#onShed?.({ service: this.settings.name, reason, priority, status });
+  }
+
+  node<Req extends InboundRequest, Res extends InboundResponse>(handler: (req: Req, res: Res) => unknown): (req: Req, res: Res) => void {
+    return (req, res) => {
+      this.#begin(
+        req,
+        res,
+        (scope) => {
+          const result = withDeadlineAndSignal(scope.deadline, scope.signal, () => handler(req, res));
+          if (isThenable(result)) result.then(undefined, (error: unknown) => failed(res, error));
+        },
+        (status, headers) => writeRejection(res, status, headers),
+      );
+    };
+  }
+
+  express<Req extends InboundRequest, Res extends InboundResponse>(): ExpressMiddleware<Req, Res> {
+    return (req, res, next) => {
+      const seen = (req as Scoped)[SCOPE];
+      if (seen !== undefined) return withDeadlineAndSignal(seen.deadline, seen.signal, () => next());
+      this.#begin(
+        req,
+        res,
+        (scope) => {
+          (req as Scoped)[SCOPE] = scope;
+          withDeadlineAndSignal(scope.deadline, scope.signal, () => next());
+        },
+        (status, headers) => writeRejection(res, status, headers),
+      );
+    };
+  }
+
+  fastify(app: FastifyLike): void {
+    app.addHook("onRequest", (request, reply, done) => {
+      this.#begin(
+        request.raw,
+        reply.raw,
+        (scope) => {
+          (request as Scoped)[SCOPE] = scope;
+          done();
+        },
+        (status, headers) => {
+          reply.hijack();
+          writeRejection(reply.raw, status, headers);
+        },
+      );
+    });
+    app.addHook("preHandler", (request, _reply, done) => {
+      const scope = (request as Scoped)[SCOPE];
+      if (scope === undefined) return done();
+      withDeadlineAndSignal(scope.deadline, scope.signal, () => done());
+    });
+  }
+
+  health(): InboundHealth {
+    return { name: this.settings.name, admitted: this.#admitted, shed: this.#shed, expired: this.#expired, admission: this.#gate?.health() ?? null };
+  }
+}
+
+function isClosed(res: InboundResponse): boolean {
+  return (res as { destroyed?: boolean }).destroyed === true;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
+}
+
+function writeRejection(res: InboundResponse, status: number, headers: Record<string, string>): void {
+  if (res.headersSent) return;
+  res.writeHead(status, headers);
+  res.end();
+}
+
+// a handler that throws after admission: answer 500 if nothing was sent, else cut the response
+function failed(res: InboundResponse, error: unknown): void {
+  if (!res.headersSent) {
+    res.writeHead(500, { "content-length": NO_BODY });
+    res.end();
+  } else {
+    res.destroy(error instanceof Error ? error : new Error(String(error)));
+  }
+}
+
+/**
+ * Creates the inbound middleware of a service from its settings (generated from its
+ * `kind: service` policy). Create it once per process: the limit only works if every request
+ * shares it.
+ */
+export function createInboundMiddleware(settings: ServiceSettings, options: InboundOptions = {}): InboundMiddleware {
+  return new Inbound(settings, options);
+}
