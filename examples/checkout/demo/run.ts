@@ -19,7 +19,7 @@ const options: ScenarioOptions = {
 };
 
 /** Event-loop delay (p99, ms) above which the process was starved of CPU and timings are noise. */
-const BUSY_LOOP_DELAY_MS = 100;
+const BUSY_LOOP_DELAY_MS = 50;
 
 function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
