@@ -10,6 +10,8 @@ import { emitProject } from "./emit/index.js";
 import type { ResolvedPolicy } from "./policy/model.js";
 import { displayPath } from "./project.js";
 import { applyPlan, planWrite, type Plan } from "./write.js";
+import { contextFromDocuments } from "./analyze/index.js";
+import { emitTargets, ownedBy, type TargetName } from "./targets/index.js";
 
 export const DEFAULT_OUT = "src/generated";
 
@@ -20,6 +22,8 @@ export interface BuildOptions {
   readonly out?: string;
   /** Compare only; write nothing (for CI). */
   readonly check?: boolean;
+  /** What to generate: the TypeScript clients (ts, the default) and/or mesh configuration (docs/targets.md). */
+  readonly targets?: readonly TargetName[];
 }
 
 export interface BuildResult {
@@ -34,6 +38,7 @@ export interface BuildResult {
 
 export async function build(paths: readonly string[], options: BuildOptions = {}): Promise<BuildResult> {
   const cwd = options.cwd ?? process.cwd();
+  const targets: readonly TargetName[] = options.targets && options.targets.length > 0 ? options.targets : ["ts"];
   const checked = await check(paths, { cwd });
   const stop = (diagnostics: readonly Diagnostic[]): BuildResult => ({ checked, diagnostics, plans: [], written: false });
   if (checked.unmatched.length > 0 || countBySeverity(checked.diagnostics).errors > 0) return stop(checked.diagnostics);
@@ -55,8 +60,12 @@ export async function build(paths: readonly string[], options: BuildOptions = {}
   const plans: Plan[] = [];
   const diagnostics: Diagnostic[] = [...checked.diagnostics];
   for (const [outDir, group] of [...groups].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const files = emitProject(group.policies, { sourcePath: (p) => group.sources.get(p) ?? p.file });
-    const plan = await planWrite(outDir, files);
+    const sourcePath = (p: ResolvedPolicy) => group.sources.get(p) ?? p.file;
+    const files = new Map(targets.includes("ts") ? emitProject(group.policies, { sourcePath }) : []);
+    const mesh = emitTargets(group.policies, targets, { locate: contextFromDocuments(checked.documents), sourcePath });
+    for (const [path, text] of mesh.files) files.set(path, text);
+    diagnostics.push(...mesh.diagnostics);
+    const plan = await planWrite(outDir, files, ownedBy(targets));
     plans.push(plan);
     for (const path of plan.conflicts) {
       const shown = displayPath(join(outDir, path), cwd);

@@ -12,6 +12,7 @@ import { FORMATS, format, type Format } from "./diagnostics/format.js";
 import { formatMs } from "./policy/durations.js";
 import type { ResolvedOperation, ResolvedPolicy } from "./policy/model.js";
 import { VERSION } from "./version.js";
+import { parseTargets, TARGETS, type TargetName } from "./targets/index.js";
 
 export interface Io {
   readonly stdout: (text: string) => void;
@@ -60,8 +61,9 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
     .option("-w, --watch", "rebuild when a policy or project file changes; report problems without exiting")
     .addOption(new Option("-f, --format <format>", "format of diagnostics").choices(FORMATS).default("pretty"))
     .option("--max-warnings <n>", "exit 1 when there are more warnings than this", parseCount)
-    .action(async (paths: string[], opts: { out?: string; check?: boolean; watch?: boolean; format: Format; maxWarnings?: number }) => {
-      const options = { cwd: io.cwd, ...(opts.out === undefined ? {} : { out: opts.out }), check: opts.check === true };
+    .option("-t, --target <targets>", `what to generate, repeatable or comma-separated: ${TARGETS.join(", ")} (default: ts)`, collectTargets, [])
+    .action(async (paths: string[], opts: { out?: string; check?: boolean; watch?: boolean; format: Format; maxWarnings?: number; target: TargetName[] }) => {
+      const options = { cwd: io.cwd, ...(opts.out === undefined ? {} : { out: opts.out }), check: opts.check === true, targets: opts.target };
       if (opts.watch) {
         const controller = new AbortController();
         const stop = () => controller.abort();
@@ -161,6 +163,12 @@ async function runExplain(file: string, opts: { operation?: string; format: "tex
   });
   io.stdout(opts.format === "json" ? renderExplainJson(report) : renderExplainText(report));
   return 0;
+}
+
+function collectTargets(value: string, previous: TargetName[]): TargetName[] {
+  const { targets, unknown } = parseTargets([value]);
+  if (unknown.length > 0) throw new InvalidArgumentError(`unknown target ${unknown.map((u) => `"${u}"`).join(", ")}; choose from ${TARGETS.join(", ")}`);
+  return [...new Set([...previous, ...targets])];
 }
 
 function parseCount(value: string): number {

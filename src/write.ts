@@ -33,8 +33,12 @@ export function isInside(outDir: string, path: string): boolean {
   return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
 }
 
-/** Compares what resgen would write with what the folder holds. Reads only; never writes. */
-export async function planWrite(outDir: string, files: ReadonlyMap<string, string>): Promise<Plan> {
+/**
+ * Compares what resgen would write with what the folder holds. Reads only; never writes.
+ * `owns` limits stale-file removal to the paths this build is responsible for (a build of some
+ * targets leaves the files of the others alone); by default it owns the whole folder.
+ */
+export async function planWrite(outDir: string, files: ReadonlyMap<string, string>, owns: (path: string) => boolean = () => true): Promise<Plan> {
   const root = resolve(outDir);
   const changes: Change[] = [];
   const conflicts: string[] = [];
@@ -52,7 +56,7 @@ export async function planWrite(outDir: string, files: ReadonlyMap<string, strin
     else changes.push({ kind: "update", path, content });
   }
   for (const path of await listFiles(root)) {
-    if (files.has(path)) continue;
+    if (files.has(path) || !owns(path)) continue;
     const text = await readIfExists(join(root, path));
     if (text !== undefined && isGenerated(text)) changes.push({ kind: "remove", path });
   }

@@ -313,6 +313,84 @@ export const CODES = {
     title: "An analyzer check failed",
     help: "One family of checks failed on this policy; the others ran and their findings are reported. This is a bug in resgen: please report it with the policy.",
   },
+  RG401: {
+    severity: "warning",
+    title: "Operation not addressable by the target",
+    help: "`resgen build --target istio|linkerd` routes an operation by its HTTP method and path, or by its gRPC method (`grpc:`), and `--target grpc` configures only operations that name a gRPC method. An operation with neither is left out of that target's output: all of its settings stay in the application's client.",
+    fix: "Give the operation `method:` and `path:`, or `grpc: { service, method }`, or keep it in the generated TypeScript client only.",
+  },
+  RG402: {
+    severity: "warning",
+    title: "Circuit breaker approximated or not expressible",
+    help: "A resgen breaker opens for the whole dependency when the failure rate over a window reaches its threshold, then sends trial calls. Istio has no such breaker: the nearest is outlier detection, which ejects one host at a time after consecutive 5xx errors (`consecutive5xxErrors` = failureRate × minCalls, `baseEjectionTime` = openFor, `interval` = the window). Linkerd service profiles and gRPC service configs have no breaker at all. The breaker stays in the application's client.",
+    fix: "Keep the generated client's breaker, or accept per-host ejection as a different protection.",
+  },
+  RG403: {
+    severity: "warning",
+    title: "Slow-call threshold not expressible",
+    help: "`breaker.slowCall` opens the breaker on slow successes. No target counts slow calls as failures, so this part of the breaker exists only in the application's client.",
+  },
+  RG404: {
+    severity: "warning",
+    title: "Bulkhead changes meaning or is not expressible",
+    help: "Istio limits requests with the connection pool: `http2MaxRequests` = maxConcurrent and `http1MaxPendingRequests` = maxQueue, but a queue of 0 cannot be said (Istio reads 0 as unlimited, so 1 is emitted), the pending queue is per connection pool rather than a queue for permits, and `queueTimeout` and `overflow: drop-oldest` have no field. Linkerd and gRPC have no client-side concurrency limit: the bulkhead stays in the application.",
+  },
+  RG405: {
+    severity: "warning",
+    title: "Fallback stays in the application",
+    help: "A fallback (a constant, the last good response, or a caller's function) is computed by the application. A mesh or a gRPC channel only returns the failure, so the fallback exists only in the generated TypeScript client.",
+  },
+  RG406: {
+    severity: "warning",
+    title: "Hedging not expressible",
+    help: "Istio's VirtualService and Linkerd's ServiceProfile cannot hedge requests: a hedged operation is emitted without retries and the hedge stays in the application. gRPC hedges (`hedgingPolicy`) but has no hedge budget: only `retryThrottling` limits hedged copies.",
+  },
+  RG407: {
+    severity: "warning",
+    title: "Attempt count changed by the target",
+    help: "gRPC caps `maxAttempts` of retries and hedging at 5 (gRPC A6): a larger count is lowered to 5. Linkerd has no attempt count at all: a retryable route is retried as long as the retry budget and the route's timeout allow.",
+  },
+  RG408: {
+    severity: "warning",
+    title: "Backoff changes meaning",
+    help: "Envoy (Istio) waits a fully jittered exponential backoff from `retries.backoff` (the base) with a fixed multiplier of 2 and a cap of 10 × base; Linkerd's service-profile retries have no backoff setting; gRPC draws full jitter between `initialBackoff` and `maxBackoff`. A jitter kind other than full, another multiplier or another cap cannot be said.",
+  },
+  RG409: {
+    severity: "warning",
+    title: "Retry condition mapped differently or not expressible",
+    help: "Each target names retryable outcomes its own way. Istio: `network` becomes connect-failure, refused-stream and reset; `timeout` becomes reset (Envoy treats a per-try timeout as a reset), so asking for one of the two also retries the other; status codes are listed as numbers (HTTP) or gRPC code names. Linkerd retries responses classified as failures, which always include every 5xx, and cannot retry after a timeout or a connection error it reports itself. gRPC has status codes only: `network` and 502–504 map to UNAVAILABLE, 429 to RESOURCE_EXHAUSTED, 500 to UNKNOWN; a timeout or another status has no code.",
+  },
+  RG410: {
+    severity: "warning",
+    title: "Retry-After not honoured",
+    help: "`retryAfter: honor` or `{ max }` lets the server choose the next delay. Istio's VirtualService and Linkerd cannot read Retry-After, and gRPC honours only its own pushback trailer (grpc-retry-pushback-ms): the target keeps to its backoff schedule.",
+  },
+  RG411: {
+    severity: "warning",
+    title: "Retry budget changes meaning",
+    help: "The policy's budget is a token bucket with gRPC retry-throttling semantics. gRPC takes it as `retryThrottling` (maxTokens capped at 1000, tokenRatio rounded to 3 decimals). Istio's `retryBudget.percent` limits concurrent retries to tokenRatio × 100 % of active requests, with no bucket. Linkerd's `retryBudget` allows retryRatio = tokenRatio retries per request over a 10s ttl, plus maxTokens / 2 retries per ttl as a floor.",
+  },
+  RG412: {
+    severity: "warning",
+    title: "Attempt timeout not expressible",
+    help: "Linkerd's route timeout and gRPC's method timeout bound the whole call, retries included; neither has a per-attempt timeout, so a hung attempt uses up the whole call's time. The attempt timeout stays in the application.",
+  },
+  RG413: {
+    severity: "warning",
+    title: "Idempotency key must come from the application",
+    help: "An idempotency key makes retries of a non-idempotent operation safe only when every attempt carries the same key. A mesh or a gRPC channel repeats the request as sent, so the application must create the key (header or metadata) once per logical call; the target cannot create it.",
+  },
+  RG414: {
+    severity: "warning",
+    title: "Deadline propagation stays in the application",
+    help: "`deadline.propagate` sends the remaining time to the dependency. Istio and Linkerd enforce a fixed route timeout and do not forward a shrinking deadline in the policy's header; gRPC propagates its own deadline (grpc-timeout), without the margin. The policy's header and margin stay with the application.",
+  },
+  RG415: {
+    severity: "error",
+    title: "Two operations name the same gRPC method",
+    help: "A gRPC service config configures each method once; gRPC rejects a config that names a method twice, so the channel would start without any of it. `resgen build --target grpc` writes the first operation's settings only and stops the build.",
+    fix: "Give each operation its own `grpc: { service, method }`, or merge the operations.",
+  },
 } as const satisfies Record<string, CodeInfo>;
 
 export type Code = keyof typeof CODES;

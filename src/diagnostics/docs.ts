@@ -36,6 +36,10 @@ export function renderDiagnosticsDoc(): string {
     "policy's section or `defaults:` in resgen.config.yaml); one about a value derived from `latency`",
     "points at the latency entry it was derived from.",
     "",
+    "RG4xx come from `resgen build --target istio|linkerd|grpc`: each names a policy setting the",
+    "target cannot express, or expresses differently, and says what stays in the application",
+    "(docs/targets.md has the mapping tables).",
+    "",
     "| code | severity | meaning |",
     "| --- | --- | --- |",
   ];

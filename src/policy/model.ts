@@ -150,6 +150,8 @@ export interface ResolvedOperation {
   readonly retry: ResolvedRetry | null;
   readonly hedge: ResolvedHedge | null;
   readonly fallback: ResolvedFallback | null;
+  /** The gRPC method the operation calls, when the policy names one. */
+  readonly grpc?: { readonly service: string; readonly method: string };
   /** Where each effective value came from, keyed by setting ("timeout.attempt", "retry", ...). */
   readonly provenance: Readonly<Record<string, Provenance>>;
 }
@@ -167,6 +169,11 @@ export interface ResolvedPolicy {
   readonly bulkhead: ResolvedBulkhead | null;
   readonly budget: ResolvedBudget | null;
   readonly calls: readonly string[];
+  /**
+   * Where the mesh targets place the dependency: the namespace of the generated resources and the
+   * dependency's host (the policy's `host:`, else <dependency>.<namespace>.<hostSuffix>).
+   */
+  readonly kubernetes?: { readonly namespace: string; readonly host: string };
   readonly operations: readonly ResolvedOperation[];
   readonly schemas: Readonly<Record<string, JsonSchema>>;
   /** Where each dependency-level value came from ("breaker.minCalls", "bulkhead.maxConcurrent", ...). */

@@ -45,6 +45,7 @@ export const DEFAULTS = {
   bulkhead: { maxConcurrent: 10, maxQueue: 0, queueTimeoutMs: 0, overflow: "reject" },
   hedge: { delayMs: 50, maxAttempts: 2, budget: 0.05 },
   stale: { maxAgeMs: 300_000, maxEntries: 1_000 },
+  kubernetes: { namespace: "default", hostSuffix: "svc.cluster.local" },
 } as const;
 
 /** Methods that are idempotent by HTTP semantics (RFC 9110 §9.2.2). */
@@ -130,7 +131,7 @@ export function normalize(policy: PolicyInput, file: string, project: ProjectCon
   const bulkhead = resolveBulkhead(policy, defaults, t, layers, latency);
   const budget = resolveBudget(policy, defaults, t, layers);
 
-  const operations = Object.entries(policy.operations).map(([name, op]) =>
+  const operations = Object.entries(policy.operations ?? {}).map(([name, op]) =>
     resolveOperation(name, op, { policy, defaults, latency, transport, file, configFile }),
   );
 
@@ -147,10 +148,36 @@ export function normalize(policy: PolicyInput, file: string, project: ProjectCon
     bulkhead,
     budget,
     calls: policy.calls ?? [],
+    kubernetes: resolveKubernetes(policy, project, t, at(["host"])),
     operations,
     schemas: policy.schemas ?? {},
     provenance: t.provenance,
   };
+}
+
+/** The namespace of mesh resources and the dependency's host; `host` records where the host came from. */
+function resolveKubernetes(policy: PolicyInput, project: ProjectContext, t: Tracer, hostRef: SourceRef): { namespace: string; host: string } {
+  const k = project.config?.kubernetes;
+  const namespace = k?.namespace ?? DEFAULTS.kubernetes.namespace;
+  if (policy.host !== undefined) {
+    t.note("host", { origin: "policy", source: hostRef });
+    return { namespace, host: policy.host };
+  }
+  const label = dnsLabel(policy.dependency);
+  const host = `${label}.${namespace}.${k?.hostSuffix ?? DEFAULTS.kubernetes.hostSuffix}`;
+  t.note("host", { origin: "derived", formula: `<dependency>.<namespace>.<hostSuffix> = ${host}` });
+  return { namespace, host };
+}
+
+/** A dependency name as a DNS label: lowercase, words joined by "-" (recordClick → record-click). */
+export function dnsLabel(name: string): string {
+  const label = name
+    .replace(/([a-z0-9])([A-Z])/g, "$1-$2")
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, "-")
+    .replace(/-+/g, "-")
+    .replace(/^-|-$/g, "");
+  return label.slice(0, 63).replace(/-$/, "") || "dependency";
 }
 
 function resolveLatency(policy: PolicyInput): ResolvedLatency {
@@ -320,6 +347,7 @@ function resolveOperation(name: string, op: OperationInput, ctx: OperationContex
     retry,
     hedge,
     fallback,
+    ...(op.grpc === undefined ? {} : { grpc: { service: op.grpc.service, method: op.grpc.method } }),
     provenance: t.provenance,
   };
 }

@@ -21,6 +21,8 @@ export function kindOf(schema: z.ZodType): ValueKind | undefined {
 }
 
 export const NAME_PATTERN = "^[A-Za-z][A-Za-z0-9_-]*$";
+export const GRPC_SERVICE_PATTERN = "^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$";
+export const HOST_PATTERN = "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$";
 export const HEADER_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
 
 const duration = (description: string) =>
@@ -279,6 +281,13 @@ export const Operation = z
     retry: z.union([z.literal(false), OperationRetry]).optional().meta({ description: "Retry settings for this operation, or false to turn an inherited retry off." }),
     hedge: z.union([z.literal(false), Hedge]).optional().meta({ description: "Hedging for this operation, or false to turn an inherited hedge off." }),
     fallback: Fallback.optional(),
+    grpc: z
+      .strictObject({
+        service: z.string().regex(new RegExp(GRPC_SERVICE_PATTERN)).meta({ description: 'Fully qualified gRPC service name, package included, e.g. "geo.v1.Geocoder".' }),
+        method: name("gRPC method name, e.g. Geocode."),
+      })
+      .optional()
+      .meta({ description: "The gRPC method this operation calls. Used by the grpc target (service config) and, as the route /service/method, by the istio and linkerd targets." }),
   })
   .meta({ description: "One call the client can make." });
 
@@ -297,6 +306,12 @@ export const Policy = z
     bulkhead: Bulkhead.optional(),
     hedge: Hedge.optional(),
     fallback: Fallback.optional(),
+    host: z
+      .string()
+      .max(253)
+      .regex(new RegExp(HOST_PATTERN))
+      .optional()
+      .meta({ description: "Host of the dependency as the service mesh knows it, e.g. payments.billing.svc.cluster.local (lowercase DNS name). Used by the istio and linkerd targets; defaults to <dependency>.<namespace>.<hostSuffix> from `kubernetes:` in the project file." }),
     calls: z.array(name("A dependency this one calls downstream.")).optional().meta({ description: "Dependencies this one calls in turn, when the same team owns them (used to multiply retries along the chain)." }),
     operations: z.record(name("Operation name; becomes a method of the client."), Operation).meta({ description: "The operations of the dependency, by name." }),
     schemas: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), TypeSchema).optional().meta({ description: "Named schemas referenced as #/schemas/Name." }),
@@ -333,6 +348,13 @@ export const ProjectConfig = z
       })
       .optional()
       .meta({ description: "How deadlines are propagated on the wire." }),
+    kubernetes: z
+      .strictObject({
+        namespace: z.string().max(63).regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/).optional().meta({ description: "Namespace of the generated mesh resources, and of the dependencies' services unless a policy sets `host:`. Defaults to default." }),
+        hostSuffix: z.string().max(200).regex(new RegExp(HOST_PATTERN)).optional().meta({ description: "Domain appended to <dependency>.<namespace> to form a dependency's host. Defaults to svc.cluster.local." }),
+      })
+      .optional()
+      .meta({ description: "Kubernetes metadata of the istio and linkerd targets: where the resources live and how dependency hosts are named." }),
     defaults: Defaults.optional(),
   })
   .meta({ title: "resgen project", description: "resgen.config.yaml: where policies are, where code goes, and defaults for every policy." });

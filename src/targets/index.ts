@@ -1,0 +1,49 @@
+/**
+ * The targets besides the TypeScript client: each is a pure function from resolved policies to
+ * files (under a folder named after the target) and a mapping report.
+ */
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import type { ResolvedPolicy } from "../policy/model.js";
+import { emitGrpc } from "./grpc.js";
+import { emitIstio } from "./istio.js";
+import { emitLinkerd } from "./linkerd.js";
+import { TARGETS, type MeshTarget, type Target, type TargetContext, type TargetName } from "./report.js";
+
+export { TARGETS, type MeshTarget, type TargetContext, type TargetName };
+
+export const EMITTERS: Readonly<Record<MeshTarget, Target>> = { istio: emitIstio, linkerd: emitLinkerd, grpc: emitGrpc };
+
+/** Parses target names as given on the command line ("istio,grpc", repeated); undefined entries are reported. */
+export function parseTargets(values: readonly string[]): { targets: TargetName[]; unknown: string[] } {
+  const targets = new Set<TargetName>();
+  const unknown: string[] = [];
+  for (const value of values) {
+    for (const part of value.split(",").map((p) => p.trim()).filter(Boolean)) {
+      if ((TARGETS as readonly string[]).includes(part)) targets.add(part as TargetName);
+      else unknown.push(part);
+    }
+  }
+  return { targets: TARGETS.filter((t) => targets.has(t)), unknown };
+}
+
+/** Whether a path (relative to the output folder) belongs to one of `targets`. */
+export function ownedBy(targets: readonly TargetName[]): (path: string) => boolean {
+  const meshes = TARGETS.filter((t): t is MeshTarget => t !== "ts");
+  return (path) => {
+    const folder = meshes.find((t) => path.startsWith(`${t}/`));
+    return folder === undefined ? targets.includes("ts") : targets.includes(folder);
+  };
+}
+
+/** Emits every mesh target of `targets` (ts is emitted by src/emit). */
+export function emitTargets(policies: readonly ResolvedPolicy[], targets: readonly TargetName[], ctx: TargetContext): { files: Map<string, string>; diagnostics: Diagnostic[] } {
+  const files = new Map<string, string>();
+  const diagnostics: Diagnostic[] = [];
+  for (const target of targets) {
+    if (target === "ts") continue;
+    const out = EMITTERS[target](policies, ctx);
+    for (const [path, text] of out.files) files.set(path, text);
+    diagnostics.push(...out.diagnostics);
+  }
+  return { files, diagnostics };
+}

@@ -1,0 +1,200 @@
+/**
+ * What every target shares: its input and output types, the mapping report (one diagnostic per
+ * policy setting the target cannot express or expresses differently, at the node responsible),
+ * routes derived from operations, and the duration notations of the engines.
+ */
+import { effectiveHedge, effectiveRetry, place, setAt, sectionRef, type AnalyzeContext, type Place } from "../analyze/context.js";
+import type { Code } from "../diagnostics/codes.js";
+import { diagnostic, type Diagnostic } from "../diagnostics/diagnostic.js";
+import type { ResolvedOperation, ResolvedPolicy, SourceRef } from "../policy/model.js";
+import { dnsLabel } from "../policy/normalize.js";
+
+export const TARGETS = ["ts", "istio", "linkerd", "grpc"] as const;
+export type TargetName = (typeof TARGETS)[number];
+/** The targets other than the TypeScript client: each writes under a folder of its own name. */
+export type MeshTarget = Exclude<TargetName, "ts">;
+
+export interface TargetContext {
+  /** Turns a policy node back into a span, for the mapping report. */
+  readonly locate: AnalyzeContext;
+  /** The policy's path as it appears in headers: relative to the project, forward slashes. */
+  readonly sourcePath: (policy: ResolvedPolicy) => string;
+}
+
+export interface TargetOutput {
+  /** File contents by path relative to the output folder (under the target's folder). */
+  readonly files: ReadonlyMap<string, string>;
+  /** The mapping report. */
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+export type Target = (policies: readonly ResolvedPolicy[], ctx: TargetContext) => TargetOutput;
+
+interface Note {
+  readonly code: Code;
+  readonly file: string;
+  readonly span: { readonly start: number; readonly end: number };
+  readonly message: string;
+  readonly hint?: string;
+  readonly operations: string[];
+}
+
+/**
+ * Collects the notes of one target. The same note made for several operations at one place (an
+ * inherited setting) becomes one diagnostic that lists them.
+ */
+export class MappingReport {
+  private readonly notes = new Map<string, Note>();
+
+  constructor(
+    private readonly target: MeshTarget,
+    private readonly ctx: TargetContext,
+  ) {}
+
+  /** A note about `policy`, at the first of `candidates` that exists (else the policy itself). */
+  note(policy: ResolvedPolicy, code: Code, candidates: readonly Place[], message: string, hint?: string, operation?: ResolvedOperation): void {
+    const at = place(this.ctx.locate, policy, candidates);
+    const key = `${code}\0${at.file}\0${at.span.start}\0${message}`;
+    const seen = this.notes.get(key);
+    if (seen) {
+      if (operation && !seen.operations.includes(operation.name)) seen.operations.push(operation.name);
+      return;
+    }
+    this.notes.set(key, { code, ...at, message, ...(hint === undefined ? {} : { hint }), operations: operation ? [operation.name] : [] });
+  }
+
+  /** A note about a setting of an operation, at the line that set it (or the operation). */
+  noteSetting(policy: ResolvedPolicy, op: ResolvedOperation, code: Code, setting: string, message: string, hint?: string): void {
+    this.note(policy, code, settingPlaces(policy, op, setting), message, hint, op);
+  }
+
+  /** A note about a dependency-level section (breaker, bulkhead, retry.budget, ...). */
+  noteSection(policy: ResolvedPolicy, code: Code, section: string, message: string, hint?: string): void {
+    const own = setAt(policy.provenance[section]);
+    const depth = section.split(".").length;
+    // a section whose keys were set (in the policy or the project defaults) points at the section there
+    const child = Object.entries(policy.provenance)
+      .filter(([key]) => key.startsWith(`${section}.`))
+      .map(([, p]) => setAt(p))
+      .find((ref) => ref !== undefined);
+    const fromChild = child ? { file: child.file, path: child.path.slice(0, (child.path[0] === "defaults" ? 1 : 0) + depth) } : undefined;
+    const root = section.split(".")[0]!;
+    this.note(policy, code, [{ ref: own, key: true }, { ref: fromChild, key: true }, { ref: sectionRef(policy, root), key: true }, { ref: { file: policy.file, path: ["dependency"] }, key: true }], message, hint);
+  }
+
+  diagnostics(): Diagnostic[] {
+    return [...this.notes.values()].map((n) => {
+      const subject = n.operations.length === 0 ? "" : `${n.operations.length === 1 ? "operation" : "operations"} ${n.operations.join(", ")}: `;
+      return diagnostic(n.code, n.file, n.span, `${this.target}: ${subject}${n.message}`, n.hint);
+    });
+  }
+}
+
+/**
+ * Where an operation's setting was set, most specific first: the key itself (or its nearest
+ * parent that was set in a file), then the operation.
+ */
+export function settingPlaces(policy: ResolvedPolicy, op: ResolvedOperation, setting: string): Place[] {
+  const places: Place[] = [];
+  const parts = setting.split(".");
+  for (let n = parts.length; n > 0; n--) {
+    const ref = setAt(op.provenance[parts.slice(0, n).join(".")]);
+    if (ref) places.push({ ref, key: true });
+  }
+  places.push({ ref: op.source, key: true });
+  places.push({ ref: { file: policy.file, path: op.source.path }, key: true });
+  return places;
+}
+
+/** The ref of a dependency-level value when a file set it. */
+export function dependencyRef(policy: ResolvedPolicy, key: string): SourceRef | undefined {
+  return setAt(policy.provenance[key]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Routes
+
+export interface Route {
+  readonly method: string;
+  /** The path template (HTTP) or /service/method (gRPC). */
+  readonly template: string;
+  /** Whether the route is a gRPC method (so retry conditions map to gRPC codes). */
+  readonly grpc: boolean;
+  /** Path parameters, if any, turned into `[^/]+`; otherwise the exact path. */
+  readonly regex: string | undefined;
+  readonly exact: string | undefined;
+}
+
+/**
+ * The request a mesh can match for an operation: its HTTP method and path, else its gRPC method
+ * (POST /package.Service/Method). Undefined when it has neither.
+ */
+export function routeOf(op: ResolvedOperation): Route | undefined {
+  if (op.method !== undefined && op.path !== undefined) {
+    const hasParams = /\{[^{}]*\}/.test(op.path);
+    const regex = hasParams ? op.path.split(/\{[^{}]*\}/).map(escapeRegex).join("[^/]+") : undefined;
+    return { method: op.method, template: op.path, grpc: false, regex, exact: hasParams ? undefined : op.path };
+  }
+  if (op.grpc) {
+    const path = `/${op.grpc.service}/${op.grpc.method}`;
+    return { method: "POST", template: path, grpc: true, regex: undefined, exact: path };
+  }
+  return undefined;
+}
+
+/** Escapes RE2 (and Rust regex) metacharacters. */
+export function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** Routes in matching order: exact paths before templates, otherwise in policy order. */
+export function routedOperations(policy: ResolvedPolicy): { op: ResolvedOperation; route: Route }[] {
+  const routed = policy.operations.flatMap((op) => {
+    const route = routeOf(op);
+    return route ? [{ op, route }] : [];
+  });
+  return [...routed.filter((r) => r.route.exact !== undefined), ...routed.filter((r) => r.route.exact === undefined)];
+}
+
+/** The retry an operation really runs, and its hedge (see analyze/context.ts). */
+export { effectiveHedge, effectiveRetry };
+
+/** The single-attempt budget of an operation that neither retries nor hedges: one attempt, within the total. */
+export function singleAttemptMs(op: ResolvedOperation): number {
+  return Math.min(op.timeout.attemptMs, op.timeout.totalMs);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Durations
+
+/** A Go / Kubernetes duration ("250ms", "2s", "1.5s"), at least 1ms, in whole milliseconds. */
+export function goDuration(ms: number): string {
+  const whole = Math.max(1, Math.round(ms));
+  return whole % 1000 === 0 ? `${whole / 1000}s` : `${whole}ms`;
+}
+
+/** A protobuf Duration in its JSON form ("0.25s", "2s"), as gRPC's service config reads it. */
+export function protoDuration(ms: number): string {
+  const seconds = (Math.max(0, ms) / 1000).toFixed(9).replace(/\.?0+$/, "");
+  return `${seconds}s`;
+}
+
+/** A Kubernetes object name from a dependency name: lower case, words joined by "-". */
+export const resourceName = dnsLabel;
+
+/** The namespace and host the mesh targets use for a policy. */
+export function kubernetesOf(policy: ResolvedPolicy): { namespace: string; host: string } {
+  return policy.kubernetes ?? { namespace: "default", host: `${resourceName(policy.dependency)}.default.svc.cluster.local` };
+}
+
+/** Dependencies in a stable order. */
+export function sortedPolicies(policies: readonly ResolvedPolicy[]): ResolvedPolicy[] {
+  return [...policies].sort((a, b) => (a.dependency < b.dependency ? -1 : a.dependency > b.dependency ? 1 : 0));
+}
+
+/** Adds the notes every mesh target makes about settings that live only in the application. */
+export function noteApplicationOnly(report: MappingReport, policy: ResolvedPolicy, op: ResolvedOperation): void {
+  if (op.fallback) {
+    report.noteSetting(policy, op, "RG405", "fallback", `the ${op.fallback.kind} fallback is served by the application; the target returns the failure`);
+  }
+}
