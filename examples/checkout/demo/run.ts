@@ -1,7 +1,7 @@
 /**
  * `npm run demo`: the same checkout load, first with hand-written calls (naive.ts), then with the
  * clients resgen generated from the policies (generated.ts), while the optional recommendations
- * dependency slows from 20 ms to 5 s partway through. Loopback only; about 17 s in all.
+ * dependency slows from 20 ms to 5 s partway through. Loopback only; about 20 s in all.
  */
 import { generatedVariant } from "./generated.js";
 import { naiveVariant } from "./naive.js";

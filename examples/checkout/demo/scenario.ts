@@ -6,7 +6,7 @@
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setTimeout as delay } from "node:timers/promises";
-import { startFaultServer, type FaultServer, type RecordedRequest } from "./fault-server.js";
+import { startDemoServer } from "./demo-server.js";
 
 export interface Item {
   readonly id: string;
@@ -77,36 +77,6 @@ export interface ScenarioResult {
   readonly duplicateCharges: number;
 }
 
-export const ROUTES = {
-  stock: "GET /items/:sku/stock",
-  reserve: "PUT /items/:sku/reservations/:reservationId",
-  charge: "POST /charges",
-  recommendations: "GET /users/:userId/recommendations",
-} as const;
-
-function defineRoutes(server: FaultServer, options: ScenarioOptions): void {
-  server.route(ROUTES.stock, { latencyMs: 15, body: (r: { params: Readonly<Record<string, string>> }) => ({ sku: r.params.sku, available: 40 }) });
-  server.route(ROUTES.reserve, {
-    latencyMs: 15,
-    body: (r: { params: Readonly<Record<string, string>> }) => ({ reservationId: r.params.reservationId }),
-  });
-  server.route(ROUTES.charge, {
-    latencyMs: 60,
-    status: 201,
-    body: (r: { body: unknown }) => {
-      const request = r.body as { orderId: string; amountCents: number };
-      return { id: `ch_${request.orderId}`, orderId: request.orderId, amountCents: request.amountCents, status: "succeeded" };
-    },
-  });
-  server.route(ROUTES.recommendations, {
-    latencyMs: options.healthyLatencyMs,
-    body: [
-      { id: "socks", score: 0.91 },
-      { id: "laces", score: 0.74 },
-    ],
-  });
-}
-
 type Settled = { readonly ok: true; readonly recs: Recommendations } | { readonly ok: false; readonly error: string };
 
 async function checkout(clients: CheckoutClients, i: number, label: string): Promise<Recommendations> {
@@ -132,16 +102,13 @@ function describe(error: unknown): string {
 }
 
 /**
- * Runs the scenario once for `variant` against a fresh fault server, then closes it (which
- * also ends any request still waiting on the slow dependency).
+ * Runs the scenario once for `variant` against a fresh fault server in its own thread, then
+ * closes it (which also ends any request still waiting on the slow dependency).
  */
 export async function runScenario(variant: Variant, options: ScenarioOptions): Promise<ScenarioResult> {
-  const server = await startFaultServer();
-  let peakHeldOpen = 0;
-  let sampler: NodeJS.Timeout | undefined;
+  const server = await startDemoServer(options.healthyLatencyMs);
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   try {
-    defineRoutes(server, options);
     let start = performance.now();
     let breakerOpenedAtMs: number | null = null;
     const clients = variant.create(server.url, () => {
@@ -150,39 +117,29 @@ export async function runScenario(variant: Variant, options: ScenarioOptions): P
     // warm-up, not measured: a service that just started opens connections and compiles its
     // code paths on the first requests; both variants get the same few sequential checkouts
     for (let i = 0; i < options.warmupCheckouts; i++) await variant.run(options.userDeadlineMs, () => checkout(clients, 1_000_000 + i, variant.name));
-    server.resetRecords();
+    await server.reset();
     loopDelay.enable();
     start = performance.now();
-    sampler = setInterval(() => {
-      peakHeldOpen = Math.max(peakHeldOpen, server.pending(ROUTES.recommendations));
-    }, 20);
 
-    const slowAt = start + options.slowAtMs;
     const interval = 1_000 / options.ratePerSecond;
     const total = Math.round((options.durationMs / 1_000) * options.ratePerSecond);
     const runs: Promise<{ settled: Settled | "gave-up"; ms: number }>[] = [];
     const work: Promise<Settled>[] = [];
     let slowed = false;
-    let lostChargeResponses = 0;
     for (let i = 0; i < total; i++) {
-      const at = start + i * interval;
-      const wait = at - performance.now();
+      const wait = start + i * interval - performance.now();
       if (wait > 0) await delay(wait);
-      if (!slowed && performance.now() >= slowAt) {
-        server.setLatency(ROUTES.recommendations, options.slowLatencyMs);
+      if (!slowed && performance.now() - start >= options.slowAtMs) {
+        server.slowDown(options.slowLatencyMs);
         slowed = true;
       }
       const started = shopper(variant, clients, i, options.userDeadlineMs);
       work.push(started.work);
       runs.push(started.result);
-      if (i % options.lostChargeResponseEvery === options.lostChargeResponseEvery - 1) {
-        server.enqueue(ROUTES.charge, { latencyMs: 60, reset: true });
-        lostChargeResponses++; // minus those no charge reached, below
-      }
+      if (i % options.lostChargeResponseEvery === options.lostChargeResponseEvery - 1) server.loseNextChargeResponse();
     }
     const outcomes = await Promise.all(runs);
     loopDelay.disable();
-    peakHeldOpen = Math.max(peakHeldOpen, server.pending(ROUTES.recommendations));
 
     const fallbacks = new Map<string, number>();
     const errors = new Map<string, number>();
@@ -197,12 +154,9 @@ export async function runScenario(variant: Variant, options: ScenarioOptions): P
         if (reason !== null) fallbacks.set(reason, (fallbacks.get(reason) ?? 0) + 1);
       }
     }
-    const recsRequests = server.requests(ROUTES.recommendations);
-    const duplicateCharges = countDuplicates(server.requests(ROUTES.charge));
-    lostChargeResponses -= server.queued(ROUTES.charge);
     // checkouts the shoppers gave up on may still be waiting on the slow dependency: closing the
     // server ends their requests; wait for them so nothing of this run leaks into the next
-    await server.close();
+    const stats = await server.finish();
     await Promise.all(work);
     return {
       checkouts: total,
@@ -210,36 +164,15 @@ export async function runScenario(variant: Variant, options: ScenarioOptions): P
       latencies: outcomes.map((o) => o.ms),
       gaveUp,
       errors,
-      recommendationCalls: recsRequests.length,
-      recommendationCallsWhileSlow: recsRequests.filter((r) => r.arrivedAt >= slowAt).length,
-      peakHeldOpen,
+      ...stats,
       fallbacks,
       breakerOpenedAtMs,
       loopDelayP99Ms: loopDelay.percentile(99) / 1e6,
-      lostChargeResponses,
-      duplicateCharges,
     };
   } finally {
     loopDelay.disable();
-    clearInterval(sampler);
-    await server.close();
+    await server.terminate();
   }
-}
-
-/** Effects beyond the first per order: requests with one idempotency key are one effect. */
-function countDuplicates(requests: readonly RecordedRequest[]): number {
-  const byOrder = new Map<string, { keys: Set<string>; keyless: number }>();
-  for (const request of requests) {
-    const orderId = (request.body as { orderId?: unknown } | undefined)?.orderId;
-    if (typeof orderId !== "string") continue;
-    let order = byOrder.get(orderId);
-    if (order === undefined) byOrder.set(orderId, (order = { keys: new Set(), keyless: 0 }));
-    if (request.idempotencyKey === undefined) order.keyless++;
-    else order.keys.add(request.idempotencyKey);
-  }
-  let duplicates = 0;
-  for (const { keys, keyless } of byOrder.values()) duplicates += Math.max(0, keys.size + keyless - 1);
-  return duplicates;
 }
 
 /**
