@@ -1,5 +1,5 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
-import { isFunction, propertyKey, skipWrappers, type Node } from "../utils/ast.js";
+import { isFunction, memberName, propertyKey, skipWrappers, type Node } from "../utils/ast.js";
 import { createRule } from "../utils/create-rule.js";
 import { httpRequestOf, idempotencyKeyOf, isFreshInside, urlText, type HttpRequest } from "../utils/http.js";
 import { anyKeyOf, exactKey, numberValue, readKey } from "../utils/objects.js";
@@ -277,7 +277,9 @@ export default createRule<Options, MessageIds>({
           const origin = resolver.origin(node);
           if (origin.kind === "module" && RETRYING_CLIENTS.has(origin.module)) importsRetryingClient = true;
         }
-        if (isModule(resolver.origin(callee), "axios-retry")) {
+        const mayBeAxiosRetry =
+          callee.type === AST_NODE_TYPES.Identifier || (callee.type === AST_NODE_TYPES.MemberExpression && memberName(callee) === "default");
+        if (mayBeAxiosRetry && isModule(resolver.origin(callee), "axios-retry")) {
           const target = node.arguments[0];
           if (target && target.type !== AST_NODE_TYPES.SpreadElement) {
             const second = node.arguments[1];

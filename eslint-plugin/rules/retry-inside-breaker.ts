@@ -230,13 +230,16 @@ export function checkBreakerConstruction(resolver: Resolver, node: CallLike, set
 
 const REQUIRE_SOURCE = /\brequire\(\s*["'`]([^"'`]+)["'`]\s*\)/g;
 
-/** A cheap whole-file test run once per file before any node is visited. */
-function mentionsBreakerOrClient(text: string, program: TSESTree.Program, generated: readonly RegExp[]): boolean {
-  if (/\b(opossum|cockatiel)\b/.test(text)) return true;
+/** A cheap whole-file look, once per file before any node is visited: what could be here at all. */
+function fileMentions(text: string, program: TSESTree.Program, generated: readonly RegExp[]): { breakers: boolean; clients: boolean } {
+  const breakers = /\b(opossum|cockatiel)\b/.test(text);
   const sources = program.body.flatMap((statement) => (statement.type === AST_NODE_TYPES.ImportDeclaration ? [statement.source.value] : []));
   for (const match of text.matchAll(REQUIRE_SOURCE)) sources.push(match[1]!);
-  return sources.some((source) => generated.some((pattern) => pattern.test(source)));
+  const clients = sources.some((source) => generated.some((pattern) => pattern.test(source)));
+  return { breakers, clients };
 }
+
+const BREAKER_MEMBERS = new Set(["fire", "execute", "wrap", "circuitBreaker"]);
 
 export default createRule<Options, MessageIds>({
   name: "retry-inside-breaker",
@@ -297,7 +300,9 @@ export default createRule<Options, MessageIds>({
       types,
     };
     // Files that import neither a breaker library nor a generated client have nothing to report.
-    if (!types && !mentionsBreakerOrClient(context.sourceCode.text, context.sourceCode.ast, settings.generated)) return {};
+    const mentions = fileMentions(context.sourceCode.text, context.sourceCode.ast, settings.generated);
+    if (!types && !mentions.breakers && !mentions.clients) return {};
+    const anyMember = types !== null || mentions.clients;
     const report = (problem: Problem | null): void => {
       if (problem) context.report({ node: problem.node, messageId: problem.messageId, data: problem.data });
     };
@@ -305,6 +310,8 @@ export default createRule<Options, MessageIds>({
       CallExpression(node) {
         const callee = skipWrappers(node.callee);
         if (callee.type !== AST_NODE_TYPES.Identifier && callee.type !== AST_NODE_TYPES.MemberExpression) return;
+        // Without generated clients in view, only breaker methods and cockatiel factories matter.
+        if (callee.type === AST_NODE_TYPES.MemberExpression && !anyMember && !BREAKER_MEMBERS.has(memberName(callee) ?? "")) return;
         const origin = resolver.origin(callee);
         if (isModule(origin, "cockatiel", "wrap")) report(checkWrap(resolver, node));
         else if (isModule(origin, "cockatiel", "circuitBreaker")) report(checkBreakerConstruction(resolver, node, settings));
