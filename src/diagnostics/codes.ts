@@ -391,6 +391,12 @@ export const CODES = {
     help: "A gRPC service config configures each method once; gRPC rejects a config that names a method twice, so the channel would start without any of it. `resgen build --target grpc` writes the first operation's settings only and stops the build.",
     fix: "Give each operation its own `grpc: { service, method }`, or merge the operations.",
   },
+  RG416: {
+    severity: "warning",
+    title: "Retries in both the client and the engine",
+    help: "The same policy drives every target. Built for `ts` and for a mesh or gRPC target, an operation is retried by the generated client and again by the engine below it, so attempts multiply: 3 in the client × 3 in Envoy is 9 requests per call, at the moment the dependency is failing.",
+    fix: "Decide per dependency which engine enforces the policy and build the policy for that target only.",
+  },
 } as const satisfies Record<string, CodeInfo>;
 
 export type Code = keyof typeof CODES;

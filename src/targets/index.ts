@@ -7,7 +7,8 @@ import type { ResolvedPolicy } from "../policy/model.js";
 import { emitGrpc } from "./grpc.js";
 import { emitIstio } from "./istio.js";
 import { emitLinkerd } from "./linkerd.js";
-import { TARGETS, type MeshTarget, type Target, type TargetContext, type TargetName } from "./report.js";
+import { effectiveRetry, MappingReport, routeOf, TARGETS, type MeshTarget, type Target, type TargetContext, type TargetName } from "./report.js";
+import { GRPC_MAX_ATTEMPTS } from "./grpc.js";
 
 export { TARGETS, type MeshTarget, type TargetContext, type TargetName };
 
@@ -44,6 +45,24 @@ export function emitTargets(policies: readonly ResolvedPolicy[], targets: readon
     const out = EMITTERS[target](policies, ctx);
     for (const [path, text] of out.files) files.set(path, text);
     diagnostics.push(...out.diagnostics);
+    if (targets.includes("ts")) diagnostics.push(...layeredRetries(policies, target, ctx));
   }
   return { files, diagnostics };
+}
+
+/** Operations retried both by the generated client and by the engine of `target` (RG416). */
+function layeredRetries(policies: readonly ResolvedPolicy[], target: MeshTarget, ctx: TargetContext): Diagnostic[] {
+  const report = new MappingReport(target, ctx);
+  for (const policy of policies) {
+    for (const op of policy.operations) {
+      const retry = effectiveRetry(op);
+      if (!retry) continue;
+      if (target === "grpc" ? !op.grpc : !routeOf(op)) continue;
+      const n = retry.maxAttempts;
+      const below = target === "grpc" ? Math.min(n, GRPC_MAX_ATTEMPTS) : n;
+      const effect = target === "linkerd" ? `each of the client's ${n} attempts is retried again as far as Linkerd's budget allows` : `up to ${n} × ${below} = ${n * below} attempts per call`;
+      report.noteSetting(policy, op, "RG416", "retry.maxAttempts", `built for ts and ${target}, the generated client and ${target} both retry: ${effect}`, "let one engine retry: build this policy for ts or for the mesh, not both");
+    }
+  }
+  return report.diagnostics();
 }

@@ -170,6 +170,16 @@ describe("mapping report of a policy with every lossy setting", () => {
   });
 });
 
+describe("the client and an engine both retrying", () => {
+  it("is reported per operation when ts is built with a mesh target, with the multiplied attempts", async () => {
+    const result = await buildTargets("examples/checkout", ["ts", "istio"], "layered");
+    const layered = result.diagnostics.filter((d) => d.code === "RG416").map((d) => `${d.file} ${d.message}`);
+    expect(layered).toContain("examples/checkout/resilience/payments.yaml istio: operations getCharge, createCharge: built for ts and istio, the generated client and istio both retry: up to 3 × 3 = 9 attempts per call");
+    // the hedged read does not retry, so it is not multiplied
+    expect(layered.some((l) => l.includes("getRecommendations"))).toBe(false);
+  });
+});
+
 describe("two operations naming one gRPC method", () => {
   it("is an error: gRPC would refuse the whole service config", async () => {
     const dir = mkdtempSync(join(tmpdir(), "resgen-grpc-"));
