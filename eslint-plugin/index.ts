@@ -11,20 +11,20 @@ export const rules = {
   "retry-inside-breaker": retryInsideBreaker,
 } satisfies Record<string, TSESLint.RuleModule<string, readonly unknown[]>>;
 
-type Plugin = TSESLint.FlatConfig.Plugin & {
-  meta: { name: string; version: string };
-  rules: typeof rules;
-  configs: {
-    recommended: TSESLint.FlatConfig.Config;
-    "recommended-type-checked": TSESLint.FlatConfig.Config;
+/** The plugin object: `import resgen from "resgen/eslint-plugin"`. */
+export interface ResgenPlugin {
+  readonly meta: { readonly name: string; readonly version: string };
+  readonly rules: typeof rules;
+  readonly configs: {
+    /** Registers the plugin as `resgen` and turns on every rule; syntactic, no type information. */
+    readonly recommended: TSESLint.FlatConfig.Config;
+    /** The same rules, with the options that use type information switched on. */
+    readonly "recommended-type-checked": TSESLint.FlatConfig.Config;
   };
-};
+}
 
-const plugin: Plugin = {
-  meta: { name: "resgen/eslint-plugin", version: VERSION },
-  rules,
-  configs: {} as Plugin["configs"],
-};
+/** Plugin name and version, as ESLint shows them in caches and `--print-config`. */
+export const meta = { name: "resgen/eslint-plugin", version: VERSION } as const;
 
 const recommendedRules: TSESLint.FlatConfig.Rules = {
   "resgen/require-timeout": "error",
@@ -32,21 +32,25 @@ const recommendedRules: TSESLint.FlatConfig.Rules = {
   "resgen/retry-inside-breaker": "error",
 };
 
-plugin.configs.recommended = {
-  name: "resgen/recommended",
-  plugins: { resgen: plugin },
-  rules: recommendedRules,
-};
+// The configs refer to the plugin object that holds them, so it is filled in two steps.
+const registered: TSESLint.FlatConfig.Plugin = { meta, rules };
 
-plugin.configs["recommended-type-checked"] = {
-  name: "resgen/recommended-type-checked",
-  plugins: { resgen: plugin },
-  rules: {
-    ...recommendedRules,
-    "resgen/retry-inside-breaker": ["error", { useTypeInformation: true }],
+export const configs: ResgenPlugin["configs"] = {
+  recommended: {
+    name: "resgen/recommended",
+    plugins: { resgen: registered },
+    rules: recommendedRules,
+  },
+  "recommended-type-checked": {
+    name: "resgen/recommended-type-checked",
+    plugins: { resgen: registered },
+    rules: {
+      ...recommendedRules,
+      "resgen/retry-inside-breaker": ["error", { useTypeInformation: true }],
+    },
   },
 };
 
-export const configs = plugin.configs;
-export const meta = plugin.meta;
+const plugin: ResgenPlugin = Object.assign(registered, { meta, rules, configs });
+
 export default plugin;

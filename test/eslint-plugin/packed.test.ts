@@ -117,6 +117,38 @@ describe("the packed tarball", () => {
     ]);
   });
 
+  it("ships type declarations a TypeScript config can use", async () => {
+    const project = join(scratch, "project");
+    writeFileSync(
+      join(project, "check.ts"),
+      [
+        'import resgen, { rules } from "resgen/eslint-plugin";',
+        "const recommended: object = resgen.configs.recommended;",
+        'const typed: object = resgen.configs["recommended-type-checked"];',
+        "const names: string[] = Object.keys(rules);",
+        "const version: string = resgen.meta.version;",
+        "// Fails as unused if the declarations degrade to `any`:",
+        "// @ts-expect-error there is no such config",
+        "resgen.configs.strict;",
+        "export { recommended, typed, names, version };",
+        "",
+      ].join("\n"),
+    );
+    writeFileSync(
+      join(project, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: { strict: true, module: "NodeNext", moduleResolution: "NodeNext", noEmit: true, skipLibCheck: true, types: [] },
+        files: ["check.ts"],
+      }),
+    );
+    const tsc = join(project, "node_modules", "typescript", "bin", "tsc");
+    const result = await run(process.execPath, [tsc, "-p", "."], { cwd: project, timeout: 60_000 }).then(
+      () => "",
+      (error: { stdout?: string }) => error.stdout ?? "tsc failed",
+    );
+    expect(result).toBe("");
+  }, 90_000);
+
   it("leaves no scratch files in the repository", () => {
     expect(readdirSync(REPO).filter((f) => f.endsWith(".tgz"))).toEqual([]);
   });
