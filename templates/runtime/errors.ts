@@ -64,49 +64,73 @@ export interface ResilienceErrorInit {
 export class ResilienceError extends Error {
   declare readonly [resilienceErrorBrand]: true;
   /** What went wrong. */
-  readonly kind: ResilienceErrorKind;
+  declare readonly kind: ResilienceErrorKind;
   /** Whether the runtime considers the failure worth another attempt (per the retry conditions). */
-  transient: boolean;
+  declare transient: boolean;
   /** Name of the dependency that was called. */
-  dependency: string;
+  declare dependency: string;
   /** Name of the operation that was called. */
-  operation: string;
+  declare operation: string;
   /** Attempts that reached the transport during the logical call (0 when rejected up front). */
-  attempts: number;
+  declare attempts: number;
   /** HTTP status of an `http` error; `undefined` otherwise. */
-  readonly status: number | undefined;
+  declare readonly status: number | undefined;
   /** Response headers (lower-case names) of an `http` error; `undefined` otherwise. */
-  readonly headers: Readonly<Record<string, string>> | undefined;
+  declare readonly headers: Readonly<Record<string, string>> | undefined;
   /** Response body text of an `http` error; `undefined` otherwise. */
-  readonly body: string | undefined;
+  declare readonly body: string | undefined;
   /** Wait requested by the server's `Retry-After` header, in milliseconds; `undefined` if none. */
-  readonly retryAfterMs: number | undefined;
+  declare readonly retryAfterMs: number | undefined;
   /** Failures of the other hedged copies, when every copy failed (this one launched first). */
-  others: readonly ResilienceError[];
+  declare others: readonly ResilienceError[];
 
   constructor(init: ResilienceErrorInit) {
-    const limit = Error.stackTraceLimit;
-    if (init.withoutStack === true) Error.stackTraceLimit = 0;
-    try {
-      super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
-    } finally {
-      Error.stackTraceLimit = limit;
-    }
-    this.kind = init.kind;
-    this.transient = init.transient ?? false;
-    this.dependency = init.dependency ?? "";
-    this.operation = init.operation ?? "";
-    this.attempts = 0;
-    this.status = init.status;
-    this.headers = init.headers;
-    this.body = init.body;
-    this.retryAfterMs = init.retryAfterMs;
-    this.others = [];
+    // Load-shedding errors (`withoutStack`) skip the Error constructor: even with no frames to
+    // capture it costs over a microsecond on Node 20, most of a rejection. They are still
+    // ResilienceErrors (and Errors) by prototype with the same fields, and their `stack` is the
+    // one line "ResilienceError: <message>".
+    if (init.withoutStack === true) return stackless(init);
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    fill(this, init);
   }
+}
+
+type Fields = { -readonly [K in "kind" | "transient" | "dependency" | "operation" | "attempts" | "status" | "headers" | "body" | "retryAfterMs" | "others"]: ResilienceError[K] };
+
+function fill(error: Fields, init: ResilienceErrorInit): void {
+  error.kind = init.kind;
+  error.transient = init.transient ?? false;
+  error.dependency = init.dependency ?? "";
+  error.operation = init.operation ?? "";
+  error.attempts = 0;
+  error.status = init.status;
+  error.headers = init.headers;
+  error.body = init.body;
+  error.retryAfterMs = init.retryAfterMs;
+  error.others = [];
+}
+
+function stackless(init: ResilienceErrorInit): ResilienceError {
+  const error = Object.create(ResilienceError.prototype) as ResilienceError;
+  // Own and non-enumerable, as the Error constructor makes them.
+  Object.defineProperty(error, "message", { value: init.message, writable: true, configurable: true });
+  if (init.cause !== undefined) Object.defineProperty(error, "cause", { value: init.cause, writable: true, configurable: true });
+  fill(error, init);
+  return error;
 }
 
 Object.defineProperty(ResilienceError.prototype, resilienceErrorBrand, { value: true });
 Object.defineProperty(ResilienceError.prototype, "name", { value: "ResilienceError", writable: true });
+// Errors made by the Error constructor have their own `stack`; this serves the stackless ones.
+Object.defineProperty(ResilienceError.prototype, "stack", {
+  get(this: Error): string {
+    return `${this.name}: ${this.message}`;
+  },
+  set(this: Error, value: unknown): void {
+    Object.defineProperty(this, "stack", { value, writable: true, configurable: true });
+  },
+  configurable: true,
+});
 
 /** A {@link ResilienceError} narrowed to one kind. */
 export type ResilienceErrorOf<K extends ResilienceErrorKind> = ResilienceError & { readonly kind: K };

@@ -238,15 +238,16 @@ class DependencyStack implements Dependency {
     id: number,
   ): Promise<Outcome<T>> {
     const clock = this.#parts.clock;
-    const state = this.#state(operation);
+    // Only a stale fallback keeps per-operation state, so the others skip the lookup.
+    const cache = fallback.kind === "stale" ? this.#state(operation).cache : null;
     const cacheKey = options.cacheKey ?? "";
     try {
       const data = await this.#run(operation, transport, options, at, now, id);
-      state.cache?.set(cacheKey, data, clock.now());
+      cache?.set(cacheKey, data, clock.now());
       return { data, degraded: false };
     } catch (error) {
       if (!isDependencyFailure(error)) throw error;
-      const cached = state.cache?.get(cacheKey, clock.now());
+      const cached = cache?.get(cacheKey, clock.now());
       const served = await serveFallback(fallback, error, cached, options.fallback);
       if (served === undefined) throw error;
       if (this.#events.active) {
@@ -306,22 +307,22 @@ class DependencyStack implements Dependency {
     const bulkhead = this.bulkhead;
     let admitted = false;
     try {
-      if (signal?.aborted === true) return Promise.reject(annotate(abortedError(signal.reason), call));
+      if (signal?.aborted === true) return rejectSoon(annotate(abortedError(signal.reason), call));
       const left = call.timeLeft(now);
-      if (left <= 0) return Promise.reject(call.deadlineError());
+      if (left <= 0) return rejectSoon(call.deadlineError());
       if (bulkhead !== null) {
         const entry = bulkhead.enter(operation.name, left, signal);
         if (entry instanceof Promise) return this.#afterQueue(call, operation, entry);
-        if (entry !== undefined) return Promise.reject(entry);
+        if (entry !== undefined) return rejectSoon(entry);
         admitted = true;
       }
       const permit = admitAttempt(call, now);
       if (typeof permit === "number") return this.#attempts(call, operation, permit, admitted, now);
       if (admitted) bulkhead?.leave();
-      return Promise.reject(permit);
+      return rejectSoon(permit);
     } catch (error) {
       if (admitted) bulkhead?.leave();
-      return Promise.reject(annotate(error, call));
+      return rejectSoon(annotate(error, call));
     }
   }
 
@@ -375,6 +376,16 @@ class DependencyStack implements Dependency {
     }
     return state;
   }
+}
+
+/**
+ * A promise that rejects with `error` one microtask from now. Load shedding must stay cheap, and
+ * a promise already rejected when returned is tracked by Node as a possibly unhandled rejection
+ * until the caller's handler arrives, which costs more than the rest of the rejection; by the
+ * next microtask the caller has attached its handler. Unhandled, it is still reported as such.
+ */
+function rejectSoon(error: unknown): Promise<never> {
+  return new Promise<never>((_resolve, reject) => queueMicrotask(() => reject(error)));
 }
 
 function annotate(error: unknown, call: Call<unknown>): unknown {

@@ -53,6 +53,28 @@ describe("errors", () => {
     expect(new ResilienceError({ kind: "network", message: "n" }).stack?.split("\n").length).toBeGreaterThan(1);
   });
 
+  it("make stackless errors that are still Errors, with their fields, cause and a one-line stack", () => {
+    const cause = new Error("last failure");
+    const error = new ResilienceError({ kind: "circuit-open", message: "p.get: circuit open", dependency: "p", cause, withoutStack: true });
+    expect(error).toBeInstanceOf(Error);
+    expect(error).toBeInstanceOf(ResilienceError);
+    expect(isCircuitOpenError(error)).toBe(true);
+    expect([error.name, error.message, error.dependency, error.operation, error.attempts, error.transient]).toEqual([
+      "ResilienceError",
+      "p.get: circuit open",
+      "p",
+      "",
+      0,
+      false,
+    ]);
+    expect(error.cause).toBe(cause);
+    expect(error.stack).toBe("ResilienceError: p.get: circuit open");
+    expect(Object.keys(error)).not.toContain("message");
+    expect(String(error)).toBe("ResilienceError: p.get: circuit open");
+    error.stack = "replaced";
+    expect(error.stack).toBe("replaced");
+  });
+
   it("tell caller bugs from dependency failures", () => {
     for (const status of [400, 401, 403, 404, 409, 422]) {
       expect(describesRequest(httpFailure(status, false))).toBe(true);
