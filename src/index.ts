@@ -10,4 +10,5 @@ export { explain, renderExplainJson, renderExplainText, type ExplainOptions, typ
 export type * from "./policy/model.js";
 export { normalize, DEFAULTS, type ProjectContext } from "./policy/normalize.js";
 export { Policy, ProjectConfig, type PolicyInput, type ProjectConfigInput } from "./policy/schema.js";
+export { EMITTERS, emitTargets, parseTargets, TARGETS, type MeshTarget, type TargetContext, type TargetName } from "./targets/index.js";
 export { VERSION } from "./version.js";
