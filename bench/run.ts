@@ -125,7 +125,7 @@ interface Row {
   readonly samples: number;
 }
 
-const benchOptions = { time: quick ? 150 : 700, warmupTime: quick ? 50 : 250, warmupIterations: 20, iterations: 10 };
+const benchOptions = { time: quick ? 150 : 1_000, warmupTime: quick ? 50 : 300, warmupIterations: 20, iterations: 10 };
 
 /** Times `calls` (each returns the awaited call) per call, in nanoseconds. */
 async function measure(group: string, tasks: Array<[string, () => Promise<unknown>]>): Promise<Row[]> {
@@ -336,6 +336,22 @@ for (const [kind, fn] of [
 const rejected = await rejections();
 groups.push(rejected);
 printGroup(rejected);
+
+// The comparisons the runtime is held to, as ratios within this run.
+const ns = (group: Row[], name: string): number => group.find((r) => r.name === name)!.nsPerCall;
+console.log("\nresgen against the libraries (how many times cheaper resgen is; > 1 is better)");
+for (const [index, kind] of [
+  [0, "no-op"],
+  [1, "yield"],
+] as const) {
+  const g = groups[index]!;
+  const full = ns(g, "resgen full stack");
+  const overhead = (full - ns(g, "bare await fn()")) / ns(g, "bare await fn()");
+  console.log(`  ${kind}: full stack vs cockatiel full stack ${(ns(g, "cockatiel wrap(bulkhead, retry, breaker, timeout)") / full).toFixed(1)}×, vs opossum fire() ${(ns(g, "opossum fire() (timeout, capacity)") / full).toFixed(1)}×, vs opossum breaker alone ${(ns(g, "opossum breaker (timeout off)") / full).toFixed(1)}×; overhead over a bare await ${overhead.toFixed(1)}× its cost`);
+}
+const r = groups[2]!;
+console.log(`  breaker open: vs cockatiel ${(ns(r, "cockatiel, breaker open") / ns(r, "resgen, breaker open")).toFixed(1)}×, vs opossum ${(ns(r, "opossum, breaker open") / ns(r, "resgen, breaker open")).toFixed(1)}×`);
+console.log(`  bulkhead full: vs cockatiel ${(ns(r, "cockatiel, bulkhead full") / ns(r, "resgen, bulkhead full")).toFixed(1)}×, vs opossum ${(ns(r, "opossum, capacity full") / ns(r, "resgen, bulkhead full")).toFixed(1)}×`);
 
 const heap = await memory();
 if (heap === null) {
