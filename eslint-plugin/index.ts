@@ -1,4 +1,5 @@
 import type { TSESLint } from "@typescript-eslint/utils";
+import type { ESLint, Linter } from "eslint";
 import { VERSION } from "../src/version.js";
 import noRetryNonIdempotent from "./rules/no-retry-non-idempotent.js";
 import requireTimeout from "./rules/require-timeout.js";
@@ -15,25 +16,27 @@ export const rules = {
 export interface ResgenPlugin {
   readonly meta: { readonly name: string; readonly version: string };
   readonly rules: typeof rules;
+  /** Typed with ESLint's own config type, so `defineConfig([resgen.configs.recommended])` checks. */
   readonly configs: {
     /** Registers the plugin as `resgen` and turns on every rule; syntactic, no type information. */
-    readonly recommended: TSESLint.FlatConfig.Config;
+    readonly recommended: Linter.Config;
     /** The same rules, with the options that use type information switched on. */
-    readonly "recommended-type-checked": TSESLint.FlatConfig.Config;
+    readonly "recommended-type-checked": Linter.Config;
   };
 }
 
 /** Plugin name and version, as ESLint shows them in caches and `--print-config`. */
 export const meta = { name: "resgen/eslint-plugin", version: VERSION } as const;
 
-const recommendedRules: TSESLint.FlatConfig.Rules = {
+const recommendedRules: Linter.RulesRecord = {
   "resgen/require-timeout": "error",
   "resgen/no-retry-non-idempotent": "error",
   "resgen/retry-inside-breaker": "error",
 };
 
-// The configs refer to the plugin object that holds them, so it is filled in two steps.
-const registered: TSESLint.FlatConfig.Plugin = { meta, rules };
+// The configs refer to the plugin object that holds them, so it is filled in two steps. The rules
+// are typed by @typescript-eslint/utils; ESLint's plugin type describes the same objects.
+const registered = { meta, rules } as unknown as ESLint.Plugin;
 
 export const configs: ResgenPlugin["configs"] = {
   recommended: {

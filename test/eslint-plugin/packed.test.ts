@@ -122,7 +122,9 @@ describe("the packed tarball", () => {
     writeFileSync(
       join(project, "check.ts"),
       [
+        'import { defineConfig } from "eslint/config";',
         'import resgen, { rules } from "resgen/eslint-plugin";',
+        "export default defineConfig([resgen.configs.recommended]);",
         "const recommended: object = resgen.configs.recommended;",
         'const typed: object = resgen.configs["recommended-type-checked"];',
         "const names: string[] = Object.keys(rules);",
