@@ -45,6 +45,7 @@ export async function build(paths: readonly string[], options: BuildOptions = {}
 
   // group by output folder: policies of one folder are emitted together (one barrel, one runtime)
   const groups = new Map<string, { policies: ResolvedPolicy[]; sources: Map<ResolvedPolicy, string> }>();
+  const withTelemetry = new Set<string>(); // output folders of projects that set `telemetry: opentelemetry`
   for (const policy of checked.policies) {
     const input = checked.files.get(policy.file);
     const config = input?.config;
@@ -54,6 +55,7 @@ export async function build(paths: readonly string[], options: BuildOptions = {}
     let group = groups.get(outDir);
     if (!group) groups.set(outDir, (group = { policies: [], sources: new Map() }));
     group.policies.push(policy);
+    if (project?.config.telemetry === "opentelemetry") withTelemetry.add(outDir);
     group.sources.set(policy, relative(root, input?.absolute ?? policy.file).split(sep).join("/"));
   }
 
@@ -61,7 +63,7 @@ export async function build(paths: readonly string[], options: BuildOptions = {}
   const diagnostics: Diagnostic[] = [...checked.diagnostics];
   for (const [outDir, group] of [...groups].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const sourcePath = (p: ResolvedPolicy) => group.sources.get(p) ?? p.file;
-    const files = new Map(targets.includes("ts") ? emitProject(group.policies, { sourcePath }) : []);
+    const files = new Map(targets.includes("ts") ? emitProject(group.policies, { sourcePath, telemetry: withTelemetry.has(outDir) ? "opentelemetry" : "none" }) : []);
     const mesh = emitTargets(group.policies, targets, { locate: contextFromDocuments(checked.documents), sourcePath });
     for (const [path, text] of mesh.files) files.set(path, text);
     diagnostics.push(...mesh.diagnostics);

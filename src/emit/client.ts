@@ -20,14 +20,21 @@ import { clientNames, operationNames, type OperationNames } from "./naming.js";
 import { schemaTypeNames, typeOf, type TypeContext } from "./types.js";
 
 export const RUNTIME_IMPORT = "./runtime/index.js";
+export const OPENTELEMETRY_IMPORT = "./telemetry/opentelemetry.js";
+
+/** What the project file adds to every client. */
+export interface ClientOptions {
+  /** `opentelemetry`: the client installs the OpenTelemetry adapter; `none` (default): it imports only its runtime. */
+  readonly telemetry?: "none" | "opentelemetry" | undefined;
+}
 
 const project = new Project({ useInMemoryFileSystem: true, skipAddingFilesFromTsConfig: true });
 
 /** The module text of one dependency, without its header. Deterministic for the same model. */
-export function emitClient(policy: ResolvedPolicy): string {
+export function emitClient(policy: ResolvedPolicy, options: ClientOptions = {}): string {
   const file = project.createSourceFile(`${policy.dependency}.ts`, "", { overwrite: true });
   try {
-    build(file, policy);
+    build(file, policy, options.telemetry === "opentelemetry");
     file.formatText({ indentSize: 2, convertTabsToSpaces: true, ensureNewLineAtEndOfFile: true });
     return file.getFullText();
   } finally {
@@ -35,7 +42,7 @@ export function emitClient(policy: ResolvedPolicy): string {
   }
 }
 
-function build(file: SourceFile, policy: ResolvedPolicy): void {
+function build(file: SourceFile, policy: ResolvedPolicy, telemetry: boolean): void {
   const names = clientNames(policy.dependency);
   const http = policy.transport === "http";
   const ops = policy.operations.map((op) => ({ op, names: operationNames(op, policy.transport) }));
@@ -95,6 +102,9 @@ function build(file: SourceFile, policy: ResolvedPolicy): void {
       prop("observer", "Observer | undefined", true, "Receives every event of the stack (attempts, retries, breaker transitions, ...)."),
       prop("clock", "Clock | undefined", true, "Time source. Defaults to the system's monotonic clock; inject a virtual clock in tests."),
       prop("random", "Random | undefined", true, "Randomness for jitter. Defaults to `Math.random`."),
+      ...(telemetry
+        ? [prop("telemetry", "OpenTelemetryOptions | false | undefined", true, "OpenTelemetry meter, tracer and logger for metrics, spans and log lines (see docs/telemetry.md). Defaults to the global meter and tracer and a console logger; `false` turns telemetry off.")]
+        : []),
     ],
   });
 
@@ -136,6 +146,7 @@ function build(file: SourceFile, policy: ResolvedPolicy): void {
 
   const body: string[] = [
     "const dependency = createDependency(dependencySettings, { clock: config.clock, random: config.random, observer: config.observer });",
+    ...(telemetry ? ["if (config.telemetry !== false) installOpenTelemetry(dependency, config.telemetry);"] : []),
     "return {",
   ];
   for (const { op, names: n } of ops) {
@@ -165,6 +176,7 @@ function build(file: SourceFile, policy: ResolvedPolicy): void {
 
   const imports = [...[...runtimeValues].sort(), ...[...runtimeTypes].sort().map((t) => `type ${t}`)];
   file.insertImportDeclaration(0, { moduleSpecifier: RUNTIME_IMPORT, namedImports: imports });
+  if (telemetry) file.insertImportDeclaration(1, { moduleSpecifier: OPENTELEMETRY_IMPORT, namedImports: ["installOpenTelemetry", "type OpenTelemetryOptions"] });
 }
 
 function jsdoc(docs: string[]): string {

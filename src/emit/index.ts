@@ -7,11 +7,13 @@ import { emitClient } from "./client.js";
 import { clientNames } from "./naming.js";
 import { header } from "./header.js";
 import { moduleName } from "./names.js";
-import { emitRuntime } from "./runtime.js";
+import { emitRuntime, emitTelemetry } from "./runtime.js";
 
 export interface EmitContext {
   /** The policy's path as it appears in the header: relative to the project, forward slashes. */
   readonly sourcePath: (policy: ResolvedPolicy) => string;
+  /** `telemetry` of the project file: `opentelemetry` adds the adapter and installs it in every client. */
+  readonly telemetry?: "none" | "opentelemetry" | undefined;
 }
 
 /** File contents by path relative to the output folder, sorted. */
@@ -26,12 +28,14 @@ export function emitProject(policies: readonly ResolvedPolicy[], ctx: EmitContex
   const barrel: string[] = [];
   for (const policy of sorted) {
     const module = moduleName(policy.dependency);
-    files.set(`${module}.ts`, header(ctx.sourcePath(policy)) + "\n" + emitClient(policy));
+    files.set(`${module}.ts`, header(ctx.sourcePath(policy)) + "\n" + emitClient(policy, { telemetry: ctx.telemetry }));
     const n = clientNames(policy.dependency);
     barrel.push(`export { ${n.factory}, type ${n.client}, type ${n.config} } from "./${module}.js";`);
   }
   barrel.push(`export * from "./runtime/index.js";`);
+  if (ctx.telemetry === "opentelemetry") barrel.push(`export { installOpenTelemetry, type OpenTelemetryOptions } from "./telemetry/opentelemetry.js";`);
   files.set("index.ts", header("the project's policies") + "\n" + barrel.join("\n") + "\n");
   for (const [path, text] of emitRuntime()) files.set(path, text);
+  if (ctx.telemetry === "opentelemetry") for (const [path, text] of emitTelemetry()) files.set(path, text);
   return new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

@@ -23,3 +23,16 @@ export function emitRuntime(): ReadonlyMap<string, string> {
   cache = files;
   return files;
 }
+
+export const TELEMETRY_DIR = "telemetry";
+
+/**
+ * The OpenTelemetry adapter (templates/telemetry/opentelemetry.ts), copied like the runtime but
+ * only into projects whose config says `telemetry: opentelemetry`: it imports `@opentelemetry/api`,
+ * which then is the project's dependency, never the runtime's.
+ */
+export function emitTelemetry(): ReadonlyMap<string, string> {
+  const name = "opentelemetry.ts";
+  const text = readFileSync(join(PACKAGE_ROOT, "templates", TELEMETRY_DIR, name), "utf8").replace(/\r\n/g, "\n");
+  return new Map([[`${TELEMETRY_DIR}/${name}`, header(`its telemetry adapter (templates/${TELEMETRY_DIR}/${name})`) + "\n" + text]]);
+}

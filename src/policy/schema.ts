@@ -341,6 +341,13 @@ export const ProjectConfig = z
       .optional()
       .meta({ description: "Glob(s) of policy files, relative to this file. Defaults to resilience/*.yaml." }),
     out: z.string().optional().meta({ description: "Output folder of generated code, relative to this file. Defaults to src/generated." }),
+    telemetry: z
+      .enum(["none", "opentelemetry"])
+      .optional()
+      .meta({
+        description:
+          "Telemetry built into the generated clients. opentelemetry: each client records metrics, spans and log lines through @opentelemetry/api (then a dependency of your project; see docs/telemetry.md). Defaults to none: the clients import nothing but their runtime.",
+      }),
     deadline: z
       .strictObject({
         header: header("Header carrying the remaining time. Defaults to x-request-timeout-ms (or grpc-timeout for that format).").optional(),

@@ -1,0 +1,299 @@
+/**
+ * OpenTelemetry for one dependency: the runtime's events as metrics, one span per logical call
+ * with a child span per attempt, and log lines for breaker transitions and retry-budget
+ * exhaustion. Only projects whose config says `telemetry: opentelemetry` get this file; it is
+ * the only generated file that imports `@opentelemetry/api` (a dependency of your project).
+ *
+ * Names follow the conventions on-call already knows: durations in seconds as in OpenTelemetry's
+ * `http.client.request.duration`; retries, hedges and retry delay per call as in gRPC's
+ * `grpc.client.call.*` (gRFC A66); one meter-wide `resilience.client.*` namespace in the spirit
+ * of Polly's `resilience.*` events. Attributes are bounded: dependency and operation names from
+ * the policies, outcomes, error kinds and states; never URLs, ids or payloads.
+ * The full table is in docs/telemetry.md.
+ */
+import {
+  context,
+  metrics,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  ValueType,
+  type Attributes,
+  type BatchObservableResult,
+  type Meter,
+  type Observable,
+  type Span,
+  type Tracer,
+} from "@opentelemetry/api";
+import { consoleLogger, logEvents, type Dependency, type Logger, type ResilienceEvent } from "../runtime/index.js";
+
+/** What {@link installOpenTelemetry} records with. Every field has a default. */
+export interface OpenTelemetryOptions {
+  /** Meter of the metrics. Defaults to `metrics.getMeter("resgen")` (the global meter provider). */
+  readonly meter?: Meter | undefined;
+  /** Tracer of the spans. Defaults to `trace.getTracer("resgen")` (the global tracer provider). */
+  readonly tracer?: Tracer | undefined;
+  /** Where breaker transitions and retry-budget exhaustion are logged. Defaults to {@link consoleLogger}. */
+  readonly logger?: Logger | undefined;
+}
+
+/** Attribute names. `error.type` and `http.response.status_code` are OpenTelemetry's own. */
+export const ATTR = {
+  dependency: "resilience.dependency",
+  operation: "resilience.operation",
+  outcome: "resilience.outcome",
+  errorType: "error.type",
+  statusCode: "http.response.status_code",
+  attempt: "resilience.attempt",
+  hedge: "resilience.attempt.hedge",
+  attemptDelay: "resilience.attempt.delay",
+  attemptTimeout: "resilience.attempt.timeout",
+  breakerState: "resilience.breaker.state",
+  breakerPreviousState: "resilience.breaker.previous_state",
+  bulkheadReason: "resilience.bulkhead.reason",
+  deadlineStage: "resilience.deadline.stage",
+  deadlineRemaining: "resilience.deadline.remaining",
+  fallbackKind: "resilience.fallback.kind",
+  retries: "resilience.call.retries",
+  hedges: "resilience.call.hedges",
+  attempts: "resilience.call.attempts",
+} as const;
+
+/** Metric names. */
+export const METRIC = {
+  callDuration: "resilience.client.call.duration",
+  attemptDuration: "resilience.client.attempt.duration",
+  callRetries: "resilience.client.call.retries",
+  callHedges: "resilience.client.call.hedges",
+  callRetryDelay: "resilience.client.call.retry_delay",
+  deadlineRemaining: "resilience.client.deadline.remaining",
+  deadlineExceeded: "resilience.client.deadline.exceeded",
+  budgetExhausted: "resilience.client.retry_budget.exhausted",
+  budgetTokens: "resilience.client.retry_budget.tokens",
+  breakerState: "resilience.client.breaker.state",
+  breakerTransitions: "resilience.client.breaker.transitions",
+  breakerRejections: "resilience.client.breaker.rejections",
+  bulkheadInFlight: "resilience.client.bulkhead.in_flight",
+  bulkheadQueued: "resilience.client.bulkhead.queued",
+  bulkheadLimit: "resilience.client.bulkhead.limit",
+  bulkheadRejections: "resilience.client.bulkhead.rejections",
+  fallbacks: "resilience.client.fallbacks",
+} as const;
+
+const BREAKER_STATES = ["closed", "open", "half-open", "isolated"] as const;
+
+// OpenTelemetry's recommended boundaries for HTTP durations, in seconds.
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+const COUNT_BUCKETS = [1, 2, 3, 4, 5, 10];
+
+interface CallState {
+  readonly span: Span;
+  /** Attempt spans still open, by attempt number. */
+  readonly attempts: Map<number, Span>;
+  started: number;
+  retries: number;
+  hedges: number;
+  retryDelayMs: number;
+  /** Delay before the next attempt, set by the retry that schedules it. */
+  nextDelayMs: number;
+}
+
+/**
+ * Records the events of `dependency` as OpenTelemetry metrics and spans, and logs breaker
+ * transitions and retry-budget exhaustion. Generated clients call it when the project config
+ * says `telemetry: opentelemetry`. Returns a function that stops recording.
+ */
+export function installOpenTelemetry(dependency: Dependency, options: OpenTelemetryOptions = {}): () => void {
+  const meter = options.meter ?? metrics.getMeter("resgen");
+  const tracer = options.tracer ?? trace.getTracer("resgen");
+  const log = logEvents(options.logger ?? consoleLogger);
+  const name = dependency.name;
+  const base: Attributes = { [ATTR.dependency]: name };
+
+  const seconds = (metric: string, description: string) =>
+    meter.createHistogram(metric, { description, unit: "s", advice: { explicitBucketBoundaries: DURATION_BUCKETS } });
+  const perCall = (metric: string, description: string, unit: string) =>
+    meter.createHistogram(metric, { description, unit, valueType: ValueType.INT, advice: { explicitBucketBoundaries: COUNT_BUCKETS } });
+  const counter = (metric: string, description: string, unit: string) =>
+    meter.createCounter(metric, { description, unit, valueType: ValueType.INT });
+
+  const callDuration = seconds(METRIC.callDuration, "Duration of logical calls, fallback included, by how they ended.");
+  const attemptDuration = seconds(METRIC.attemptDuration, "Duration of attempts (hedged copies included); its count is the attempts by outcome.");
+  const callRetries = perCall(METRIC.callRetries, "Retries per logical call, recorded for calls with at least one.", "{retry}");
+  const callHedges = perCall(METRIC.callHedges, "Hedged copies per logical call, recorded for calls with at least one.", "{hedge}");
+  const callRetryDelay = seconds(METRIC.callRetryDelay, "Total backoff per logical call, recorded for calls with at least one retry.");
+  const deadlineRemaining = seconds(METRIC.deadlineRemaining, "Time left before the deadline when a call starts (calls with a deadline).");
+  const deadlineExceeded = counter(METRIC.deadlineExceeded, "Calls or retries the deadline stopped, by stage.", "{call}");
+  const budgetExhausted = counter(METRIC.budgetExhausted, "Retries and hedges refused by the retry budget.", "{refusal}");
+  const breakerTransitions = counter(METRIC.breakerTransitions, "Circuit breaker state changes, by new and previous state.", "{transition}");
+  const breakerRejections = counter(METRIC.breakerRejections, "Attempts the circuit breaker refused without calling the dependency.", "{attempt}");
+  const bulkheadRejections = counter(METRIC.bulkheadRejections, "Calls the bulkhead turned away, by reason.", "{call}");
+  const fallbacks = counter(METRIC.fallbacks, "Fallbacks served, by fallback kind and the failure they covered.", "{call}");
+
+  const breakerState = meter.createObservableGauge(METRIC.breakerState, {
+    description: "1 for the circuit breaker's current state, 0 for the others.",
+    unit: "1",
+    valueType: ValueType.INT,
+  });
+  const budgetTokens = meter.createObservableGauge(METRIC.budgetTokens, { description: "Tokens in the retry budget.", unit: "{token}" });
+  const bulkheadInFlight = meter.createObservableUpDownCounter(METRIC.bulkheadInFlight, {
+    description: "Logical calls holding a bulkhead permit.",
+    unit: "{call}",
+    valueType: ValueType.INT,
+  });
+  const bulkheadQueued = meter.createObservableUpDownCounter(METRIC.bulkheadQueued, {
+    description: "Calls waiting in the bulkhead queue.",
+    unit: "{call}",
+    valueType: ValueType.INT,
+  });
+  const bulkheadLimit = meter.createObservableUpDownCounter(METRIC.bulkheadLimit, {
+    description: "Bulkhead permits (maxConcurrent).",
+    unit: "{call}",
+    valueType: ValueType.INT,
+  });
+  const observables: Observable[] = [breakerState, budgetTokens, bulkheadInFlight, bulkheadQueued, bulkheadLimit];
+  const observe = (result: BatchObservableResult): void => {
+    const health = dependency.health();
+    if (health.breaker !== null) {
+      const current = health.breaker.state;
+      for (const state of BREAKER_STATES) result.observe(breakerState, state === current ? 1 : 0, { ...base, [ATTR.breakerState]: state });
+    }
+    if (health.budget !== null) result.observe(budgetTokens, health.budget.tokens, base);
+    if (health.bulkhead !== null) {
+      result.observe(bulkheadInFlight, health.bulkhead.inFlight, base);
+      result.observe(bulkheadQueued, health.bulkhead.queued, base);
+      result.observe(bulkheadLimit, health.bulkhead.maxConcurrent, base);
+    }
+  };
+  meter.addBatchObservableCallback(observe, observables);
+
+  const calls = new Map<number, CallState>();
+  const attrs = (event: ResilienceEvent): Attributes => ({ [ATTR.dependency]: event.dependency, [ATTR.operation]: event.operation });
+
+  const observer = (event: ResilienceEvent): void => {
+    switch (event.type) {
+      case "call-start": {
+        const attributes = attrs(event);
+        if (Number.isFinite(event.deadlineMs)) {
+          const remaining = Math.max(0, event.deadlineMs) / 1000;
+          deadlineRemaining.record(remaining, attributes);
+          attributes[ATTR.deadlineRemaining] = remaining;
+        }
+        const span = tracer.startSpan(`${event.dependency}.${event.operation}`, { kind: SpanKind.INTERNAL, attributes }, context.active());
+        calls.set(event.call, { span, attempts: new Map(), started: 0, retries: 0, hedges: 0, retryDelayMs: 0, nextDelayMs: 0 });
+        return;
+      }
+      case "call-end": {
+        const attributes = attrs(event);
+        attributes[ATTR.outcome] = event.outcome;
+        if (event.error !== undefined) attributes[ATTR.errorType] = event.error.kind;
+        callDuration.record(event.durationMs / 1000, attributes);
+        const state = calls.get(event.call);
+        if (state === undefined) return;
+        calls.delete(event.call);
+        const shared = attrs(event);
+        if (state.retries > 0) {
+          callRetries.record(state.retries, shared);
+          callRetryDelay.record(state.retryDelayMs / 1000, shared);
+        }
+        if (state.hedges > 0) callHedges.record(state.hedges, shared);
+        for (const span of state.attempts.values()) span.end();
+        state.span.setAttributes({
+          ...attributes,
+          [ATTR.attempts]: state.started,
+          [ATTR.retries]: state.retries,
+          [ATTR.hedges]: state.hedges,
+        });
+        if (event.outcome === "failure") state.span.setStatus({ code: SpanStatusCode.ERROR, message: event.error?.kind ?? "error" });
+        state.span.end();
+        return;
+      }
+      case "attempt-start": {
+        const state = calls.get(event.call);
+        if (state === undefined) return;
+        state.started++;
+        const attributes: Attributes = { ...attrs(event), [ATTR.attempt]: event.attempt, [ATTR.hedge]: event.hedge };
+        if (!event.hedge) {
+          attributes[ATTR.attemptDelay] = state.nextDelayMs / 1000;
+          state.nextDelayMs = 0;
+        }
+        if (Number.isFinite(event.timeoutMs)) attributes[ATTR.attemptTimeout] = Math.max(0, event.timeoutMs) / 1000;
+        const parent = trace.setSpan(context.active(), state.span);
+        state.attempts.set(event.attempt, tracer.startSpan(`${event.dependency}.${event.operation} attempt`, { kind: SpanKind.INTERNAL, attributes }, parent));
+        return;
+      }
+      case "attempt-end": {
+        const attributes: Attributes = { ...attrs(event), [ATTR.outcome]: event.outcome, [ATTR.hedge]: event.hedge };
+        const error = event.error;
+        if (error !== undefined) {
+          attributes[ATTR.errorType] = error.kind;
+          if (error.status !== undefined) attributes[ATTR.statusCode] = error.status;
+        }
+        attemptDuration.record(event.durationMs / 1000, attributes);
+        const state = calls.get(event.call);
+        const span = state?.attempts.get(event.attempt);
+        if (state === undefined || span === undefined) return;
+        state.attempts.delete(event.attempt);
+        span.setAttributes(attributes);
+        if (event.outcome === "failure" || event.outcome === "timeout") span.setStatus({ code: SpanStatusCode.ERROR, message: error?.kind ?? event.outcome });
+        span.end();
+        return;
+      }
+      case "retry-scheduled": {
+        const state = calls.get(event.call);
+        if (state === undefined) return;
+        state.retries++;
+        state.retryDelayMs += event.delayMs;
+        state.nextDelayMs = event.delayMs;
+        state.span.addEvent("retry", {
+          [ATTR.attempt]: event.attempt,
+          [ATTR.attemptDelay]: event.delayMs / 1000,
+          [ATTR.errorType]: event.reason,
+          "resilience.retry.retry_after": event.retryAfter,
+        });
+        return;
+      }
+      case "hedge-launched": {
+        const state = calls.get(event.call);
+        if (state === undefined) return;
+        state.hedges++;
+        state.span.addEvent("hedge", { [ATTR.attempt]: event.attempt });
+        return;
+      }
+      case "budget-exhausted":
+        budgetExhausted.add(1, attrs(event));
+        log(event);
+        return;
+      case "breaker-transition":
+        breakerTransitions.add(1, { ...base, [ATTR.breakerState]: event.to, [ATTR.breakerPreviousState]: event.from });
+        log(event);
+        return;
+      case "breaker-rejected":
+        breakerRejections.add(1, { ...attrs(event), [ATTR.breakerState]: event.state });
+        return;
+      case "bulkhead-rejected":
+        bulkheadRejections.add(1, { ...attrs(event), [ATTR.bulkheadReason]: event.reason });
+        return;
+      case "bulkhead-queued":
+        return;
+      case "deadline-exceeded":
+        deadlineExceeded.add(1, { ...attrs(event), [ATTR.deadlineStage]: event.stage });
+        return;
+      case "fallback-served":
+        fallbacks.add(1, { ...attrs(event), [ATTR.fallbackKind]: event.fallback, [ATTR.errorType]: event.reason });
+        return;
+    }
+  };
+  const unsubscribe = dependency.subscribe((event) => {
+    observer(event);
+    // retries and hedges end an exhaustion episode in the log
+    if (event.type === "retry-scheduled" || event.type === "hedge-launched") log(event);
+  });
+
+  return () => {
+    unsubscribe();
+    meter.removeBatchObservableCallback(observe, observables);
+    for (const state of calls.values()) state.span.end();
+    calls.clear();
+  };
+}
