@@ -2,44 +2,14 @@
  * Every Istio and Linkerd document resgen emits validates against the CustomResourceDefinition
  * schemas the projects publish (spec.versions[].schema.openAPIV3Schema), read from ../shared.
  */
-import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
-import { Ajv, type ValidateFunction } from "ajv";
+import { existsSync } from "node:fs";
+import type { ValidateFunction } from "ajv";
 import { beforeAll, describe, expect, it } from "vitest";
-import { parse, parseAllDocuments } from "yaml";
+import { parseAllDocuments } from "yaml";
 import type { BuildResult } from "../../src/build.js";
-import { buildTargets, emitted, SHARED_SCHEMAS } from "./helpers.js";
+import { buildTargets, crdValidators as validators, emitted, SHARED_SCHEMAS } from "./helpers.js";
 
 const present = existsSync(SHARED_SCHEMAS);
-
-interface Crd {
-  spec: { group: string; names: { kind: string }; versions: { name: string; schema: { openAPIV3Schema: object } }[] };
-}
-
-/** A validator per apiVersion and kind, from the CRD files of one folder. */
-function validators(): Map<string, ValidateFunction> {
-  const ajv = new Ajv({ allErrors: true, strict: false });
-  // Kubernetes extensions: ajv needs them declared; CEL rules (x-kubernetes-validations) are the API server's
-  for (const keyword of ["x-kubernetes-int-or-string", "x-kubernetes-preserve-unknown-fields", "x-kubernetes-validations", "x-kubernetes-list-type", "x-kubernetes-list-map-keys", "x-kubernetes-map-type", "x-kubernetes-embedded-resource"]) {
-    ajv.addKeyword({ keyword });
-  }
-  ajv.addFormat("int32", { type: "number", validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
-  ajv.addFormat("int64", { type: "number", validate: (n: number) => Number.isInteger(n) });
-  ajv.addFormat("double", { type: "number", validate: () => true });
-  ajv.addFormat("float", { type: "number", validate: () => true });
-  ajv.addFormat("byte", /^[A-Za-z0-9+/]*={0,2}$/);
-  ajv.addFormat("date-time", { type: "string", validate: (s: string) => !Number.isNaN(Date.parse(s)) });
-  const out = new Map<string, ValidateFunction>();
-  for (const folder of ["istio", "linkerd"]) {
-    for (const file of readdirSync(join(SHARED_SCHEMAS, folder)).filter((f) => f.endsWith(".yaml"))) {
-      const crd = parse(readFileSync(join(SHARED_SCHEMAS, folder, file), "utf8")) as Crd;
-      for (const version of crd.spec.versions) {
-        out.set(`${crd.spec.group}/${version.name} ${crd.spec.names.kind}`, ajv.compile(version.schema.openAPIV3Schema));
-      }
-    }
-  }
-  return out;
-}
 
 describe("emitted mesh resources against the published CRD schemas", () => {
   const builds: Record<string, BuildResult> = {};
