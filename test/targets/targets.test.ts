@@ -51,7 +51,7 @@ describe("checkout example, all targets", () => {
     const createCharge = vs.spec.http.find((r: { name: string }) => r.name === "createCharge");
     expect(createCharge.retries).toEqual({ attempts: 2, perTryTimeout: "500ms", retryOn: "connect-failure,refused-stream,reset,429,502,503,504", backoff: "50ms" });
     expect(createCharge.timeout).toBe("2s");
-    expect(vs.spec.http.at(-1)).toEqual({ name: "default", route: [{ destination: { host: "payments.default.svc.cluster.local" } }] });
+    expect(vs.spec.http.at(-1)).toEqual({ name: "default", route: [{ destination: { host: "payments.checkout.svc.cluster.local" } }] });
     expect(dr.spec.trafficPolicy.connectionPool.http).toEqual({ http2MaxRequests: 25, http1MaxPendingRequests: 10 });
     expect(dr.spec.trafficPolicy.retryBudget).toEqual({ percent: 10 });
   });
