@@ -68,7 +68,7 @@ async function main(): Promise<void> {
     ["peak requests held open by recommendations", (r) => String(r.peakHeldOpen)],
     ["fallbacks served (empty recommendations)", (r) => String(sum(r.fallbacks))],
     ["duplicate charges (a card charged twice)", (r) => `${r.duplicateCharges}  (of ${r.lostChargeResponses} lost responses)`],
-    ["breaker opened", (r) => (r.breakerOpenedAtMs === null ? "no" : `at ${seconds(r.breakerOpenedAtMs)}`)],
+    ["first breaker to open", (r) => (r.breakerOpened === null ? "none" : `${r.breakerOpened.dependency}, at ${seconds(r.breakerOpened.atMs)}`)],
     ["event-loop delay p99 (high = busy machine)", (r) => `${Math.round(r.loopDelayP99Ms)} ms`],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
@@ -89,7 +89,7 @@ async function main(): Promise<void> {
     "\nWhat happened: the hand-written fetch has no timeout, so once recommendations slowed every checkout waited for it " +
       "and the shopper gave up; its retries and its catch-all fallback never came into play, because a slow answer is not an error. " +
       "The generated client cut each recommendations attempt at 250 ms (one hedged copy at 45 ms) and served its labelled fallback, an empty list" +
-      (generated.breakerOpenedAtMs === null
+      (generated.breakerOpened?.dependency !== "recommendations"
         ? "; the checkout itself never waited for the slow dependency."
         : "; once half the calls in the breaker's window had failed, the breaker opened and checkouts stopped calling recommendations at all.") +
       "\nWhen a charge's response was lost, both retried: the hand-written retry sent a new POST and charged the card again, " +

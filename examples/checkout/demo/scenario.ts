@@ -67,8 +67,8 @@ export interface ScenarioResult {
   readonly peakHeldOpen: number;
   /** Fallbacks served for recommendations, by reason. */
   readonly fallbacks: ReadonlyMap<string, number>;
-  /** Milliseconds from the start of the run to the first breaker opening, if any. */
-  readonly breakerOpenedAtMs: number | null;
+  /** The first breaker that opened, and when (ms from the start of the run), if any did. */
+  readonly breakerOpened: { readonly dependency: string; readonly atMs: number } | null;
   /** 99th percentile of the event loop's delay during the run, in ms: high when the machine is busy. */
   readonly loopDelayP99Ms: number;
   /** Charge responses the server dropped after recording the charge. */
@@ -110,9 +110,9 @@ export async function runScenario(variant: Variant, options: ScenarioOptions): P
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   try {
     let start = performance.now();
-    let breakerOpenedAtMs: number | null = null;
-    const clients = variant.create(server.url, () => {
-      breakerOpenedAtMs ??= performance.now() - start;
+    let breakerOpened: { readonly dependency: string; readonly atMs: number } | null = null;
+    const clients = variant.create(server.url, (dependency) => {
+      breakerOpened ??= { dependency, atMs: performance.now() - start };
     });
     // warm-up, not measured: a service that just started opens connections and compiles its
     // code paths on the first requests; both variants get the same few sequential checkouts
@@ -166,7 +166,7 @@ export async function runScenario(variant: Variant, options: ScenarioOptions): P
       errors,
       ...stats,
       fallbacks,
-      breakerOpenedAtMs,
+      breakerOpened,
       loopDelayP99Ms: loopDelay.percentile(99) / 1e6,
     };
   } finally {
