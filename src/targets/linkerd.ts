@@ -48,7 +48,7 @@ function serviceProfile(policy: ResolvedPolicy, report: MappingReport): object {
   const routes = routed.map(({ op, route }) => profileRoute(policy, op, route, report));
   const spec: Record<string, unknown> = { routes };
 
-  const retrying = routed.some(({ op }) => effectiveRetry(op) !== null);
+  const retrying = routes.some((r) => "isRetryable" in r);
   if (policy.budget) {
     const minRetriesPerSecond = Math.max(1, Math.ceil(policy.budget.maxTokens / 2 / (BUDGET_TTL_MS / 1000)));
     spec["retryBudget"] = { retryRatio: policy.budget.tokenRatio, minRetriesPerSecond, ttl: goDuration(BUDGET_TTL_MS) };
@@ -87,6 +87,11 @@ function profileRoute(policy: ResolvedPolicy, op: ResolvedOperation, route: Rout
 
   const retry = effectiveRetry(op);
   if (!retry) return { ...base, timeout: goDuration(singleAttemptMs(op)) };
+  if (!route.grpc && !retry.on.some((c) => typeof c === "number")) {
+    // marking the route retryable would retry 5xx, which the policy does not ask for
+    report.noteSetting(policy, op, "RG409", "retry.on", `${retry.on.join(" and ")} cannot be retried by a ServiceProfile, which retries failed responses only: the route is not retryable`);
+    return { ...base, timeout: goDuration(singleAttemptMs(op)) };
+  }
 
   report.noteSetting(policy, op, "RG407", "retry.maxAttempts", `Linkerd has no attempt count: instead of ${retry.maxAttempts} attempts, retries go on while the budget and the ${formatMs(op.timeout.totalMs)} timeout allow`);
   report.noteSetting(policy, op, "RG412", "timeout.attempt", `the route timeout (${formatMs(op.timeout.totalMs)}) covers all retries; the attempt timeout of ${formatMs(op.timeout.attemptMs)} stays in the application`);
