@@ -52,6 +52,7 @@ const valid: Valid<Options>[] = [
   'import got from "got";\nawait got.post(url, { json, retry: { limit: 0, methods: ["POST"] } });',
   `${COCKATIEL}const policy = retry(handleAll, { maxAttempts: 1 });\nawait policy.execute(() => fetch(url, { method: "POST" }));`,
   `${AXR}axiosRetry(axios, { retries: 0 });\naxios.post(u, d);`,
+  'import { backOff } from "exponential-backoff";\nawait backOff(() => fetch(url, { method: "POST" }), { numOfAttempts: 1 });',
   // axios-retry on another client than the one sending the POST
   `${AXR}const api = axios.create({ timeout: 1000 });\naxiosRetry(api);\naxios.post(u, d);`,
   { code: `${AXR}axiosRetry(axios);\naxios.post(u, d);`, options: [{ axiosRetryDefaultCondition: "ignore" }] },
@@ -223,6 +224,10 @@ const invalid: Invalid<MessageIds, Options>[] = [
   {
     code: `async function f() {\n  for (let attempt = 0; attempt < 3; attempt++) {\n    try { return await fetch(url, { method: "POST", headers: { "Idempotency-Key": orderId + ":" + attempt } }); } catch {}\n  }\n}`,
     errors: [{ messageId: "keyPerAttempt", line: 3, column: 83, data: { retrier: "a retry loop" } }],
+  },
+  {
+    code: 'import { backOff } from "exponential-backoff";\nawait backOff(() => fetch(url, { method: "POST", body }), { numOfAttempts: 5 });',
+    errors: [{ messageId: "retriedWithoutKey", line: 2, column: 21, data: { method: "POST", retrier: "exponential-backoff" } }],
   },
   // local helpers the retried function calls are followed
   {

@@ -58,6 +58,14 @@ const invalid: Invalid<MessageIds, Options>[] = [
     errors: [{ messageId: "retryWrapsBreaker", line: 3, column: 21 }],
   },
   {
+    code: `${C}${BREAKER}const policy = wrap(retry(handleType(BrokenCircuitError), { maxAttempts: 3 }), breaker);`,
+    errors: [{ messageId: "retryWrapsBreaker", line: 3, column: 21 }],
+  },
+  {
+    code: `${C}${BREAKER}const policy = wrap(retry(handleWhen(() => true), { maxAttempts: 3 }), breaker);`,
+    errors: [{ messageId: "retryWrapsBreaker", line: 3, column: 21 }],
+  },
+  {
     code: `${C}${BREAKER}const policy = wrap(retry(handleAll.orWhenResult((r) => r.status >= 500), { maxAttempts: 3 }), breaker);`,
     errors: [{ messageId: "retryWrapsBreaker", line: 3, column: 21 }],
   },
