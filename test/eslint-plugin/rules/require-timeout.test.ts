@@ -12,7 +12,11 @@ const valid: Valid<Options>[] = [
   "const init = { signal: AbortSignal.timeout(1e3) }; fetch(u, init);",
   "const init = { method: 'POST', signal: AbortSignal.timeout(1e3) }; const again = { ...init, body }; fetch(u, again);",
   "fetch(new Request(url, { signal: AbortSignal.timeout(5000) }));",
+  `${AXIOS}axios.get(u, Object.assign({}, base, { timeout: 5000 }));`,
+  "let init = { signal: AbortSignal.timeout(1000) };\nfetch(u, init);",
   // options the rule cannot see into
+  "let init = {};\ninit = makeInit();\nfetch(u, init);",
+  'import { request } from "undici";\nawait request(url, { dispatcher: agent });',
   "function get(u, opts) { return fetch(u, opts); }",
   "fetch(u, { ...init });",
   // axios with the config in the right position
@@ -145,6 +149,14 @@ const invalid: Invalid<MessageIds, Options>[] = [
   {
     code: "fetch(new Request(url));",
     errors: [{ messageId: "fetchWithoutSignal", line: 1, column: 1, suggestions: [{ messageId: "addSignal", output: "fetch(new Request(url), { signal: AbortSignal.timeout(10_000) });" }] }],
+  },
+  {
+    code: 'fetch(u, Object.assign({}, { method: "POST" }));',
+    errors: [{ messageId: "fetchWithoutSignal", line: 1, column: 1 }],
+  },
+  {
+    code: 'import fetch from "node-fetch";\nawait fetch(url);',
+    errors: [{ messageId: "fetchWithoutSignal", line: 2, column: 7, suggestions: [{ messageId: "addSignal", output: 'import fetch from "node-fetch";\nawait fetch(url, { signal: AbortSignal.timeout(10_000) });' }] }],
   },
   // optional chaining, parentheses, await, return, then, void
   {
