@@ -7,9 +7,18 @@ import {
   createPaymentsClient,
   createRecommendationsClient,
   withDeadline,
+  type DependencyHealth,
   type ResilienceEvent,
 } from "../src/generated/index.js";
 import type { CheckoutClients, Variant } from "./scenario.js";
+
+// the clients of the latest run, so the demo can show their health() at the end
+let latest: readonly { health(): DependencyHealth }[] = [];
+
+/** `health()` of each client of the latest run: what a `/health` endpoint of the checkout would serve. */
+export function generatedHealth(): DependencyHealth[] {
+  return latest.map((client) => client.health());
+}
 
 export const generatedVariant: Variant = {
   name: "generated",
@@ -21,6 +30,7 @@ export const generatedVariant: Variant = {
     const inventory = createInventoryClient({ baseUrl, observer });
     const payments = createPaymentsClient({ baseUrl, observer });
     const recommendations = createRecommendationsClient({ baseUrl, observer });
+    latest = [inventory, payments, recommendations];
     return {
       getStock: (sku) => inventory.getStock({ sku }),
       reserve: (sku, reservationId, quantity) => inventory.reserve({ sku, reservationId, body: { quantity } }),

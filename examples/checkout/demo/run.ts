@@ -3,7 +3,7 @@
  * clients resgen generated from the policies (generated.ts), while the optional recommendations
  * dependency slows from 20 ms to 5 s partway through. Loopback only; about 20 s in all.
  */
-import { generatedVariant } from "./generated.js";
+import { generatedHealth, generatedVariant } from "./generated.js";
 import { naiveVariant } from "./naive.js";
 import { runScenario, type ScenarioOptions, type ScenarioResult } from "./scenario.js";
 
@@ -95,6 +95,10 @@ async function main(): Promise<void> {
       "\nWhen a charge's response was lost, both retried: the hand-written retry sent a new POST and charged the card again, " +
       "while the generated client resent the same Idempotency-Key, so payments recognised the charge it had already made.",
   );
+
+  // what the checkout would serve on a /health endpoint: breaker state and window, bulkhead, budget
+  console.log("\nhealth() of each generated client after the run:");
+  for (const health of generatedHealth()) console.log(JSON.stringify(health));
 
   const busiest = Math.max(naive.loopDelayP99Ms, generated.loopDelayP99Ms);
   if (busiest > BUSY_LOOP_DELAY_MS) {
