@@ -8,6 +8,7 @@ import { check, type CheckResult } from "./check.js";
 import { countBySeverity, diagnostic, sortDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import { emitProject } from "./emit/index.js";
 import type { ResolvedPolicy } from "./policy/model.js";
+import type { ResolvedService } from "./policy/service.js";
 import { displayPath } from "./project.js";
 import { applyPlan, planWrite, type Plan } from "./write.js";
 import { contextFromDocuments } from "./analyze/index.js";
@@ -59,11 +60,25 @@ export async function build(paths: readonly string[], options: BuildOptions = {}
     group.sources.set(policy, relative(root, input?.absolute ?? policy.file).split(sep).join("/"));
   }
 
+  // service policies go to the output folder of their project, next to its clients
+  const services = new Map<string, { service: ResolvedService; sourcePath: string }[]>();
+  for (const service of checked.services) {
+    const input = checked.files.get(service.file);
+    const config = input?.config;
+    const root = config ? dirname(config) : cwd;
+    const project = config ? checked.projects.get(config) : undefined;
+    const outDir = resolve(options.out !== undefined ? resolve(cwd, options.out) : join(root, project?.config.out ?? DEFAULT_OUT));
+    if (!groups.has(outDir)) groups.set(outDir, { policies: [], sources: new Map() });
+    let list = services.get(outDir);
+    if (!list) services.set(outDir, (list = []));
+    list.push({ service, sourcePath: relative(root, input?.absolute ?? service.file).split(sep).join("/") });
+  }
+
   const plans: Plan[] = [];
   const diagnostics: Diagnostic[] = [...checked.diagnostics];
   for (const [outDir, group] of [...groups].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const sourcePath = (p: ResolvedPolicy) => group.sources.get(p) ?? p.file;
-    const files = new Map(targets.includes("ts") ? emitProject(group.policies, { sourcePath, telemetry: withTelemetry.has(outDir) ? "opentelemetry" : "none" }) : []);
+    const files = new Map(targets.includes("ts") ? emitProject(group.policies, { services: services.get(outDir), sourcePath, telemetry: withTelemetry.has(outDir) ? "opentelemetry" : "none" }) : []);
     const mesh = emitTargets(group.policies, targets, { locate: contextFromDocuments(checked.documents), sourcePath });
     for (const [path, text] of mesh.files) files.set(path, text);
     diagnostics.push(...mesh.diagnostics);

@@ -11,6 +11,8 @@ import { loadYaml, type SourceDocument } from "./policy/load.js";
 import type { ResolvedPolicy } from "./policy/model.js";
 import { normalize, type ProjectContext } from "./policy/normalize.js";
 import { Policy, ProjectConfig, type ProjectConfigInput } from "./policy/schema.js";
+import { checkServiceSource, isServiceDocument, type ResolvedService } from "./policy/service.js";
+import { analyzeServices } from "./analyze/services.js";
 import { checkStructure } from "./policy/structure.js";
 import { validate } from "./policy/validate.js";
 import { DEFAULT_POLICY_GLOB, displayPath, expandInputs } from "./project.js";
@@ -30,6 +32,8 @@ export interface Project {
 export interface CheckResult {
   /** Policies that loaded without errors, resolved; sorted by file. */
   readonly policies: readonly ResolvedPolicy[];
+  /** Service policies (`kind: service`) that loaded without errors, resolved; sorted by file. */
+  readonly services: readonly ResolvedService[];
   /** Project files that were read and valid, by absolute path. */
   readonly projects: ReadonlyMap<string, Project>;
   /** Every problem found, sorted by file and position. */
@@ -94,6 +98,7 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
 
   for (const file of inputs.missing) await readSource(file);
   const policies: ResolvedPolicy[] = [];
+  const services: ResolvedService[] = [];
   const seen = new Map<string, string>();
   const factories = new Map<string, ResolvedPolicy>();
   for (const { file, config } of inputs.policies) {
@@ -101,6 +106,12 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
     const source = await readSource(file);
     if (!source) continue;
     const context = project ? { configFile: displayPath(project.file, cwd), config: project.config } : {};
+    if (isServiceDocument(source)) {
+      const checked = checkServiceSource(source, context);
+      diagnostics.push(...checked.diagnostics);
+      if (checked.service) services.push(checked.service);
+      continue;
+    }
     const result = checkPolicySource(source, context);
     diagnostics.push(...result.diagnostics);
     const policy = result.policy;
@@ -133,9 +144,11 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
 
   // semantic checks run on the policies that resolved; positions may point into project files
   diagnostics.push(...analyze(policies, contextFromDocuments(documents)));
+  diagnostics.push(...analyzeServices(services, policies, contextFromDocuments(documents)));
 
   return {
     policies,
+    services,
     projects: new Map([...projects].filter((e): e is [string, Project] => e[1] !== undefined)),
     diagnostics: sortDiagnostics(diagnostics),
     sources,
@@ -184,21 +197,29 @@ export function checkPolicyText(
 export function checkTexts(
   files: readonly { readonly file: string; readonly text: string }[],
   project: ProjectContext = {},
-): { policies: ResolvedPolicy[]; diagnostics: Diagnostic[] } {
+): { policies: ResolvedPolicy[]; services: ResolvedService[]; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const policies: ResolvedPolicy[] = [];
+  const services: ResolvedService[] = [];
   const documents = new Map<string, SourceDocument>();
   for (const { file, text } of files) {
     const loaded = loadYaml(file, text);
     diagnostics.push(...loaded.diagnostics);
     if (!loaded.ok) continue;
     documents.set(file, loaded.source);
+    if (isServiceDocument(loaded.source)) {
+      const checked = checkServiceSource(loaded.source, project);
+      diagnostics.push(...checked.diagnostics);
+      if (checked.service) services.push(checked.service);
+      continue;
+    }
     const result = checkPolicySource(loaded.source, project);
     diagnostics.push(...result.diagnostics);
     if (result.policy) policies.push(result.policy);
   }
   diagnostics.push(...analyze(policies, contextFromDocuments(documents)));
-  return { policies, diagnostics: sortDiagnostics(diagnostics) };
+  diagnostics.push(...analyzeServices(services, policies, contextFromDocuments(documents)));
+  return { policies, services, diagnostics: sortDiagnostics(diagnostics) };
 }
 
 /** The directory of a project file, where its relative paths start. */

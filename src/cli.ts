@@ -12,6 +12,7 @@ import { FORMATS, format, type Format } from "./diagnostics/format.js";
 import { formatMs } from "./policy/durations.js";
 import type { ResolvedOperation, ResolvedPolicy } from "./policy/model.js";
 import { VERSION } from "./version.js";
+import { describeService } from "./policy/service.js";
 import { parseTargets, TARGETS, type TargetName } from "./targets/index.js";
 
 export interface Io {
@@ -185,6 +186,7 @@ function report(result: CheckResult, fmt: Format, maxWarnings: number | undefine
   const { errors, warnings } = countBySeverity(result.diagnostics);
   if (fmt === "pretty") {
     io.stdout(summary(result.policies));
+    for (const service of result.services) io.stdout(describeService(service) + "\n");
     if (result.diagnostics.length > 0) io.stdout("\n");
     const text = format("pretty", result.diagnostics, result.sources, { color: io.color });
     const fileCount = `${result.fileCount} ${result.fileCount === 1 ? "policy" : "policies"} checked: `;

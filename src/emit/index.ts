@@ -3,7 +3,9 @@
  * Returns file contents by relative path; writing them is src/write.ts's job.
  */
 import type { ResolvedPolicy } from "../policy/model.js";
+import type { ResolvedService } from "../policy/service.js";
 import { emitClient } from "./client.js";
+import { emitService, serviceNames } from "./service.js";
 import { clientNames } from "./naming.js";
 import { header } from "./header.js";
 import { moduleName } from "./names.js";
@@ -12,6 +14,8 @@ import { emitRuntime, emitTelemetry } from "./runtime.js";
 export interface EmitContext {
   /** The policy's path as it appears in the header: relative to the project, forward slashes. */
   readonly sourcePath: (policy: ResolvedPolicy) => string;
+  /** Service policies of the folder, each with its path as it appears in the header. */
+  readonly services?: readonly { readonly service: ResolvedService; readonly sourcePath: string }[] | undefined;
   /** `telemetry` of the project file: `opentelemetry` adds the adapter and installs it in every client. */
   readonly telemetry?: "none" | "opentelemetry" | undefined;
 }
@@ -31,6 +35,11 @@ export function emitProject(policies: readonly ResolvedPolicy[], ctx: EmitContex
     files.set(`${module}.ts`, header(ctx.sourcePath(policy)) + "\n" + emitClient(policy, { telemetry: ctx.telemetry }));
     const n = clientNames(policy.dependency);
     barrel.push(`export { ${n.factory}, type ${n.client}, type ${n.config} } from "./${module}.js";`);
+  }
+  for (const { service, sourcePath } of [...(ctx.services ?? [])].sort((a, b) => (a.service.service < b.service.service ? -1 : 1))) {
+    const n = serviceNames(service.service);
+    files.set(`${n.module}.ts`, header(sourcePath) + "\n" + emitService(service));
+    barrel.push(`export { ${n.factory} } from "./${n.module}.js";`);
   }
   barrel.push(`export * from "./runtime/index.js";`);
   if (ctx.telemetry === "opentelemetry") barrel.push(`export { installOpenTelemetry, type OpenTelemetryOptions } from "./telemetry/opentelemetry.js";`);

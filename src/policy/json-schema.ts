@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { Policy, ProjectConfig } from "./schema.js";
+import { Service } from "./service-schema.js";
 
 function toJson(schema: z.ZodType, id: string): string {
   const json = z.toJSONSchema(schema, { target: "draft-7", io: "input", unrepresentable: "any", cycles: "ref" });
@@ -14,4 +15,5 @@ function toJson(schema: z.ZodType, id: string): string {
 export const JSON_SCHEMAS: Readonly<Record<string, () => string>> = {
   "policy.schema.json": () => toJson(Policy, "https://resgen.dev/schema/policy.schema.json"),
   "project.schema.json": () => toJson(ProjectConfig, "https://resgen.dev/schema/project.schema.json"),
+  "service.schema.json": () => toJson(Service, "https://resgen.dev/schema/service.schema.json"),
 };

@@ -93,10 +93,12 @@ export class AdmissionGate {
       victim.shed("overload");
     }
     const waiter: Waiter = { rank, admitted, shed, deadlineAt, timer: undefined, done: false };
+    // decided now: a timer may fire a fraction of a millisecond before its due time
+    const expires = deadlineAt - this.#clock.now() <= this.settings.queueTimeoutMs;
     waiter.timer = this.#clock.setTimer(() => {
       if (waiter.done) return;
       this.#finish(waiter);
-      waiter.shed(this.#clock.now() >= waiter.deadlineAt ? "expired" : "overload");
+      waiter.shed(expires ? "expired" : "overload");
     }, waitMs);
     this.#queues[rank]!.push(waiter);
     this.#queued++;

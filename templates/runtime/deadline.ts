@@ -50,7 +50,12 @@ interface AmbientScope {
   readonly signal: AbortSignal | undefined;
 }
 
-const ambient = new AsyncLocalStorage<AmbientScope>();
+// One store per process, shared by every copy of this runtime (two output folders, or a package
+// that ships its own generated clients): a deadline set by one copy's middleware must reach the
+// calls made through another's clients.
+const AMBIENT = Symbol.for("resgen.runtime.ambient");
+const ambient: AsyncLocalStorage<AmbientScope> = ((globalThis as { [AMBIENT]?: AsyncLocalStorage<AmbientScope> })[AMBIENT] ??=
+  new AsyncLocalStorage<AmbientScope>());
 
 /**
  * Runs `fn` with an ambient deadline that every call made inside it (through this runtime)

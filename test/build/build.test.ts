@@ -59,7 +59,7 @@ describe("resgen build", () => {
     const first = snapshot(out());
     rmSync(out(), { recursive: true });
     await build(["."], { cwd: dir });
-    await build([join(dir, "resilience/payments.yaml"), join(dir, "resilience/geocoder.yaml"), join(dir, "resilience/inventory.yaml"), join(dir, "resilience/recommendations.yaml")], { cwd: PACKAGE_ROOT });
+    await build([join(dir, "resilience/payments.yaml"), join(dir, "resilience/geocoder.yaml"), join(dir, "resilience/inventory.yaml"), join(dir, "resilience/recommendations.yaml"), join(dir, "resilience/checkout-service.yaml")], { cwd: PACKAGE_ROOT });
     const second = snapshot(out());
     expect([...second.keys()]).toEqual([...first.keys()]);
     for (const [path, { text }] of first) {

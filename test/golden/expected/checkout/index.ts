@@ -4,4 +4,5 @@ export { createGeocoderClient, type GeocoderClient, type GeocoderClientConfig } 
 export { createInventoryClient, type InventoryClient, type InventoryClientConfig } from "./inventory.js";
 export { createPaymentsClient, type PaymentsClient, type PaymentsClientConfig } from "./payments.js";
 export { createRecommendationsClient, type RecommendationsClient, type RecommendationsClientConfig } from "./recommendations.js";
+export { createCheckoutMiddleware } from "./checkout-service.js";
 export * from "./runtime/index.js";

@@ -1,0 +1,82 @@
+/**
+ * The service policy (`kind: service`): the inbound side of one service — the deadline it gives
+ * and accepts, how much work it admits at once, what it sheds first, and how it says no. One file
+ * per service, next to the dependency policies of the same project.
+ */
+import { z } from "zod";
+import { duration, header, int, name } from "./schema.js";
+
+export const PRIORITY_NAMES = ["critical", "high", "normal", "low"] as const;
+export const ROUTE_PATTERN = "^((GET|HEAD|OPTIONS|PUT|DELETE|POST|PATCH) )?/[^\\s*]*\\*?$";
+
+const priority = (description: string) => z.enum(PRIORITY_NAMES).meta({ description });
+
+export const ServiceDeadline = z
+  .strictObject({
+    edge: duration("Deadline given to a request that arrives without one (the edge deadline). Defaults to 5s.").optional(),
+    max: duration("Longest deadline accepted from a caller; longer ones are clamped to it. Defaults to 30s.").optional(),
+    header: header("Header carrying the caller's remaining time. Defaults to the project's deadline header (x-request-timeout-ms).").optional(),
+    format: z.enum(["ms", "grpc-timeout"]).optional().meta({ description: "Encoding of the header: relative milliseconds, or gRPC's timeout notation (250m, 2S). Defaults to the project's format (ms)." }),
+    grpcTimeout: z.boolean().optional().meta({ description: "Also accept gRPC's grpc-timeout header when the configured one is absent. Defaults to true." }),
+    expiredStatus: int(400, 599, "Status answered, without running the handler, to a request whose deadline has already passed. Defaults to 504.").optional(),
+  })
+  .meta({ description: "Deadlines of inbound requests: read from the caller, clamped, or stamped at the edge." });
+
+export const Admission = z
+  .strictObject({
+    maxConcurrent: int(1, 1_000_000, "Requests handled at once. Defaults to 100."),
+    maxQueue: int(0, 1_000_000, "Requests that may wait for a slot; beyond it the least important are shed. Defaults to maxConcurrent.").optional(),
+    queueTimeout: duration("Longest wait for a slot before the request is shed (its deadline bounds it too). Defaults to 500ms.").optional(),
+  })
+  .meta({ description: "Admission control: a concurrency limit and a bounded priority queue for inbound work. Without it every request is admitted." });
+
+export const Reject = z
+  .strictObject({
+    status: z.literal([429, 503]).optional().meta({ description: "Status of a shed request: 503 (overloaded) or 429 (slow down). Defaults to 503." }),
+    retryAfter: duration("Sent as Retry-After (rounded up to whole seconds). Defaults to 1s.").optional(),
+  })
+  .meta({ description: "The answer to a request shed for overload: a status, Retry-After and no body." });
+
+export const PriorityRuleSchema = z
+  .strictObject({
+    priority: priority("Priority of the requests this rule matches."),
+    route: z
+      .string()
+      .regex(new RegExp(ROUTE_PATTERN))
+      .optional()
+      .meta({ description: 'Requests by method and path: "GET /healthz", "/checkout" (any method), "/sync/*" (a path prefix).' }),
+    header: z
+      .strictObject({
+        name: header("Header name, e.g. x-priority."),
+        value: z.string().optional().meta({ description: "Value the header must have; without it, any value." }),
+      })
+      .optional()
+      .meta({ description: "Requests that carry this header (and value)." }),
+  })
+  .meta({ description: "A priority rule: the first rule whose route and header both match gives the request its priority." });
+
+export const Priorities = z
+  .strictObject({
+    default: priority("Priority of requests no rule matches. Defaults to normal.").optional(),
+    rules: z.array(PriorityRuleSchema).optional().meta({ description: "Rules, first match wins: health checks and critical paths high, background work low." }),
+  })
+  .meta({ description: "Which requests are shed last (critical) and first (low) under overload." });
+
+export const Service = z
+  .strictObject({
+    version: z.literal(1).meta({ description: "Version of the policy language. Always 1." }),
+    kind: z.literal("service").meta({ description: "This file is a service policy: the inbound side of the service itself." }),
+    service: name("Name of the service; becomes create<Name>Middleware."),
+    description: z.string().optional().meta({ description: "What the service is, emitted as JSDoc." }),
+    calls: z
+      .array(name("A dependency the service calls."))
+      .optional()
+      .meta({ description: "Dependencies the service calls, checked against its edge deadline. Defaults to every dependency policy checked with it." }),
+    deadline: ServiceDeadline.optional(),
+    admission: Admission.optional(),
+    reject: Reject.optional(),
+    priorities: Priorities.optional(),
+  })
+  .meta({ title: "resgen service policy", description: "The inbound side of one service (resgen policy language version 1, kind: service)." });
+
+export type ServiceInput = z.infer<typeof Service>;
