@@ -3,20 +3,20 @@
  * all files in one run. Reading files happens here; every stage below is a pure function.
  */
 import { readFile } from "node:fs/promises";
-import { dirname } from "node:path";
+import { dirname, posix, resolve } from "node:path";
 import { analyze, contextFromDocuments } from "./analyze/index.js";
 import { diagnostic, sortDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import { SourceTexts } from "./diagnostics/format.js";
 import { loadYaml, type SourceDocument } from "./policy/load.js";
-import type { ResolvedPolicy } from "./policy/model.js";
+import type { ResolvedPolicy, SourceRef } from "./policy/model.js";
 import { normalize, type ProjectContext } from "./policy/normalize.js";
 import { Policy, ProjectConfig, type ProjectConfigInput } from "./policy/schema.js";
-import { checkServiceSource, isServiceDocument, type ResolvedService } from "./policy/service.js";
-import { analyzeServices } from "./analyze/services.js";
 import { checkStructure } from "./policy/structure.js";
 import { validate } from "./policy/validate.js";
 import { DEFAULT_POLICY_GLOB, displayPath, expandInputs } from "./project.js";
 import { clientNames, findClashes } from "./emit/naming.js";
+import { isOpenApiDocument } from "./openapi/document.js";
+import { documentOf, mergeOpenApi } from "./openapi/import.js";
 
 export interface CheckOptions {
   /** Directory that relative arguments and displayed paths are relative to. Defaults to process.cwd(). */
@@ -32,8 +32,6 @@ export interface Project {
 export interface CheckResult {
   /** Policies that loaded without errors, resolved; sorted by file. */
   readonly policies: readonly ResolvedPolicy[];
-  /** Service policies (`kind: service`) that loaded without errors, resolved; sorted by file. */
-  readonly services: readonly ResolvedService[];
   /** Project files that were read and valid, by absolute path. */
   readonly projects: ReadonlyMap<string, Project>;
   /** Every problem found, sorted by file and position. */
@@ -97,22 +95,50 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
   });
 
   for (const file of inputs.missing) await readSource(file);
+
+  // the OpenAPI document a policy names, read once however many policies name it; null: reported
+  const openapiDocs = new Map<string, SourceDocument | null>();
+  const readOpenApi = async (policyFile: string, policy: SourceDocument): Promise<SourceDocument | null | undefined> => {
+    const named = documentOf(policy.data);
+    if (named === undefined) return undefined;
+    const full = resolve(dirname(policyFile), named);
+    if (openapiDocs.has(full)) return openapiDocs.get(full);
+    const shown = displayPath(full, cwd);
+    let doc: SourceDocument | null = null;
+    try {
+      const text = await readFile(full, "utf8");
+      sources.set(shown, text);
+      const loaded = loadYaml(shown, text);
+      diagnostics.push(...loaded.diagnostics);
+      if (loaded.ok) {
+        documents.set(shown, loaded.source);
+        doc = loaded.source;
+      }
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const reason = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : (code ?? String(error));
+      const at = typeof (policy.data as Record<string, unknown>)["openapi"] === "string" ? ["openapi"] : ["openapi", "document"];
+      diagnostics.push(diagnostic("RG601", policy.file, policy.spanOf(at), `cannot read the OpenAPI document ${shown}: ${reason}`, "the path is relative to the policy file"));
+    }
+    openapiDocs.set(full, doc);
+    return doc;
+  };
+
   const policies: ResolvedPolicy[] = [];
-  const services: ResolvedService[] = [];
+  const openapiOnly = new Set<string>();
   const seen = new Map<string, string>();
   const factories = new Map<string, ResolvedPolicy>();
   for (const { file, config } of inputs.policies) {
     const project = config ? await loadProject(config) : undefined;
     const source = await readSource(file);
     if (!source) continue;
-    const context = project ? { configFile: displayPath(project.file, cwd), config: project.config } : {};
-    if (isServiceDocument(source)) {
-      const checked = checkServiceSource(source, context);
-      diagnostics.push(...checked.diagnostics);
-      if (checked.service) services.push(checked.service);
+    // an OpenAPI document next to the policies (matched by the same glob) is read by the policy that names it
+    if (isOpenApiDocument(source.data)) {
+      openapiOnly.add(file);
       continue;
     }
-    const result = checkPolicySource(source, context);
+    const context = project ? { configFile: displayPath(project.file, cwd), config: project.config } : {};
+    const result = checkPolicySource(source, context, await readOpenApi(file, source));
     diagnostics.push(...result.diagnostics);
     const policy = result.policy;
     if (!policy) continue;
@@ -144,17 +170,15 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
 
   // semantic checks run on the policies that resolved; positions may point into project files
   diagnostics.push(...analyze(policies, contextFromDocuments(documents)));
-  diagnostics.push(...analyzeServices(services, policies, contextFromDocuments(documents)));
 
   return {
     policies,
-    services,
     projects: new Map([...projects].filter((e): e is [string, Project] => e[1] !== undefined)),
     diagnostics: sortDiagnostics(diagnostics),
     sources,
     documents,
-    fileCount: inputs.policies.length,
-    files: new Map(inputs.policies.map((p) => [displayPath(p.file, cwd), { absolute: p.file, config: p.config }])),
+    fileCount: inputs.policies.length - openapiOnly.size,
+    files: new Map(inputs.policies.filter((p) => !openapiOnly.has(p.file)).map((p) => [displayPath(p.file, cwd), { absolute: p.file, config: p.config }])),
     unmatched: inputs.unmatched,
   };
 }
@@ -162,20 +186,49 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
 /**
  * Validates and resolves one loaded policy. Pure: the unit the CLI, the tests and the property
  * tests share. Returns the resolved policy only when the file has no errors.
+ *
+ * @param openapi the OpenAPI document the policy names under `openapi:`, loaded by the caller;
+ *   null when reading it failed (already reported)
  */
 export function checkPolicySource(
   source: SourceDocument,
   project: ProjectContext = {},
+  openapi?: SourceDocument | null,
 ): { policy: ResolvedPolicy | undefined; diagnostics: Diagnostic[] } {
   const structural = checkStructure(source, project.config?.defaults?.transport ?? "http");
   const result = validate(Policy, source);
   const diagnostics = [...structural, ...result.diagnostics];
   if (!result.value || diagnostics.length > 0) return { policy: undefined, diagnostics };
-  const policy = normalize(result.value, source.file, project);
+  let input = result.value;
+  let imported: Readonly<Record<string, SourceRef>> = {};
+  let keyedBy: Readonly<Record<string, SourceRef>> = {};
+  const findings: Diagnostic[] = [];
+  if (input.openapi !== undefined) {
+    if (!openapi) {
+      if (openapi === undefined) diagnostics.push(diagnostic("RG601", source.file, source.spanOf(["openapi"]), "the OpenAPI document this policy names was not provided", "check the policy together with its document"));
+      return { policy: undefined, diagnostics };
+    }
+    const merged = mergeOpenApi(source, input, openapi);
+    findings.push(...merged.diagnostics);
+    if (!merged.policy) return { policy: undefined, diagnostics: [...diagnostics, ...findings] };
+    input = merged.policy;
+    // operations the policy does not list are located in the document
+    imported = Object.fromEntries(Object.entries(merged.sources).filter(([name]) => result.value?.operations?.[name] === undefined));
+    keyedBy = merged.idempotencySources;
+  }
+  const normalized = normalize(input, source.file, project);
+  const policy = {
+    ...normalized,
+    operations: normalized.operations.map((op) => ({
+      ...op,
+      ...(Object.hasOwn(imported, op.name) ? { source: imported[op.name]! } : {}),
+      ...(Object.hasOwn(keyedBy, op.name) ? { provenance: { ...op.provenance, idempotency: { origin: "operation" as const, source: keyedBy[op.name]! } } } : {}),
+    })),
+  };
   for (const clash of findClashes(policy)) {
     diagnostics.push(diagnostic("RG301", source.file, source.keySpanOf(clash.operation.source.path), clash.message, "rename the operation or the parameter"));
   }
-  return { policy: diagnostics.length > 0 ? undefined : policy, diagnostics };
+  return { policy: diagnostics.length > 0 ? undefined : policy, diagnostics: [...diagnostics, ...findings] };
 }
 
 /** Loads, validates and resolves one policy text. */
@@ -197,29 +250,34 @@ export function checkPolicyText(
 export function checkTexts(
   files: readonly { readonly file: string; readonly text: string }[],
   project: ProjectContext = {},
-): { policies: ResolvedPolicy[]; services: ResolvedService[]; diagnostics: Diagnostic[] } {
+): { policies: ResolvedPolicy[]; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const policies: ResolvedPolicy[] = [];
-  const services: ResolvedService[] = [];
   const documents = new Map<string, SourceDocument>();
   for (const { file, text } of files) {
     const loaded = loadYaml(file, text);
     diagnostics.push(...loaded.diagnostics);
-    if (!loaded.ok) continue;
-    documents.set(file, loaded.source);
-    if (isServiceDocument(loaded.source)) {
-      const checked = checkServiceSource(loaded.source, project);
-      diagnostics.push(...checked.diagnostics);
-      if (checked.service) services.push(checked.service);
-      continue;
+    if (loaded.ok) documents.set(file, loaded.source);
+  }
+  for (const [file, source] of documents) {
+    // OpenAPI documents among the texts are read by the policies that name them
+    if (isOpenApiDocument(source.data)) continue;
+    const named = documentOf(source.data);
+    let openapi: SourceDocument | null | undefined;
+    if (named !== undefined) {
+      const target = posix.normalize(posix.join(posix.dirname(file), named));
+      openapi = documents.get(target) ?? null;
+      if (!openapi && !files.some((f) => f.file === target)) {
+        const at = typeof (source.data as Record<string, unknown>)["openapi"] === "string" ? ["openapi"] : ["openapi", "document"];
+        diagnostics.push(diagnostic("RG601", file, source.spanOf(at), `cannot read the OpenAPI document ${target}: no such file`, "the path is relative to the policy file"));
+      }
     }
-    const result = checkPolicySource(loaded.source, project);
+    const result = checkPolicySource(source, project, openapi);
     diagnostics.push(...result.diagnostics);
     if (result.policy) policies.push(result.policy);
   }
   diagnostics.push(...analyze(policies, contextFromDocuments(documents)));
-  diagnostics.push(...analyzeServices(services, policies, contextFromDocuments(documents)));
-  return { policies, services, diagnostics: sortDiagnostics(diagnostics) };
+  return { policies, diagnostics: sortDiagnostics(diagnostics) };
 }
 
 /** The directory of a project file, where its relative paths start. */

@@ -271,7 +271,7 @@ function explainOperation(policy: ResolvedPolicy, op: ResolvedOperation, where: 
             ? { origin: "operation", source: { file: policy.file, path: [...op.source.path, "idempotent"] } }
             : op.idempotency === "none"
               ? { origin: "default", formula: "RFC 9110: POST and PATCH are not idempotent" }
-              : { origin: "operation", source: { file: policy.file, path: [...op.source.path, op.idempotency === "key" ? "idempotency" : "idempotent"] } },
+              : (op.provenance["idempotency"] ?? { origin: "operation", source: { file: policy.file, path: [...op.source.path, op.idempotency === "key" ? "idempotency" : "idempotent"] } }),
       ),
     ],
   };

@@ -1,7 +1,8 @@
 /**
  * A validator for the JSON Schema subset of policies (DESIGN §2): object, array, string, number,
- * integer, boolean, null, enum, nullable, additionalProperties and `$ref` to the policy's
- * `schemas`. Used to check constant fallback values against the response they stand in for.
+ * integer, boolean, null, enum, const, nullable, additionalProperties, allOf, oneOf / anyOf (at
+ * least one alternative matches) and `$ref` to the policy's `schemas`. Used to check constant
+ * fallback values against the response they stand in for.
  */
 import type { JsonSchema } from "../policy/model.js";
 
@@ -42,10 +43,21 @@ export function firstMismatch(value: unknown, schema: JsonSchema, schemas: Reado
   if (schema.enum !== undefined && !schema.enum.some((e) => e === value)) {
     return { at, message: `${show(value)} is not one of ${schema.enum.map((e) => JSON.stringify(e)).join(", ")}` };
   }
+  if (schema.const !== undefined && schema.const !== value) return { at, message: `${show(value)} is not ${JSON.stringify(schema.const)}` };
+  for (const member of schema.allOf ?? []) {
+    const m = firstMismatch(value, member, schemas, at, depth + 1);
+    if (m) return m;
+  }
+  for (const alternatives of [schema.oneOf, schema.anyOf]) {
+    if (alternatives === undefined) continue;
+    const misses = alternatives.map((member) => firstMismatch(value, member, schemas, at, depth + 1));
+    if (misses.every((m) => m !== undefined)) return { at, message: `matches none of the ${alternatives.length} alternatives (first: ${misses[0]!.at}, ${misses[0]!.message})` };
+  }
   const actual = typeOf(value);
   if (schema.type !== undefined) {
-    const ok = schema.type === actual || (schema.type === "number" && actual === "integer");
-    if (!ok) return { at, message: `expected ${schema.type}${schema.nullable ? " or null" : ""}, got ${actual === "integer" ? "number" : actual} ${show(value)}` };
+    const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+    const ok = types.some((t) => t === actual || (t === "number" && actual === "integer"));
+    if (!ok) return { at, message: `expected ${types.join(" or ")}${schema.nullable ? " or null" : ""}, got ${actual === "integer" ? "number" : actual} ${show(value)}` };
   }
   if (actual === "array" && schema.items) {
     const items = value as unknown[];

@@ -17,6 +17,9 @@ function refs(schema: JsonSchema, path: Segment[] = [], depth = 0): { ref: strin
   for (const [name, prop] of Object.entries(schema.properties ?? {})) out.push(...refs(prop, [...path, "properties", name], depth + 1));
   if (schema.items) out.push(...refs(schema.items, [...path, "items"], depth + 1));
   if (typeof schema.additionalProperties === "object") out.push(...refs(schema.additionalProperties, [...path, "additionalProperties"], depth + 1));
+  for (const key of ["allOf", "oneOf", "anyOf"] as const) {
+    schema[key]?.forEach((member, i) => out.push(...refs(member, [...path, key, i], depth + 1)));
+  }
   return out;
 }
 

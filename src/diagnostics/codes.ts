@@ -313,30 +313,72 @@ export const CODES = {
     title: "An analyzer check failed",
     help: "One family of checks failed on this policy; the others ran and their findings are reported. This is a bug in resgen: please report it with the policy.",
   },
-  RG501: {
+  RG601: {
     severity: "error",
-    title: "Maximum deadline below the edge deadline",
-    help: "A service policy's `deadline.max` clamps the budget a caller may ask for, and `deadline.edge` is the budget a request without one receives. A maximum below the edge deadline would give requests that say nothing more time than any caller is allowed to ask for: one of the two is a mistake.",
-    fix: "Raise `deadline.max` to at least the edge deadline, or shorten `deadline.edge`.",
-    example: "version: 1\nkind: service\nservice: checkout\ndeadline: { edge: 5s, max: 2s }\n",
+    title: "OpenAPI document cannot be read",
+    help: "`openapi:` names a document that does not exist or cannot be read. The path is relative to the policy file.",
+    example: "version: 1\ndependency: payments\nopenapi: ./payments.openapi.yaml\n",
   },
-  RG502: {
-    severity: "warning",
-    title: "Edge deadline shorter than the essential dependencies need",
-    help: "A request that arrives without a deadline gets the edge deadline, and every call the service makes for it inherits that budget. When it is shorter than one attempt at each essential dependency (the sum of their shortest attempt timeouts), a request that must call them all in turn cannot succeed even when they are healthy and slow only within their timeouts: the edge deadline cuts the last call short.",
-    fix: "Give `deadline.edge` at least the sum shown, or shorten the attempt timeouts of the essential dependencies.",
-    example: "version: 1\nkind: service\nservice: checkout\ndeadline: { edge: 300ms }\n",
+  RG602: {
+    severity: "error",
+    title: "Not an OpenAPI 3.0 or 3.1 document",
+    help: "The document `openapi:` names must be an OpenAPI 3.0.x or 3.1.x description (YAML or JSON) with `paths`: Swagger 2.0, another version, or a document with no operation to import is refused.",
+  },
+  RG603: {
+    severity: "error",
+    title: "OpenAPI $ref cannot be resolved",
+    help: "A `$ref` in the OpenAPI document points at nothing (a typo or a removed schema), into another file (resgen reads one self-contained document: bundle it first), or at itself. The position is the `$ref` in the document.",
+    example: "version: 1\ndependency: payments\nopenapi: ./api.yaml\n",
     context: {
-      "inventory.yaml": "version: 1\ndependency: inventory\ntimeout: { attempt: 200ms, total: 1s }\noperations:\n  getStock: { method: GET, path: \"/items/{sku}\" }\n",
-      "payments.yaml": "version: 1\ndependency: payments\ntimeout: { attempt: 250ms, total: 1s }\noperations:\n  charge: { method: PUT, path: \"/charges/{id}\" }\n",
+      "api.yaml": "openapi: 3.0.3\ninfo: { title: Payments, version: 1.0.0 }\npaths:\n  /charges/{chargeId}:\n    get:\n      operationId: getCharge\n      responses:\n        \"200\":\n          description: The charge.\n          content:\n            application/json:\n              schema: { $ref: \"#/components/schemas/Charges\" }\ncomponents:\n  schemas:\n    Charge: { type: object, properties: { id: { type: string } } }\n",
     },
   },
-  RG503: {
+  RG604: {
+    severity: "error",
+    title: "Unknown operationId",
+    help: "With `openapi:`, each key under `operations:` selects an operation of the document by its operationId (to import only those, or to override their timeout, retry, hedge, fallback or idempotency). This one names no operation of the document.",
+    example: "version: 1\ndependency: payments\nopenapi: ./api.yaml\noperations:\n  getCharges: { retry: false }\n",
+    context: { "api.yaml": "openapi: 3.1.0\ninfo: { title: Payments, version: 1.0.0 }\npaths:\n  /charges/{chargeId}:\n    get:\n      operationId: getCharge\n      parameters:\n        - { name: chargeId, in: path, required: true, schema: { type: string } }\n      responses:\n        \"200\":\n          description: The charge.\n          content:\n            application/json:\n              schema: { $ref: \"#/components/schemas/Charge\" }\ncomponents:\n  schemas:\n    Charge:\n      type: object\n      properties: { id: { type: string }, amountCents: { type: integer } }\n      required: [id, amountCents]\n" },
+  },
+  RG605: {
     severity: "warning",
-    title: "A service's calls names an unknown dependency",
-    help: "`calls:` in a service policy lists the dependencies the service calls, so its edge deadline can be checked against them (RG502). A name no dependency policy in the same check declares is left out of that check, and a typo goes unnoticed.",
-    fix: "Check the dependency's policy in the same run, correct the name, or remove it.",
-    example: "version: 1\nkind: service\nservice: checkout\ncalls: [ledger]\n",
+    title: "OpenAPI operation without operationId",
+    help: "Imported operations are named by their operationId, which becomes the client's method name. An operation without one is not imported; add an operationId to import it.",
+    example: "version: 1\ndependency: payments\nopenapi: ./api.yaml\n",
+    context: {
+      "api.yaml": "openapi: 3.1.0\ninfo: { title: Payments, version: 1.0.0 }\npaths:\n  /charges:\n    get:\n      responses: { \"200\": { description: Charges. } }\n  /health:\n    get:\n      operationId: health\n      responses: { \"204\": { description: Healthy. } }\n",
+    },
+  },
+  RG606: {
+    severity: "warning",
+    title: "OpenAPI schema feature not expressible as a type",
+    help: "The generated types follow the document's schemas: `$ref` becomes a named type (recursive schemas included), `allOf` an intersection, `oneOf`/`anyOf` a union (narrowed by a `discriminator`), `const` and `enum` literal types, `nullable` and `type: [T, \"null\"]` a union with null. What a TypeScript type cannot say (`not`, `if`/`then`/`else`, `patternProperties`, tuples, a discriminator without alternatives, object-valued parameters, required header parameters) is reported here, naming the schema, and the generated type is wider than the schema.",
+    example: "version: 1\ndependency: payments\nopenapi: ./api.yaml\n",
+    context: {
+      "api.yaml": "openapi: 3.1.0\ninfo: { title: Payments, version: 1.0.0 }\npaths:\n  /charges:\n    post:\n      operationId: createCharge\n      requestBody:\n        content:\n          application/json:\n            schema: { $ref: \"#/components/schemas/ChargeRequest\" }\n      responses: { \"201\": { description: Created. } }\ncomponents:\n  schemas:\n    ChargeRequest:\n      type: object\n      properties:\n        amountCents: { type: integer }\n        currency: { type: string, not: { const: XXX } }\n",
+    },
+  },
+  RG607: {
+    severity: "warning",
+    title: "OpenAPI operation not imported",
+    help: "An operation of the document cannot become a client method and is left out: its request body or success response is not JSON (generated clients send and read JSON), its method is TRACE, its path template is malformed, or its operationId is not a valid method name. List the operations you need under `operations:` to import only those.",
+  },
+  RG608: {
+    severity: "error",
+    title: "Listed OpenAPI operation cannot be imported",
+    help: "An operation named under `operations:` exists in the document but cannot become a client method, for one of the reasons of RG607. Remove it from the policy, or change the document.",
+  },
+  RG609: {
+    severity: "error",
+    title: "Set by the OpenAPI document",
+    help: "With `openapi:`, the document says what an operation is: `method`, `path`, `params`, `query`, `body`, `response` and the `schemas:` they use come from it and cannot be set in the policy. The policy says how to call it: timeout, retry, hedge, fallback, idempotency.",
+    example: "version: 1\ndependency: payments\nopenapi: ./api.yaml\noperations:\n  getCharge: { method: POST }\n",
+    context: { "api.yaml": "openapi: 3.1.0\ninfo: { title: Payments, version: 1.0.0 }\npaths:\n  /charges/{chargeId}:\n    get:\n      operationId: getCharge\n      parameters:\n        - { name: chargeId, in: path, required: true, schema: { type: string } }\n      responses:\n        \"200\":\n          description: The charge.\n          content:\n            application/json:\n              schema: { $ref: \"#/components/schemas/Charge\" }\ncomponents:\n  schemas:\n    Charge:\n      type: object\n      properties: { id: { type: string }, amountCents: { type: integer } }\n      required: [id, amountCents]\n" },
+  },
+  RG610: {
+    severity: "error",
+    title: "Duplicate operationId",
+    help: "Two operations of the document share an operationId, so they would become one method. OpenAPI requires operationIds to be unique: rename one.",
   },
   RG401: {
     severity: "warning",

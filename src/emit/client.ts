@@ -17,7 +17,7 @@ import type { ResolvedOperation, ResolvedPolicy, ResolvedQueryParam } from "../p
 import { literal } from "./literal.js";
 import { access, camelCase, docText, pascalCase, propertyKey } from "./names.js";
 import { clientNames, operationNames, type OperationNames } from "./naming.js";
-import { schemaTypeNames, typeOf, type TypeContext } from "./types.js";
+import { isInterfaceSchema, schemaTypeNames, typeOf, type TypeContext } from "./types.js";
 
 export const RUNTIME_IMPORT = "./runtime/index.js";
 export const OPENTELEMETRY_IMPORT = "./telemetry/opentelemetry.js";
@@ -29,10 +29,13 @@ export interface ClientOptions {
 }
 
 const project = new Project({ useInMemoryFileSystem: true, skipAddingFilesFromTsConfig: true });
+// a new name per module: the formatter's language service caches documents by name, and a module
+// emitted again under the same name (watch mode, tests) could be formatted from the stale one
+let emitted = 0;
 
 /** The module text of one dependency, without its header. Deterministic for the same model. */
 export function emitClient(policy: ResolvedPolicy, options: ClientOptions = {}): string {
-  const file = project.createSourceFile(`${policy.dependency}.ts`, "", { overwrite: true });
+  const file = project.createSourceFile(`${policy.dependency}.${emitted++}.ts`, "", { overwrite: true });
   try {
     build(file, policy, options.telemetry === "opentelemetry");
     file.formatText({ indentSize: 2, convertTabsToSpaces: true, ensureNewLineAtEndOfFile: true });
@@ -59,7 +62,7 @@ function build(file: SourceFile, policy: ResolvedPolicy, telemetry: boolean): vo
     const typeName = types.names.get(schemaName)!;
     const docs = schema.description ? [docText(schema.description)] : [];
     const text = typeOf(schema, types);
-    if (schema.type === "object" && schema.nullable !== true && text.startsWith("{")) {
+    if (isInterfaceSchema(schema) && text.startsWith("{")) {
       file.addStatements(`${jsdoc(docs)}export interface ${typeName} ${text}`);
     } else {
       file.addTypeAlias({ name: typeName, isExported: true, type: text, docs });

@@ -1,7 +1,8 @@
 /**
  * The JSON Schema subset of policies (DESIGN §2) as TypeScript types. Named schemas become
  * exported interfaces or type aliases; `$ref`s become references to them, so recursive schemas
- * work. Anything the subset cannot say precisely becomes `unknown`, never `any`.
+ * work. `allOf` becomes an intersection, `oneOf` / `anyOf` a union, `const` a literal, a list of
+ * types a union. Anything the subset cannot say precisely becomes `unknown`, never `any`.
  */
 import type { JsonSchema } from "../policy/model.js";
 import { docText, pascalCase, propertyKey } from "./names.js";
@@ -25,14 +26,46 @@ export function typeOf(schema: JsonSchema, ctx: TypeContext, indent = ""): strin
   return schema.nullable === true && base !== "unknown" && base !== "null" ? `${wrap(base)} | null` : base;
 }
 
+/**
+ * The schema's own type (`$ref`, `const`, `enum`, `type`), intersected with its `allOf` members
+ * and with the union of its `oneOf` / `anyOf` members. A bare `type: object` next to a combinator
+ * adds nothing the members do not say, so it is left out rather than widened to a record.
+ */
 function baseType(schema: JsonSchema, ctx: TypeContext, indent: string): string {
+  const combined = schema.allOf !== undefined || schema.oneOf !== undefined || schema.anyOf !== undefined;
+  const parts: string[] = [];
+  if (!combined || contributesOwnType(schema)) parts.push(ownType(schema, ctx, indent));
+  for (const member of schema.allOf ?? []) parts.push(typeOf(member, ctx, indent));
+  for (const alternatives of [schema.oneOf, schema.anyOf]) {
+    if (alternatives !== undefined) parts.push(union(alternatives.map((m) => typeOf(m, ctx, indent))));
+  }
+  const known = parts.filter((p) => p !== "unknown");
+  if (known.length === 0) return "unknown";
+  return known.length === 1 ? known[0]! : known.map(group).join(" & ");
+}
+
+/** Whether the schema says something of its own besides combinators. */
+function contributesOwnType(schema: JsonSchema): boolean {
+  if (schema.$ref !== undefined || schema.const !== undefined || schema.enum !== undefined) return true;
+  if (schema.type === undefined) return false;
+  if (schema.type !== "object") return true;
+  return schema.properties !== undefined || schema.additionalProperties !== undefined;
+}
+
+function ownType(schema: JsonSchema, ctx: TypeContext, indent: string): string {
   if (schema.$ref !== undefined) {
     const name = ctx.names.get(schema.$ref.replace(/^#\/schemas\//, ""));
     // a missing schema is reported by the analyzer before emission; stay total anyway
     return name ?? "unknown";
   }
+  if (schema.const !== undefined) return JSON.stringify(schema.const);
   if (schema.enum !== undefined) return schema.enum.map((v) => JSON.stringify(v)).join(" | ");
-  switch (schema.type) {
+  if (Array.isArray(schema.type)) return union([...new Set(schema.type)].map((t) => typeFor(t, schema, ctx, indent)));
+  return typeFor(schema.type, schema, ctx, indent);
+}
+
+function typeFor(type: JsonSchema["type"] & string | undefined, schema: JsonSchema, ctx: TypeContext, indent: string): string {
+  switch (type) {
     case undefined:
       return "unknown";
     case "array":
@@ -40,8 +73,35 @@ function baseType(schema: JsonSchema, ctx: TypeContext, indent: string): string 
     case "object":
       return objectType(schema, ctx, indent);
     default:
-      return SCALARS[schema.type] ?? "unknown";
+      return SCALARS[type] ?? "unknown";
   }
+}
+
+/** A union of member types; `unknown` absorbs the others. */
+function union(members: readonly string[]): string {
+  if (members.includes("unknown")) return "unknown";
+  const unique = [...new Set(members)];
+  return unique.length === 1 ? unique[0]! : unique.map(group).join(" | ");
+}
+
+/** Parenthesises a type that has a top-level `|` or `&`, so it can be a member of another. */
+function group(type: string): string {
+  let depth = 0;
+  for (let i = 0; i < type.length; i++) {
+    const ch = type[i]!;
+    if (ch === '"') {
+      // skip a string literal (JSON.stringify escapes quotes inside it)
+      for (i++; i < type.length && type[i] !== '"'; i++) if (type[i] === "\\") i++;
+    } else if (ch === "{" || ch === "(" || ch === "<" || ch === "[") depth++;
+    else if (ch === "}" || ch === ")" || ch === ">" || ch === "]") depth--;
+    else if (depth === 0 && (ch === "|" || ch === "&")) return `(${type})`;
+  }
+  return type;
+}
+
+/** Whether a named schema can be emitted as an interface: a plain object type, nothing combined. */
+export function isInterfaceSchema(schema: JsonSchema): boolean {
+  return schema.type === "object" && schema.nullable !== true && schema.allOf === undefined && schema.oneOf === undefined && schema.anyOf === undefined && schema.const === undefined && schema.enum === undefined;
 }
 
 function objectType(schema: JsonSchema, ctx: TypeContext, indent: string): string {
@@ -65,7 +125,7 @@ function objectType(schema: JsonSchema, ctx: TypeContext, indent: string): strin
 }
 
 function wrap(type: string): string {
-  return /^[A-Za-z0-9_<>.,\s[\]]+$/.test(type) || type.startsWith("{") ? type : `(${type})`;
+  return /^[A-Za-z0-9_<>.,\s[\]]+$/.test(type) ? type : group(type);
 }
 
 /** Type names for the named schemas of a policy, avoiding the names the client module uses. */

@@ -44,9 +44,6 @@ const header = (description: string) =>
 const int = (min: number, max: number, description: string) =>
   z.number().int().min(min).max(max).meta({ description });
 
-/** Field builders the service policy (service-schema.ts) shares, so its values are explained the same way. */
-export { duration, header, int, name };
-
 // ---------------------------------------------------------------------------------------------
 // The JSON Schema subset for bodies, responses and named schemas.
 
@@ -54,10 +51,14 @@ export const SCHEMA_TYPES = ["object", "array", "string", "number", "integer", "
 
 export interface TypeSchemaInput {
   $ref?: string | undefined;
-  type?: (typeof SCHEMA_TYPES)[number] | undefined;
+  type?: (typeof SCHEMA_TYPES)[number] | (typeof SCHEMA_TYPES)[number][] | undefined;
   description?: string | undefined;
   nullable?: boolean | undefined;
   enum?: (string | number | boolean | null)[] | undefined;
+  const?: string | number | boolean | null | undefined;
+  allOf?: TypeSchemaInput[] | undefined;
+  oneOf?: TypeSchemaInput[] | undefined;
+  anyOf?: TypeSchemaInput[] | undefined;
   format?: string | undefined;
   properties?: Record<string, TypeSchemaInput> | undefined;
   required?: string[] | undefined;
@@ -74,7 +75,10 @@ export const TypeSchema: z.ZodType<TypeSchemaInput> = z
         .meta({ description: 'Reference to a named schema of this policy: "#/schemas/Name".' }),
       "ref",
     ).optional(),
-    type: z.enum(SCHEMA_TYPES).optional().meta({ description: "The JSON type of the value." }),
+    type: z
+      .union([z.enum(SCHEMA_TYPES), z.array(z.enum(SCHEMA_TYPES)).min(1)])
+      .optional()
+      .meta({ description: "The JSON type of the value, or a list of types (a union, as in OpenAPI 3.1)." }),
     description: z.string().optional().meta({ description: "Documentation, emitted as JSDoc on the generated type." }),
     nullable: z.boolean().optional().meta({ description: "The value may also be null." }),
     enum: z
@@ -82,6 +86,19 @@ export const TypeSchema: z.ZodType<TypeSchemaInput> = z
       .min(1)
       .optional()
       .meta({ description: "The only values allowed; becomes a union of literal types." }),
+    const: z
+      .union([z.string(), z.number(), z.boolean(), z.null()])
+      .optional()
+      .meta({ description: "The only value allowed; becomes a literal type." }),
+    get allOf() {
+      return z.array(TypeSchema).min(1).optional().meta({ description: "The value matches every one of these schemas; becomes an intersection." });
+    },
+    get oneOf() {
+      return z.array(TypeSchema).min(1).optional().meta({ description: "The value matches exactly one of these schemas; becomes a union." });
+    },
+    get anyOf() {
+      return z.array(TypeSchema).min(1).optional().meta({ description: "The value matches at least one of these schemas; becomes a union." });
+    },
     format: z
       .string()
       .optional()
@@ -103,7 +120,7 @@ export const TypeSchema: z.ZodType<TypeSchemaInput> = z
         .meta({ description: "Whether an object may carry other properties, or the schema they follow." });
     },
   })
-  .meta({ id: "TypeSchema", description: "A JSON Schema subset: object, array, string, number, integer, boolean, null, enum, nullable, $ref." });
+  .meta({ id: "TypeSchema", description: "A JSON Schema subset: object, array, string, number, integer, boolean, null, enum, const, nullable, allOf, oneOf, anyOf, $ref." });
 
 // ---------------------------------------------------------------------------------------------
 // Sections shared by the policy, its operations and the project defaults.
@@ -297,7 +314,6 @@ export const Operation = z
 export const Policy = z
   .strictObject({
     version: z.literal(1).meta({ description: "Version of the policy language. Always 1." }),
-    kind: z.literal("dependency").optional().meta({ description: "What the file describes: a dependency this service calls (the default), or `service` for the service's own inbound side (a service policy)." }),
     dependency: name("Name of the dependency; becomes create<Name>Client."),
     description: z.string().optional().meta({ description: "What the dependency is, emitted as JSDoc." }),
     essential: z.boolean().optional().meta({ description: "Whether the service fails without it. Non-essential dependencies are expected to have a fallback. Defaults to true." }),
@@ -317,7 +333,21 @@ export const Policy = z
       .optional()
       .meta({ description: "Host of the dependency as the service mesh knows it, e.g. payments.billing.svc.cluster.local (lowercase DNS name). Used by the istio and linkerd targets; defaults to <dependency>.<namespace>.<hostSuffix> from `kubernetes:` in the project file." }),
     calls: z.array(name("A dependency this one calls downstream.")).optional().meta({ description: "Dependencies this one calls in turn, when the same team owns them (used to multiply retries along the chain)." }),
-    operations: z.record(name("Operation name; becomes a method of the client."), Operation).meta({ description: "The operations of the dependency, by name." }),
+    openapi: z
+      .union([
+        z.string().min(1).meta({ description: "Path of the OpenAPI 3.0 or 3.1 document (YAML or JSON), relative to this policy." }),
+        z.strictObject({
+          document: z.string().min(1).meta({ description: "Path of the OpenAPI 3.0 or 3.1 document (YAML or JSON), relative to this policy." }),
+          idempotencyHeaders: z
+            .array(header("A header parameter name that carries an idempotency key (compared case-insensitively)."))
+            .min(1)
+            .optional()
+            .meta({ description: "Header parameters that make an operation keyed. Defaults to [Idempotency-Key, X-Idempotency-Key]." }),
+        }),
+      ])
+      .optional()
+      .meta({ description: "Take the operations from an OpenAPI document, by operationId: all of them, or those listed under operations: (which may still override timeout, retry, hedge, fallback and idempotency)." }),
+    operations: z.record(name("Operation name; becomes a method of the client."), Operation).optional().meta({ description: "The operations of the dependency, by name. Required unless `openapi:` names a document; with one, each key is an operationId of the document." }),
     schemas: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), TypeSchema).optional().meta({ description: "Named schemas referenced as #/schemas/Name." }),
   })
   .meta({ title: "resgen policy", description: "A resilience policy for one dependency (resgen policy language version 1)." });

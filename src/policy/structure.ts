@@ -43,13 +43,18 @@ export function checkStructure(source: SourceDocument, defaultTransport: "http" 
   const transport = data["transport"] === "function" || data["transport"] === "http" ? data["transport"] : defaultTransport;
 
   const operations = data["operations"];
+  // with `openapi:`, operations come from the document and the ones listed only override settings
+  const imported = data["openapi"] !== undefined;
+  if (operations === undefined && !imported) {
+    out.push(diagnostic("RG102", file, source.parentSpanOf(["operations"]), 'missing required key "operations"', "declare the operations, or take them from an OpenAPI document with `openapi: ./api.yaml`"));
+  }
   if (isObject(operations)) {
     if (Object.keys(operations).length === 0) {
       out.push(diagnostic("RG102", file, source.spanOf(["operations"]), "operations is empty: declare at least one operation"));
     }
     for (const [name, op] of Object.entries(operations)) {
       if (!isObject(op)) continue;
-      if (transport === "http") {
+      if (transport === "http" && !imported) {
         for (const key of ["method", "path"] as const) {
           if (op[key] === undefined) {
             out.push(

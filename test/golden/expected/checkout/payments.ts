@@ -19,7 +19,7 @@ export type GetChargeResponse = Charge;
 
 /** Input of getCharge. */
 export interface GetChargeInput {
-  /** Path parameter {chargeId}. */
+  /** Identifier of the charge, e.g. ch_3PqR. */
   readonly chargeId: string;
 }
 
