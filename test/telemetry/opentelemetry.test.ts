@@ -11,7 +11,7 @@ import {
   type OperationSettings,
   type VirtualClock,
 } from "../../templates/runtime/index.js";
-import { after, httpFailure, operation, track } from "../runtime/helpers.js";
+import { after, breakerSettings, httpFailure, operation, track } from "../runtime/helpers.js";
 import { createSdk, recordingLogger, type Metrics, type Sdk } from "./sdk.js";
 
 const DEP = { [ATTR.dependency]: "payments" };
@@ -230,6 +230,26 @@ describe("installOpenTelemetry", () => {
     await dep.call(getCharge, () => "ok");
     expect((await sdk.collect()).histogram(METRIC.callDuration).count).toBe(1);
     expect(sdk.spans.getFinishedSpans()).toHaveLength(2);
+  });
+
+  it("shares instruments between dependencies on one meter, told apart by resilience.dependency", async () => {
+    const sdk = createSdk();
+    const options = { meter: sdk.meterProvider.getMeter("t"), tracer: sdk.tracerProvider.getTracer("t"), logger: recordingLogger() };
+    const settings = { deadline: null, breaker: breakerSettings, bulkhead: null, budget: null };
+    const a = createDependency({ name: "payments", ...settings }, { clock: createVirtualClock() });
+    const b = createDependency({ name: "inventory", ...settings }, { clock: createVirtualClock() });
+    installOpenTelemetry(a, options);
+    installOpenTelemetry(b, options);
+    await a.call(getCharge, () => "ok");
+    await b.call(getCharge, () => "ok");
+    await b.call(getCharge, () => "ok");
+    const m = await sdk.collect();
+    expect(m.histogram(METRIC.callDuration, { [ATTR.dependency]: "payments" }).count).toBe(1);
+    expect(m.histogram(METRIC.callDuration, { [ATTR.dependency]: "inventory" }).count).toBe(2);
+    expect(m.points(METRIC.breakerState, { [ATTR.breakerState]: "closed" }).map((p) => [p.attributes[ATTR.dependency], p.value]).sort()).toEqual([
+      ["inventory", 1],
+      ["payments", 1],
+    ]);
   });
 
   it("without a meter or tracer uses the global API, which records nothing until a provider is registered", async () => {
