@@ -106,7 +106,7 @@ function build(file: SourceFile, policy: ResolvedPolicy, telemetry: boolean): vo
       prop("clock", "Clock | undefined", true, "Time source. Defaults to the system's monotonic clock; inject a virtual clock in tests."),
       prop("random", "Random | undefined", true, "Randomness for jitter. Defaults to `Math.random`."),
       ...(telemetry
-        ? [prop("telemetry", "OpenTelemetryOptions | false | undefined", true, "OpenTelemetry meter, tracer and logger for metrics, spans and log lines (see docs/telemetry.md). Defaults to the global meter and tracer and a console logger; `false` turns telemetry off.")]
+        ? [prop("telemetry", "OpenTelemetryOptions | false | undefined", true, "OpenTelemetry meter, tracer and logger for metrics, spans and log lines (listed in resgen's docs/telemetry.md). Defaults to the global meter and tracer and a console logger; `false` turns telemetry off.")]
         : []),
     ],
   });
