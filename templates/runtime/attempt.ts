@@ -256,3 +256,13 @@ function classify(call: Call<unknown>, attempt: Attempt, raw: unknown): Resilien
   }
   return error;
 }
+
+/** Fills in what a failure of `call` does not say yet: dependency, operation and attempts made. */
+export function annotate(error: unknown, call: Call<unknown>): unknown {
+  if (isResilienceError(error)) {
+    if (error.dependency === "") error.dependency = call.dependency;
+    if (error.operation === "") error.operation = call.operation;
+    error.attempts = call.attempts;
+  }
+  return error;
+}

@@ -1,4 +1,4 @@
-import { admitAttempt, Call, type DependencyParts } from "./attempt.js";
+import { admitAttempt, annotate, Call, type DependencyParts } from "./attempt.js";
 import { CircuitBreaker, type BreakerHealth, type BreakerSettings, type Permit } from "./breaker.js";
 import { RetryBudget, type BudgetHealth, type BudgetSettings } from "./budget.js";
 import { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead.js";
@@ -317,7 +317,14 @@ class DependencyStack implements Dependency {
         admitted = true;
       }
       const permit = admitAttempt(call, now);
-      if (typeof permit === "number") return this.#attempts(call, operation, permit, admitted, now);
+      if (typeof permit === "number") {
+        // With no caller signal to listen to and no hedging, the retry loop settles the call on
+        // its own (slot released, error annotated): one async frame fewer on the common path.
+        if (signal === undefined && (operation.hedge === null || !repeatable)) {
+          return runWithRetries(call, operation.retry, permit, now, admitted ? bulkhead : null);
+        }
+        return this.#attempts(call, operation, permit, admitted, now);
+      }
       if (admitted) bulkhead?.leave();
       return rejectSoon(permit);
     } catch (error) {
@@ -388,14 +395,6 @@ function rejectSoon(error: unknown): Promise<never> {
   return new Promise<never>((_resolve, reject) => queueMicrotask(() => reject(error)));
 }
 
-function annotate(error: unknown, call: Call<unknown>): unknown {
-  if (isResilienceError(error)) {
-    if (error.dependency === "") error.dependency = call.dependency;
-    if (error.operation === "") error.operation = call.operation;
-    error.attempts = call.attempts;
-  }
-  return error;
-}
 
 /**
  * Creates the runtime state of one dependency (breaker, bulkhead, retry budget, stale caches).
