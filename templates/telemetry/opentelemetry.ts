@@ -9,7 +9,7 @@
  * `grpc.client.call.*` (gRFC A66); one meter-wide `resilience.client.*` namespace in the spirit
  * of Polly's `resilience.*` events. Attributes are bounded: dependency and operation names from
  * the policies, outcomes, error kinds and states; never URLs, ids or payloads.
- * The full table is in docs/telemetry.md.
+ * The full table is in resgen's docs/telemetry.md.
  */
 import {
   context,
