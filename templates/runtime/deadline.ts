@@ -93,6 +93,15 @@ export function withDeadlineAndSignal<T>(deadline: Deadline, signal: AbortSignal
   return ambient.run({ deadline: scoped, signal: combined }, fn);
 }
 
+/**
+ * Runs `fn` in a new root scope with `deadline` and `signal`, ignoring any enclosing scope. For
+ * inbound middleware: a request is the root of its work, even when it is started from code that
+ * runs for another request (a slot freed by one request admits the next one in line).
+ */
+export function withRequestScope<T>(deadline: Deadline, signal: AbortSignal | undefined, fn: () => T): T {
+  return ambient.run({ deadline, signal }, fn);
+}
+
 /** The ambient deadline set by {@link withDeadline}, or `undefined` outside any scope. */
 export function currentDeadline(): Deadline | undefined {
   return ambient.getStore()?.deadline;

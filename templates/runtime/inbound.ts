@@ -1,6 +1,6 @@
 import { AdmissionGate, type AdmissionHealth, type AdmissionSettings, type Priority, type ShedReason } from "./admission.js";
 import { systemClock, type Clock } from "./clock.js";
-import { decodeTimeout, Deadline, withDeadlineAndSignal, type DeadlineFormat } from "./deadline.js";
+import { decodeTimeout, Deadline, withRequestScope, type DeadlineFormat } from "./deadline.js";
 import { abortedError } from "./errors.js";
 
 /** How a service reads, bounds and stamps the deadlines of the requests it receives. */
@@ -270,7 +270,7 @@ class Inbound implements InboundMiddleware {
         req,
         res,
         (scope) => {
-          const result = withDeadlineAndSignal(scope.deadline, scope.signal, () => handler(req, res));
+          const result = withRequestScope(scope.deadline, scope.signal, () => handler(req, res));
           if (isThenable(result)) result.then(undefined, (error: unknown) => failed(res, error));
         },
         (status, headers) => writeRejection(res, status, headers),
@@ -281,13 +281,13 @@ class Inbound implements InboundMiddleware {
   express<Req extends InboundRequest, Res extends InboundResponse>(): ExpressMiddleware<Req, Res> {
     return (req, res, next) => {
       const seen = (req as Scoped)[SCOPE];
-      if (seen !== undefined) return withDeadlineAndSignal(seen.deadline, seen.signal, () => next());
+      if (seen !== undefined) return withRequestScope(seen.deadline, seen.signal, () => next());
       this.#begin(
         req,
         res,
         (scope) => {
           (req as Scoped)[SCOPE] = scope;
-          withDeadlineAndSignal(scope.deadline, scope.signal, () => next());
+          withRequestScope(scope.deadline, scope.signal, () => next());
         },
         (status, headers) => writeRejection(res, status, headers),
       );
@@ -312,7 +312,7 @@ class Inbound implements InboundMiddleware {
     app.addHook("preHandler", (request, _reply, done) => {
       const scope = (request as Scoped)[SCOPE];
       if (scope === undefined) return done();
-      withDeadlineAndSignal(scope.deadline, scope.signal, () => done());
+      withRequestScope(scope.deadline, scope.signal, () => done());
     });
   }
 

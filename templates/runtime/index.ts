@@ -29,6 +29,7 @@ export {
   inheritSignal,
   withDeadline,
   withDeadlineAndSignal,
+  withRequestScope,
   type DeadlineFormat,
   type DeadlineLike,
 } from "./deadline.js";

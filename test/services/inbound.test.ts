@@ -234,6 +234,28 @@ describe("the node:http adapter (fake request and response)", () => {
     expect(budgets).toEqual([300, 1_000]);
   });
 
+  it("starts a queued request in its own scope, even when another request's code frees the slot", () => {
+    const clock = createVirtualClock();
+    const mw = createInboundMiddleware(service({ admission: { maxConcurrent: 1, maxQueue: 2, queueTimeoutMs: 500 } }), { clock });
+    const budgets: number[] = [];
+    const signals: (AbortSignal | undefined)[] = [];
+    const first = new FakeResponse();
+    const handle = mw.node((_req, res: FakeResponse) => {
+      budgets.push(currentDeadline()?.remaining() ?? -1);
+      signals.push(inheritSignal(undefined));
+      // the first request answers from inside its own scope, which admits the second one
+      if (res === first) res.end();
+    });
+    const second = new FakeResponse();
+    const blocker = new FakeResponse();
+    mw.node(() => undefined)({ method: "GET", url: "/", headers: {} }, blocker);
+    handle({ method: "GET", url: "/", headers: { "x-request-timeout-ms": "50" } }, first);
+    handle({ method: "GET", url: "/", headers: { "x-request-timeout-ms": "400" } }, second);
+    blocker.end();
+    expect(budgets).toEqual([50, 400]);
+    expect(signals[1]).not.toBe(signals[0]);
+  });
+
   it("aborts the request's signal when the client goes away, and frees its slot", async () => {
     const clock = createVirtualClock();
     const mw = createInboundMiddleware(service({ admission: { maxConcurrent: 1, maxQueue: 0, queueTimeoutMs: 0 } }), { clock });
