@@ -141,14 +141,16 @@ export function normalizeService(input: ServiceInput, file: string, project: Pro
 export function checkServiceSource(source: SourceDocument, project: ProjectContext = {}): { service: ResolvedService | undefined; diagnostics: Diagnostic[] } {
   const result = validate(Service, source);
   const diagnostics = [...result.diagnostics];
+  // read from the raw data, so this is reported in the same run as any schema error
+  const raw = (source.data as { priorities?: { rules?: unknown } }).priorities?.rules;
+  if (Array.isArray(raw)) {
+    raw.forEach((rule: unknown, i) => {
+      if (rule !== null && typeof rule === "object" && !("route" in rule) && !("header" in rule)) {
+        diagnostics.push(diagnostic("RG102", source.file, source.keySpanOf(["priorities", "rules", i]), "a priority rule needs a route, a header or both", 'add route: "GET /healthz" or header: { name: x-priority }'));
+      }
+    });
+  }
   if (!result.value || diagnostics.length > 0) return { service: undefined, diagnostics };
-  const rules = result.value.priorities?.rules ?? [];
-  rules.forEach((rule, i) => {
-    if (rule.route === undefined && rule.header === undefined) {
-      diagnostics.push(diagnostic("RG102", source.file, source.keySpanOf(["priorities", "rules", i]), "a priority rule needs a route, a header or both", 'add route: "GET /healthz" or header: { name: x-priority }'));
-    }
-  });
-  if (diagnostics.length > 0) return { service: undefined, diagnostics };
   return { service: normalizeService(result.value, source.file, project), diagnostics };
 }
 

@@ -1,0 +1,76 @@
+/**
+ * Service policies through `resgen check`: validation with positions, the analyzer's RG501,
+ * RG502 and RG503, and the checkout example clean.
+ */
+import { describe, expect, it } from "vitest";
+import { check, checkTexts } from "../../src/check.js";
+import { repoRoot } from "./helpers.js";
+
+const at = (text: string, d: { span: { start: number } }) => {
+  const before = text.slice(0, d.span.start).split("\n");
+  return `${before.length}:${before.at(-1)!.length + 1}`;
+};
+
+describe("service policies", () => {
+  it("resolves defaults and the project's deadline header", () => {
+    const text = "version: 1\nkind: service\nservice: shop\nadmission: { maxConcurrent: 8 }\n";
+    const r = checkTexts([{ file: "shop.yaml", text }], { config: { deadline: { header: "X-Deadline-Ms" } } });
+    expect(r.diagnostics).toEqual([]);
+    expect(r.services[0]).toMatchObject({
+      service: "shop",
+      deadline: { edgeMs: 5_000, maxMs: 30_000, header: "x-deadline-ms", format: "ms", grpcTimeout: true, expiredStatus: 504 },
+      admission: { maxConcurrent: 8, maxQueue: 8, queueTimeoutMs: 500 },
+      rejection: { status: 503, retryAfterS: 1 },
+      defaultPriority: "normal",
+    });
+  });
+
+  it("points at what is wrong: a unitless duration, an unknown key, a bad status, a rule matching nothing", () => {
+    const text = [
+      "version: 1",
+      "kind: service",
+      "service: shop",
+      "deadline: { edge: 300, maxx: 2s }",
+      "reject: { status: 500 }",
+      "priorities:",
+      "  rules:",
+      "    - { priority: low }",
+      "",
+    ].join("\n");
+    const r = checkTexts([{ file: "shop.yaml", text }]);
+    expect(r.diagnostics.map((d) => `${d.code} ${at(text, d)}`)).toEqual(["RG104 4:19", "RG101 4:24", "RG107 5:19", "RG102 8:7"]);
+    expect(r.services).toEqual([]);
+  });
+
+  it("reports a maximum below the edge deadline (error) and an edge deadline the essential dependencies cannot fit in (warning)", () => {
+    const service = "version: 1\nkind: service\nservice: shop\ncalls: [stock, ledger]\ndeadline: { edge: 200ms, max: 100ms }\n";
+    const stock = "version: 1\ndependency: stock\ntimeout: { attempt: 150ms, total: 1s }\noperations:\n  get: { method: GET, path: /s }\n  list: { method: GET, path: /l, timeout: { attempt: 120ms } }\n";
+    const pay = "version: 1\ndependency: pay\ntimeout: { attempt: 300ms, total: 1s }\noperations:\n  get: { method: GET, path: /p }\n";
+    const r = checkTexts([
+      { file: "shop.yaml", text: service },
+      { file: "stock.yaml", text: stock },
+      { file: "pay.yaml", text: pay },
+    ]);
+    expect(r.diagnostics.map((d) => `${d.code} ${d.severity} ${at(service, d)} ${d.message}`)).toEqual([
+      "RG503 warning 4:16 calls names \"ledger\", but no dependency policy checked with this service declares it",
+      "RG501 error 5:31 the maximum deadline (100ms) is shorter than the edge deadline (200ms): requests without a deadline would get more time than any caller may ask for",
+    ]);
+    // pay is not in calls:, and stock's shortest attempt (120ms) fits in 200ms
+    const tight = service.replace("edge: 200ms, max: 100ms", "edge: 100ms");
+    const again = checkTexts([{ file: "shop.yaml", text: tight }, { file: "stock.yaml", text: stock }]);
+    expect(again.diagnostics.filter((d) => d.code === "RG502").map((d) => d.message)).toEqual([
+      "the edge deadline (100ms) is shorter than one attempt at each essential dependency: stock 120ms = 120ms",
+    ]);
+  });
+
+  it("keeps dependency policies working with or without kind: dependency", () => {
+    const text = "version: 1\nkind: dependency\ndependency: stock\noperations:\n  get: { method: GET, path: /s }\n";
+    expect(checkTexts([{ file: "stock.yaml", text }]).diagnostics).toEqual([]);
+  });
+
+  it("passes the checkout example, service policy included, with 0 errors and 0 warnings", async () => {
+    const r = await check(["examples/checkout"], { cwd: repoRoot });
+    expect(r.diagnostics).toEqual([]);
+    expect(r.services.map((s) => s.service)).toEqual(["checkout"]);
+  });
+});
