@@ -11,6 +11,8 @@ import { loadYaml, type SourceDocument } from "./policy/load.js";
 import type { ResolvedPolicy, SourceRef } from "./policy/model.js";
 import { normalize, type ProjectContext } from "./policy/normalize.js";
 import { Policy, ProjectConfig, type ProjectConfigInput } from "./policy/schema.js";
+import { checkServiceSource, isServiceDocument, type ResolvedService } from "./policy/service.js";
+import { analyzeServices } from "./analyze/services.js";
 import { checkStructure } from "./policy/structure.js";
 import { validate } from "./policy/validate.js";
 import { DEFAULT_POLICY_GLOB, displayPath, expandInputs } from "./project.js";
@@ -32,6 +34,8 @@ export interface Project {
 export interface CheckResult {
   /** Policies that loaded without errors, resolved; sorted by file. */
   readonly policies: readonly ResolvedPolicy[];
+  /** Service policies (`kind: service`) that loaded without errors, resolved; sorted by file. */
+  readonly services: readonly ResolvedService[];
   /** Project files that were read and valid, by absolute path. */
   readonly projects: ReadonlyMap<string, Project>;
   /** Every problem found, sorted by file and position. */
@@ -125,6 +129,7 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
   };
 
   const policies: ResolvedPolicy[] = [];
+  const services: ResolvedService[] = [];
   const openapiOnly = new Set<string>();
   const seen = new Map<string, string>();
   const factories = new Map<string, ResolvedPolicy>();
@@ -138,6 +143,12 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
       continue;
     }
     const context = project ? { configFile: displayPath(project.file, cwd), config: project.config } : {};
+    if (isServiceDocument(source)) {
+      const checked = checkServiceSource(source, context);
+      diagnostics.push(...checked.diagnostics);
+      if (checked.service) services.push(checked.service);
+      continue;
+    }
     const result = checkPolicySource(source, context, await readOpenApi(file, source));
     diagnostics.push(...result.diagnostics);
     const policy = result.policy;
@@ -170,9 +181,11 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
 
   // semantic checks run on the policies that resolved; positions may point into project files
   diagnostics.push(...analyze(policies, contextFromDocuments(documents)));
+  diagnostics.push(...analyzeServices(services, policies, contextFromDocuments(documents)));
 
   return {
     policies,
+    services,
     projects: new Map([...projects].filter((e): e is [string, Project] => e[1] !== undefined)),
     diagnostics: sortDiagnostics(diagnostics),
     sources,
@@ -250,9 +263,10 @@ export function checkPolicyText(
 export function checkTexts(
   files: readonly { readonly file: string; readonly text: string }[],
   project: ProjectContext = {},
-): { policies: ResolvedPolicy[]; diagnostics: Diagnostic[] } {
+): { policies: ResolvedPolicy[]; services: ResolvedService[]; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const policies: ResolvedPolicy[] = [];
+  const services: ResolvedService[] = [];
   const documents = new Map<string, SourceDocument>();
   for (const { file, text } of files) {
     const loaded = loadYaml(file, text);
@@ -262,6 +276,12 @@ export function checkTexts(
   for (const [file, source] of documents) {
     // OpenAPI documents among the texts are read by the policies that name them
     if (isOpenApiDocument(source.data)) continue;
+    if (isServiceDocument(source)) {
+      const checked = checkServiceSource(source, project);
+      diagnostics.push(...checked.diagnostics);
+      if (checked.service) services.push(checked.service);
+      continue;
+    }
     const named = documentOf(source.data);
     let openapi: SourceDocument | null | undefined;
     if (named !== undefined) {
@@ -277,7 +297,8 @@ export function checkTexts(
     if (result.policy) policies.push(result.policy);
   }
   diagnostics.push(...analyze(policies, contextFromDocuments(documents)));
-  return { policies, diagnostics: sortDiagnostics(diagnostics) };
+  diagnostics.push(...analyzeServices(services, policies, contextFromDocuments(documents)));
+  return { policies, services, diagnostics: sortDiagnostics(diagnostics) };
 }
 
 /** The directory of a project file, where its relative paths start. */

@@ -313,6 +313,31 @@ export const CODES = {
     title: "An analyzer check failed",
     help: "One family of checks failed on this policy; the others ran and their findings are reported. This is a bug in resgen: please report it with the policy.",
   },
+  RG501: {
+    severity: "error",
+    title: "Maximum deadline below the edge deadline",
+    help: "A service policy's `deadline.max` clamps the budget a caller may ask for, and `deadline.edge` is the budget a request without one receives. A maximum below the edge deadline would give requests that say nothing more time than any caller is allowed to ask for: one of the two is a mistake.",
+    fix: "Raise `deadline.max` to at least the edge deadline, or shorten `deadline.edge`.",
+    example: "version: 1\nkind: service\nservice: checkout\ndeadline: { edge: 5s, max: 2s }\n",
+  },
+  RG502: {
+    severity: "warning",
+    title: "Edge deadline shorter than the essential dependencies need",
+    help: "A request that arrives without a deadline gets the edge deadline, and every call the service makes for it inherits that budget. When it is shorter than one attempt at each essential dependency (the sum of their shortest attempt timeouts), a request that must call them all in turn cannot succeed even when they are healthy and slow only within their timeouts: the edge deadline cuts the last call short.",
+    fix: "Give `deadline.edge` at least the sum shown, or shorten the attempt timeouts of the essential dependencies.",
+    example: "version: 1\nkind: service\nservice: checkout\ndeadline: { edge: 300ms }\n",
+    context: {
+      "inventory.yaml": "version: 1\ndependency: inventory\ntimeout: { attempt: 200ms, total: 1s }\noperations:\n  getStock: { method: GET, path: \"/items/{sku}\" }\n",
+      "payments.yaml": "version: 1\ndependency: payments\ntimeout: { attempt: 250ms, total: 1s }\noperations:\n  charge: { method: PUT, path: \"/charges/{id}\" }\n",
+    },
+  },
+  RG503: {
+    severity: "warning",
+    title: "A service's calls names an unknown dependency",
+    help: "`calls:` in a service policy lists the dependencies the service calls, so its edge deadline can be checked against them (RG502). A name no dependency policy in the same check declares is left out of that check, and a typo goes unnoticed.",
+    fix: "Check the dependency's policy in the same run, correct the name, or remove it.",
+    example: "version: 1\nkind: service\nservice: checkout\ncalls: [ledger]\n",
+  },
   RG601: {
     severity: "error",
     title: "OpenAPI document cannot be read",

@@ -44,6 +44,9 @@ const header = (description: string) =>
 const int = (min: number, max: number, description: string) =>
   z.number().int().min(min).max(max).meta({ description });
 
+/** Field builders the service policy (service-schema.ts) shares, so its values are explained the same way. */
+export { duration, header, int, name };
+
 // ---------------------------------------------------------------------------------------------
 // The JSON Schema subset for bodies, responses and named schemas.
 
@@ -314,6 +317,7 @@ export const Operation = z
 export const Policy = z
   .strictObject({
     version: z.literal(1).meta({ description: "Version of the policy language. Always 1." }),
+    kind: z.literal("dependency").optional().meta({ description: "What the file describes: a dependency this service calls (the default), or `service` for the service's own inbound side (a service policy)." }),
     dependency: name("Name of the dependency; becomes create<Name>Client."),
     description: z.string().optional().meta({ description: "What the dependency is, emitted as JSDoc." }),
     essential: z.boolean().optional().meta({ description: "Whether the service fails without it. Non-essential dependencies are expected to have a fallback. Defaults to true." }),
