@@ -24,7 +24,7 @@ export const ServiceDeadline = z
 
 export const Admission = z
   .strictObject({
-    maxConcurrent: int(1, 1_000_000, "Requests handled at once. Defaults to 100."),
+    maxConcurrent: int(1, 1_000_000, "Requests handled at once. Defaults to 100.").optional(),
     maxQueue: int(0, 1_000_000, "Requests that may wait for a slot; beyond it the least important are shed. Defaults to maxConcurrent.").optional(),
     queueTimeout: duration("Longest wait for a slot before the request is shed (its deadline bounds it too). Defaults to 500ms.").optional(),
   })

@@ -95,8 +95,8 @@ export function normalizeService(input: ServiceInput, file: string, project: Pro
     a === undefined
       ? null
       : {
-          maxConcurrent: a.maxConcurrent,
-          maxQueue: a.maxQueue ?? a.maxConcurrent,
+          maxConcurrent: a.maxConcurrent ?? SERVICE_DEFAULTS.maxConcurrent,
+          maxQueue: a.maxQueue ?? a.maxConcurrent ?? SERVICE_DEFAULTS.maxConcurrent,
           queueTimeoutMs: a.queueTimeout === undefined ? SERVICE_DEFAULTS.queueTimeoutMs : ms(a.queueTimeout),
         };
   const r = input.reject ?? {};

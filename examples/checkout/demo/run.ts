@@ -6,6 +6,7 @@
 import { generatedHealth, generatedVariant } from "./generated.js";
 import { naiveVariant } from "./naive.js";
 import { runScenario, type ScenarioOptions, type ScenarioResult } from "./scenario.js";
+import { edgeDeadlineScenario } from "./edge.js";
 
 const options: ScenarioOptions = {
   ratePerSecond: 50,
@@ -99,6 +100,9 @@ async function main(): Promise<void> {
   // what the checkout would serve on a /health endpoint: breaker state and window, bulkhead, budget
   console.log("\nhealth() of each generated client after the run:");
   for (const health of generatedHealth()) console.log(JSON.stringify(health));
+
+  console.log("\nThe checkout's own front door (createCheckoutMiddleware, from resilience/checkout-service.yaml):");
+  for (const line of await edgeDeadlineScenario()) console.log(line);
 
   const busiest = Math.max(naive.loopDelayP99Ms, generated.loopDelayP99Ms);
   if (busiest > BUSY_LOOP_DELAY_MS) {
