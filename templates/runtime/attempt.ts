@@ -6,7 +6,7 @@ import { abortedError, describesRequest, isResilienceError, ResilienceError } fr
 import type { AttemptOutcome, Emitter } from "./events.js";
 import type { Random } from "./random.js";
 import { matchesRetryOn, type RetryCondition } from "./retry.js";
-import { Attempt, type AttemptOwner, type Transport } from "./timeout.js";
+import { Attempt, type AttemptOwner, type AttemptSettlement, type Transport } from "./timeout.js";
 
 /** The shared parts of a dependency that every call uses. */
 export interface DependencyParts {
@@ -152,15 +152,17 @@ export function admitAttempt(call: Call<unknown>, now?: number): Permit | Resili
 
 /**
  * Runs one attempt with an admitted permit: attempt timeout, transport, then records the outcome
- * with the breaker (exactly once) and the retry budget, and classifies any failure.
+ * with the breaker (exactly once) and the retry budget, and classifies any failure. The outcome
+ * is recorded as the attempt's race settles ({@link AttemptRecord}), not in an async frame
+ * awaiting it: one promise and one microtask fewer on every attempt.
  */
-export async function executeAttempt<T>(call: Call<T>, permit: Permit, hedge: boolean, now?: number): Promise<T> {
-  const { clock, events, breaker, budget } = call.dep;
-  const started = now ?? clock.now();
+export function executeAttempt<T>(call: Call<T>, permit: Permit, hedge: boolean, now?: number): Promise<T> {
+  const started = now ?? call.dep.clock.now();
   const left = call.plan.deadline.at - call.plan.marginMs - started;
   const byDeadline = left < call.plan.attemptMs;
   const attempt = new Attempt(call, ++call.attempts, hedge, byDeadline ? left : call.plan.attemptMs, byDeadline ? "deadline" : "timeout");
   call.live.push(attempt);
+  const events = call.dep.events;
   if (events.active) {
     events.emit({
       type: "attempt-start",
@@ -172,41 +174,65 @@ export async function executeAttempt<T>(call: Call<T>, permit: Permit, hedge: bo
       timeoutMs: attempt.timeoutMs,
     });
   }
-  try {
-    const value = await attempt.run(call.plan.transport);
+  return attempt.run(call.plan.transport, new AttemptRecord<T>(call, permit, started));
+}
+
+/** Records how one attempt of a call ended, with the breaker, the budget and the observers. */
+class AttemptRecord<T> implements AttemptSettlement<T> {
+  readonly #call: Call<T>;
+  readonly #permit: Permit;
+  readonly #started: number;
+
+  constructor(call: Call<T>, permit: Permit, started: number) {
+    this.#call = call;
+    this.#permit = permit;
+    this.#started = started;
+  }
+
+  succeeded(attempt: Attempt, value: T): T {
+    const call = this.#call;
+    const { clock, events, breaker, budget } = call.dep;
     const ended = clock.now();
-    const durationMs = Math.max(0, ended - started);
-    breaker?.onSuccess(permit, durationMs, ended);
+    const durationMs = Math.max(0, ended - this.#started);
+    breaker?.onSuccess(this.#permit, durationMs, ended);
     budget?.onSuccess();
     if (events.active) emitEnd(call, attempt, "success", durationMs, undefined);
+    removeLive(call, attempt);
     return value;
-  } catch (raw) {
+  }
+
+  failed(attempt: Attempt, raw: unknown): ResilienceError {
+    const call = this.#call;
+    const { clock, events, breaker, budget } = call.dep;
     const error = classify(call, attempt, raw);
     const ended = clock.now();
-    const durationMs = Math.max(0, ended - started);
+    const durationMs = Math.max(0, ended - this.#started);
     let outcome: AttemptOutcome;
     if (error.kind === "aborted") {
-      breaker?.release(permit);
+      breaker?.release(this.#permit);
       outcome = "cancelled";
     } else if (describesRequest(error)) {
-      breaker?.release(permit);
+      breaker?.release(this.#permit);
       outcome = "failure";
     } else {
-      breaker?.onFailure(permit, durationMs, ended);
+      breaker?.onFailure(this.#permit, durationMs, ended);
       budget?.onFailure();
       outcome = error.kind === "timeout" || error.kind === "deadline" ? "timeout" : "failure";
     }
     call.lastError = error;
     if (events.active) emitEnd(call, attempt, outcome, durationMs, error);
-    throw error;
-  } finally {
-    // Without hedging the attempt is the only (so the last) one live; pop is much cheaper than splice.
-    const live = call.live;
-    if (live[live.length - 1] === attempt) live.pop();
-    else {
-      const i = live.indexOf(attempt);
-      if (i >= 0) live.splice(i, 1);
-    }
+    removeLive(call, attempt);
+    return error;
+  }
+}
+
+function removeLive(call: Call<unknown>, attempt: Attempt): void {
+  // Without hedging the attempt is the only (so the last) one live; pop is much cheaper than splice.
+  const live = call.live;
+  if (live[live.length - 1] === attempt) live.pop();
+  else {
+    const i = live.indexOf(attempt);
+    if (i >= 0) live.splice(i, 1);
   }
 }
 

@@ -46,6 +46,19 @@ export interface AttemptOwner {
 }
 
 /**
+ * Bookkeeping run the moment an attempt settles, before its promise does (so the caller needs no
+ * async frame of its own around the race).
+ */
+export interface AttemptSettlement<T> {
+  /** Records a success; returns the value the attempt resolves with. */
+  succeeded(attempt: Attempt, value: T): T;
+  /** Records a failure (timeouts and cancellations included); returns the error it rejects with. */
+  failed(attempt: Attempt, error: unknown): unknown;
+}
+
+const AS_IS: AttemptSettlement<never> = { succeeded: (_attempt, value) => value, failed: (_attempt, error) => error };
+
+/**
  * One attempt: the context handed to the transport, and the race between the transport and the
  * attempt timeout (or a cancellation). The race settles first and the signal is aborted after,
  * so a transport that never settles cannot hold the caller.
@@ -62,6 +75,7 @@ export class Attempt implements AttemptContext {
   #controller: AbortController | undefined;
   #cancelled: ResilienceError | undefined;
   #reject: ((error: unknown) => void) | undefined;
+  #settlement: AttemptSettlement<never> = AS_IS;
   #timer: TimerHandle | undefined;
   #settled = false;
 
@@ -116,26 +130,32 @@ export class Attempt implements AttemptContext {
     this.#settled = true;
     this.#cancelled = error;
     if (this.#timer !== undefined) this.#owner.clock.clearTimer(this.#timer);
-    this.#reject?.(error);
+    this.#reject?.(this.#settlement.failed(this, error));
     this.#controller?.abort(error);
   }
 
-  /** Calls the transport and races it against the timeout. */
-  run<T>(transport: Transport<T>): Promise<T> {
+  /**
+   * Calls the transport and races it against the timeout. `settlement` records the outcome as
+   * the race settles, and its results are what the returned promise settles with.
+   */
+  run<T>(transport: Transport<T>, settlement?: AttemptSettlement<T>): Promise<T> {
+    const settle = (settlement ?? AS_IS) as AttemptSettlement<T>;
+    this.#settlement = settle as AttemptSettlement<never>;
     let pending: Promise<T> | T;
     try {
       pending = transport(this);
     } catch (error) {
-      return Promise.reject(error);
+      this.#settled = true;
+      return Promise.reject(settle.failed(this, error));
     }
     // A synchronous answer cannot outlive its timeout, so it needs neither timer nor race.
     if (!isThenable(pending)) {
       this.#settled = true;
-      return Promise.resolve(pending);
+      return Promise.resolve(settle.succeeded(this, pending));
     }
     return new Promise<T>((resolve, reject) => {
       if (this.#settled) {
-        reject(this.#cancelled);
+        reject(settle.failed(this, this.#cancelled));
         return;
       }
       this.#reject = reject;
@@ -144,10 +164,10 @@ export class Attempt implements AttemptContext {
       }
       Promise.resolve(pending).then(
         (value) => {
-          if (this.#finish()) resolve(value);
+          if (this.#finish()) resolve(settle.succeeded(this, value));
         },
         (error: unknown) => {
-          if (this.#finish()) reject(error);
+          if (this.#finish()) reject(settle.failed(this, error));
         },
       );
     });
