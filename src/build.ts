@@ -122,10 +122,12 @@ export async function watchBuild(
       if (config) dirs.add(dirname(config));
     }
     for (const config of result.checked.projects.keys()) dirs.add(dirname(config));
+    // and the OpenAPI documents policies read (YAML or JSON), wherever they are
+    for (const shown of result.checked.documents.keys()) dirs.add(dirname(resolve(cwd, shown)));
     if (dirs.size === 0) dirs.add(resolve(cwd));
     watchers = [...dirs].map((dir) =>
       watchFs(dir, (_event, name) => {
-        if (name !== null && !/\.ya?ml$/.test(String(name))) return;
+        if (name !== null && !/\.(ya?ml|json)$/.test(String(name))) return;
         if (timer) clearTimeout(timer);
         // editors write a file in several steps: wait for them to settle
         timer = setTimeout(() => void (running = running.then(once)), 50);

@@ -78,6 +78,24 @@ describe("operations", () => {
     expect(policy!.schemas).toEqual({ Item: { type: "object", properties: { sku: { type: "string" } }, required: ["sku"] } });
   });
 
+  it("reads JSON documents too (JSON is YAML), with positions", () => {
+    const api = JSON.stringify(
+      {
+        openapi: "3.0.3",
+        info: { title: "Shop", version: "1.0.0" },
+        paths: { "/items/{id}": { get: { operationId: "getItem", responses: { "200": { description: "OK.", content: { "application/json": { schema: { $ref: "#/components/schemas/Itme" } } } } } } } },
+        components: { schemas: { Item: { type: "object" } } },
+      },
+      null,
+      2,
+    );
+    const { at, diagnostics } = run(api);
+    // line 17 of the pretty-printed JSON: `"$ref": "#/components/schemas/Itme"`, at the value
+    expect(api.split("\n")[16]!.indexOf('"#/components')).toBe(26);
+    expect(at).toEqual(["api.yaml:17:27 RG603"]);
+    expect(diagnostics[0]!.hint).toBe("fix the reference, or add the schema it names");
+  });
+
   it("imports only the operations the policy lists, with their overrides", () => {
     const api = doc(get("a", "{ type: string }") + get("b", "{ type: integer }"));
     const { policy, diagnostics } = run(api, `${POLICY}retry: { maxAttempts: 3, budget: {} }\noperations:\n  b: { retry: false, timeout: { attempt: 100ms, total: 300ms } }\n`);
