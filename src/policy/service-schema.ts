@@ -27,6 +27,14 @@ export const Admission = z
     maxConcurrent: int(1, 1_000_000, "Requests handled at once. Defaults to 100.").optional(),
     maxQueue: int(0, 1_000_000, "Requests that may wait for a slot; beyond it the least important are shed. Defaults to maxConcurrent.").optional(),
     queueTimeout: duration("Longest wait for a slot before the request is shed (its deadline bounds it too). Defaults to 500ms.").optional(),
+    adaptive: z
+      .strictObject({
+        latency: duration("A request slower than this (or a failed one) cuts the limit; a faster one raises it."),
+        minLimit: int(1, 1_000_000, "Lowest limit. Defaults to 1.").optional(),
+        backoff: z.number().gt(0).lt(1).optional().meta({ description: "Factor applied to the limit on a slow request. Defaults to 0.9." }),
+      })
+      .optional()
+      .meta({ description: "Adapt the limit to latency (AIMD: +1/limit per fast request, × backoff per slow one), between minLimit and maxConcurrent. Off by default: the limit is maxConcurrent." }),
   })
   .meta({ description: "Admission control: a concurrency limit and a bounded priority queue for inbound work. Without it every request is admitted." });
 

@@ -40,7 +40,13 @@ export interface ResolvedService {
     readonly grpcTimeout: boolean;
     readonly expiredStatus: number;
   };
-  readonly admission: { readonly maxConcurrent: number; readonly maxQueue: number; readonly queueTimeoutMs: number } | null;
+  readonly admission: {
+    readonly maxConcurrent: number;
+    readonly maxQueue: number;
+    readonly queueTimeoutMs: number;
+    /** Present only when the policy asks for an adaptive limit. */
+    readonly adaptive?: { readonly minLimit: number; readonly latencyMs: number; readonly backoff: number };
+  } | null;
   readonly rejection: { readonly status: 429 | 503; readonly retryAfterS: number };
   readonly defaultPriority: PriorityName;
   readonly priorities: readonly ResolvedPriorityRule[];
@@ -98,6 +104,9 @@ export function normalizeService(input: ServiceInput, file: string, project: Pro
           maxConcurrent: a.maxConcurrent ?? SERVICE_DEFAULTS.maxConcurrent,
           maxQueue: a.maxQueue ?? a.maxConcurrent ?? SERVICE_DEFAULTS.maxConcurrent,
           queueTimeoutMs: a.queueTimeout === undefined ? SERVICE_DEFAULTS.queueTimeoutMs : ms(a.queueTimeout),
+          ...(a.adaptive === undefined
+            ? {}
+            : { adaptive: { minLimit: a.adaptive.minLimit ?? 1, latencyMs: ms(a.adaptive.latency), backoff: a.adaptive.backoff ?? 0.9 } }),
         };
   const r = input.reject ?? {};
   const rules = (input.priorities?.rules ?? []).map((rule, i): ResolvedPriorityRule => {

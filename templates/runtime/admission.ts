@@ -20,6 +20,23 @@ export interface AdmissionSettings {
   readonly maxQueue: number;
   /** Longest wait in the queue, in milliseconds (the request's deadline bounds it too). */
   readonly queueTimeoutMs: number;
+  /** Adapts the limit to latency below `maxConcurrent`; absent or `null`: the limit is fixed. */
+  readonly adaptive?: AdaptiveLimitSettings | null | undefined;
+}
+
+/**
+ * AIMD concurrency limit (additive increase, multiplicative decrease), as in Netflix's
+ * concurrency-limits: a request slower than `latencyMs` (or one that failed) cuts the limit to
+ * `limit × backoff`; a fast one raises it by 1 / limit, so about one slot per limit's worth of
+ * fast requests. The limit stays within [`minLimit`, `maxConcurrent`] and starts at the maximum.
+ */
+export interface AdaptiveLimitSettings {
+  /** Lowest limit. */
+  readonly minLimit: number;
+  /** Milliseconds above which a request counts as a sign of overload. */
+  readonly latencyMs: number;
+  /** Factor applied to the limit on a slow request, in (0, 1), e.g. 0.9. */
+  readonly backoff: number;
 }
 
 /** Why a request was not admitted: `overload` (queue full or waited too long) or `expired` (its deadline passed while it waited). */
@@ -41,7 +58,7 @@ export interface AdmissionHealth {
   readonly inFlight: number;
   /** Requests waiting for one. */
   readonly queued: number;
-  /** Slots. */
+  /** Slots: the fixed limit, or the adaptive limit's current value (rounded down). */
   readonly maxConcurrent: number;
 }
 
@@ -62,10 +79,12 @@ export class AdmissionGate {
   readonly #heads: number[] = [0, 0, 0, 0];
   #queued = 0;
   #inFlight = 0;
+  #limit: number;
 
   constructor(settings: AdmissionSettings, clock: Clock) {
     this.settings = settings;
     this.#clock = clock;
+    this.#limit = settings.maxConcurrent;
   }
 
   /**
@@ -79,7 +98,7 @@ export class AdmissionGate {
     admitted: () => void,
     shed: (reason: ShedReason) => void,
   ): boolean | (() => void) {
-    if (this.#inFlight < this.settings.maxConcurrent) {
+    if (this.#inFlight < Math.floor(this.#limit)) {
       this.#inFlight++;
       return true;
     }
@@ -107,8 +126,26 @@ export class AdmissionGate {
     };
   }
 
-  /** Gives back a slot; the oldest waiter of the highest priority gets it. */
-  release(): void {
+  /**
+   * Gives back a slot; the oldest waiter of the highest priority gets it.
+   *
+   * @param latencyMs How long the request took, for the adaptive limit (ignored without one).
+   * @param failed Whether it failed (a failure counts as slow for the adaptive limit).
+   */
+  release(latencyMs = 0, failed = false): void {
+    const adaptive = this.settings.adaptive;
+    if (adaptive) {
+      const max = this.settings.maxConcurrent;
+      this.#limit =
+        failed || latencyMs > adaptive.latencyMs
+          ? Math.max(adaptive.minLimit, this.#limit * adaptive.backoff)
+          : Math.min(max, this.#limit + 1 / this.#limit);
+      // above the (lowered) limit, a freed slot is not handed on
+      if (this.#inFlight > Math.floor(this.#limit)) {
+        this.#inFlight--;
+        return;
+      }
+    }
     for (;;) {
       const next = this.#oldestFirst();
       if (next === undefined) {
@@ -128,7 +165,7 @@ export class AdmissionGate {
 
   /** Slots in use and waiters. */
   health(): AdmissionHealth {
-    return { inFlight: this.#inFlight, queued: this.#queued, maxConcurrent: this.settings.maxConcurrent };
+    return { inFlight: this.#inFlight, queued: this.#queued, maxConcurrent: Math.floor(this.#limit) };
   }
 
   #finish(waiter: Waiter): void {

@@ -248,9 +248,12 @@ class Inbound implements InboundMiddleware {
     this.#admitted++;
     const controller = new AbortController();
     const gate = this.#gate;
+    const timed = gate !== null && gate.settings.adaptive != null;
+    const began = timed ? this.#clock.now() : 0;
     res.once("close", () => {
-      if (!res.writableFinished) controller.abort(abortedError(new Error("the inbound request was closed before its response was sent")));
-      if (holdsSlot) gate?.release();
+      const finished = res.writableFinished;
+      if (!finished) controller.abort(abortedError(new Error("the inbound request was closed before its response was sent")));
+      if (holdsSlot) gate?.release(timed ? this.#clock.now() - began : 0, !finished || ((res as { statusCode?: number }).statusCode ?? 200) >= 500);
     });
     start({ deadline, signal: controller.signal });
   }

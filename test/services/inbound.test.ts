@@ -174,6 +174,7 @@ describe("the ambient abort signal", () => {
 
 class FakeResponse extends EventEmitter implements InboundResponse {
   status: number | undefined;
+  statusCode = 200;
   headers: Record<string, string> = {};
   headersSent = false;
   writableFinished = false;
@@ -267,5 +268,41 @@ describe("the node:http adapter (fake request and response)", () => {
     res.destroy();
     expect(signals[0]?.aborted).toBe(true);
     expect(mw.health().admission).toEqual({ inFlight: 0, queued: 0, maxConcurrent: 1 });
+  });
+});
+
+describe("adaptive limit (AIMD), in virtual time", () => {
+  it("cuts the limit on slow requests down to its minimum and grows it back by about one per limit's worth of fast ones", () => {
+    const clock = createVirtualClock();
+    const gate = new AdmissionGate({ maxConcurrent: 10, maxQueue: 0, queueTimeoutMs: 0, adaptive: { minLimit: 2, latencyMs: 100, backoff: 0.5 } }, clock);
+    const none = () => undefined;
+    for (let i = 0; i < 10; i++) expect(gate.enter("normal", 1_000, none, none)).toBe(true);
+    for (let i = 0; i < 5; i++) gate.release(250);
+    expect(gate.health()).toEqual({ inFlight: 5, queued: 0, maxConcurrent: 2 });
+    expect(gate.enter("critical", 1_000, none, none)).toBe(false);
+    for (let i = 0; i < 5; i++) gate.release(20);
+    expect(gate.health()).toEqual({ inFlight: 0, queued: 0, maxConcurrent: 3 });
+    for (let i = 0; i < 3; i++) expect(gate.enter("normal", 1_000, none, none)).toBe(true);
+    expect(gate.enter("normal", 1_000, none, none)).toBe(false);
+    for (let i = 0; i < 200; i++) {
+      gate.release(20);
+      gate.enter("normal", 1_000, none, none);
+    }
+    expect(gate.health().maxConcurrent).toBe(10);
+  });
+
+  it("times requests on the middleware's clock and treats a failed response as slow", async () => {
+    const clock = createVirtualClock();
+    const adaptive = { minLimit: 1, latencyMs: 100, backoff: 0.5 };
+    const mw = createInboundMiddleware(service({ admission: { maxConcurrent: 4, maxQueue: 0, queueTimeoutMs: 0, adaptive } }), { clock });
+    const open: FakeResponse[] = [];
+    const handle = mw.node((_req, res: FakeResponse) => void open.push(res));
+    for (let i = 0; i < 2; i++) handle({ method: "GET", url: "/", headers: {} }, new FakeResponse());
+    await clock.advance(300);
+    open[0]!.end();
+    expect(mw.health().admission?.maxConcurrent).toBe(2);
+    open[1]!.statusCode = 503;
+    open[1]!.end();
+    expect(mw.health().admission?.maxConcurrent).toBe(1);
   });
 });

@@ -63,6 +63,13 @@ describe("service policies", () => {
     ]);
   });
 
+  it("resolves an adaptive limit only when asked for", () => {
+    const text = "version: 1\nkind: service\nservice: shop\nadmission: { maxConcurrent: 50, adaptive: { latency: 150ms, minLimit: 5 } }\n";
+    const r = checkTexts([{ file: "shop.yaml", text }]);
+    expect(r.diagnostics).toEqual([]);
+    expect(r.services[0]?.admission).toEqual({ maxConcurrent: 50, maxQueue: 50, queueTimeoutMs: 500, adaptive: { minLimit: 5, latencyMs: 150, backoff: 0.9 } });
+  });
+
   it("keeps dependency policies working with or without kind: dependency", () => {
     const text = "version: 1\nkind: dependency\ndependency: stock\noperations:\n  get: { method: GET, path: /s }\n";
     expect(checkTexts([{ file: "stock.yaml", text }]).diagnostics).toEqual([]);
