@@ -111,10 +111,12 @@ function fill(error: Fields, init: ResilienceErrorInit): void {
 }
 
 function stackless(init: ResilienceErrorInit): ResilienceError {
-  const error = Object.create(ResilienceError.prototype) as ResilienceError;
-  // Own and non-enumerable, as the Error constructor makes them.
-  Object.defineProperty(error, "message", { value: init.message, writable: true, configurable: true });
-  if (init.cause !== undefined) Object.defineProperty(error, "cause", { value: init.cause, writable: true, configurable: true });
+  const error = Object.create(ResilienceError.prototype) as ResilienceError & { cause?: unknown };
+  // Plain own properties: the Error constructor makes `message` and `cause` non-enumerable, but
+  // Object.defineProperty would cost more than the rest of the error; enumerable, they also
+  // show up in logs that print the error's fields.
+  error.message = init.message;
+  if (init.cause !== undefined) error.cause = init.cause;
   fill(error, init);
   return error;
 }

@@ -69,7 +69,7 @@ describe("errors", () => {
     ]);
     expect(error.cause).toBe(cause);
     expect(error.stack).toBe("ResilienceError: p.get: circuit open");
-    expect(Object.keys(error)).not.toContain("message");
+    expect(JSON.parse(JSON.stringify(error))).toMatchObject({ message: "p.get: circuit open", kind: "circuit-open", dependency: "p" });
     expect(String(error)).toBe("ResilienceError: p.get: circuit open");
     error.stack = "replaced";
     expect(error.stack).toBe("replaced");
