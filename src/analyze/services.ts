@@ -9,6 +9,8 @@ import type { ResolvedService } from "../policy/service.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { Code } from "../diagnostics/codes.js";
 import { toDiagnostic, type AnalyzeContext, type Finding } from "./context.js";
+import { moduleName } from "../emit/names.js";
+import { serviceNames } from "../emit/service.js";
 
 function at(ctx: AnalyzeContext, service: ResolvedService, paths: readonly (readonly (string | number)[])[], key = false): { file: string; span: { start: number; end: number } } {
   for (const path of paths) {
@@ -27,7 +29,16 @@ function finding(code: Code, where: { file: string; span: { start: number; end: 
 export function analyzeServices(services: readonly ResolvedService[], policies: readonly ResolvedPolicy[], ctx: AnalyzeContext): Diagnostic[] {
   const out: Finding[] = [];
   const byName = new Map(policies.map((p) => [p.dependency, p]));
+  // generated file names of one output folder: a service module must not overwrite another module
+  const modules = new Map<string, string>(policies.map((p) => [`${moduleName(p.dependency)}.ts`, `dependency "${p.dependency}" (${p.file})`]));
   for (const service of services) {
+    const file = `${serviceNames(service.service).module}.ts`;
+    const taken = modules.get(file);
+    if (taken !== undefined) {
+      out.push(finding("RG301", at(ctx, service, [["service"]]), `service "${service.service}" and ${taken} both become ${file}`, "rename one of them"));
+      continue;
+    }
+    modules.set(file, `service "${service.service}" (${service.file})`);
     try {
       const { edgeMs, maxMs } = service.deadline;
       if (maxMs < edgeMs) {

@@ -70,6 +70,16 @@ describe("service policies", () => {
     expect(r.services[0]?.admission).toEqual({ maxConcurrent: 50, maxQueue: 50, queueTimeoutMs: 500, adaptive: { minLimit: 5, latencyMs: 150, backoff: 0.9 } });
   });
 
+  it("refuses a service whose module would overwrite another generated module", () => {
+    const shop = "version: 1\nkind: service\nservice: shop\ncalls: []\n";
+    const dep = "version: 1\ndependency: shop-service\noperations:\n  get: { method: GET, path: /s }\n";
+    const r = checkTexts([{ file: "shop.yaml", text: shop }, { file: "dep.yaml", text: dep }, { file: "shop2.yaml", text: shop }]);
+    expect(r.diagnostics.map((d) => `${d.code} ${d.file} ${d.message}`)).toEqual([
+      'RG301 shop.yaml service "shop" and dependency "shop-service" (dep.yaml) both become shop-service.ts',
+      'RG301 shop2.yaml service "shop" and dependency "shop-service" (dep.yaml) both become shop-service.ts',
+    ]);
+  });
+
   it("keeps dependency policies working with or without kind: dependency", () => {
     const text = "version: 1\nkind: dependency\ndependency: stock\noperations:\n  get: { method: GET, path: /s }\n";
     expect(checkTexts([{ file: "stock.yaml", text }]).diagnostics).toEqual([]);
