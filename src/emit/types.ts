@@ -128,10 +128,22 @@ function wrap(type: string): string {
   return /^[A-Za-z0-9_<>.,\s[\]]+$/.test(type) ? type : group(type);
 }
 
+/**
+ * Names a schema type must not take: globals the generated module (or code importing its types)
+ * relies on, and what it imports from the runtime. Schemas from OpenAPI documents are often
+ * called `Error`, `Date` or `Record`.
+ */
+const RESERVED: ReadonlySet<string> = new Set([
+  "Array", "ReadonlyArray", "Record", "Readonly", "Partial", "Promise", "Object", "String", "Number", "Boolean", "Symbol", "BigInt",
+  "Date", "Error", "Map", "Set", "JSON", "Math", "URL", "Request", "Response", "Headers", "AbortSignal", "Function",
+  "AttemptContext", "CallOptions", "Clock", "DependencyHealth", "DependencySettings", "Observer", "OperationSettings", "Outcome", "Random", "ResilienceError",
+  "OpenTelemetryOptions",
+]);
+
 /** Type names for the named schemas of a policy, avoiding the names the client module uses. */
 export function schemaTypeNames(schemas: Readonly<Record<string, JsonSchema>>, taken: ReadonlySet<string>): Map<string, string> {
   const names = new Map<string, string>();
-  const used = new Set(taken);
+  const used = new Set([...taken, ...RESERVED]);
   for (const name of Object.keys(schemas).sort()) {
     let candidate = pascalCase(name);
     while (used.has(candidate)) candidate += "Schema";

@@ -168,6 +168,13 @@ describe("schemas", () => {
     expect(text).toContain("export interface Node {\n  name?: string;\n  children?: Array<Node>;\n}");
   });
 
+  it("schemas named like globals or runtime types get another type name", () => {
+    const schemas = "    Record: { type: object, properties: { at: { $ref: '#/components/schemas/Date' }, error: { $ref: '#/components/schemas/Error' } } }\n    Date: { type: string }\n    Error: { type: object, properties: { title: { type: string } } }\n";
+    const { text, response } = typeOf("{ type: array, items: { $ref: '#/components/schemas/Record' } }", schemas);
+    expect(response).toBe("Array<RecordSchema>");
+    expect(text).toContain("export interface RecordSchema {\n  at?: DateSchema;\n  error?: ErrorSchema;\n}");
+  });
+
   it("what a type cannot express is reported at the keyword, naming the schema", () => {
     const { at, diagnostics } = run(doc(get("thing", "{ $ref: '#/components/schemas/Code' }"), "    Code: { type: string, not: { const: '' } }\n"));
     expect(at).toEqual(["api.yaml:15:27 RG606"]);
