@@ -104,7 +104,9 @@ async function main(): Promise<void> {
   console.log("\nThe checkout's own front door (createCheckoutMiddleware, from resilience/checkout-service.yaml):");
   for (const line of await edgeDeadlineScenario()) console.log(line);
 
-  const busiest = Math.max(naive.loopDelayP99Ms, generated.loopDelayP99Ms);
+  // the naive run's own pile of open requests delays its event loop too, so only the generated
+  // run tells whether the machine had CPU to spare
+  const busiest = generated.loopDelayP99Ms;
   if (busiest > BUSY_LOOP_DELAY_MS) {
     console.log(
       `\nNote: timers fired up to ${Math.round(busiest)} ms late (event-loop delay p99): the machine was too busy for these numbers ` +
