@@ -98,6 +98,7 @@ export function importOpenApi(source: SourceDocument, options: ImportOptions = {
     sources[op.id] = { file: source.file, path: op.at };
     if (converted.idempotencyAt) idempotencySources[op.id] = { file: source.file, path: converted.idempotencyAt };
   }
+  converter.checkCycles();
   if (only === undefined && found.size > 0 && Object.keys(operations).length === 0) {
     diagnostics.push(diagnostic("RG602", source.file, source.spanOf(["paths"]), "no operation of the document can be imported", "see the other findings for why each was left out"));
   } else if (found.size === 0 && only === undefined) {

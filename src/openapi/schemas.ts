@@ -37,6 +37,8 @@ export class SchemaConverter {
   readonly schemas: Record<string, TypeSchemaInput> = {};
   readonly diagnostics: Diagnostic[] = [];
   private readonly names = new Map<string, string>();
+  /** Where each named schema is defined in the document. */
+  private readonly defined = new Map<string, Path>();
   private readonly taken = new Set<string>();
 
   constructor(
@@ -164,6 +166,7 @@ export class SchemaConverter {
     }
     const name = this.nameFor(target);
     this.names.set(ref, name);
+    this.defined.set(name, target);
     // registered before converting, so a schema that refers to itself finds its own name
     this.schemas[name] = {};
     this.schemas[name] = this.convert(value, target, name);
@@ -209,6 +212,38 @@ export class SchemaConverter {
       const tag: TypeSchemaInput = values.length === 1 ? { const: values[0]! } : { type: "string", enum: values };
       return { allOf: [member, { type: "object", properties: { [property]: tag }, required: [property] }] };
     });
+  }
+
+  /**
+   * Named schemas that are their own type with no object or array in between (`A: { $ref: B }`,
+   * `B: { allOf: [{ $ref: A }] }`): no type can say that. Reported as RG603 at the first one's
+   * definition; the import then fails, so no circular alias is ever emitted.
+   */
+  checkCycles(): void {
+    const direct = (schema: TypeSchemaInput): string[] => [
+      ...(schema.$ref === undefined ? [] : [schema.$ref.replace(/^#\/schemas\//, "")]),
+      ...[schema.allOf, schema.oneOf, schema.anyOf].flatMap((members) => (members ?? []).flatMap(direct)),
+    ];
+    const reported = new Set<string>();
+    for (const start of Object.keys(this.schemas)) {
+      const stack: { name: string; trail: string[] }[] = [{ name: start, trail: [start] }];
+      const seen = new Set<string>();
+      while (stack.length > 0) {
+        const { name, trail } = stack.pop()!;
+        for (const next of direct(this.schemas[name] ?? {})) {
+          if (next === start) {
+            if (trail.some((n) => reported.has(n))) continue;
+            trail.forEach((n) => reported.add(n));
+            this.diagnostics.push(
+              diagnostic("RG603", this.source.file, this.source.keySpanOf(this.defined.get(start) ?? []), `schema ${start} is its own type through ${[...trail, start].join(" → ")}, with no object or array in between`, "nest the reference in a property or in items"),
+            );
+          } else if (!seen.has(next) && trail.length < 64) {
+            seen.add(next);
+            stack.push({ name: next, trail: [...trail, next] });
+          }
+        }
+      }
+    }
   }
 
   /** A warning at the node (RG606): the type is wider than the document says. */

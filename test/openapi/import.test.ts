@@ -141,7 +141,7 @@ describe("schemas", () => {
     const { policy, diagnostics } = run(doc(get("thing", schema), schemas, version));
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     const text = emitClient(policy!);
-    return { text, response: /export type ThingResponse = ([\s\S]*?);\n\n/.exec(text)?.[1], diagnostics };
+    return { text, response: /export type ThingResponse = ([\s\S]*?);\n(?=[^\s}]|\n)/.exec(text)?.[1], diagnostics };
   };
 
   it("allOf is an intersection, oneOf and anyOf unions, const and enum literals", () => {
@@ -166,6 +166,14 @@ describe("schemas", () => {
   it("recursive schemas become recursive named types", () => {
     const { text } = typeOf("{ $ref: '#/components/schemas/Node' }", "    Node: { type: object, properties: { name: { type: string }, children: { type: array, items: { $ref: '#/components/schemas/Node' } } } }\n");
     expect(text).toContain("export interface Node {\n  name?: string;\n  children?: Array<Node>;\n}");
+  });
+
+  it("a schema that is its own type with nothing in between is an error, not a circular alias", () => {
+    const schemas = "    A: { $ref: '#/components/schemas/B' }\n    B: { allOf: [{ $ref: '#/components/schemas/A' }, { type: object }] }\n";
+    const { at, diagnostics, policy } = run(doc(get("thing", "{ $ref: '#/components/schemas/A' }"), schemas));
+    expect(at).toEqual(["api.yaml:15:5 RG603"]);
+    expect(diagnostics[0]!.message).toBe("schema A is its own type through A → B → A, with no object or array in between");
+    expect(policy).toBeUndefined();
   });
 
   it("schemas named like globals or runtime types get another type name", () => {
