@@ -10,7 +10,7 @@ import {
   type MethodSignatureStructure,
   type OptionalKind,
   type PropertySignatureStructure,
-  type SourceFile,
+  type StatementStructures,
   VariableDeclarationKind,
 } from "ts-morph";
 import type { ResolvedOperation, ResolvedPolicy, ResolvedQueryParam } from "../policy/model.js";
@@ -35,17 +35,25 @@ let emitted = 0;
 
 /** The module text of one dependency, without its header. Deterministic for the same model. */
 export function emitClient(policy: ResolvedPolicy, options: ClientOptions = {}): string {
-  const file = project.createSourceFile(`${policy.dependency}.${emitted++}.ts`, "", { overwrite: true });
+  // the whole module is described first and printed in one go: adding statements one by one
+  // makes ts-morph re-parse the file after each, which dominated build time
+  const statements = build(policy, options.telemetry === "opentelemetry");
+  const file = project.createSourceFile(`${policy.dependency}.${emitted++}.ts`, { statements }, { overwrite: true });
   try {
-    build(file, policy, options.telemetry === "opentelemetry");
     file.formatText({ indentSize: 2, convertTabsToSpaces: true, ensureNewLineAtEndOfFile: true });
-    return file.getFullText();
+    return spaceTopLevel(file.getFullText());
   } finally {
     project.removeSourceFile(file);
   }
 }
 
-function build(file: SourceFile, policy: ResolvedPolicy, telemetry: boolean): void {
+/** One blank line between top-level statements, whichever way the printer wrote them. */
+function spaceTopLevel(text: string): string {
+  return text.replace(/\n{3,}/g, "\n\n").replace(/^(\S[^\n]*[;}])\n(?=export |const |function |\/\*\*)/gm, "$1\n\n");
+}
+
+function build(policy: ResolvedPolicy, telemetry: boolean): (string | StatementStructures)[] {
+  const statements: (string | StatementStructures)[] = [];
   const names = clientNames(policy.dependency);
   const http = policy.transport === "http";
   const ops = policy.operations.map((op) => ({ op, names: operationNames(op, policy.transport) }));
@@ -63,34 +71,37 @@ function build(file: SourceFile, policy: ResolvedPolicy, telemetry: boolean): vo
     const docs = schema.description ? [docText(schema.description)] : [];
     const text = typeOf(schema, types);
     if (isInterfaceSchema(schema) && text.startsWith("{")) {
-      file.addStatements(`${jsdoc(docs)}export interface ${typeName} ${text}`);
+      statements.push(`${jsdoc(docs)}export interface ${typeName} ${text}`);
     } else {
-      file.addTypeAlias({ name: typeName, isExported: true, type: text, docs });
+      statements.push({ kind: StructureKind.TypeAlias, name: typeName, isExported: true, type: text, docs });
     }
   }
 
   // --- per-operation input, body and response types
   for (const { op, names: n } of ops) {
-    if (op.body) file.addTypeAlias({ name: n.body, isExported: true, type: typeOf(op.body, types), docs: [`Request body of ${op.name}.`] });
-    if (op.response) file.addTypeAlias({ name: n.response, isExported: true, type: typeOf(op.response, types), docs: [`Response of ${op.name}.`] });
-    if (http && hasInput(op)) file.addInterface(inputInterface(op, n));
+    if (op.body) statements.push({ kind: StructureKind.TypeAlias, name: n.body, isExported: true, type: typeOf(op.body, types), docs: [`Request body of ${op.name}.`] });
+    if (op.response) statements.push({ kind: StructureKind.TypeAlias, name: n.response, isExported: true, type: typeOf(op.response, types), docs: [`Response of ${op.name}.`] });
+    if (http && hasInput(op)) statements.push(inputInterface(op, n));
   }
 
   // --- the stack's settings, as literals the runtime reads
-  file.addVariableStatement({
+  statements.push({
+    kind: StructureKind.VariableStatement,
     declarationKind: VariableDeclarationKind.Const,
     docs: [`Settings of the ${policy.dependency} dependency, resolved from its policy.`],
     declarations: [{ name: "dependencySettings", type: "DependencySettings", initializer: literal(dependencySettings(policy)) }],
   });
   for (const { op, names: n } of ops) {
-    file.addVariableStatement({
+    statements.push({
+      kind: StructureKind.VariableStatement,
       declarationKind: VariableDeclarationKind.Const,
       declarations: [{ name: n.constant, initializer: `${literal(operationSettings(op, http))} as const satisfies OperationSettings` }],
     });
   }
 
   // --- config, client interface and factory
-  file.addInterface({
+  statements.push({
+    kind: StructureKind.Interface,
     name: names.config,
     isExported: true,
     docs: [`Options of {@link ${names.factory}}.`],
@@ -136,7 +147,8 @@ function build(file: SourceFile, policy: ResolvedPolicy, telemetry: boolean): vo
       returnType: `Promise<${result}>`,
     };
   });
-  file.addInterface({
+  statements.push({
+    kind: StructureKind.Interface,
     name: names.client,
     isExported: true,
     docs: [policy.description ? docText(policy.description) : `Client of ${policy.dependency}.`],
@@ -157,7 +169,8 @@ function build(file: SourceFile, policy: ResolvedPolicy, telemetry: boolean): vo
   }
   body.push("  health: () => dependency.health(),", "  subscribe: (observer) => dependency.subscribe(observer),", "};");
   if (http && policy.operations.some((op) => op.query.length > 0)) {
-    file.addFunction({
+    statements.push({
+      kind: StructureKind.Function,
       name: "own",
       docs: ["A query parameter the caller set on the object itself (never one inherited from Object.prototype)."],
       typeParameters: ["T extends object", "K extends keyof T"],
@@ -166,7 +179,8 @@ function build(file: SourceFile, policy: ResolvedPolicy, telemetry: boolean): vo
       statements: ["return value !== undefined && Object.hasOwn(value, key) ? value[key] : undefined;"],
     });
   }
-  file.addFunction({
+  statements.push({
+    kind: StructureKind.Function,
     name: names.factory,
     isExported: true,
     docs: [
@@ -178,8 +192,9 @@ function build(file: SourceFile, policy: ResolvedPolicy, telemetry: boolean): vo
   });
 
   const imports = [...[...runtimeValues].sort(), ...[...runtimeTypes].sort().map((t) => `type ${t}`)];
-  file.insertImportDeclaration(0, { moduleSpecifier: RUNTIME_IMPORT, namedImports: imports });
-  if (telemetry) file.insertImportDeclaration(1, { moduleSpecifier: OPENTELEMETRY_IMPORT, namedImports: ["installOpenTelemetry", "type OpenTelemetryOptions"] });
+  const head: StatementStructures[] = [{ kind: StructureKind.ImportDeclaration, moduleSpecifier: RUNTIME_IMPORT, namedImports: imports }];
+  if (telemetry) head.push({ kind: StructureKind.ImportDeclaration, moduleSpecifier: OPENTELEMETRY_IMPORT, namedImports: ["installOpenTelemetry", "type OpenTelemetryOptions"] });
+  return [...head, ...statements];
 }
 
 function jsdoc(docs: string[]): string {

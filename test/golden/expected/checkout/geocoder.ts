@@ -8,6 +8,7 @@ export type GeocodeBody = {
   postcode?: string;
   country: string;
 };
+
 /** Response of geocode. */
 export type GeocodeResponse = {
   lat: number;
@@ -29,6 +30,7 @@ const dependencySettings: DependencySettings = {
   bulkhead: null,
   budget: { maxTokens: 100, tokenRatio: 0.1 },
 };
+
 const geocodeOperation = {
   name: "geocode",
   retrySafe: true,

@@ -18,6 +18,7 @@ export interface GetStockInput {
 export type ReserveBody = {
   quantity: number;
 };
+
 /** Response of reserve. */
 export type ReserveResponse = {
   reservationId: string;
@@ -49,6 +50,7 @@ const dependencySettings: DependencySettings = {
   bulkhead: { maxConcurrent: 20, maxQueue: 0, queueTimeoutMs: 0, overflow: "reject" },
   budget: { maxTokens: 100, tokenRatio: 0.1 },
 };
+
 const getStockOperation = {
   name: "getStock",
   retrySafe: true,
@@ -63,6 +65,7 @@ const getStockOperation = {
   hedge: null,
   fallback: null,
 } as const satisfies OperationSettings;
+
 const reserveOperation = {
   name: "reserve",
   retrySafe: true,

@@ -8,6 +8,7 @@ export interface Charge {
   amountCents: number;
   status: "pending" | "succeeded" | "failed";
 }
+
 export interface ChargeRequest {
   orderId: string;
   amountCents: number;
@@ -25,6 +26,7 @@ export interface GetChargeInput {
 
 /** Request body of createCharge. */
 export type CreateChargeBody = ChargeRequest;
+
 /** Response of createCharge. */
 export type CreateChargeResponse = Charge;
 
@@ -49,6 +51,7 @@ const dependencySettings: DependencySettings = {
   bulkhead: { maxConcurrent: 25, maxQueue: 10, queueTimeoutMs: 100, overflow: "reject" },
   budget: { maxTokens: 100, tokenRatio: 0.1 },
 };
+
 const getChargeOperation = {
   name: "getCharge",
   retrySafe: true,
@@ -63,6 +66,7 @@ const getChargeOperation = {
   hedge: null,
   fallback: null,
 } as const satisfies OperationSettings;
+
 const createChargeOperation = {
   name: "createCharge",
   retrySafe: true,

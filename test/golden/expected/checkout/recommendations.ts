@@ -5,6 +5,7 @@ import { createDependency, sendHttp, type CallOptions, type Clock, type Dependen
 export interface Click {
   itemId: string;
 }
+
 export interface Item {
   id: string;
   score?: number;
@@ -47,6 +48,7 @@ const dependencySettings: DependencySettings = {
   bulkhead: { maxConcurrent: 30, maxQueue: 0, queueTimeoutMs: 0, overflow: "reject" },
   budget: { maxTokens: 100, tokenRatio: 0.1 },
 };
+
 const getRecommendationsOperation = {
   name: "getRecommendations",
   retrySafe: true,
@@ -56,6 +58,7 @@ const getRecommendationsOperation = {
   hedge: { delayMs: 45, maxAttempts: 2, budget: 0.05 },
   fallback: { kind: "value", value: [] },
 } as const satisfies OperationSettings;
+
 const recordClickOperation = {
   name: "recordClick",
   retrySafe: true,

@@ -47,6 +47,7 @@ const dependencySettings: DependencySettings = {
   bulkhead: null,
   budget: { maxTokens: 10, tokenRatio: 0.1 },
 };
+
 const deleteOperation = {
   name: "delete",
   retrySafe: true,
@@ -68,6 +69,7 @@ const deleteOperation = {
     },
   },
 } as const satisfies OperationSettings;
+
 const getThingOperation = {
   name: "get-thing",
   retrySafe: true,

@@ -6,6 +6,7 @@ export interface Page {
   items: Array<Product>;
   next?: string | null;
 }
+
 /**
  * A product, possibly with its parent (recursive).
  */
@@ -46,6 +47,7 @@ export interface GetProductInput {
 
 /** Request body of patchProduct. */
 export type PatchProductBody = Record<string, string>;
+
 /** Response of patchProduct. */
 export type PatchProductResponse = Product;
 
@@ -77,6 +79,7 @@ const dependencySettings: DependencySettings = {
   bulkhead: { maxConcurrent: 15, maxQueue: 5, queueTimeoutMs: 50, overflow: "drop-oldest" },
   budget: { maxTokens: 100, tokenRatio: 0.1 },
 };
+
 const searchOperation = {
   name: "search",
   retrySafe: true,
@@ -86,6 +89,7 @@ const searchOperation = {
   hedge: { delayMs: 30, maxAttempts: 2, budget: 0.05 },
   fallback: { kind: "provided" },
 } as const satisfies OperationSettings;
+
 const getProductOperation = {
   name: "getProduct",
   retrySafe: true,
@@ -100,6 +104,7 @@ const getProductOperation = {
   hedge: null,
   fallback: { kind: "stale", maxAgeMs: 600000, maxEntries: 1000 },
 } as const satisfies OperationSettings;
+
 const pingOperation = {
   name: "ping",
   retrySafe: true,
@@ -114,6 +119,7 @@ const pingOperation = {
   hedge: null,
   fallback: null,
 } as const satisfies OperationSettings;
+
 const patchProductOperation = {
   name: "patchProduct",
   retrySafe: false,

@@ -6,8 +6,10 @@ import { createDependency, type AttemptContext, type CallOptions, type Clock, ty
 export type CountStockBody = {
   sku: string;
 };
+
 /** Response of countStock. */
 export type CountStockResponse = number;
+
 /** Request body of insertRow. */
 export type InsertRowBody = {
   sku?: string;
@@ -26,6 +28,7 @@ const dependencySettings: DependencySettings = {
   bulkhead: null,
   budget: null,
 };
+
 const countStockOperation = {
   name: "countStock",
   retrySafe: true,
@@ -40,6 +43,7 @@ const countStockOperation = {
   hedge: null,
   fallback: { kind: "stale", maxAgeMs: 300000, maxEntries: 1000 },
 } as const satisfies OperationSettings;
+
 const rawQueryOperation = {
   name: "rawQuery",
   retrySafe: true,
@@ -54,6 +58,7 @@ const rawQueryOperation = {
   hedge: null,
   fallback: null,
 } as const satisfies OperationSettings;
+
 const insertRowOperation = {
   name: "insertRow",
   retrySafe: true,
