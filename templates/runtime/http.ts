@@ -42,9 +42,14 @@ export function buildUrl(baseUrl: string, path: string, query?: Readonly<Record<
   return url;
 }
 
-function encodeBody(body: unknown, headers: Record<string, string>): string | Uint8Array | URLSearchParams | undefined {
+/** A fetch body, typed through RequestInit so it matches both Node's and the DOM's declarations. */
+type FetchBody = NonNullable<RequestInit["body"]>;
+
+function encodeBody(body: unknown, headers: Record<string, string>): FetchBody | undefined {
   if (body === undefined) return undefined;
-  if (typeof body === "string" || body instanceof Uint8Array || body instanceof URLSearchParams) return body;
+  if (typeof body === "string" || body instanceof URLSearchParams) return body;
+  // with the DOM lib, a Uint8Array over any ArrayBufferLike is not a BodyInit type-wise; fetch sends it all the same
+  if (body instanceof Uint8Array) return body as FetchBody;
   if (!Object.keys(headers).some((h) => h.toLowerCase() === "content-type")) headers["content-type"] = "application/json";
   return JSON.stringify(body);
 }

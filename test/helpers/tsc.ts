@@ -18,16 +18,15 @@ const STRICT = [
   "--isolatedModules",
   "--target",
   "ES2022",
-  "--lib",
-  "ES2023",
   "--types",
   "node",
   "--skipLibCheck",
 ];
 
 export const MODULE_MODES = {
-  NodeNext: ["--module", "NodeNext", "--moduleResolution", "NodeNext"],
-  bundler: ["--module", "ESNext", "--moduleResolution", "bundler"],
+  NodeNext: ["--module", "NodeNext", "--moduleResolution", "NodeNext", "--lib", "ES2023"],
+  // bundler projects usually target browsers too, so the DOM's fetch types are loaded alongside Node's
+  bundler: ["--module", "ESNext", "--moduleResolution", "bundler", "--lib", "ES2023,DOM"],
 } as const;
 
 /** Runs tsc over `files` in strict mode; resolves to its diagnostics output ("" when clean). */
