@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkTexts } from "../src/check.js";
+import { main } from "../src/cli.js";
 import { CODES, type Code } from "../src/diagnostics/codes.js";
 import { checkExample, renderDiagnosticsDoc } from "../src/diagnostics/docs.js";
 import { loadYaml } from "../src/policy/load.js";
@@ -43,5 +44,24 @@ describe("examples in the docs", () => {
     const loaded = loadYaml("resgen.config.yaml", projects[0]!);
     expect(loaded.diagnostics).toEqual([]);
     expect(validate(ProjectConfig, loaded.source).diagnostics).toEqual([]);
+  });
+});
+
+describe("command output quoted in the README", () => {
+  it("the resgen explain block is what resgen explain prints", async () => {
+    const readme = readFileSync(join(PACKAGE_ROOT, "README.md"), "utf8");
+    const command = "$ npx resgen explain examples/checkout/resilience/payments.yaml --operation createCharge\n";
+    const start = readme.indexOf(command);
+    expect(start).toBeGreaterThan(0);
+    const quoted = readme.slice(start + command.length, readme.indexOf("```", start));
+    let stdout = "";
+    const code = await main(["node", "resgen", "explain", "examples/checkout/resilience/payments.yaml", "--operation", "createCharge"], {
+      stdout: (t) => void (stdout += t),
+      stderr: () => undefined,
+      cwd: PACKAGE_ROOT,
+      color: false,
+    });
+    expect(code).toBe(0);
+    expect(quoted).toBe(stdout);
   });
 });
