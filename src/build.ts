@@ -47,31 +47,32 @@ export async function build(paths: readonly string[], options: BuildOptions = {}
   // group by output folder: policies of one folder are emitted together (one barrel, one runtime)
   const groups = new Map<string, { policies: ResolvedPolicy[]; sources: Map<ResolvedPolicy, string> }>();
   const withTelemetry = new Set<string>(); // output folders of projects that set `telemetry: opentelemetry`
-  for (const policy of checked.policies) {
-    const input = checked.files.get(policy.file);
+  /** The output folder of a policy or service file, its project, and its path as headers name it. */
+  const place = (file: string) => {
+    const input = checked.files.get(file);
     const config = input?.config;
     const root = config ? dirname(config) : cwd;
     const project = config ? checked.projects.get(config) : undefined;
     const outDir = resolve(options.out !== undefined ? resolve(cwd, options.out) : join(root, project?.config.out ?? DEFAULT_OUT));
+    return { outDir, project, sourcePath: relative(root, input?.absolute ?? file).split(sep).join("/") };
+  };
+  for (const policy of checked.policies) {
+    const { outDir, project, sourcePath } = place(policy.file);
     let group = groups.get(outDir);
     if (!group) groups.set(outDir, (group = { policies: [], sources: new Map() }));
     group.policies.push(policy);
     if (project?.config.telemetry === "opentelemetry") withTelemetry.add(outDir);
-    group.sources.set(policy, relative(root, input?.absolute ?? policy.file).split(sep).join("/"));
+    group.sources.set(policy, sourcePath);
   }
 
   // service policies go to the output folder of their project, next to its clients
   const services = new Map<string, { service: ResolvedService; sourcePath: string }[]>();
   for (const service of checked.services) {
-    const input = checked.files.get(service.file);
-    const config = input?.config;
-    const root = config ? dirname(config) : cwd;
-    const project = config ? checked.projects.get(config) : undefined;
-    const outDir = resolve(options.out !== undefined ? resolve(cwd, options.out) : join(root, project?.config.out ?? DEFAULT_OUT));
+    const { outDir, sourcePath } = place(service.file);
     if (!groups.has(outDir)) groups.set(outDir, { policies: [], sources: new Map() });
     let list = services.get(outDir);
     if (!list) services.set(outDir, (list = []));
-    list.push({ service, sourcePath: relative(root, input?.absolute ?? service.file).split(sep).join("/") });
+    list.push({ service, sourcePath });
   }
 
   const plans: Plan[] = [];
