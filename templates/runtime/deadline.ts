@@ -44,7 +44,7 @@ export class Deadline implements DeadlineLike {
 }
 
 /** What a scope set by {@link withDeadline} or by inbound middleware carries. */
-interface AmbientScope {
+export interface AmbientScope {
   readonly deadline: Deadline;
   /** Aborted when the work of the scope is no longer wanted (the inbound request went away). */
   readonly signal: AbortSignal | undefined;
@@ -107,6 +107,11 @@ export function currentDeadline(): Deadline | undefined {
   return ambient.getStore()?.deadline;
 }
 
+/** The ambient scope (deadline and signal) the current call runs in, read once per call by the stack. */
+export function currentScope(): AmbientScope | undefined {
+  return ambient.getStore();
+}
+
 /** The ambient abort signal set by {@link withDeadlineAndSignal}, or `undefined` when there is none. */
 export function currentSignal(): AbortSignal | undefined {
   return ambient.getStore()?.signal;
@@ -116,8 +121,7 @@ export function currentSignal(): AbortSignal | undefined {
  * The caller's signal combined with the ambient one. Without an ambient signal (the common
  * case) this returns `given` itself: no controller, no listener.
  */
-export function inheritSignal(given: AbortSignal | undefined): AbortSignal | undefined {
-  const scope = ambient.getStore();
+export function inheritSignal(given: AbortSignal | undefined, scope: AmbientScope | undefined = ambient.getStore()): AbortSignal | undefined {
   if (scope === undefined || scope.signal === undefined) return given;
   return combineSignals(given, scope.signal);
 }

@@ -27,11 +27,13 @@ export {
   deadlineFromHeader,
   decodeTimeout,
   encodeTimeout,
+  currentScope,
   currentSignal,
   inheritSignal,
   withDeadline,
   withDeadlineAndSignal,
   withRequestScope,
+  type AmbientScope,
   type DeadlineFormat,
   type DeadlineLike,
 } from "./deadline.js";

@@ -5,7 +5,7 @@ import { CircuitBreaker, type BreakerHealth, type BreakerSettings, type Permit }
 import { RetryBudget, type BudgetHealth, type BudgetSettings } from "./budget.js";
 import { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead.js";
 import { systemClock, type Clock } from "./clock.js";
-import { currentDeadline, Deadline, inheritSignal, type DeadlineFormat, type DeadlineLike } from "./deadline.js";
+import { currentScope, Deadline, inheritSignal, type AmbientScope, type DeadlineFormat, type DeadlineLike } from "./deadline.js";
 import { abortedError, isDependencyFailure, isResilienceError, type ResilienceError } from "./errors.js";
 import { Emitter, type CallOutcome, type Observer } from "./events.js";
 import {
@@ -192,8 +192,9 @@ class DependencyStack implements Dependency {
     const clock = this.#parts.clock;
     const now = clock.now();
     let at = operation.timeout.totalMs === null ? Number.POSITIVE_INFINITY : now + operation.timeout.totalMs;
-    const ambient = currentDeadline();
-    if (ambient !== undefined) at = Math.min(at, now + ambient.remaining());
+    // one read of the ambient scope serves both its deadline (here) and its signal (in #run)
+    const scope = currentScope();
+    if (scope !== undefined) at = Math.min(at, now + scope.deadline.remaining());
     const given = options.deadline;
     if (given !== undefined) at = Math.min(at, now + (typeof given === "number" ? Math.max(0, given) : given.remaining()));
 
@@ -205,8 +206,8 @@ class DependencyStack implements Dependency {
     const fallback: FallbackSettings | null = operation.fallback;
     const withFallback = hasFallback(fallback);
     const result: Promise<unknown> = withFallback
-      ? this.#withFallback(operation, fallback, transport, options, at, now, id)
-      : this.#run(operation, transport, options, at, now, id);
+      ? this.#withFallback(operation, fallback, transport, options, at, now, id, scope)
+      : this.#run(operation, transport, options, at, now, id, scope);
     return (observed ? this.#ended(result, operation.name, id, now, withFallback) : result) as Promise<CallResult<T, F>>;
   }
 
@@ -238,13 +239,14 @@ class DependencyStack implements Dependency {
     at: number,
     now: number,
     id: number,
+    scope: AmbientScope | undefined,
   ): Promise<Outcome<T>> {
     const clock = this.#parts.clock;
     // Only a stale fallback keeps per-operation state, so the others skip the lookup.
     const cache = fallback.kind === "stale" ? this.#state(operation).cache : null;
     const cacheKey = options.cacheKey ?? "";
     try {
-      const data = await this.#run(operation, transport, options, at, now, id);
+      const data = await this.#run(operation, transport, options, at, now, id, scope);
       cache?.set(cacheKey, data, clock.now());
       return { data, degraded: false };
     } catch (error) {
@@ -289,9 +291,10 @@ class DependencyStack implements Dependency {
     at: number,
     now: number,
     id: number,
+    scope: AmbientScope | undefined,
   ): Promise<T> {
     // the ambient signal (inbound request gone) joins the caller's; without one this is options.signal
-    const signal = inheritSignal(options.signal);
+    const signal = inheritSignal(options.signal, scope);
     const repeatable = operation.retrySafe || operation.idempotencyKey !== null;
     const call = new Call(this.#parts, {
       id,
