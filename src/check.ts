@@ -300,8 +300,3 @@ export function checkTexts(
   diagnostics.push(...analyzeServices(services, policies, contextFromDocuments(documents)));
   return { policies, services, diagnostics: sortDiagnostics(diagnostics) };
 }
-
-/** The directory of a project file, where its relative paths start. */
-export function projectRoot(project: Project): string {
-  return dirname(project.file);
-}
