@@ -13,8 +13,13 @@ export interface Clock {
    * never compare with `Date.now()`.
    */
   now(): number;
-  /** Runs `callback` once after `delayMs` milliseconds (negative delays count as 0). */
-  setTimer(callback: () => void, delayMs: number): TimerHandle;
+  /**
+   * Runs `callback` once after `delayMs` milliseconds (negative delays count as 0).
+   *
+   * @param now The clock's current time, when the caller has just read it; a clock may use it
+   *   instead of reading the time again (clock reads are among the dearest steps of a call).
+   */
+  setTimer(callback: () => void, delayMs: number, now?: number): TimerHandle;
   /** Cancels a pending timer; does nothing if it already ran or was cancelled. */
   clearTimer(handle: TimerHandle): void;
 }
@@ -51,13 +56,13 @@ interface TimerList {
 
 const lists = new Map<number, TimerList>();
 
-function setShared(callback: () => void, delayMs: number): SharedTimer {
+function setShared(callback: () => void, delayMs: number, now: number): SharedTimer {
   let list = lists.get(delayMs);
   if (list === undefined) {
     list = { delayMs, head: undefined, tail: undefined, node: undefined, firing: false };
     lists.set(delayMs, list);
   }
-  const timer = new SharedTimer(performance.now() + delayMs, callback, list);
+  const timer = new SharedTimer(now + delayMs, callback, list);
   if (list.tail === undefined) list.head = timer;
   else list.tail.next = timer;
   list.tail = timer;
@@ -113,13 +118,15 @@ function fireDue(list: TimerList): void {
  * than the rest of the call. Timers of the same whole-millisecond delay therefore share one Node
  * timer: they fall due in the order they were set, so they form a list in due order; setting
  * one appends to it, clearing one unlinks it, and the Node timer is re-armed only when it fires.
- * Other delays (fractions of a millisecond left before a deadline) use a plain `setTimeout`.
+ * Delays are rounded up to whole milliseconds (the precision of Node's own timers), so the time
+ * left before a deadline shares too.
  */
 export const systemClock: Clock = {
   now: () => performance.now(),
-  setTimer: (callback, delayMs) => {
-    const ms = Math.min(Math.max(0, delayMs), MAX_TIMER_MS);
-    return Number.isInteger(ms) && ms > 0 ? setShared(callback, ms) : setTimeout(callback, ms);
+  setTimer: (callback, delayMs, now) => {
+    // Node's timers count whole milliseconds; rounding up keeps a timer from firing early.
+    const ms = Math.min(Math.ceil(Math.max(0, delayMs)), MAX_TIMER_MS);
+    return ms > 0 ? setShared(callback, ms, now ?? performance.now()) : setTimeout(callback, 0);
   },
   clearTimer: (handle) => {
     if (handle instanceof SharedTimer) clearShared(handle);
