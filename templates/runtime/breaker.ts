@@ -103,14 +103,18 @@ export class CircuitBreaker {
     return this.#state;
   }
 
-  /** Asks to send one attempt. Returns a permit, or {@link REJECTED}. */
-  tryAcquire(): Permit {
+  /**
+   * Asks to send one attempt. Returns a permit, or {@link REJECTED}.
+   *
+   * @param now The clock's current time, if the caller has just read it.
+   */
+  tryAcquire(now?: number): Permit {
     const s = this.#state;
     switch (s.state) {
       case "closed":
         return this.#generation;
       case "open":
-        if (this.#now() - s.openedAt >= this.settings.openForMs) {
+        if (this.#now(now) - s.openedAt >= this.settings.openForMs) {
           this.#transition({ state: "half-open", inFlight: 1, successes: 0 });
           return this.#generation;
         }
@@ -129,7 +133,10 @@ export class CircuitBreaker {
   /**
    * Reports a successful attempt that took `durationMs` milliseconds.
    *
-   * @param now The clock's time at the end of the attempt, if the caller has just read it.
+   * @param now The clock's time at the end of the attempt, if the caller has just read it. When
+   *   nothing needs the end time (no slow-call check, no observer) the runtime passes the time the
+   *   attempt started instead and saves a clock read: the success then counts in the window slice
+   *   its attempt started in, or in the latest slice the breaker has seen, whichever is later.
    */
   onSuccess(permit: Permit, durationMs: number, now?: number): void {
     if (permit !== this.#generation) return;
@@ -172,11 +179,15 @@ export class CircuitBreaker {
     if (s.state === "half-open") (s as MutableHalfOpen).inFlight--;
   }
 
-  /** Milliseconds until an open breaker admits a trial (0 unless open). */
-  retryInMs(): number {
+  /**
+   * Milliseconds until an open breaker admits a trial (0 unless open).
+   *
+   * @param now The clock's current time, if the caller has just read it.
+   */
+  retryInMs(now?: number): number {
     const s = this.#state;
     if (s.state !== "open") return 0;
-    return Math.max(0, this.settings.openForMs - (this.#now() - s.openedAt));
+    return Math.max(0, this.settings.openForMs - (this.#now(now) - s.openedAt));
   }
 
   /** Holds the breaker open until {@link CircuitBreaker.reset}. */

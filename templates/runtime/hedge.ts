@@ -1,5 +1,6 @@
-import { executeAttempt, type Call } from "./attempt.js";
+import { executeAttempt } from "./attempt.js";
 import { REJECTED, type Permit } from "./breaker.js";
+import type { Call } from "./call.js";
 import type { TimerHandle } from "./clock.js";
 import { ResilienceError } from "./errors.js";
 

@@ -1,9 +1,10 @@
-import { admitAttempt, annotate, Call, type DependencyParts } from "./attempt.js";
-import { CircuitBreaker, type BreakerHealth, type BreakerSettings, type Permit } from "./breaker.js";
+import { admitAttempt } from "./attempt.js";
+import { CircuitBreaker, type BreakerHealth, type BreakerSettings } from "./breaker.js";
 import { RetryBudget, type BudgetHealth, type BudgetSettings } from "./budget.js";
 import { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead.js";
+import { Call, type CallEnding, type DependencyParts, type Hedging } from "./call.js";
 import { systemClock, type Clock } from "./clock.js";
-import { currentScope, Deadline, inheritSignal, type AmbientScope, type DeadlineFormat, type DeadlineLike } from "./deadline.js";
+import { currentScope, inheritSignal, type DeadlineFormat, type DeadlineLike } from "./deadline.js";
 import { abortedError, isDependencyFailure, isResilienceError, type ResilienceError } from "./errors.js";
 import { Emitter, type CallOutcome, type Observer } from "./events.js";
 import {
@@ -14,11 +15,10 @@ import {
   type FallbackSettings,
   type Outcome,
 } from "./fallback.js";
-import { HedgeBudget, runHedged, type HedgeSettings } from "./hedge.js";
+import { HedgeBudget, type HedgeSettings } from "./hedge.js";
 import { newIdempotencyKey, type IdempotencySettings } from "./idempotency.js";
 import { defaultRandom, type Random } from "./random.js";
 import { DEFAULT_RETRY_ON, type RetrySettings } from "./retry.js";
-import { runWithRetries } from "./retry-loop.js";
 import type { Transport } from "./timeout.js";
 
 /** Deadline handling of a dependency. */
@@ -137,9 +137,12 @@ export interface Dependency {
   subscribe(observer: Observer): () => void;
 }
 
+/** State an operation keeps across its calls, made when first needed. */
 interface OperationState {
-  readonly cache: StaleCache | null;
-  readonly hedgeBudget: HedgeBudget | null;
+  /** The stale cache, for a `stale` fallback. */
+  cache: StaleCache | null;
+  /** Hedges spent and earned, for an operation that hedges. */
+  hedgeBudget: HedgeBudget | null;
 }
 
 const NO_OPTIONS: CallOptions = {};
@@ -182,15 +185,18 @@ class DependencyStack implements Dependency {
     };
   }
 
+  // Checks up to the first breaker permit run synchronously, so load shedding (open breaker,
+  // full bulkhead, expired deadline) returns a rejected promise without entering async frames.
+  // They all use `now`, read once here: nothing between them waits.
   call<T, F extends FallbackSettings | null>(
     operation: OperationSettings<F>,
     transport: Transport<T>,
     options: CallOptions<T> = NO_OPTIONS as CallOptions<T>,
   ): Promise<CallResult<T, F>> {
-    const clock = this.#parts.clock;
-    const now = clock.now();
+    const parts = this.#parts;
+    const now = parts.clock.now();
     let at = operation.timeout.totalMs === null ? Number.POSITIVE_INFINITY : now + operation.timeout.totalMs;
-    // one read of the ambient scope serves both its deadline (here) and its signal (in #run)
+    // one read of the ambient scope serves both its deadline and its signal
     const scope = currentScope();
     if (scope !== undefined) at = Math.min(at, now + scope.deadline.remaining());
     const given = options.deadline;
@@ -203,10 +209,45 @@ class DependencyStack implements Dependency {
     }
     const fallback: FallbackSettings | null = operation.fallback;
     const withFallback = hasFallback(fallback);
-    const result: Promise<unknown> = withFallback
-      ? this.#withFallback(operation, fallback, transport, options, at, now, id, scope)
-      : this.#run(operation, transport, options, at, now, id, scope);
+    // the ambient signal (inbound request gone) joins the caller's; without one this is options.signal
+    const signal = inheritSignal(options.signal, scope);
+    const repeatable = operation.retrySafe || operation.idempotencyKey !== null;
+    const call = new Call(parts, {
+      id,
+      operation: operation.name,
+      transport,
+      at,
+      marginMs: this.#marginMs,
+      attemptMs: operation.timeout.attemptMs ?? Number.POSITIVE_INFINITY,
+      retry: operation.retry,
+      retryOn: operation.retry?.on ?? DEFAULT_RETRY_ON,
+      repeatable,
+      idempotencyKey: options.idempotencyKey ?? (operation.idempotencyKey === null ? undefined : newIdempotencyKey()),
+      idempotencyHeader: operation.idempotencyKey?.header ?? null,
+      signal,
+      ending: withFallback ? this.#ending(operation.name, fallback, options) : null,
+    });
+    const hedge = operation.hedge;
+    const hedging = hedge !== null && repeatable ? { settings: hedge, budget: this.#hedgeBudget(operation.name, hedge) } : null;
+    const result = this.#start(call, now, hedging);
     return (observed ? this.#ended(result, operation.name, id, now, withFallback) : result) as Promise<CallResult<T, F>>;
+  }
+
+  #start(call: Call<unknown>, now: number, hedging: Hedging | null): Promise<unknown> {
+    const signal = call.plan.signal;
+    if (signal?.aborted === true) return call.refused(abortedError(signal.reason));
+    const left = call.timeLeft(now);
+    if (left <= 0) return call.refused(call.deadlineError());
+    const bulkhead = this.bulkhead;
+    if (bulkhead !== null) {
+      const entry = bulkhead.enter(call.plan.operation, left, signal);
+      if (entry instanceof Promise) return call.runAfter(entry, bulkhead, hedging);
+      if (entry !== undefined) return call.refused(entry);
+    }
+    const permit = admitAttempt(call, now);
+    if (typeof permit === "number") return call.run(permit, now, bulkhead, hedging);
+    bulkhead?.leave();
+    return call.refused(permit);
   }
 
   // Only calls someone listens to pay for the extra promise that reports how they ended.
@@ -229,43 +270,6 @@ class DependencyStack implements Dependency {
     );
   }
 
-  async #withFallback<T>(
-    operation: OperationSettings<FallbackSettings | null>,
-    fallback: Exclude<FallbackSettings, { kind: "none" }>,
-    transport: Transport<T>,
-    options: CallOptions<T>,
-    at: number,
-    now: number,
-    id: number,
-    scope: AmbientScope | undefined,
-  ): Promise<Outcome<T>> {
-    const clock = this.#parts.clock;
-    // Only a stale fallback keeps per-operation state, so the others skip the lookup.
-    const cache = fallback.kind === "stale" ? this.#state(operation).cache : null;
-    const cacheKey = options.cacheKey ?? "";
-    try {
-      const data = await this.#run(operation, transport, options, at, now, id, scope);
-      cache?.set(cacheKey, data, clock.now());
-      return { data, degraded: false };
-    } catch (error) {
-      if (!isDependencyFailure(error)) throw error;
-      const cached = cache?.get(cacheKey, clock.now());
-      const served = await serveFallback(fallback, error, cached, options.fallback);
-      if (served === undefined) throw error;
-      if (this.#events.active) {
-        this.#events.emit({
-          type: "fallback-served",
-          dependency: this.name,
-          operation: operation.name,
-          fallback: fallback.kind,
-          reason: error.kind,
-          ageMs: served.ageMs,
-        });
-      }
-      return served;
-    }
-  }
-
   health(): DependencyHealth {
     return {
       name: this.name,
@@ -279,125 +283,81 @@ class DependencyStack implements Dependency {
     return this.#events.subscribe(observer);
   }
 
-  // Checks up to the first breaker permit run synchronously, so load shedding (open breaker,
-  // full bulkhead, expired deadline) returns a rejected promise without entering async frames.
-  // They all use `now`, read once by `call`: nothing between them waits.
-  #run<T>(
-    operation: OperationSettings<FallbackSettings | null>,
-    transport: Transport<T>,
-    options: CallOptions<T>,
-    at: number,
-    now: number,
-    id: number,
-    scope: AmbientScope | undefined,
-  ): Promise<T> {
-    // the ambient signal (inbound request gone) joins the caller's; without one this is options.signal
-    const signal = inheritSignal(options.signal, scope);
-    const repeatable = operation.retrySafe || operation.idempotencyKey !== null;
-    const call = new Call(this.#parts, {
-      id,
-      operation: operation.name,
-      transport,
-      deadline: new Deadline(at, this.#parts.clock),
-      marginMs: this.#marginMs,
-      attemptMs: operation.timeout.attemptMs ?? Number.POSITIVE_INFINITY,
-      retryOn: operation.retry?.on ?? DEFAULT_RETRY_ON,
-      repeatable,
-      idempotencyKey: options.idempotencyKey ?? (operation.idempotencyKey === null ? undefined : newIdempotencyKey()),
-      idempotencyHeader: operation.idempotencyKey?.header ?? null,
-      signal,
-    });
-    const bulkhead = this.bulkhead;
-    let admitted = false;
-    try {
-      if (signal?.aborted === true) return rejectSoon(annotate(abortedError(signal.reason), call));
-      const left = call.timeLeft(now);
-      if (left <= 0) return rejectSoon(call.deadlineError());
-      if (bulkhead !== null) {
-        const entry = bulkhead.enter(operation.name, left, signal);
-        if (entry instanceof Promise) return this.#afterQueue(call, operation, entry);
-        if (entry !== undefined) return rejectSoon(entry);
-        admitted = true;
-      }
-      const permit = admitAttempt(call, now);
-      if (typeof permit === "number") {
-        // With no caller signal to listen to and no hedging, the retry loop settles the call on
-        // its own (slot released, error annotated): one async frame fewer on the common path.
-        if (signal === undefined && (operation.hedge === null || !repeatable)) {
-          return runWithRetries(call, operation.retry, permit, now, admitted ? bulkhead : null);
-        }
-        return this.#attempts(call, operation, permit, admitted, now);
-      }
-      if (admitted) bulkhead?.leave();
-      return rejectSoon(permit);
-    } catch (error) {
-      if (admitted) bulkhead?.leave();
-      return rejectSoon(annotate(error, call));
-    }
+  #ending(operation: string, fallback: Exclude<FallbackSettings, { kind: "none" }>, options: CallOptions<unknown>): CallEnding {
+    let cache: StaleCache | null = null;
+    if (fallback.kind === "stale") cache = this.#state(operation).cache ??= new StaleCache(fallback.maxEntries, fallback.maxAgeMs);
+    return new FallbackEnding(this.#parts, operation, fallback, cache, options.cacheKey ?? "", options.fallback);
   }
 
-  async #afterQueue<T>(call: Call<T>, operation: OperationSettings<FallbackSettings | null>, wait: Promise<void>): Promise<T> {
-    try {
-      await wait;
-    } catch (error) {
-      throw annotate(error, call);
-    }
-    const permit = admitAttempt(call);
-    if (typeof permit === "number") return this.#attempts(call, operation, permit, true);
-    this.bulkhead?.leave();
-    throw permit;
+  #hedgeBudget(operation: string, hedge: HedgeSettings): HedgeBudget {
+    return (this.#state(operation).hedgeBudget ??= new HedgeBudget(hedge.budget));
   }
 
-  async #attempts<T>(
-    call: Call<T>,
-    operation: OperationSettings<FallbackSettings | null>,
-    permit: Permit,
-    admitted: boolean,
-    now?: number,
-  ): Promise<T> {
-    const signal = call.plan.signal;
-    let onAbort: (() => void) | undefined;
-    try {
-      if (signal !== undefined) {
-        onAbort = () => call.cancelLive(abortedError(signal.reason));
-        signal.addEventListener("abort", onAbort, { once: true });
-      }
-      const hedge = operation.hedge;
-      return await (hedge !== null && call.plan.repeatable
-        ? runHedged(call, hedge, this.#state(operation).hedgeBudget ?? new HedgeBudget(hedge.budget), permit)
-        : runWithRetries(call, operation.retry, permit, now));
-    } catch (error) {
-      throw annotate(error, call);
-    } finally {
-      if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);
-      if (admitted) this.bulkhead?.leave();
-    }
-  }
-
-  #state(operation: OperationSettings<FallbackSettings | null>): OperationState {
-    let state = this.#operations.get(operation.name);
+  #state(operation: string): OperationState {
+    let state = this.#operations.get(operation);
     if (state === undefined) {
-      const fallback = operation.fallback;
-      state = {
-        cache: fallback?.kind === "stale" ? new StaleCache(fallback.maxEntries, fallback.maxAgeMs) : null,
-        hedgeBudget: operation.hedge === null ? null : new HedgeBudget(operation.hedge.budget),
-      };
-      this.#operations.set(operation.name, state);
+      state = { cache: null, hedgeBudget: null };
+      this.#operations.set(operation, state);
     }
     return state;
   }
 }
 
 /**
- * A promise that rejects with `error` one microtask from now. Load shedding must stay cheap, and
- * a promise already rejected when returned is tracked by Node as a possibly unhandled rejection
- * until the caller's handler arrives, which costs more than the rest of the rejection; by the
- * next microtask the caller has attached its handler. Unhandled, it is still reported as such.
+ * How one call with a fallback ends: data as a fresh {@link Outcome} (kept in the stale cache,
+ * for a `stale` fallback), and a dependency failure as a degraded one when the fallback can
+ * serve it.
  */
-function rejectSoon(error: unknown): Promise<never> {
-  return new Promise<never>((_resolve, reject) => queueMicrotask(() => reject(error)));
-}
+class FallbackEnding implements CallEnding {
+  readonly #parts: DependencyParts;
+  readonly #operation: string;
+  readonly #fallback: Exclude<FallbackSettings, { kind: "none" }>;
+  readonly #cache: StaleCache | null;
+  readonly #cacheKey: string;
+  readonly #provided: ((error: ResilienceError) => unknown) | undefined;
 
+  constructor(
+    parts: DependencyParts,
+    operation: string,
+    fallback: Exclude<FallbackSettings, { kind: "none" }>,
+    cache: StaleCache | null,
+    cacheKey: string,
+    provided: ((error: ResilienceError) => unknown) | undefined,
+  ) {
+    this.#parts = parts;
+    this.#operation = operation;
+    this.#fallback = fallback;
+    this.#cache = cache;
+    this.#cacheKey = cacheKey;
+    this.#provided = provided;
+  }
+
+  succeeded(data: unknown): Outcome<unknown> {
+    this.#cache?.set(this.#cacheKey, data, this.#parts.clock.now());
+    return { data, degraded: false };
+  }
+
+  failed(error: unknown): Promise<Outcome<unknown>> | undefined {
+    if (!isDependencyFailure(error)) return undefined;
+    const { clock, events, name } = this.#parts;
+    const fallback = this.#fallback;
+    const cached = this.#cache?.get(this.#cacheKey, clock.now());
+    return serveFallback(fallback, error, cached, this.#provided).then((served) => {
+      if (served === undefined) throw error;
+      if (events.active) {
+        events.emit({
+          type: "fallback-served",
+          dependency: name,
+          operation: this.#operation,
+          fallback: fallback.kind,
+          reason: error.kind,
+          ageMs: served.ageMs,
+        });
+      }
+      return served;
+    });
+  }
+}
 
 /**
  * Creates the runtime state of one dependency (breaker, bulkhead, retry budget, stale caches).

@@ -46,17 +46,15 @@ export interface AttemptOwner {
 }
 
 /**
- * Bookkeeping run the moment an attempt settles, before its promise does (so the caller needs no
- * async frame of its own around the race).
+ * Bookkeeping run the moment an attempt settles: the attempt reports to it directly, so no
+ * promise of the attempt's own stands between the transport and the logical call.
  */
 export interface AttemptSettlement<T> {
-  /** Records a success; returns the value the attempt resolves with. */
-  succeeded(attempt: Attempt, value: T): T;
-  /** Records a failure (timeouts and cancellations included); returns the error it rejects with. */
-  failed(attempt: Attempt, error: unknown): unknown;
+  /** The transport returned `value` in time. */
+  succeeded(attempt: Attempt, value: T): void;
+  /** The transport failed, or the runtime ended the attempt (timeout, cancellation) with `error`. */
+  failed(attempt: Attempt, error: unknown): void;
 }
-
-const AS_IS: AttemptSettlement<never> = { succeeded: (_attempt, value) => value, failed: (_attempt, error) => error };
 
 /**
  * One attempt: the context handed to the transport, and the race between the transport and the
@@ -71,20 +69,33 @@ export class Attempt implements AttemptContext {
   readonly hedge: boolean;
   /** Milliseconds this attempt may take. */
   readonly timeoutMs: number;
+  /** The circuit-breaker permit it was admitted with (see `Permit`). */
+  readonly permit: number;
+  /** Clock time it started. */
+  readonly started: number;
   readonly #timeoutKind: "timeout" | "deadline";
   #controller: AbortController | undefined;
   #cancelled: ResilienceError | undefined;
-  #reject: ((error: unknown) => void) | undefined;
-  #settlement: AttemptSettlement<never> = AS_IS;
+  #settlement: AttemptSettlement<never> | undefined;
   #timer: TimerHandle | undefined;
   #settled = false;
 
-  constructor(owner: AttemptOwner, attempt: number, hedge: boolean, timeoutMs: number, timeoutKind: "timeout" | "deadline") {
+  constructor(
+    owner: AttemptOwner,
+    attempt: number,
+    hedge: boolean,
+    timeoutMs: number,
+    timeoutKind: "timeout" | "deadline",
+    permit: number,
+    started: number,
+  ) {
     this.#owner = owner;
     this.attempt = attempt;
     this.hedge = hedge;
     this.timeoutMs = timeoutMs;
     this.#timeoutKind = timeoutKind;
+    this.permit = permit;
+    this.started = started;
   }
 
   get signal(): AbortSignal {
@@ -130,47 +141,45 @@ export class Attempt implements AttemptContext {
     this.#settled = true;
     this.#cancelled = error;
     if (this.#timer !== undefined) this.#owner.clock.clearTimer(this.#timer);
-    this.#reject?.(this.#settlement.failed(this, error));
+    this.#settlement?.failed(this, error);
     this.#controller?.abort(error);
   }
 
   /**
-   * Calls the transport and races it against the timeout. `settlement` records the outcome as
-   * the race settles, and its results are what the returned promise settles with.
+   * Calls the transport and races it against the timeout; `settlement` hears how the race
+   * ended, exactly once. A synchronous answer (or throw) is reported before `start` returns.
    */
-  run<T>(transport: Transport<T>, settlement?: AttemptSettlement<T>): Promise<T> {
-    const settle = (settlement ?? AS_IS) as AttemptSettlement<T>;
-    this.#settlement = settle as AttemptSettlement<never>;
+  start<T>(transport: Transport<T>, settlement: AttemptSettlement<T>): void {
+    this.#settlement = settlement as AttemptSettlement<never>;
     let pending: Promise<T> | T;
     try {
       pending = transport(this);
     } catch (error) {
-      this.#settled = true;
-      return Promise.reject(settle.failed(this, error));
+      if (this.#finish()) settlement.failed(this, error);
+      return;
     }
     // A synchronous answer cannot outlive its timeout, so it needs neither timer nor race.
     if (!isThenable(pending)) {
-      this.#settled = true;
-      return Promise.resolve(settle.succeeded(this, pending));
+      if (this.#finish()) settlement.succeeded(this, pending);
+      return;
     }
-    return new Promise<T>((resolve, reject) => {
-      if (this.#settled) {
-        reject(settle.failed(this, this.#cancelled));
-        return;
-      }
-      this.#reject = reject;
-      if (Number.isFinite(this.timeoutMs)) {
-        this.#timer = this.#owner.clock.setTimer(() => this.cancel(this.#timeoutError()), this.timeoutMs);
-      }
-      Promise.resolve(pending).then(
-        (value) => {
-          if (this.#finish()) resolve(settle.succeeded(this, value));
-        },
-        (error: unknown) => {
-          if (this.#finish()) reject(settle.failed(this, error));
-        },
-      );
-    });
+    const settled = pending instanceof Promise ? pending : Promise.resolve(pending);
+    if (this.#settled) {
+      // cancelled while the transport was starting: its late failure is nobody's to report
+      settled.catch(ignore);
+      return;
+    }
+    if (Number.isFinite(this.timeoutMs)) {
+      this.#timer = this.#owner.clock.setTimer(() => this.cancel(this.#timeoutError()), this.timeoutMs, this.started);
+    }
+    settled.then(
+      (value) => {
+        if (this.#finish()) settlement.succeeded(this, value);
+      },
+      (error: unknown) => {
+        if (this.#finish()) settlement.failed(this, error);
+      },
+    );
   }
 
   #finish(): boolean {
@@ -200,3 +209,5 @@ export class Attempt implements AttemptContext {
 function isThenable<T>(value: Promise<T> | T): value is Promise<T> {
   return typeof (value as { then?: unknown } | null)?.then === "function";
 }
+
+function ignore(): void {}

@@ -129,3 +129,64 @@ describe("composed stack: time", () => {
     expect(health.retryInMs ?? 0).toBeGreaterThanOrEqual(0);
   });
 });
+
+describe("composed stack: clock reads", () => {
+  const full = {
+    name: "payments",
+    deadline: { propagate: true, marginMs: 10, header: "x-request-timeout-ms", format: "ms" },
+    breaker: breakerSettings,
+    bulkhead: { maxConcurrent: 5, maxQueue: 0, queueTimeoutMs: 0, overflow: "reject" },
+    budget: { maxTokens: 10, tokenRatio: 0.1 },
+  } as const;
+
+  /** A virtual clock that counts how often the time is read. */
+  function counted(): { clock: Clock; reads: () => number; advance: (ms: number) => Promise<void> } {
+    const inner = createVirtualClock(1_000);
+    let reads = 0;
+    const clock: Clock = {
+      now: () => {
+        reads++;
+        return inner.now();
+      },
+      setTimer: (callback, delayMs) => inner.setTimer(callback, delayMs),
+      clearTimer: (handle) => inner.clearTimer(handle),
+    };
+    return { clock, reads: () => reads, advance: (ms) => inner.advance(ms) };
+  }
+
+  it("reads the clock once for a call whose first attempt succeeds, with every layer on and nobody observing", async () => {
+    const { clock, reads } = counted();
+    const dep = createDependency(full, { clock, random: () => 0.5 });
+    const op = operation({ fallback: { kind: "value", value: "cached" } });
+    await dep.call(op, () => Promise.resolve("ok"));
+    const before = reads();
+    await expect(dep.call(op, () => Promise.resolve("ok"))).resolves.toEqual({ data: "ok", degraded: false });
+    expect(reads() - before).toBe(1);
+  });
+
+  it("reads it again at the end of an attempt when the breaker checks slow calls", async () => {
+    const { clock, reads } = counted();
+    const dep = createDependency(
+      { ...full, breaker: { ...breakerSettings, slowCall: { durationMs: 100, rate: 0.5 } } },
+      { clock, random: () => 0.5 },
+    );
+    const before = reads();
+    await dep.call(operation(), () => Promise.resolve("ok"));
+    expect(reads() - before).toBe(2);
+  });
+
+  it("counts a success whose end time was not read in the latest window slice the breaker has seen", async () => {
+    const { clock, advance } = counted();
+    const dep = createDependency({ ...full, breaker: { ...breakerSettings, minCalls: 100 } }, { clock, random: () => 0.5 });
+    const op = operation({ retry: null, timeout: { attemptMs: null, totalMs: null } });
+    let finish: (value: string) => void = () => undefined;
+    const long = dep.call(op, () => new Promise<string>((resolve) => (finish = resolve)));
+    // 12 s later, longer than the 10 s window: a failure is recorded at its end time
+    await advance(12_000);
+    await dep.call(op, () => Promise.reject(httpFailure(503))).catch(() => undefined);
+    finish("late");
+    await expect(long).resolves.toBe("late");
+    // the success lands next to the failure, not in the slice of its start (long gone from the window)
+    expect(dep.breaker?.health()).toMatchObject({ calls: 2, failures: 1 });
+  });
+});
