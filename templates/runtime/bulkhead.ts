@@ -123,7 +123,8 @@ export class Bulkhead {
 
   /** Returns a permit, admitting the oldest waiter if any. */
   leave(): void {
-    const next = this.#waiters.values().next().value;
+    // (reading the oldest waiter makes an iterator, so only when there is one)
+    const next = this.#waiters.size === 0 ? undefined : this.#waiters.values().next().value;
     if (next !== undefined) {
       this.#remove(next);
       next.resolve();
