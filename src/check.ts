@@ -59,11 +59,21 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
   const projects = new Map<string, Project | undefined>();
   const documents = new Map<string, SourceDocument>();
 
+  // Policy files are read all at once (one at a time, a large project waits on the disk most of
+  // the time) and parsed in order. A settled read never rejects, so none goes unhandled.
+  const reads = new Map<string, Promise<{ text: string } | { error: unknown }>>();
+  const startRead = (file: string) => {
+    if (!reads.has(file)) reads.set(file, readFile(file, "utf8").then((text) => ({ text }), (error: unknown) => ({ error })));
+  };
   const readSource = async (file: string): Promise<SourceDocument | undefined> => {
     const shown = displayPath(file, cwd);
+    startRead(file);
+    const read = await reads.get(file)!;
+    reads.delete(file);
     let text: string;
     try {
-      text = await readFile(file, "utf8");
+      if ("error" in read) throw read.error;
+      text = read.text;
     } catch (error) {
       sources.set(shown, "");
       const code = (error as NodeJS.ErrnoException).code;
@@ -133,6 +143,7 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
   const openapiOnly = new Set<string>();
   const seen = new Map<string, string>();
   const factories = new Map<string, ResolvedPolicy>();
+  for (const { file } of inputs.policies) startRead(file);
   for (const { file, config } of inputs.policies) {
     const project = config ? await loadProject(config) : undefined;
     const source = await readSource(file);

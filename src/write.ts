@@ -44,12 +44,15 @@ export async function planWrite(outDir: string, files: ReadonlyMap<string, strin
   const conflicts: string[] = [];
   const escapes: string[] = [];
   let unchanged = 0;
+  // read every file that would be written at once, then compare in order
+  const existingTexts = await Promise.all([...files.keys()].map((path) => (isInside(root, path) ? readIfExists(join(root, path)) : undefined)));
+  let index = 0;
   for (const [path, content] of files) {
+    const existing = existingTexts[index++];
     if (!isInside(root, path)) {
       escapes.push(path);
       continue;
     }
-    const existing = await readIfExists(join(root, path));
     if (existing === undefined) changes.push({ kind: "create", path, content });
     else if (existing === content) unchanged++;
     else if (!isGenerated(existing)) conflicts.push(path);
