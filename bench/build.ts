@@ -1,10 +1,12 @@
 // Compile scaling: `resgen build` (the programmatic `build()`) on 10, 100 and 500 generated
-// policies in a temporary folder, cold and as a no-op rebuild: `npm run bench:build`.
+// policies in a temporary folder: `npm run bench:build`. Four builds each: cold (nothing
+// generated, empty emit cache), a no-op rebuild with the emit cache, the same without it
+// (`--no-cache`), and a rebuild after one policy changed.
 //
 // The policies are three of the kinds in examples/checkout, repeated under new dependency names,
 // with a project file like the example's. `--profile` also writes a CPU profile of the cold
 // 500-policy build.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { cpus, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -137,17 +139,19 @@ interface Timing {
   readonly seconds: number;
   readonly files: number;
   readonly written: number;
+  /** Client modules emitted (the rest came from the emit cache). */
+  readonly emitted: number;
 }
 
-async function timeBuild(root: string): Promise<Timing> {
+async function timeBuild(root: string, cached = true): Promise<Timing> {
   const started = performance.now();
-  const result: BuildResult = await build([], { cwd: root });
+  const result: BuildResult = await build([], { cwd: root, cache: cached ? join(root, "emit-cache.json") : false });
   const seconds = (performance.now() - started) / 1_000;
   const errors = result.diagnostics.filter((d) => d.severity === "error");
   if (errors.length > 0) throw new Error(`build failed: ${errors[0]!.message}`);
   const files = result.plans.reduce((n, plan) => n + plan.changes.length + plan.unchanged, 0);
   const written = result.plans.reduce((n, plan) => n + plan.changes.length, 0);
-  return { seconds, files, written };
+  return { seconds, files, written, emitted: result.modules.emitted };
 }
 
 console.log(`machine: ${cpus()[0]?.model.trim() ?? "unknown"}, ${cpus().length} cores, Node ${process.version}`);
@@ -158,7 +162,7 @@ console.log(`machine: ${cpus()[0]?.model.trim() ?? "unknown"}, ${cpus().length} 
   rmSync(root, { recursive: true, force: true });
 }
 
-const rows: Array<{ policies: number; cold: Timing; noop: Timing }> = [];
+const rows: Array<{ policies: number; cold: Timing; noop: Timing; uncached: Timing; one: Timing }> = [];
 for (const count of [10, 100, 500]) {
   const root = project(count);
   let session: Session | undefined;
@@ -178,13 +182,21 @@ for (const count of [10, 100, 500]) {
     session.disconnect();
   }
   const noop = await timeBuild(root);
-  if (noop.written !== 0) throw new Error(`a rebuild with nothing changed wrote ${noop.written} files`);
-  rows.push({ policies: count, cold, noop });
+  if (noop.written !== 0 || noop.emitted !== 0) throw new Error(`a rebuild with nothing changed wrote ${noop.written} files and emitted ${noop.emitted} modules`);
+  const uncached = await timeBuild(root, false);
+  if (uncached.written !== 0) throw new Error(`a rebuild with nothing changed wrote ${uncached.written} files`);
+  const first = join(root, "resilience", "policy-000.yaml");
+  writeFileSync(first, readFileSync(first, "utf8").replace("timeout: { total: 1s }", "timeout: { total: 900ms }"));
+  const one = await timeBuild(root);
+  if (one.written !== 1 || one.emitted !== 1) throw new Error(`a rebuild after one policy changed wrote ${one.written} files and emitted ${one.emitted} modules`);
+  rows.push({ policies: count, cold, noop, uncached, one });
   rmSync(root, { recursive: true, force: true });
 }
 
-console.log("\npolicies   files   cold build          no-op rebuild");
-for (const { policies, cold, noop } of rows) {
+console.log("\npolicies   files   cold build          no-op rebuild       no-op, --no-cache   one policy changed");
+for (const { policies, cold, noop, uncached, one } of rows) {
   const rate = (t: Timing): string => `${t.seconds.toFixed(2)} s (${Math.round(t.files / t.seconds)} files/s)`;
-  console.log(`${String(policies).padStart(8)}   ${String(cold.files).padStart(5)}   ${rate(cold).padEnd(18)}  ${rate(noop)}`);
+  console.log(
+    `${String(policies).padStart(8)}   ${String(cold.files).padStart(5)}   ${rate(cold).padEnd(18)}  ${rate(noop).padEnd(18)}  ${rate(uncached).padEnd(18)}  ${one.seconds.toFixed(2)} s`,
+  );
 }

@@ -6,6 +6,7 @@ import { watch as watchFs, type FSWatcher } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { check, type CheckResult } from "./check.js";
 import { countBySeverity, diagnostic, sortDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
+import { defaultCacheFile, openEmitCache, type ModuleMemo } from "./emit/cache.js";
 import { emitProject } from "./emit/index.js";
 import type { ResolvedPolicy } from "./policy/model.js";
 import type { ResolvedService } from "./policy/service.js";
@@ -25,6 +26,11 @@ export interface BuildOptions {
   readonly check?: boolean;
   /** What to generate: the TypeScript clients (ts, the default) and/or mesh configuration (docs/targets.md). */
   readonly targets?: readonly TargetName[];
+  /**
+   * The emit cache file (src/emit/cache.ts), or `false` to emit every module. Defaults to
+   * `node_modules/.cache/resgen/emit.json` in the nearest `node_modules` above `cwd`, if any.
+   */
+  readonly cache?: string | false;
 }
 
 export interface BuildResult {
@@ -35,13 +41,15 @@ export interface BuildResult {
   readonly plans: readonly Plan[];
   /** Whether files were written (false with `check`, or when errors stopped the build). */
   readonly written: boolean;
+  /** Client and service modules taken from the emit cache, and emitted anew. */
+  readonly modules: { readonly reused: number; readonly emitted: number };
 }
 
 export async function build(paths: readonly string[], options: BuildOptions = {}): Promise<BuildResult> {
   const cwd = options.cwd ?? process.cwd();
   const targets: readonly TargetName[] = options.targets && options.targets.length > 0 ? options.targets : ["ts"];
   const checked = await check(paths, { cwd });
-  const stop = (diagnostics: readonly Diagnostic[]): BuildResult => ({ checked, diagnostics, plans: [], written: false });
+  const stop = (diagnostics: readonly Diagnostic[]): BuildResult => ({ checked, diagnostics, plans: [], written: false, modules: { reused: 0, emitted: 0 } });
   if (checked.unmatched.length > 0 || countBySeverity(checked.diagnostics).errors > 0) return stop(checked.diagnostics);
 
   // group by output folder: policies of one folder are emitted together (one barrel, one runtime)
@@ -75,11 +83,23 @@ export async function build(paths: readonly string[], options: BuildOptions = {}
     list.push({ service, sourcePath });
   }
 
+  const cacheFile = options.cache === false ? undefined : (options.cache ?? defaultCacheFile(cwd));
+  const cache = cacheFile === undefined ? undefined : openEmitCache(resolve(cwd, cacheFile));
+  const uncached = { reused: 0, emitted: 0 };
+  const emitCounted: ModuleMemo = (_path, _inputs, emit) => {
+    uncached.emitted++;
+    return emit();
+  };
   const plans: Plan[] = [];
   const diagnostics: Diagnostic[] = [...checked.diagnostics];
   for (const [outDir, group] of [...groups].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const sourcePath = (p: ResolvedPolicy) => group.sources.get(p) ?? p.file;
-    const files = new Map(targets.includes("ts") ? emitProject(group.policies, { services: services.get(outDir), sourcePath, telemetry: withTelemetry.has(outDir) ? "opentelemetry" : "none" }) : []);
+    const files = new Map(targets.includes("ts") ? emitProject(group.policies, {
+            services: services.get(outDir),
+            sourcePath,
+            telemetry: withTelemetry.has(outDir) ? "opentelemetry" : "none",
+            memo: cache?.folder(outDir) ?? emitCounted,
+          }) : []);
     const mesh = emitTargets(group.policies, targets, { locate: contextFromDocuments(checked.documents), sourcePath });
     for (const [path, text] of mesh.files) files.set(path, text);
     diagnostics.push(...mesh.diagnostics);
@@ -94,10 +114,12 @@ export async function build(paths: readonly string[], options: BuildOptions = {}
       diagnostics.push(diagnostic("RG303", displayPath(outDir, cwd), { start: 0, end: 0 }, `"${path}" would be written outside the output folder`));
     }
   }
+  await cache?.save();
+  const modules = { ...(cache?.stats ?? uncached) };
   const sorted = sortDiagnostics(diagnostics);
-  if (options.check || countBySeverity(sorted).errors > 0) return { checked, diagnostics: sorted, plans, written: false };
+  if (options.check || countBySeverity(sorted).errors > 0) return { checked, diagnostics: sorted, plans, written: false, modules };
   for (const plan of plans) await applyPlan(plan);
-  return { checked, diagnostics: sorted, plans, written: true };
+  return { checked, diagnostics: sorted, plans, written: true, modules };
 }
 
 /**

@@ -63,8 +63,15 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
     .addOption(new Option("-f, --format <format>", "format of diagnostics").choices(FORMATS).default("pretty"))
     .option("--max-warnings <n>", "exit 1 when there are more warnings than this", parseCount)
     .option("-t, --target <targets>", `what to generate, repeatable or comma-separated: ${TARGETS.join(", ")} (default: ts)`, collectTargets, [])
-    .action(async (paths: string[], opts: { out?: string; check?: boolean; watch?: boolean; format: Format; maxWarnings?: number; target: TargetName[] }) => {
-      const options = { cwd: io.cwd, ...(opts.out === undefined ? {} : { out: opts.out }), check: opts.check === true, targets: opts.target };
+    .option("--no-cache", "emit every module again instead of reusing those whose inputs are unchanged (node_modules/.cache/resgen)")
+    .action(async (paths: string[], opts: { out?: string; check?: boolean; watch?: boolean; format: Format; maxWarnings?: number; target: TargetName[]; cache: boolean }) => {
+      const options = {
+        cwd: io.cwd,
+        ...(opts.out === undefined ? {} : { out: opts.out }),
+        check: opts.check === true,
+        targets: opts.target,
+        ...(opts.cache ? {} : { cache: false as const }),
+      };
       if (opts.watch) {
         const controller = new AbortController();
         const stop = () => controller.abort();

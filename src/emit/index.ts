@@ -4,6 +4,7 @@
  */
 import type { ResolvedPolicy } from "../policy/model.js";
 import type { ResolvedService } from "../policy/service.js";
+import type { ModuleMemo } from "./cache.js";
 import { emitClient } from "./client.js";
 import { emitService, serviceNames } from "./service.js";
 import { clientNames } from "./naming.js";
@@ -18,7 +19,11 @@ export interface EmitContext {
   readonly services?: readonly { readonly service: ResolvedService; readonly sourcePath: string }[] | undefined;
   /** `telemetry` of the project file: `opentelemetry` adds the adapter and installs it in every client. */
   readonly telemetry?: "none" | "opentelemetry" | undefined;
+  /** Recalls a client or service module emitted before from the same inputs (src/emit/cache.ts). */
+  readonly memo?: ModuleMemo | undefined;
 }
+
+const emitAlways: ModuleMemo = (_path, _inputs, emit) => emit();
 
 /** File contents by path relative to the output folder, sorted. */
 export type EmittedFiles = ReadonlyMap<string, string>;
@@ -30,15 +35,21 @@ export function emitProject(policies: readonly ResolvedPolicy[], ctx: EmitContex
   const files = new Map<string, string>();
   const sorted = [...policies].sort((a, b) => (a.dependency < b.dependency ? -1 : a.dependency > b.dependency ? 1 : 0));
   const barrel: string[] = [];
+  const memo = ctx.memo ?? emitAlways;
   for (const policy of sorted) {
     const module = moduleName(policy.dependency);
-    files.set(`${module}.ts`, header(ctx.sourcePath(policy)) + "\n" + emitClient(policy, { telemetry: ctx.telemetry }));
+    const path = `${module}.ts`;
+    const head = header(ctx.sourcePath(policy));
+    const telemetry = ctx.telemetry ?? "none";
+    files.set(path, memo(path, { head, telemetry, policy }, () => head + "\n" + emitClient(policy, { telemetry })));
     const n = clientNames(policy.dependency);
     barrel.push(`export { ${n.factory}, type ${n.client}, type ${n.config} } from "./${module}.js";`);
   }
   for (const { service, sourcePath } of [...(ctx.services ?? [])].sort((a, b) => (a.service.service < b.service.service ? -1 : 1))) {
     const n = serviceNames(service.service);
-    files.set(`${n.module}.ts`, header(sourcePath) + "\n" + emitService(service));
+    const path = `${n.module}.ts`;
+    const head = header(sourcePath);
+    files.set(path, memo(path, { head, service }, () => head + "\n" + emitService(service)));
     barrel.push(`export { ${n.factory} } from "./${n.module}.js";`);
   }
   barrel.push(`export * from "./runtime/index.js";`);

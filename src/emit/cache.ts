@@ -1,0 +1,147 @@
+/**
+ * The emit cache: a rebuild reuses a client module whose inputs have not changed since the
+ * build that wrote it, instead of emitting it again (emission is most of a build's time).
+ *
+ * A module is reused only when both hold:
+ * - its inputs (the resolved policy, its header, the project's telemetry setting) hash to the
+ *   key recorded when it was last emitted, by an emitter with the same fingerprint (resgen's
+ *   version, the compiler ts-morph prints with, and the emitter's own code);
+ * - the file in the output folder still hashes to what that build produced (so a hand edit, a
+ *   checkout of other output or a deleted file is a miss, and `--check` still sees the drift).
+ * The emitter is deterministic, so a reused module is byte-for-byte what emitting it would give.
+ *
+ * The cache is one JSON file, by default `node_modules/.cache/resgen/emit.json` above the
+ * working directory. A missing, unreadable or foreign cache file is ignored (everything is
+ * emitted); it is replaced atomically.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { mkdir, rename, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ts } from "ts-morph";
+import { VERSION } from "../version.js";
+import { isInside } from "../write.js";
+
+/** Recalls or emits one module: `inputs` must be everything `emit` depends on, as plain data. */
+export type ModuleMemo = (path: string, inputs: unknown, emit: () => string) => string;
+
+export interface EmitCache {
+  /** The memo for one output folder (absolute). */
+  folder(outDir: string): ModuleMemo;
+  /** Modules reused and emitted so far. */
+  readonly stats: { readonly reused: number; readonly emitted: number };
+  /** Writes the cache file if anything changed. Failing to write it never fails a build. */
+  save(): Promise<void>;
+}
+
+interface CacheFile {
+  readonly fingerprint: string;
+  /** By output folder, then by module path: [inputs key, hash of the file's text]. */
+  readonly folders: Record<string, Record<string, [string, string]>>;
+}
+
+/** The cache file above `cwd`: in the nearest `node_modules`, or `undefined` when there is none. */
+export function defaultCacheFile(cwd: string): string | undefined {
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, "node_modules"))) return join(dir, "node_modules", ".cache", "resgen", "emit.json");
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/** Opens the cache stored in `file`. */
+export function openEmitCache(file: string): EmitCache {
+  const fingerprint = emitterFingerprint();
+  let stored: CacheFile = { fingerprint, folders: {} };
+  try {
+    const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<CacheFile>;
+    if (parsed.fingerprint === fingerprint && typeof parsed.folders === "object" && parsed.folders !== null) {
+      stored = { fingerprint, folders: parsed.folders };
+    }
+  } catch {
+    // no cache yet, or one that cannot be read: start empty
+  }
+  const folders = new Map(Object.entries(stored.folders).map(([dir, modules]) => [dir, new Map(Object.entries(modules))]));
+  let changed = false;
+  const stats = { reused: 0, emitted: 0 };
+
+  return {
+    stats,
+    folder(outDir) {
+      let modules = folders.get(outDir);
+      if (modules === undefined) folders.set(outDir, (modules = new Map()));
+      const entries = modules;
+      return (path, inputs, emit) => {
+        const key = inputsKey(inputs);
+        const entry = entries.get(path);
+        if (key !== undefined && entry !== undefined && entry[0] === key && isInside(outDir, path)) {
+          const text = readIfExists(join(outDir, path));
+          if (text !== undefined && hash(text) === entry[1]) {
+            stats.reused++;
+            return text;
+          }
+        }
+        const text = emit();
+        stats.emitted++;
+        if (key === undefined) return text;
+        const next: [string, string] = [key, hash(text)];
+        if (entry === undefined || entry[0] !== next[0] || entry[1] !== next[1]) {
+          entries.set(path, next);
+          changed = true;
+        }
+        return text;
+      };
+    },
+    async save() {
+      if (!changed) return;
+      const data: CacheFile = {
+        fingerprint,
+        folders: Object.fromEntries([...folders].map(([dir, modules]) => [dir, Object.fromEntries(modules)])),
+      };
+      const temporary = `${file}.${randomBytes(6).toString("hex")}.tmp`;
+      try {
+        await mkdir(dirname(file), { recursive: true });
+        await writeFile(temporary, JSON.stringify(data));
+        await rename(temporary, file);
+        changed = false;
+      } catch {
+        // a read-only or vanished cache folder only costs the next build its speed
+      }
+    },
+  };
+}
+
+let fingerprintMemo: string | undefined;
+
+/** resgen's version, the TypeScript that ts-morph prints with, and the emitter's own code. */
+function emitterFingerprint(): string {
+  if (fingerprintMemo !== undefined) return fingerprintMemo;
+  const here = dirname(fileURLToPath(import.meta.url));
+  const digest = createHash("sha256").update(`${VERSION}\0${ts.version}\0`);
+  for (const name of readdirSync(here).sort()) {
+    if (/\.[cm]?[jt]s$/.test(name) && !name.endsWith(".d.ts")) digest.update(name).update("\0").update(readFileSync(join(here, name))).update("\0");
+  }
+  return (fingerprintMemo = digest.digest("base64url"));
+}
+
+/** A key for plain-data inputs, or `undefined` when they cannot be written as JSON faithfully. */
+function inputsKey(inputs: unknown): string | undefined {
+  try {
+    // JSON writes Infinity and NaN as null: spell numbers that JSON cannot hold so they stay distinct
+    return hash(JSON.stringify(inputs, (_key, value: unknown) => (typeof value === "number" && !Number.isFinite(value) ? `\0${value}` : value)));
+  } catch {
+    return undefined;
+  }
+}
+
+function hash(text: string): string {
+  return createHash("sha256").update(text).digest("base64url");
+}
+
+function readIfExists(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}

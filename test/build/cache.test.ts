@@ -1,0 +1,116 @@
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { build } from "../../src/build.js";
+import { main, type Io } from "../../src/cli.js";
+import { PACKAGE_ROOT } from "../../src/version.js";
+
+// The example project: four dependency policies and one service policy, five emitted modules.
+const MODULES = 5;
+
+let dir: string;
+let cache: string;
+const out = () => join(dir, "src/generated");
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "resgen-cache-"));
+  cache = join(dir, "emit-cache.json");
+  cpSync(join(PACKAGE_ROOT, "examples/checkout/resgen.config.yaml"), join(dir, "resgen.config.yaml"));
+  cpSync(join(PACKAGE_ROOT, "examples/checkout/resilience"), join(dir, "resilience"), { recursive: true });
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function files(root: string): Map<string, string> {
+  const found = new Map<string, string>();
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const full = join(d, e.name);
+      if (e.isDirectory()) walk(full);
+      else found.set(full.slice(root.length + 1), readFileSync(full, "utf8"));
+    }
+  };
+  walk(root);
+  return found;
+}
+
+const edit = (file: string, from: string, to: string) => {
+  const path = join(dir, file);
+  const text = readFileSync(path, "utf8");
+  expect(text).toContain(from);
+  writeFileSync(path, text.replace(from, to));
+};
+
+async function cli(...args: string[]) {
+  let stdout = "";
+  const io: Io = { stdout: (t) => void (stdout += t), stderr: (t) => void (stdout += t), cwd: dir, color: false };
+  const code = await main(["node", "resgen", ...args], io);
+  return { code, stdout };
+}
+
+describe("the emit cache", () => {
+  it("lets a rebuild reuse every unchanged module, byte for byte what emitting it gives", async () => {
+    const cold = await build([], { cwd: dir, cache });
+    expect(cold.modules).toEqual({ reused: 0, emitted: MODULES });
+    const warm = await build([], { cwd: dir, cache });
+    expect(warm.modules).toEqual({ reused: MODULES, emitted: 0 });
+    expect(warm.plans[0]?.changes).toEqual([]);
+    const cached = files(out());
+    rmSync(out(), { recursive: true });
+    const fresh = await build([], { cwd: dir, cache: false });
+    expect(fresh.modules).toEqual({ reused: 0, emitted: MODULES });
+    expect(files(out())).toEqual(cached);
+  });
+
+  it("emits again only the module whose policy changed", async () => {
+    await build([], { cwd: dir, cache });
+    edit("resilience/inventory.yaml", "timeout: { total: 1s }", "timeout: { total: 900ms }");
+    const rebuilt = await build([], { cwd: dir, cache });
+    expect(rebuilt.modules).toEqual({ reused: MODULES - 1, emitted: 1 });
+    expect(rebuilt.plans[0]?.changes.map((c) => c.path)).toEqual(["inventory.ts"]);
+    expect(readFileSync(join(out(), "inventory.ts"), "utf8")).toContain("totalMs: 900");
+  });
+
+  it("emits every client again when the project's telemetry setting changes", async () => {
+    await build([], { cwd: dir, cache });
+    writeFileSync(join(dir, "resgen.config.yaml"), readFileSync(join(dir, "resgen.config.yaml"), "utf8") + "telemetry: opentelemetry\n");
+    const rebuilt = await build([], { cwd: dir, cache });
+    // the four clients install the adapter; the service module does not depend on the setting
+    expect(rebuilt.modules).toEqual({ reused: 1, emitted: MODULES - 1 });
+    expect(readFileSync(join(out(), "payments.ts"), "utf8")).toContain("installOpenTelemetry");
+  });
+
+  it("does not trust a generated module edited by hand: --check reports it and a build restores it", async () => {
+    await build([], { cwd: dir, cache });
+    const path = join(out(), "payments.ts");
+    const generated = readFileSync(path, "utf8");
+    writeFileSync(path, generated.replace("export function", "// edited\nexport function"));
+    const checked = await cli("build", "--check");
+    expect(checked.code).toBe(1);
+    expect(checked.stdout).toContain("src/generated/payments.ts: out of date");
+    const restored = await build([], { cwd: dir, cache });
+    expect(restored.modules.emitted).toBe(1);
+    expect(readFileSync(path, "utf8")).toBe(generated);
+  });
+
+  it("ignores a corrupt or foreign cache file, and replaces it", async () => {
+    writeFileSync(cache, "{ not json");
+    expect((await build([], { cwd: dir, cache })).modules).toEqual({ reused: 0, emitted: MODULES });
+    expect(JSON.parse(readFileSync(cache, "utf8"))).toMatchObject({ fingerprint: expect.any(String) });
+    writeFileSync(cache, JSON.stringify({ fingerprint: "another resgen", folders: {} }));
+    expect((await build([], { cwd: dir, cache })).modules).toEqual({ reused: 0, emitted: MODULES });
+    expect((await build([], { cwd: dir, cache })).modules).toEqual({ reused: MODULES, emitted: 0 });
+  });
+
+  it("lives in the nearest node_modules by default, and --no-cache neither reads nor writes it", async () => {
+    const stored = join(dir, "node_modules/.cache/resgen/emit.json");
+    expect((await cli("build")).code).toBe(0);
+    expect(existsSync(stored)).toBe(false); // no node_modules: no cache
+    mkdirSync(join(dir, "node_modules"));
+    expect((await cli("build")).code).toBe(0);
+    expect(existsSync(stored)).toBe(true);
+    rmSync(stored);
+    expect((await cli("build", "--no-cache")).code).toBe(0);
+    expect(existsSync(stored)).toBe(false);
+  });
+});
