@@ -155,7 +155,8 @@ class DependencyStack implements Dependency {
   readonly #parts: DependencyParts;
   readonly #events: Emitter;
   readonly #marginMs: number;
-  readonly #operations = new Map<string, OperationState>();
+  // made on first use: most dependencies have no stale fallback and no hedging
+  #operations: Map<string, OperationState> | undefined;
   #calls = 0;
 
   constructor(settings: DependencySettings, env: RuntimeEnvironment) {
@@ -294,10 +295,11 @@ class DependencyStack implements Dependency {
   }
 
   #state(operation: string): OperationState {
-    let state = this.#operations.get(operation);
+    const operations = (this.#operations ??= new Map());
+    let state = operations.get(operation);
     if (state === undefined) {
       state = { cache: null, hedgeBudget: null };
-      this.#operations.set(operation, state);
+      operations.set(operation, state);
     }
     return state;
   }

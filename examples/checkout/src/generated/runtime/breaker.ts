@@ -32,6 +32,9 @@ export type BreakerState =
 
 type MutableHalfOpen = { readonly state: "half-open"; inFlight: number; successes: number };
 
+// Only the half-open state changes in place, so every closed breaker can share one.
+const CLOSED: BreakerState = Object.freeze({ state: "closed" });
+
 /**
  * Proof of admission handed out by {@link CircuitBreaker.tryAcquire}: the breaker's generation
  * when it was issued, or -1 for a rejection. Outcomes carrying a stale generation belong to an
@@ -86,7 +89,7 @@ export class CircuitBreaker {
   readonly #clock: Clock;
   readonly #window: OutcomeWindow;
   readonly #onTransition: BreakerTransitionListener | undefined;
-  #state: BreakerState | MutableHalfOpen = { state: "closed" };
+  #state: BreakerState | MutableHalfOpen = CLOSED;
   #generation = 0;
   #lastNow = Number.NEGATIVE_INFINITY;
 
@@ -242,7 +245,7 @@ export class CircuitBreaker {
   }
 
   #close(): void {
-    this.#transition({ state: "closed" });
+    this.#transition(CLOSED);
     this.#window.clear();
   }
 

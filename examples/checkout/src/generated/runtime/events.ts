@@ -139,12 +139,14 @@ export type ResilienceEvent =
 /** Receives every {@link ResilienceEvent}. Errors it throws are swallowed: they never break a call. */
 export type Observer = (event: ResilienceEvent) => void;
 
+const NO_OBSERVERS: readonly Observer[] = [];
+
 /**
  * Fan-out to observers. Call sites test {@link Emitter.active} before building an event, so a
  * dependency without observers pays one property read per would-be event.
  */
 export class Emitter {
-  #observers: Observer[] = [];
+  #observers: readonly Observer[] = NO_OBSERVERS;
   /** Whether anyone is listening. */
   active = false;
 
