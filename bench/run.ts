@@ -2,7 +2,8 @@
 //
 // Every library wraps the same async function, in one process and one run, so the figures are
 // comparable as ratios (absolute nanoseconds drift from run to run and machine to machine).
-// Each sample awaits BATCH calls in a row, so the harness's own per-sample cost is amortised.
+// Each sample awaits BATCH calls in a row, so the harness's own per-sample cost is amortised,
+// and each row is the median of ROUNDS rounds.
 //
 //   --save   also writes the raw results as JSON to bench/results/
 //   --quick  shorter sampling (for a smoke run; figures are noisier)
@@ -120,31 +121,53 @@ function keep<B extends OpossumBreaker<[], number>>(b: B): B {
 interface Row {
   readonly group: string;
   readonly name: string;
+  /** The median of the rounds' means. */
   readonly nsPerCall: number;
+  /** The relative margin of error of the median round, in percent. */
   readonly rme: number;
   readonly samples: number;
+  /** Mean ns per call of each round. */
+  readonly rounds: readonly number[];
 }
 
-const benchOptions = { time: quick ? 150 : 1_000, warmupTime: quick ? 50 : 300, warmupIterations: 20, iterations: 10 };
+// A shared VM's speed drifts by up to 2× within a minute, so each group runs in rounds (the task
+// order rotated each time) and every task keeps its median round: one slow stretch moves one
+// round of a few tasks, not a whole row.
+const ROUNDS = quick ? 1 : 3;
+const benchOptions = { time: quick ? 150 : 400, warmupTime: quick ? 50 : 150, warmupIterations: 20, iterations: 10 };
 
 /** Times `calls` (each returns the awaited call) per call, in nanoseconds. */
 async function measure(group: string, tasks: Array<[string, () => Promise<unknown>]>): Promise<Row[]> {
-  const bench = new Bench({ name: group, ...benchOptions });
-  for (const [name, call] of tasks) {
-    bench.add(name, async () => {
-      for (let i = 0; i < BATCH; i++) await call();
-    });
+  const results = new Map<string, Array<{ ns: number; rme: number; samples: number }>>(tasks.map(([name]) => [name, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    const bench = new Bench({ name: group, ...benchOptions });
+    for (let i = 0; i < tasks.length; i++) {
+      const [name, call] = tasks[(i + round) % tasks.length]!;
+      bench.add(name, async () => {
+        for (let j = 0; j < BATCH; j++) await call();
+      });
+    }
+    await bench.run();
+    for (const task of bench.tasks) {
+      const result = task.result;
+      if (result.state !== "completed") throw new Error(`${group} / ${task.name}: ${result.state}`);
+      results.get(task.name)!.push({
+        ns: (result.latency.mean * 1e6) / BATCH,
+        rme: result.latency.rme,
+        samples: result.latency.samplesCount ?? result.latency.samples?.length ?? 0,
+      });
+    }
   }
-  await bench.run();
-  return bench.tasks.map((task) => {
-    const result = task.result;
-    if (result.state !== "completed") throw new Error(`${group} / ${task.name}: ${result.state}`);
+  return tasks.map(([name]) => {
+    const rounds = results.get(name)!;
+    const median = [...rounds].sort((a, b) => a.ns - b.ns)[Math.floor(rounds.length / 2)]!;
     return {
       group,
-      name: task.name,
-      nsPerCall: (result.latency.mean * 1e6) / BATCH,
-      rme: result.latency.rme,
-      samples: result.latency.samplesCount ?? result.latency.samples?.length ?? 0,
+      name,
+      nsPerCall: median.ns,
+      rme: median.rme,
+      samples: rounds.reduce((n, r) => n + r.samples, 0),
+      rounds: rounds.map((r) => r.ns),
     };
   });
 }
@@ -321,7 +344,7 @@ const machine = {
 const versions = { tinybench: versionOf("tinybench"), cockatiel: versionOf("cockatiel"), opossum: versionOf("opossum") };
 console.log(`machine: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node} (${machine.platform})`);
 console.log(`packages: tinybench ${versions.tinybench}, cockatiel ${versions.cockatiel}, opossum ${versions.opossum}`);
-console.log(`${BATCH} sequential awaited calls per sample${quick ? " (quick run)" : ""}`);
+console.log(`${BATCH} sequential awaited calls per sample; each row the median of ${ROUNDS} round${ROUNDS === 1 ? "" : "s"}${quick ? " (quick run)" : ""}`);
 
 const started = performance.now();
 const groups: Row[][] = [];
