@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isResilienceError, type BulkheadSettings } from "../../templates/runtime/index.js";
-import { after, harness, httpFailure, operation, track } from "./helpers.js";
+import { after, breakerSettings, harness, httpFailure, never, operation, track } from "./helpers.js";
 
 const bulkhead = (overrides: Partial<BulkheadSettings>): BulkheadSettings => ({
   maxConcurrent: 1,
@@ -98,6 +98,28 @@ describe("bulkhead", () => {
     expect(isResilienceError(waiting.error, "aborted")).toBe(true);
     expect(h.dep.bulkhead?.queued).toBe(0);
     await h.clock.advance(50);
+    expect(h.dep.bulkhead?.inFlight).toBe(0);
+  });
+
+  it("gives back the half-open trial permit of a call aborted just as the queue admitted it", async () => {
+    const h = harness({
+      bulkhead: bulkhead({}),
+      breaker: { ...breakerSettings, minCalls: 1, halfOpen: { maxCalls: 2, successes: 2 } },
+    });
+    await h.dep.call(op, () => Promise.reject(httpFailure(503))).catch(() => undefined);
+    await h.clock.advance(breakerSettings.openForMs);
+    const first = new AbortController();
+    const queued = new AbortController();
+    track(h.dep.call(op, never, { signal: first.signal }), h.clock); // the first trial, holding the slot
+    const late = track(h.dep.call(op, slow(h, 50), { signal: queued.signal }), h.clock);
+    await h.clock.flush();
+    expect(h.dep.bulkhead?.queued).toBe(1);
+    // ending the first call hands its slot to the queued one, which is aborted before it starts
+    first.abort();
+    queued.abort();
+    await h.clock.flush();
+    expect(isResilienceError(late.error, "aborted")).toBe(true);
+    expect(h.dep.breaker?.state).toEqual({ state: "half-open", inFlight: 0, successes: 0 });
     expect(h.dep.bulkhead?.inFlight).toBe(0);
   });
 });

@@ -180,7 +180,11 @@ export class Call<T> implements AttemptOwner, AttemptSettlement<T> {
       this.#slot = slot;
       const signal = this.plan.signal;
       if (signal !== undefined) {
-        if (signal.aborted) return this.#fail(abortedError(signal.reason));
+        if (signal.aborted) {
+          // (aborted while leaving a bulkhead queue) the first attempt will not be sent
+          this.dep.breaker?.release(first);
+          return this.#fail(abortedError(signal.reason));
+        }
         this.#onAbort = () => this.#abort(abortedError(signal.reason));
         signal.addEventListener("abort", this.#onAbort, { once: true });
       }
