@@ -52,6 +52,53 @@ const yieldOnce = async (): Promise<number> => {
 const forever = (): Promise<number> => new Promise<number>(() => undefined);
 
 // ---------------------------------------------------------------------------------------------
+// The least a wrapper that can time a call out does: read the clock once, race the function's
+// promise against a timer entry (linked into a list and unlinked, as a shared timer is), count
+// the outcome and resolve a fresh `{ data, degraded }`. No breaker, bulkhead, retry or events:
+// a floor for the full stack's overhead on this machine, not a usable policy.
+
+interface TimerEntry {
+  due: number;
+  prev: TimerEntry | undefined;
+  next: TimerEntry | undefined;
+}
+const pending: { head: TimerEntry | undefined; tail: TimerEntry | undefined } = { head: undefined, tail: undefined };
+let minimumSuccesses = 0;
+
+function link(entry: TimerEntry): void {
+  entry.prev = pending.tail;
+  if (pending.tail === undefined) pending.head = entry;
+  else pending.tail.next = entry;
+  pending.tail = entry;
+}
+
+function unlink(entry: TimerEntry): void {
+  if (entry.prev === undefined) pending.head = entry.next;
+  else entry.prev.next = entry.next;
+  if (entry.next === undefined) pending.tail = entry.prev;
+  else entry.next.prev = entry.prev;
+}
+
+function minimumWrapper<T>(fn: () => Promise<T>, timeoutMs: number): Promise<{ data: T; degraded: boolean }> {
+  const now = performance.now();
+  return new Promise((resolve, reject) => {
+    const entry: TimerEntry = { due: now + timeoutMs, prev: undefined, next: undefined };
+    link(entry);
+    fn().then(
+      (data) => {
+        unlink(entry);
+        minimumSuccesses++;
+        resolve({ data, degraded: false });
+      },
+      (error: unknown) => {
+        unlink(entry);
+        reject(error);
+      },
+    );
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
 // resgen: settings as the generator emits them for a typical policy (see examples/checkout).
 
 const BREAKER: NonNullable<DependencySettings["breaker"]> = {
@@ -201,6 +248,7 @@ async function happyPath(kind: "no-op" | "yield", fn: () => Promise<number>): Pr
   const group = `happy path, ${kind}`;
   return measure(group, [
     ["bare await fn()", () => fn()],
+    ["minimum wrapper (clock, race, outcome)", () => minimumWrapper(() => fn(), 500)],
     ["resgen full stack", () => full.call(fullOperation, () => fn())],
     ["cockatiel wrap(bulkhead, retry, breaker, timeout)", () => cockFull.execute(() => fn())],
     ["opossum fire() (timeout, capacity)", () => opFull.fire()],
@@ -356,6 +404,7 @@ for (const [kind, fn] of [
   groups.push(rows);
   printGroup(rows);
 }
+if (minimumSuccesses === 0) throw new Error("the minimum wrapper never ran");
 const rejected = await rejections();
 groups.push(rejected);
 printGroup(rejected);
@@ -370,6 +419,7 @@ for (const [index, kind] of [
   const g = groups[index]!;
   const full = ns(g, "resgen full stack");
   const overhead = (full - ns(g, "bare await fn()")) / ns(g, "bare await fn()");
+  console.log(`  ${kind}: full stack against the minimum wrapper ${(full / ns(g, "minimum wrapper (clock, race, outcome)")).toFixed(1)}× its cost (the minimum's own overhead over a bare await: ${((ns(g, "minimum wrapper (clock, race, outcome)") - ns(g, "bare await fn()")) / ns(g, "bare await fn()")).toFixed(1)}×)`);
   console.log(`  ${kind}: full stack vs cockatiel full stack ${(ns(g, "cockatiel wrap(bulkhead, retry, breaker, timeout)") / full).toFixed(1)}×, vs opossum fire() ${(ns(g, "opossum fire() (timeout, capacity)") / full).toFixed(1)}×, vs opossum breaker alone ${(ns(g, "opossum breaker (timeout off)") / full).toFixed(1)}×; overhead over a bare await ${overhead.toFixed(1)}× its cost`);
 }
 const r = groups[2]!;
