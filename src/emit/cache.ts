@@ -63,37 +63,39 @@ export function openEmitCache(file: string): EmitCache {
   }
   const folders = new Map(Object.entries(stored.folders).map(([dir, modules]) => [dir, new Map(Object.entries(modules))]));
   let changed = false;
+  const rebuilt: Array<[before: ReadonlyMap<string, unknown>, after: ReadonlyMap<string, unknown>]> = [];
   const stats = { reused: 0, emitted: 0 };
 
   return {
     stats,
     folder(outDir) {
-      let modules = folders.get(outDir);
-      if (modules === undefined) folders.set(outDir, (modules = new Map()));
-      const entries = modules;
+      // the folder's record is rebuilt from what this build emits or reuses, so modules no longer
+      // generated (a policy deleted or renamed) leave it
+      const previous = folders.get(outDir) ?? new Map<string, [string, string]>();
+      const entries = new Map<string, [string, string]>();
+      folders.set(outDir, entries);
+      rebuilt.push([previous, entries]);
       return (path, inputs, emit) => {
         const key = inputsKey(inputs);
-        const entry = entries.get(path);
+        const entry = previous.get(path);
         if (key !== undefined && entry !== undefined && entry[0] === key && isInside(outDir, path)) {
           const text = readIfExists(join(outDir, path));
           if (text !== undefined && hash(text) === entry[1]) {
             stats.reused++;
+            entries.set(path, entry);
             return text;
           }
         }
         const text = emit();
         stats.emitted++;
-        if (key === undefined) return text;
-        const next: [string, string] = [key, hash(text)];
-        if (entry === undefined || entry[0] !== next[0] || entry[1] !== next[1]) {
-          entries.set(path, next);
-          changed = true;
-        }
+        if (key !== undefined) entries.set(path, [key, hash(text)]);
+        changed = true;
         return text;
       };
     },
     async save() {
-      if (!changed) return;
+      // with nothing emitted, a folder's record changed only if some module was not produced again
+      if (!changed && rebuilt.every(([before, after]) => before.size === after.size)) return;
       const data: CacheFile = {
         fingerprint,
         folders: Object.fromEntries([...folders].map(([dir, modules]) => [dir, Object.fromEntries(modules)])),
@@ -104,6 +106,7 @@ export function openEmitCache(file: string): EmitCache {
         await writeFile(temporary, JSON.stringify(data));
         await rename(temporary, file);
         changed = false;
+        rebuilt.length = 0;
       } catch {
         // a read-only or vanished cache folder only costs the next build its speed
       }

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -112,5 +112,24 @@ describe("the emit cache", () => {
     rmSync(stored);
     expect((await cli("build", "--no-cache")).code).toBe(0);
     expect(existsSync(stored)).toBe(false);
+  });
+});
+
+describe("the emit cache's record", () => {
+  const recorded = () => {
+    const stored = JSON.parse(readFileSync(cache, "utf8")) as { folders: Record<string, Record<string, unknown>> };
+    return Object.values(stored.folders).flatMap((modules) => Object.keys(modules)).sort();
+  };
+
+  it("forgets a module that is no longer generated, and is not rewritten by a build that changes nothing", async () => {
+    await build([], { cwd: dir, cache });
+    expect(recorded()).toEqual(["checkout-service.ts", "geocoder.ts", "inventory.ts", "payments.ts", "recommendations.ts"]);
+    rmSync(join(dir, "resilience/geocoder.yaml"));
+    await build([], { cwd: dir, cache });
+    expect(recorded()).toEqual(["checkout-service.ts", "inventory.ts", "payments.ts", "recommendations.ts"]);
+    // the cache is replaced by renaming a new file over it, so an unwritten cache keeps its inode
+    const file = statSync(cache).ino;
+    expect((await build([], { cwd: dir, cache })).modules).toEqual({ reused: MODULES - 1, emitted: 0 });
+    expect(statSync(cache).ino).toBe(file);
   });
 });
