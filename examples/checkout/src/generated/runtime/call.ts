@@ -173,7 +173,7 @@ export class Call<T> implements AttemptOwner, AttemptSettlement<T> {
    * @param slot The bulkhead whose slot the call holds, given back as the call settles.
    * @param hedging Hedging, for a repeatable operation that hedges; `null` to retry in sequence.
    */
-  run(first: Permit, now: number | undefined, slot: Bulkhead | null, hedging: Hedging | null): Promise<unknown> {
+  run(first: Permit, now: number, slot: Bulkhead | null, hedging: Hedging | null): Promise<unknown> {
     return new Promise<unknown>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
