@@ -2,7 +2,8 @@
  * Writing an output folder: plan first, then apply. Only files whose bytes change are written
  * (atomically: a temporary file renamed over the old one), generated files that are no longer
  * produced are removed, nothing outside the folder is touched, and a file that does not carry
- * resgen's header is never overwritten or removed.
+ * resgen's header is never overwritten or removed, except the temporary files a build killed
+ * while writing left next to files it still generates.
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
@@ -59,13 +60,27 @@ export async function planWrite(outDir: string, files: ReadonlyMap<string, strin
     else changes.push({ kind: "update", path, content });
   }
   for (const path of await listFiles(root)) {
-    if (files.has(path) || !owns(path)) continue;
+    if (files.has(path)) continue;
+    // a temporary file left by a build that was killed while writing `original`, complete or not
+    const original = LEFTOVER.exec(path)?.[1];
+    if (original !== undefined && files.has(original)) {
+      changes.push({ kind: "remove", path });
+      continue;
+    }
+    if (!owns(path)) continue;
     const text = await readIfExists(join(root, path));
     if (text !== undefined && isGenerated(text)) changes.push({ kind: "remove", path });
   }
   changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { outDir: root, changes, unchanged, conflicts: conflicts.sort(), escapes };
 }
+
+/** The name `applyPlan` writes a file under before renaming it over `path`. */
+function temporaryName(path: string): string {
+  return `${path}.${randomBytes(6).toString("hex")}.tmp`;
+}
+
+const LEFTOVER = /^(.+)\.[0-9a-f]{12}\.tmp$/;
 
 /** Applies a plan that has no conflicts or escapes. */
 export async function applyPlan(plan: Plan): Promise<void> {
@@ -77,7 +92,7 @@ export async function applyPlan(plan: Plan): Promise<void> {
       continue;
     }
     await mkdir(dirname(full), { recursive: true });
-    const temp = `${full}.${randomBytes(6).toString("hex")}.tmp`;
+    const temp = temporaryName(full);
     try {
       await writeFile(temp, change.content);
       await rename(temp, full);
