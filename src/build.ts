@@ -114,7 +114,7 @@ export async function build(paths: readonly string[], options: BuildOptions = {}
       diagnostics.push(diagnostic("RG303", displayPath(outDir, cwd), { start: 0, end: 0 }, `"${path}" would be written outside the output folder`));
     }
   }
-  await cache?.save();
+  cache?.save();
   const modules = { ...(cache?.stats ?? uncached) };
   const sorted = sortDiagnostics(diagnostics);
   if (options.check || countBySeverity(sorted).errors > 0) return { checked, diagnostics: sorted, plans, written: false, modules };

@@ -12,11 +12,10 @@
  *
  * The cache is one JSON file, by default `node_modules/.cache/resgen/emit.json` above the
  * working directory. A missing, unreadable or foreign cache file is ignored (everything is
- * emitted); it is replaced atomically.
+ * emitted); it is replaced atomically, keeping the folders other builds recorded meanwhile.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { mkdir, rename, writeFile } from "node:fs/promises";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ts } from "ts-morph";
@@ -32,7 +31,7 @@ export interface EmitCache {
   /** Modules reused and emitted so far. */
   readonly stats: { readonly reused: number; readonly emitted: number };
   /** Writes the cache file if anything changed. Failing to write it never fails a build. */
-  save(): Promise<void>;
+  save(): void;
 }
 
 interface CacheFile {
@@ -52,18 +51,10 @@ export function defaultCacheFile(cwd: string): string | undefined {
 /** Opens the cache stored in `file`. */
 export function openEmitCache(file: string): EmitCache {
   const fingerprint = emitterFingerprint();
-  let stored: CacheFile = { fingerprint, folders: {} };
-  try {
-    const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<CacheFile>;
-    if (parsed.fingerprint === fingerprint && typeof parsed.folders === "object" && parsed.folders !== null) {
-      stored = { fingerprint, folders: parsed.folders };
-    }
-  } catch {
-    // no cache yet, or one that cannot be read: start empty
-  }
-  const folders = new Map(Object.entries(stored.folders).map(([dir, modules]) => [dir, new Map(Object.entries(modules))]));
+  const folders = new Map(Object.entries(readFolders(file, fingerprint)).map(([dir, modules]) => [dir, new Map(Object.entries(modules))]));
   let changed = false;
   const rebuilt: Array<[before: ReadonlyMap<string, unknown>, after: ReadonlyMap<string, unknown>]> = [];
+  const rebuiltFolders: string[] = [];
   const stats = { reused: 0, emitted: 0 };
 
   return {
@@ -75,6 +66,7 @@ export function openEmitCache(file: string): EmitCache {
       const entries = new Map<string, [string, string]>();
       folders.set(outDir, entries);
       rebuilt.push([previous, entries]);
+      rebuiltFolders.push(outDir);
       return (path, inputs, emit) => {
         const key = inputsKey(inputs);
         const entry = previous.get(path);
@@ -93,25 +85,43 @@ export function openEmitCache(file: string): EmitCache {
         return text;
       };
     },
-    async save() {
+    save() {
       // with nothing emitted, a folder's record changed only if some module was not produced again
       if (!changed && rebuilt.every(([before, after]) => before.size === after.size)) return;
+      // Another build may have saved since this one opened the file (a monorepo building its
+      // packages in parallel): keep its folders, and replace only the ones this build made.
+      const mine = new Set(rebuiltFolders);
+      const others = Object.entries(readFolders(file, fingerprint)).filter(([dir]) => !mine.has(dir));
       const data: CacheFile = {
         fingerprint,
-        folders: Object.fromEntries([...folders].map(([dir, modules]) => [dir, Object.fromEntries(modules)])),
+        folders: Object.fromEntries([...others, ...[...mine].map((dir) => [dir, Object.fromEntries(folders.get(dir) ?? [])] as const)].sort(([a], [b]) => (a < b ? -1 : 1))),
       };
+      // read, merge and replace without yielding, so builds in one process cannot interleave here
       const temporary = `${file}.${randomBytes(6).toString("hex")}.tmp`;
       try {
-        await mkdir(dirname(file), { recursive: true });
-        await writeFile(temporary, JSON.stringify(data));
-        await rename(temporary, file);
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(temporary, JSON.stringify(data));
+        renameSync(temporary, file);
         changed = false;
         rebuilt.length = 0;
+        rebuiltFolders.length = 0;
       } catch {
         // a read-only or vanished cache folder only costs the next build its speed
+        rmSync(temporary, { force: true });
       }
     },
   };
+}
+
+/** The folders recorded in `file` by an emitter with `fingerprint`; none if it is missing, unreadable or foreign. */
+function readFolders(file: string, fingerprint: string): CacheFile["folders"] {
+  try {
+    const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<CacheFile>;
+    if (parsed.fingerprint === fingerprint && typeof parsed.folders === "object" && parsed.folders !== null) return parsed.folders;
+  } catch {
+    // no cache yet, or one that cannot be read: start empty
+  }
+  return {};
 }
 
 let fingerprintMemo: string | undefined;

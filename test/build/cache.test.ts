@@ -133,3 +133,17 @@ describe("the emit cache's record", () => {
     expect(statSync(cache).ino).toBe(file);
   });
 });
+
+describe("the emit cache shared by two projects", () => {
+  it("keeps the other project's record when both build at once", async () => {
+    const other = join(dir, "other");
+    mkdirSync(other);
+    cpSync(join(dir, "resgen.config.yaml"), join(other, "resgen.config.yaml"));
+    cpSync(join(dir, "resilience"), join(other, "resilience"), { recursive: true });
+    await Promise.all([build([], { cwd: dir, cache }), build([], { cwd: other, cache })]);
+    const stored = JSON.parse(readFileSync(cache, "utf8")) as { folders: Record<string, unknown> };
+    expect(Object.keys(stored.folders).sort()).toEqual([join(dir, "src/generated"), join(other, "src/generated")].sort());
+    expect((await build([], { cwd: other, cache })).modules).toEqual({ reused: MODULES, emitted: 0 });
+    expect((await build([], { cwd: dir, cache })).modules).toEqual({ reused: MODULES, emitted: 0 });
+  });
+});
