@@ -94,12 +94,15 @@ export async function build(paths: readonly string[], options: BuildOptions = {}
   const diagnostics: Diagnostic[] = [...checked.diagnostics];
   for (const [outDir, group] of [...groups].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const sourcePath = (p: ResolvedPolicy) => group.sources.get(p) ?? p.file;
-    const files = new Map(targets.includes("ts") ? emitProject(group.policies, {
-            services: services.get(outDir),
-            sourcePath,
-            telemetry: withTelemetry.has(outDir) ? "opentelemetry" : "none",
-            memo: cache?.folder(outDir) ?? emitCounted,
-          }) : []);
+    const clients = targets.includes("ts")
+      ? emitProject(group.policies, {
+          services: services.get(outDir),
+          sourcePath,
+          telemetry: withTelemetry.has(outDir) ? "opentelemetry" : "none",
+          memo: cache?.folder(outDir) ?? emitCounted,
+        })
+      : [];
+    const files = new Map(clients);
     const mesh = emitTargets(group.policies, targets, { locate: contextFromDocuments(checked.documents), sourcePath });
     for (const [path, text] of mesh.files) files.set(path, text);
     diagnostics.push(...mesh.diagnostics);

@@ -115,13 +115,29 @@ export function openEmitCache(file: string): EmitCache {
 
 /** The folders recorded in `file` by an emitter with `fingerprint`; none if it is missing, unreadable or foreign. */
 function readFolders(file: string, fingerprint: string): CacheFile["folders"] {
+  let parsed: unknown;
   try {
-    const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<CacheFile>;
-    if (parsed.fingerprint === fingerprint && typeof parsed.folders === "object" && parsed.folders !== null) return parsed.folders;
+    parsed = JSON.parse(readFileSync(file, "utf8"));
   } catch {
-    // no cache yet, or one that cannot be read: start empty
+    return {}; // no cache yet, or one that cannot be read: start empty
   }
-  return {};
+  const stored = parsed as { fingerprint?: unknown; folders?: unknown } | null;
+  if (stored?.fingerprint !== fingerprint || !isRecord(stored.folders)) return {};
+  // keep only well-formed records: anything else is a miss, never a crash
+  const folders: CacheFile["folders"] = {};
+  for (const [dir, modules] of Object.entries(stored.folders)) {
+    if (!isRecord(modules)) continue;
+    const kept: Record<string, [string, string]> = {};
+    for (const [path, entry] of Object.entries(modules)) {
+      if (Array.isArray(entry) && entry.length === 2 && typeof entry[0] === "string" && typeof entry[1] === "string") kept[path] = [entry[0], entry[1]];
+    }
+    folders[dir] = kept;
+  }
+  return folders;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 let fingerprintMemo: string | undefined;

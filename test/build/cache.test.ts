@@ -99,6 +99,14 @@ describe("the emit cache", () => {
     expect(JSON.parse(readFileSync(cache, "utf8"))).toMatchObject({ fingerprint: expect.any(String) });
     writeFileSync(cache, JSON.stringify({ fingerprint: "another resgen", folders: {} }));
     expect((await build([], { cwd: dir, cache })).modules).toEqual({ reused: 0, emitted: MODULES });
+    // this resgen's fingerprint, with records mangled by hand: each bad one is a miss
+    const stored = JSON.parse(readFileSync(cache, "utf8")) as { folders: Record<string, Record<string, unknown>> };
+    const modules = Object.values(stored.folders)[0]!;
+    modules["payments.ts"] = null;
+    modules["inventory.ts"] = ["only one"];
+    modules["geocoder.ts"] = 42;
+    writeFileSync(cache, JSON.stringify(stored));
+    expect((await build([], { cwd: dir, cache })).modules).toEqual({ reused: MODULES - 3, emitted: 3 });
     expect((await build([], { cwd: dir, cache })).modules).toEqual({ reused: MODULES, emitted: 0 });
   });
 
