@@ -80,6 +80,7 @@ function temporaryName(path: string): string {
   return `${path}.${randomBytes(6).toString("hex")}.tmp`;
 }
 
+/** A name {@link temporaryName} makes; the group is the path it was for. */
 const LEFTOVER = /^(.+)\.[0-9a-f]{12}\.tmp$/;
 
 /** Applies a plan that has no conflicts or escapes. */
