@@ -52,9 +52,9 @@ const yieldOnce = async (): Promise<number> => {
 const forever = (): Promise<number> => new Promise<number>(() => undefined);
 
 // ---------------------------------------------------------------------------------------------
-// The least a wrapper that can time a call out does: read the clock once, race the function's
-// promise against a timer entry (linked into a list and unlinked, as a shared timer is), count
-// the outcome and resolve a fresh `{ data, degraded }`. No breaker, bulkhead, retry or events:
+// A minimal wrapper that can time a call out: it reads the clock once, races the function's
+// promise against a timer entry (linked into a list and unlinked, as a shared timer is), counts
+// the outcome and resolves a fresh `{ data, degraded }`. No breaker, bulkhead, retry or events:
 // a floor for the full stack's overhead on this machine, not a usable policy.
 
 interface TimerEntry {
