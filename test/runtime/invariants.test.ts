@@ -9,7 +9,10 @@ import {
   isResilienceError,
   ResilienceError,
   type AttemptContext,
+  type Clock,
+  type FallbackSettings,
   type ResilienceEvent,
+  type TimerHandle,
 } from "../../templates/runtime/index.js";
 import { after, breakerSettings, harness, httpFailure, never, operation, track } from "./helpers.js";
 
@@ -409,6 +412,126 @@ describe("I10: every layer reports, and a throwing observer breaks nothing", () 
         "hedge-launched",
         "retry-scheduled",
       ].sort(),
+    );
+  });
+});
+
+describe("I11: every call settles once and gives back everything it took", () => {
+  const outcome = fc.oneof(
+    fc.record({ kind: fc.constant("ok" as const), ms: fc.integer({ min: 0, max: 400 }) }),
+    fc.record({ kind: fc.constant("fail" as const), ms: fc.integer({ min: 0, max: 400 }), status: fc.constantFrom(404, 500, 503) }),
+    fc.record({ kind: fc.constant("hang" as const) }),
+    fc.record({ kind: fc.constant("throw" as const) }),
+  );
+  const call = fc.record({
+    startMs: fc.integer({ min: 0, max: 2_000 }),
+    outcomes: fc.array(outcome, { minLength: 1, maxLength: 4 }),
+    abortMs: fc.option(fc.integer({ min: 0, max: 1_500 }), { nil: undefined }),
+    retrySafe: fc.boolean(),
+    hedge: fc.boolean(),
+    fallback: fc.boolean(),
+  });
+  const layers = fc.record({
+    maxConcurrent: fc.integer({ min: 1, max: 3 }),
+    maxQueue: fc.integer({ min: 0, max: 3 }),
+    minCalls: fc.integer({ min: 1, max: 4 }),
+    trials: fc.integer({ min: 1, max: 2 }),
+    maxAttempts: fc.integer({ min: 1, max: 3 }),
+  });
+
+  it("leaves no bulkhead slot, trial permit or timer behind, and starts no attempt after settling", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(call, { minLength: 1, maxLength: 12 }), layers, async (calls, l) => {
+        const clock = createVirtualClock();
+        // the runtime's own timers (the transports below use the clock directly)
+        const live = new Set<TimerHandle>();
+        const runtimeClock: Clock = {
+          now: () => clock.now(),
+          setTimer: (callback, delayMs) => {
+            const handle: TimerHandle = clock.setTimer(() => {
+              live.delete(handle);
+              callback();
+            }, delayMs);
+            live.add(handle);
+            return handle;
+          },
+          clearTimer: (handle) => {
+            live.delete(handle);
+            clock.clearTimer(handle);
+          },
+        };
+        const dep = createDependency(
+          {
+            name: "d",
+            deadline: { propagate: true, marginMs: 5, header: "x-request-timeout-ms", format: "ms" },
+            breaker: { ...breakerSettings, minCalls: l.minCalls, openForMs: 300, halfOpen: { maxCalls: l.trials, successes: 1 } },
+            bulkhead: { maxConcurrent: l.maxConcurrent, maxQueue: l.maxQueue, queueTimeoutMs: 200, overflow: "reject" },
+            budget: { maxTokens: 10, tokenRatio: 0.5 },
+          },
+          { clock: runtimeClock, random: () => 0.5 },
+        );
+        const settled = calls.map(() => 0);
+        const attempts = calls.map(() => 0);
+        let late = 0;
+        calls.forEach((c, i) => {
+          clock.setTimer(() => {
+            const controller = c.abortMs === undefined ? undefined : new AbortController();
+            if (controller !== undefined) clock.setTimer(() => controller.abort(), c.abortMs!);
+            const op = operation<FallbackSettings | null>({
+              retrySafe: c.retrySafe,
+              timeout: { attemptMs: 250, totalMs: 1_000 },
+              retry: {
+                maxAttempts: l.maxAttempts,
+                backoff: { baseMs: 20, capMs: 100, multiplier: 2, jitter: "none" },
+                on: ["timeout", "network", 500, 503],
+                retryAfter: null,
+              },
+              hedge: c.hedge ? { delayMs: 50, maxAttempts: 2, budget: 1 } : null,
+              fallback: c.fallback ? { kind: "value", value: "fallback" } : null,
+            });
+            dep
+              .call(
+                op,
+                () => {
+                  if (settled[i]! > 0) late++;
+                  const o = c.outcomes[Math.min(attempts[i]!++, c.outcomes.length - 1)]!;
+                  switch (o.kind) {
+                    case "ok":
+                      return after(clock, o.ms, () => "ok");
+                    case "fail":
+                      return after(clock, o.ms, () => {
+                        throw httpFailure(o.status, o.status >= 500);
+                      });
+                    case "hang":
+                      return never<string>();
+                    case "throw":
+                      throw new Error("transport bug");
+                  }
+                },
+                controller === undefined ? {} : { signal: controller.signal },
+              )
+              .then(
+                () => settled[i]!++,
+                () => settled[i]!++,
+              );
+          }, c.startMs);
+        });
+        // step until every call has settled: from then on the runtime holds no timer at all
+        for (let t = 0; t < 10_000 && settled.some((n) => n === 0); t += 5) await clock.advance(5);
+        expect(settled).toEqual(calls.map(() => 1));
+        expect(live.size).toBe(0);
+        await clock.advance(10_000);
+        expect(settled).toEqual(calls.map(() => 1));
+        expect(late).toBe(0);
+        for (const [i, c] of calls.entries()) {
+          // hedged copies count as attempts too; never more than the retry or hedge plan allows
+          expect(attempts[i]).toBeLessThanOrEqual(c.retrySafe ? Math.max(l.maxAttempts, c.hedge ? 2 : 1) : 1);
+        }
+        expect(dep.bulkhead?.health()).toMatchObject({ inFlight: 0, queued: 0 });
+        expect(dep.breaker?.health().trialsInFlight).toBe(0);
+        expect(clock.pendingTimers).toBe(0);
+      }),
+      { numRuns: 200 },
     );
   });
 });
