@@ -64,7 +64,10 @@ export function valueAt(data: unknown, path: Path): unknown {
   return node;
 }
 
-export type Resolved = { readonly value: unknown; readonly path: Path } | { readonly problem: string };
+export type Resolved = { readonly value: unknown; readonly path: Path } | { readonly problem: string; readonly hint?: string };
+
+/** What to do about a `$ref` into another file. */
+export const BUNDLE_HINT = "bundle the description into one file (e.g. `redocly bundle`)";
 
 /**
  * Follows `$ref`s from the value at `path` until a value that is not a reference (path items,
@@ -80,7 +83,7 @@ export function deref(source: SourceDocument, value: unknown, path: Path): Resol
     if (seen.has(ref) || seen.size > 32) return { problem: `$ref "${ref}" refers to itself through ${[...seen].join(" → ")}` };
     seen.add(ref);
     const target = pointerPath(ref);
-    if (target === undefined) return { problem: `$ref "${ref}" points into another document; resgen reads one self-contained document` };
+    if (target === undefined) return { problem: `$ref "${ref}" points into another document; resgen reads one self-contained document`, hint: BUNDLE_HINT };
     const next = valueAt(source.data, target);
     if (next === undefined) return { problem: `$ref "${ref}" points at nothing: ${describeMissing(source.data, target)}` };
     current = next;

@@ -114,7 +114,7 @@ function findOperations(source: SourceDocument, data: Raw, diagnostics: Diagnost
   for (const [path, rawItem] of Object.entries(paths)) {
     const resolved = deref(source, rawItem, ["paths", path]);
     if ("problem" in resolved) {
-      diagnostics.push(diagnostic("RG603", source.file, source.spanOf(["paths", path, "$ref"]), resolved.problem));
+      diagnostics.push(diagnostic("RG603", source.file, source.spanOf(["paths", path, "$ref"]), resolved.problem, resolved.hint));
       continue;
     }
     if (!isObject(resolved.value)) continue;
@@ -166,7 +166,7 @@ function convertOperation(source: SourceDocument, converter: SchemaConverter, op
     list.forEach((raw: unknown, i: number) => {
       const resolved = deref(source, raw, [...listPath, i]);
       if ("problem" in resolved) {
-        diagnostics.push(diagnostic("RG603", source.file, source.spanOf([...listPath, i, "$ref"]), resolved.problem, "fix the reference, or declare the parameter inline"));
+        diagnostics.push(diagnostic("RG603", source.file, source.spanOf([...listPath, i, "$ref"]), resolved.problem, resolved.hint ?? "fix the reference, or declare the parameter inline"));
         return;
       }
       const p = resolved.value;
@@ -228,7 +228,7 @@ function convertOperation(source: SourceDocument, converter: SchemaConverter, op
   if (op.node["requestBody"] !== undefined) {
     const resolved = deref(source, op.node["requestBody"], [...op.at, "requestBody"]);
     if ("problem" in resolved) {
-      diagnostics.push(diagnostic("RG603", source.file, source.spanOf([...op.at, "requestBody", "$ref"]), resolved.problem));
+      diagnostics.push(diagnostic("RG603", source.file, source.spanOf([...op.at, "requestBody", "$ref"]), resolved.problem, resolved.hint));
       return { problem: "its request body cannot be resolved" };
     }
     const content = isObject(resolved.value) && isObject(resolved.value["content"]) ? resolved.value["content"] : {};
@@ -251,7 +251,7 @@ function convertOperation(source: SourceDocument, converter: SchemaConverter, op
     if (!/^2(\d\d|XX)$/i.test(code)) continue;
     const resolved = deref(source, raw, [...op.at, "responses", code]);
     if ("problem" in resolved) {
-      diagnostics.push(diagnostic("RG603", source.file, source.spanOf([...op.at, "responses", code, "$ref"]), resolved.problem));
+      diagnostics.push(diagnostic("RG603", source.file, source.spanOf([...op.at, "responses", code, "$ref"]), resolved.problem, resolved.hint));
       return { problem: `its ${code} response cannot be resolved` };
     }
     const content = isObject(resolved.value) && isObject(resolved.value["content"]) ? resolved.value["content"] : {};

@@ -6,7 +6,7 @@
 import { diagnostic, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { Path, SourceDocument } from "../policy/load.js";
 import { SCHEMA_TYPES, type TypeSchemaInput } from "../policy/schema.js";
-import { describeMissing, isObject, pointerPath, valueAt, type OpenApiVersion, type Raw } from "./document.js";
+import { BUNDLE_HINT, describeMissing, isObject, pointerPath, valueAt, type OpenApiVersion, type Raw } from "./document.js";
 
 type SchemaType = (typeof SCHEMA_TYPES)[number];
 const TYPES: ReadonlySet<string> = new Set(SCHEMA_TYPES);
@@ -156,7 +156,7 @@ export class SchemaConverter {
     if (known !== undefined) return { $ref: `#/schemas/${known}` };
     const target = pointerPath(ref);
     if (target === undefined) {
-      this.error(at, `$ref "${ref}" points into another document; resgen reads one self-contained document`, "bundle the description into one file (e.g. `redocly bundle`)");
+      this.error(at, `$ref "${ref}" points into another document; resgen reads one self-contained document`, BUNDLE_HINT);
       return {};
     }
     const value = valueAt(this.source.data, target);

@@ -239,3 +239,40 @@ describe("problems in the document and the policy", () => {
     expect(run(binary, `${POLICY}operations:\n  download: {}\n`).at).toEqual(["api.yaml:5:5 RG608"]);
   });
 });
+
+describe("references into other files", () => {
+  it("are reported where they are written, each with the advice to bundle the description", () => {
+    const api = doc(
+      `  /pets:
+    $ref: "./paths.yaml#/pets"
+  /owners/{ownerId}:
+    get:
+      operationId: getOwner
+      parameters:
+        - $ref: "./parameters.yaml#/OwnerId"
+      responses:
+        "200":
+          $ref: "./responses.yaml#/Owner"
+  /toys:
+    get:
+      operationId: listToys
+      responses:
+        "200":
+          description: Toys.
+          content:
+            application/json:
+              schema: { $ref: "./schemas.yaml#/Toy" }
+`,
+    );
+    const { at, diagnostics } = run(api);
+    const external = diagnostics.filter((d) => d.code === "RG603");
+    expect(external.map((d) => d.message)).toEqual([
+      '$ref "./paths.yaml#/pets" points into another document; resgen reads one self-contained document',
+      '$ref "./parameters.yaml#/OwnerId" points into another document; resgen reads one self-contained document',
+      '$ref "./responses.yaml#/Owner" points into another document; resgen reads one self-contained document',
+      '$ref "./schemas.yaml#/Toy" points into another document; resgen reads one self-contained document',
+    ]);
+    for (const d of external) expect(d.hint).toBe("bundle the description into one file (e.g. `redocly bundle`)");
+    expect(at.filter((a) => a.endsWith("RG603"))).toEqual(["api.yaml:5:11", "api.yaml:10:17", "api.yaml:13:17", "api.yaml:22:31"].map((p) => `${p} RG603`));
+  });
+});
