@@ -7,7 +7,7 @@ import { dirname, posix, resolve } from "node:path";
 import { analyze, contextFromDocuments } from "./analyze/index.js";
 import { diagnostic, sortDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import { SourceTexts } from "./diagnostics/format.js";
-import { loadYaml, type SourceDocument } from "./policy/load.js";
+import { loadYaml, SourceDocument } from "./policy/load.js";
 import type { ResolvedPolicy, SourceRef } from "./policy/model.js";
 import { normalize, type ProjectContext } from "./policy/normalize.js";
 import { Policy, ProjectConfig, type ProjectConfigInput } from "./policy/schema.js";
@@ -18,6 +18,7 @@ import { validate } from "./policy/validate.js";
 import { DEFAULT_POLICY_GLOB, displayPath, expandInputs } from "./project.js";
 import { clientNames, findClashes } from "./emit/naming.js";
 import { isOpenApiDocument } from "./openapi/document.js";
+import { DocumentSet, gatherDocuments, refFile } from "./openapi/documents.js";
 import { documentOf, mergeOpenApi } from "./openapi/import.js";
 
 export interface CheckOptions {
@@ -65,22 +66,20 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
   const startRead = (file: string) => {
     if (!reads.has(file)) reads.set(file, readFile(file, "utf8").then((text) => ({ text }), (error: unknown) => ({ error })));
   };
+  /** Files read so far (as shown): each is read, and its findings reported, once. */
+  const seenFiles = new Set<string>();
   const readSource = async (file: string): Promise<SourceDocument | undefined> => {
     const shown = displayPath(file, cwd);
+    seenFiles.add(shown);
     startRead(file);
     const read = await reads.get(file)!;
     reads.delete(file);
-    let text: string;
-    try {
-      if ("error" in read) throw read.error;
-      text = read.text;
-    } catch (error) {
+    if ("error" in read) {
       sources.set(shown, "");
-      const code = (error as NodeJS.ErrnoException).code;
-      const reason = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : (code ?? String(error));
-      diagnostics.push(diagnostic("RG004", shown, { start: 0, end: 0 }, `cannot read ${shown}: ${reason}`));
+      diagnostics.push(diagnostic("RG004", shown, { start: 0, end: 0 }, `cannot read ${shown}: ${readFailure(read.error)}`));
       return undefined;
     }
+    const text = read.text;
     sources.set(shown, text);
     const loaded = loadYaml(shown, text);
     diagnostics.push(...loaded.diagnostics);
@@ -110,32 +109,52 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
 
   for (const file of inputs.missing) await readSource(file);
 
-  // the OpenAPI document a policy names, read once however many policies name it; null: reported
-  const openapiDocs = new Map<string, SourceDocument | null>();
-  const readOpenApi = async (policyFile: string, policy: SourceDocument): Promise<SourceDocument | null | undefined> => {
+  /**
+   * A file read as YAML (or JSON) and registered for positions: the document, or why not
+   * (`read`: whether the file was read, its problems then being findings of their own).
+   */
+  const readDocument = async (full: string): Promise<SourceDocument | { reason: string; read: boolean }> => {
+    const shown = displayPath(full, cwd);
+    // read already (a policy input, or a file of another description): its findings are reported
+    if (seenFiles.has(shown)) return documents.get(shown) ?? { reason: `${shown} could not be read as YAML or JSON`, read: true };
+    seenFiles.add(shown);
+    let text: string;
+    try {
+      text = await readFile(full, "utf8");
+    } catch (error) {
+      return { reason: readFailure(error), read: false };
+    }
+    sources.set(shown, text);
+    const loaded = loadYaml(shown, text);
+    diagnostics.push(...loaded.diagnostics);
+    if (!loaded.ok) return { reason: `${shown} is not valid YAML or JSON`, read: true };
+    documents.set(shown, loaded.source);
+    return loaded.source;
+  };
+
+  // the OpenAPI description a policy names, with the files its $refs reach, read once however
+  // many policies name it; null: reported
+  const descriptions = new Map<string, DocumentSet | null>();
+  const readOpenApi = async (policyFile: string, policy: SourceDocument): Promise<DocumentSet | null | undefined> => {
     const named = documentOf(policy.data);
     if (named === undefined) return undefined;
     const full = resolve(dirname(policyFile), named);
-    if (openapiDocs.has(full)) return openapiDocs.get(full);
-    const shown = displayPath(full, cwd);
-    let doc: SourceDocument | null = null;
-    try {
-      const text = await readFile(full, "utf8");
-      sources.set(shown, text);
-      const loaded = loadYaml(shown, text);
-      diagnostics.push(...loaded.diagnostics);
-      if (loaded.ok) {
-        documents.set(shown, loaded.source);
-        doc = loaded.source;
+    if (descriptions.has(full)) return descriptions.get(full);
+    const root = await readDocument(full);
+    let set: DocumentSet | null = null;
+    if (root instanceof SourceDocument) {
+      set = new DocumentSet(root, full, (from, file) => resolve(dirname(from), refFile(file)));
+      const walk = gatherDocuments(set);
+      for (let step = walk.next(); !step.done; ) {
+        const loaded = await readDocument(step.value);
+        step = walk.next(loaded instanceof SourceDocument ? loaded : loaded.reason);
       }
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      const reason = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : (code ?? String(error));
+    } else if (!root.read) {
       const at = typeof (policy.data as Record<string, unknown>)["openapi"] === "string" ? ["openapi"] : ["openapi", "document"];
-      diagnostics.push(diagnostic("RG601", policy.file, policy.spanOf(at), `cannot read the OpenAPI document ${shown}: ${reason}`, "the path is relative to the policy file"));
+      diagnostics.push(diagnostic("RG601", policy.file, policy.spanOf(at), `cannot read the OpenAPI document ${displayPath(full, cwd)}: ${root.reason}`, "the path is relative to the policy file"));
     }
-    openapiDocs.set(full, doc);
-    return doc;
+    descriptions.set(full, set);
+    return set;
   };
 
   const policies: ResolvedPolicy[] = [];
@@ -144,12 +163,20 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
   const seen = new Map<string, string>();
   const factories = new Map<string, ResolvedPolicy>();
   for (const { file } of inputs.policies) startRead(file);
+  // Every input is read, and the OpenAPI descriptions the policies name are loaded, before any
+  // file is checked: a description's files may sit next to the policies and match the same glob.
+  const loaded: { file: string; config: string | undefined; source: SourceDocument }[] = [];
   for (const { file, config } of inputs.policies) {
-    const project = config ? await loadProject(config) : undefined;
     const source = await readSource(file);
     if (!source) continue;
-    // an OpenAPI document next to the policies (matched by the same glob) is read by the policy that names it
-    if (isOpenApiDocument(source.data)) {
+    loaded.push({ file, config, source });
+    if (!isOpenApiDocument(source.data) && !isServiceDocument(source)) await readOpenApi(file, source);
+  }
+  const described = new Set([...descriptions.values()].flatMap((set) => set?.keys ?? []));
+  for (const { file, config, source } of loaded) {
+    const project = config ? await loadProject(config) : undefined;
+    // an OpenAPI document (or a file of one) next to the policies is read by the policy that names it
+    if (isOpenApiDocument(source.data) || described.has(file)) {
       openapiOnly.add(file);
       continue;
     }
@@ -211,13 +238,13 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
  * Validates and resolves one loaded policy. Pure: the unit the CLI, the tests and the property
  * tests share. Returns the resolved policy only when the file has no errors.
  *
- * @param openapi the OpenAPI document the policy names under `openapi:`, loaded by the caller;
- *   null when reading it failed (already reported)
+ * @param openapi the OpenAPI description the policy names under `openapi:` (one document, or the
+ *   documents its `$ref`s reach), loaded by the caller; null when reading it failed (already reported)
  */
 export function checkPolicySource(
   source: SourceDocument,
   project: ProjectContext = {},
-  openapi?: SourceDocument | null,
+  openapi?: SourceDocument | DocumentSet | null,
 ): { policy: ResolvedPolicy | undefined; diagnostics: Diagnostic[] } {
   const structural = checkStructure(source, project.config?.defaults?.transport ?? "http");
   const result = validate(Policy, source);
@@ -284,9 +311,30 @@ export function checkTexts(
     diagnostics.push(...loaded.diagnostics);
     if (loaded.ok) documents.set(file, loaded.source);
   }
+  // the OpenAPI descriptions the policies name, loaded first: their files are not policies
+  const descriptions = new Map<string, DocumentSet | null>();
   for (const [file, source] of documents) {
-    // OpenAPI documents among the texts are read by the policies that name them
-    if (isOpenApiDocument(source.data)) continue;
+    const named = documentOf(source.data);
+    if (named === undefined || isOpenApiDocument(source.data) || isServiceDocument(source)) continue;
+    const target = posix.normalize(posix.join(posix.dirname(file), named));
+    if (descriptions.has(target)) continue;
+    const root = documents.get(target);
+    if (root === undefined) {
+      descriptions.set(target, null);
+      continue;
+    }
+    const set = new DocumentSet(root, target, (from, ref) => posix.normalize(posix.join(posix.dirname(from), refFile(ref))));
+    const walk = gatherDocuments(set);
+    for (let step = walk.next(); !step.done; ) {
+      const given = files.some((f) => f.file === step.value);
+      step = walk.next(documents.get(step.value) ?? (given ? `${step.value} is not valid YAML or JSON` : "no such file"));
+    }
+    descriptions.set(target, set);
+  }
+  const described = new Set([...descriptions.values()].flatMap((set) => set?.keys ?? []));
+  for (const [file, source] of documents) {
+    // OpenAPI documents (and the files of one) among the texts are read by the policies that name them
+    if (isOpenApiDocument(source.data) || described.has(file)) continue;
     if (isServiceDocument(source)) {
       const checked = checkServiceSource(source, project);
       diagnostics.push(...checked.diagnostics);
@@ -294,10 +342,10 @@ export function checkTexts(
       continue;
     }
     const named = documentOf(source.data);
-    let openapi: SourceDocument | null | undefined;
+    let openapi: DocumentSet | null | undefined;
     if (named !== undefined) {
       const target = posix.normalize(posix.join(posix.dirname(file), named));
-      openapi = documents.get(target) ?? null;
+      openapi = descriptions.get(target) ?? null;
       if (!openapi && !files.some((f) => f.file === target)) {
         const at = typeof (source.data as Record<string, unknown>)["openapi"] === "string" ? ["openapi"] : ["openapi", "document"];
         diagnostics.push(diagnostic("RG601", file, source.spanOf(at), `cannot read the OpenAPI document ${target}: no such file`, "the path is relative to the policy file"));
@@ -310,4 +358,10 @@ export function checkTexts(
   diagnostics.push(...analyze(policies, contextFromDocuments(documents)));
   diagnostics.push(...analyzeServices(services, policies, contextFromDocuments(documents)));
   return { policies, services, diagnostics: sortDiagnostics(diagnostics) };
+}
+
+/** Why a file could not be read, in words. */
+function readFailure(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : (code ?? String(error));
 }

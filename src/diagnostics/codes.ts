@@ -352,7 +352,7 @@ export const CODES = {
   RG603: {
     severity: "error",
     title: "OpenAPI $ref cannot be resolved",
-    help: "A `$ref` in the OpenAPI document points at nothing (a typo or a removed schema), into another file (resgen reads one self-contained document: bundle it first), or at itself. The position is the `$ref` in the document.",
+    help: "A `$ref` in the OpenAPI description points at nothing (a typo or a removed schema), at a file that cannot be read (the path is relative to the file the `$ref` is in), at a remote URL (resgen never reads the network: bundle such a description first), or at itself. The position is the `$ref`, in whichever file of the description it is.",
     example: "version: 1\ndependency: payments\nopenapi: ./api.yaml\n",
     context: {
       "api.yaml": "openapi: 3.0.3\ninfo: { title: Payments, version: 1.0.0 }\npaths:\n  /charges/{chargeId}:\n    get:\n      operationId: getCharge\n      responses:\n        \"200\":\n          description: The charge.\n          content:\n            application/json:\n              schema: { $ref: \"#/components/schemas/Charges\" }\ncomponents:\n  schemas:\n    Charge: { type: object, properties: { id: { type: string } } }\n",

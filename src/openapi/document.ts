@@ -1,9 +1,8 @@
 /**
- * Reading an OpenAPI document loaded with its YAML nodes: what kind of document it is, and local
- * `$ref`s (JSON pointers) resolved to a value and the path that locates it, so every problem can
- * point at file:line:col inside the document.
+ * Reading an OpenAPI document loaded with its YAML nodes: what kind of document it is, JSON
+ * pointers, and the values they name (following `$ref`s across files is documents.ts's job).
  */
-import type { Path, SourceDocument } from "../policy/load.js";
+import type { Path } from "../policy/load.js";
 
 export type Raw = Record<string, unknown>;
 export const isObject = (v: unknown): v is Raw => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -62,34 +61,6 @@ export function valueAt(data: unknown, path: Path): unknown {
     }
   }
   return node;
-}
-
-export type Resolved = { readonly value: unknown; readonly path: Path } | { readonly problem: string; readonly hint?: string };
-
-/** What to do about a `$ref` into another file. */
-export const BUNDLE_HINT = "bundle the description into one file (e.g. `redocly bundle`)";
-
-/**
- * Follows `$ref`s from the value at `path` until a value that is not a reference (path items,
- * parameters, request bodies, responses). Cycles of pure references and missing targets are
- * problems; `seen` bounds the chain.
- */
-export function deref(source: SourceDocument, value: unknown, path: Path): Resolved {
-  const seen = new Set<string>();
-  let current = value;
-  let at = path;
-  while (isObject(current) && typeof current["$ref"] === "string") {
-    const ref = current["$ref"];
-    if (seen.has(ref) || seen.size > 32) return { problem: `$ref "${ref}" refers to itself through ${[...seen].join(" → ")}` };
-    seen.add(ref);
-    const target = pointerPath(ref);
-    if (target === undefined) return { problem: `$ref "${ref}" points into another document; resgen reads one self-contained document`, hint: BUNDLE_HINT };
-    const next = valueAt(source.data, target);
-    if (next === undefined) return { problem: `$ref "${ref}" points at nothing: ${describeMissing(source.data, target)}` };
-    current = next;
-    at = target;
-  }
-  return { value: current, path: at };
 }
 
 /** "#/components/schemas has no Pets (did you mean …)"-style text for a missing pointer target. */

@@ -11,7 +11,8 @@ import type { SourceRef } from "../policy/model.js";
 import { METHODS, NAME_PATTERN, type OperationInput, type PolicyInput, type TypeSchemaInput } from "../policy/schema.js";
 import { checkPathTemplate } from "../policy/structure.js";
 import { didYouMean } from "../policy/suggest.js";
-import { deref, documentVersion, isObject, type Raw } from "./document.js";
+import { documentVersion, isObject, type Raw } from "./document.js";
+import { DocumentSet } from "./documents.js";
 import { SchemaConverter } from "./schemas.js";
 
 /** Header parameters that carry an idempotency key unless the policy names others (compared case-insensitively). */
@@ -53,17 +54,19 @@ interface Found {
 }
 
 /** Reads the operations of an OpenAPI 3.0 / 3.1 document. Never throws; problems are diagnostics. */
-export function importOpenApi(source: SourceDocument, options: ImportOptions = {}): OpenApiImport {
+export function importOpenApi(description: SourceDocument | DocumentSet, options: ImportOptions = {}): OpenApiImport {
+  const docs = description instanceof DocumentSet ? description : DocumentSet.single(description);
+  const source = docs.root;
   const diagnostics: Diagnostic[] = [];
   const empty = { operations: {}, sources: {}, schemas: {}, idempotencySources: {}, diagnostics };
   const version = documentVersion(source.data);
   if ("problem" in version) {
-    diagnostics.push(diagnostic("RG602", source.file, source.spanOf(version.path), version.problem, version.hint));
+    diagnostics.push(diagnostic("RG602", docs.fileOf(version.path), docs.spanOf(version.path), version.problem, version.hint));
     return empty;
   }
   const data = source.data as Raw;
-  const converter = new SchemaConverter(source, version.version);
-  const found = findOperations(source, data, diagnostics);
+  const converter = new SchemaConverter(docs, version.version);
+  const found = findOperations(docs, data, diagnostics);
   const only = options.only === undefined ? undefined : new Set(options.only);
   const keyHeaders = new Set((options.idempotencyHeaders ?? DEFAULT_IDEMPOTENCY_HEADERS).map((h) => h.toLowerCase()));
 
@@ -74,7 +77,7 @@ export function importOpenApi(source: SourceDocument, options: ImportOptions = {
     if (only && !only.has(op.id)) continue;
     const listed = only !== undefined;
     const skip = (message: string, hint?: string) =>
-      diagnostics.push(diagnostic(listed ? "RG608" : "RG607", source.file, source.keySpanOf(op.at), `${op.id} (${op.method.toUpperCase()} ${op.path}): ${message}`, hint));
+      diagnostics.push(diagnostic(listed ? "RG608" : "RG607", docs.fileOf(op.at), docs.keySpanOf(op.at), `${op.id} (${op.method.toUpperCase()} ${op.path}): ${message}`, hint));
     if (!new RegExp(NAME_PATTERN).test(op.id)) {
       skip(`operationId "${op.id}" cannot name a method (a letter, then letters, digits, - and _)`, "rename the operationId");
       continue;
@@ -89,32 +92,32 @@ export function importOpenApi(source: SourceDocument, options: ImportOptions = {
       skip(pathProblem.message, pathProblem.hint);
       continue;
     }
-    const converted = convertOperation(source, converter, op, keyHeaders, diagnostics);
+    const converted = convertOperation(docs, converter, op, keyHeaders, diagnostics);
     if ("problem" in converted) {
       skip(converted.problem, converted.hint);
       continue;
     }
     operations[op.id] = { method: method as OperationInput["method"] & string, path: op.path, ...converted.operation };
-    sources[op.id] = { file: source.file, path: op.at };
-    if (converted.idempotencyAt) idempotencySources[op.id] = { file: source.file, path: converted.idempotencyAt };
+    sources[op.id] = { file: docs.fileOf(op.at), path: docs.localPath(op.at) };
+    if (converted.idempotencyAt) idempotencySources[op.id] = { file: docs.fileOf(converted.idempotencyAt), path: docs.localPath(converted.idempotencyAt) };
   }
   converter.checkCycles();
   if (only === undefined && found.size > 0 && Object.keys(operations).length === 0) {
-    diagnostics.push(diagnostic("RG602", source.file, source.spanOf(["paths"]), "no operation of the document can be imported", "see the other findings for why each was left out"));
+    diagnostics.push(diagnostic("RG602", docs.fileOf(["paths"]), docs.spanOf(["paths"]), "no operation of the document can be imported", "see the other findings for why each was left out"));
   } else if (found.size === 0 && only === undefined) {
-    diagnostics.push(diagnostic("RG602", source.file, source.spanOf(data["paths"] === undefined ? [] : ["paths"]), "the document describes no operations (no paths with operations)", "add operations under `paths:`"));
+    diagnostics.push(diagnostic("RG602", docs.fileOf(data["paths"] === undefined ? [] : ["paths"]), docs.spanOf(data["paths"] === undefined ? [] : ["paths"]), "the document describes no operations (no paths with operations)", "add operations under `paths:`"));
   }
   return { operations, sources, schemas: converter.schemas, idempotencySources, diagnostics: [...diagnostics, ...converter.diagnostics] };
 }
 
 /** Every operation of the document by operationId; operations without one, or with a repeated one, are reported. */
-function findOperations(source: SourceDocument, data: Raw, diagnostics: Diagnostic[]): Map<string, Found> {
+function findOperations(docs: DocumentSet, data: Raw, diagnostics: Diagnostic[]): Map<string, Found> {
   const found = new Map<string, Found>();
   const paths = isObject(data["paths"]) ? data["paths"] : {};
   for (const [path, rawItem] of Object.entries(paths)) {
-    const resolved = deref(source, rawItem, ["paths", path]);
+    const resolved = docs.deref(rawItem, ["paths", path]);
     if ("problem" in resolved) {
-      diagnostics.push(diagnostic("RG603", source.file, source.spanOf(["paths", path, "$ref"]), resolved.problem, resolved.hint));
+      diagnostics.push(diagnostic("RG603", docs.fileOf(["paths", path, "$ref"]), docs.spanOf(["paths", path, "$ref"]), resolved.problem, resolved.hint));
       continue;
     }
     if (!isObject(resolved.value)) continue;
@@ -126,14 +129,14 @@ function findOperations(source: SourceDocument, data: Raw, diagnostics: Diagnost
       const id = node["operationId"];
       if (typeof id !== "string" || id === "") {
         diagnostics.push(
-          diagnostic("RG605", source.file, source.keySpanOf(at), `${method.toUpperCase()} ${path} has no operationId: it is not imported`, `add \`operationId: ${suggestId(method, path)}\` to import it`),
+          diagnostic("RG605", docs.fileOf(at), docs.keySpanOf(at), `${method.toUpperCase()} ${path} has no operationId: it is not imported`, `add \`operationId: ${suggestId(method, path)}\` to import it`),
         );
         continue;
       }
       const previous = found.get(id);
       if (previous) {
         diagnostics.push(
-          diagnostic("RG610", source.file, source.spanOf([...at, "operationId"]), `operationId "${id}" is also used by ${previous.method.toUpperCase()} ${previous.path}`, "operationIds are unique in a document (OpenAPI 3): rename one"),
+          diagnostic("RG610", docs.fileOf([...at, "operationId"]), docs.spanOf([...at, "operationId"]), `operationId "${id}" is also used by ${previous.method.toUpperCase()} ${previous.path}`, "operationIds are unique in a document (OpenAPI 3): rename one"),
         );
         continue;
       }
@@ -150,7 +153,7 @@ function suggestId(method: string, path: string): string {
 
 type Converted = { operation: Omit<OperationInput, "method" | "path">; idempotencyAt?: Path } | { problem: string; hint?: string };
 
-function convertOperation(source: SourceDocument, converter: SchemaConverter, op: Found, keyHeaders: ReadonlySet<string>, diagnostics: Diagnostic[]): Converted {
+function convertOperation(docs: DocumentSet, converter: SchemaConverter, op: Found, keyHeaders: ReadonlySet<string>, diagnostics: Diagnostic[]): Converted {
   const out: Omit<OperationInput, "method" | "path"> = {};
   const description = typeof op.node["summary"] === "string" ? op.node["summary"] : typeof op.node["description"] === "string" ? op.node["description"] : undefined;
   if (description !== undefined) out.description = description;
@@ -164,9 +167,9 @@ function convertOperation(source: SourceDocument, converter: SchemaConverter, op
   ] as const) {
     if (!Array.isArray(list)) continue;
     list.forEach((raw: unknown, i: number) => {
-      const resolved = deref(source, raw, [...listPath, i]);
+      const resolved = docs.deref(raw, [...listPath, i]);
       if ("problem" in resolved) {
-        diagnostics.push(diagnostic("RG603", source.file, source.spanOf([...listPath, i, "$ref"]), resolved.problem, resolved.hint ?? "fix the reference, or declare the parameter inline"));
+        diagnostics.push(diagnostic("RG603", docs.fileOf([...listPath, i, "$ref"]), docs.spanOf([...listPath, i, "$ref"]), resolved.problem, resolved.hint ?? "fix the reference, or declare the parameter inline"));
         return;
       }
       const p = resolved.value;
@@ -191,7 +194,7 @@ function convertOperation(source: SourceDocument, converter: SchemaConverter, op
       continue;
     }
     if (where !== "path" && where !== "query") continue;
-    const scalar = parameterType(source, converter, p, path, label);
+    const scalar = parameterType(docs, converter, p, path, label);
     if (where === "path") {
       if (!scalar || scalar.type === "array") {
         if (scalar) converter.report(path, `path ${label} is an array: typed as a string`, "send the path segment as text");
@@ -226,9 +229,9 @@ function convertOperation(source: SourceDocument, converter: SchemaConverter, op
 
   // --- request body: JSON only
   if (op.node["requestBody"] !== undefined) {
-    const resolved = deref(source, op.node["requestBody"], [...op.at, "requestBody"]);
+    const resolved = docs.deref(op.node["requestBody"], [...op.at, "requestBody"]);
     if ("problem" in resolved) {
-      diagnostics.push(diagnostic("RG603", source.file, source.spanOf([...op.at, "requestBody", "$ref"]), resolved.problem, resolved.hint));
+      diagnostics.push(diagnostic("RG603", docs.fileOf([...op.at, "requestBody", "$ref"]), docs.spanOf([...op.at, "requestBody", "$ref"]), resolved.problem, resolved.hint));
       return { problem: "its request body cannot be resolved" };
     }
     const content = isObject(resolved.value) && isObject(resolved.value["content"]) ? resolved.value["content"] : {};
@@ -249,9 +252,9 @@ function convertOperation(source: SourceDocument, converter: SchemaConverter, op
   const other: string[] = [];
   for (const [code, raw] of Object.entries(responses).sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (!/^2(\d\d|XX)$/i.test(code)) continue;
-    const resolved = deref(source, raw, [...op.at, "responses", code]);
+    const resolved = docs.deref(raw, [...op.at, "responses", code]);
     if ("problem" in resolved) {
-      diagnostics.push(diagnostic("RG603", source.file, source.spanOf([...op.at, "responses", code, "$ref"]), resolved.problem, resolved.hint));
+      diagnostics.push(diagnostic("RG603", docs.fileOf([...op.at, "responses", code, "$ref"]), docs.spanOf([...op.at, "responses", code, "$ref"]), resolved.problem, resolved.hint));
       return { problem: `its ${code} response cannot be resolved` };
     }
     const content = isObject(resolved.value) && isObject(resolved.value["content"]) ? resolved.value["content"] : {};
@@ -277,7 +280,7 @@ type ScalarType = "string" | "number" | "integer" | "boolean";
 
 /** The type of a path or query parameter: a scalar (with enum), or for query an array of scalars. */
 function parameterType(
-  source: SourceDocument,
+  docs: DocumentSet,
   converter: SchemaConverter,
   p: Raw,
   path: Path,
@@ -287,13 +290,13 @@ function parameterType(
     converter.report(path, `${label} has no schema (content-encoded parameters are not supported): it is left out`, "declare it with `schema: { type: string }`");
     return undefined;
   }
-  const schema = scalarOf(source, p["schema"], [...path, "schema"]);
+  const schema = scalarOf(docs, p["schema"], [...path, "schema"]);
   if ("problem" in schema) {
     converter.report([...path, "schema"], `${label}: ${schema.problem}: it is left out`, "parameters are strings, numbers, integers, booleans, or (in the query) arrays of them");
     return undefined;
   }
   if (schema.type !== "array") return { type: schema.type, ...(schema.enum ? { enum: schema.enum } : {}) };
-  const items: ReturnType<typeof scalarOf> = schema.items === undefined ? { type: "string" } : scalarOf(source, schema.items, schema.itemsPath ?? path);
+  const items: ReturnType<typeof scalarOf> = schema.items === undefined ? { type: "string" } : scalarOf(docs, schema.items, schema.itemsPath ?? path);
   if ("problem" in items || items.type === "array") {
     converter.report([...path, "schema"], `${label}: array items must be scalars: it is left out`, undefined);
     return undefined;
@@ -302,11 +305,11 @@ function parameterType(
 }
 
 function scalarOf(
-  source: SourceDocument,
+  docs: DocumentSet,
   raw: unknown,
   path: Path,
 ): { type: ScalarType | "array"; enum?: (string | number | boolean)[]; items?: unknown; itemsPath?: Path } | { problem: string } {
-  const resolved = deref(source, raw, path);
+  const resolved = docs.deref(raw, path);
   if ("problem" in resolved) return { problem: resolved.problem };
   const s = resolved.value;
   if (!isObject(s)) return { problem: "its schema is not a mapping" };
@@ -330,7 +333,7 @@ function scalarOf(
 export function mergeOpenApi(
   policySource: SourceDocument,
   policy: PolicyInput,
-  document: SourceDocument,
+  description: SourceDocument | DocumentSet,
 ): {
   policy: PolicyInput | undefined;
   sources: Readonly<Record<string, SourceRef>>;
@@ -338,10 +341,12 @@ export function mergeOpenApi(
   idempotencySources: Readonly<Record<string, SourceRef>>;
   diagnostics: Diagnostic[];
 } {
+  const docs = description instanceof DocumentSet ? description : DocumentSet.single(description);
+  const document = docs.root;
   const diagnostics: Diagnostic[] = [];
   const listed = policy.operations;
   const options = typeof policy.openapi === "object" ? policy.openapi : undefined;
-  const imported = importOpenApi(document, {
+  const imported = importOpenApi(docs, {
     ...(listed === undefined ? {} : { only: Object.keys(listed) }),
     ...(options?.idempotencyHeaders ? { idempotencyHeaders: options.idempotencyHeaders } : {}),
   });
@@ -350,7 +355,7 @@ export function mergeOpenApi(
   if (policy.schemas !== undefined) {
     diagnostics.push(diagnostic("RG609", file, policySource.keySpanOf(["schemas"]), "schemas: cannot be set when the operations come from an OpenAPI document", "describe the schemas in the document's components/schemas"));
   }
-  const known = allOperationIds(document);
+  const known = allOperationIds(docs);
   const operations: Record<string, OperationInput> = {};
   if (listed === undefined) {
     Object.assign(operations, imported.operations);
@@ -394,11 +399,14 @@ export function mergeOpenApi(
   };
 }
 
-/** The operationIds a document declares, in document order (for suggestions). */
-function allOperationIds(document: SourceDocument): string[] {
+/** The operationIds a description declares, in document order (for suggestions). */
+function allOperationIds(docs: DocumentSet): string[] {
   const out: string[] = [];
-  const paths = isObject(document.data) && isObject((document.data as Raw)["paths"]) ? ((document.data as Raw)["paths"] as Raw) : {};
-  for (const item of Object.values(paths)) {
+  const data = docs.root.data;
+  const paths = isObject(data) && isObject(data["paths"]) ? data["paths"] : {};
+  for (const [path, raw] of Object.entries(paths)) {
+    const resolved = docs.deref(raw, ["paths", path]);
+    const item = "value" in resolved ? resolved.value : undefined;
     if (!isObject(item)) continue;
     for (const method of HTTP_METHODS) {
       const op = item[method];

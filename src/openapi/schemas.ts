@@ -4,9 +4,10 @@
  * subset cannot say is reported with RG606, naming the schema, and left out of the type.
  */
 import { diagnostic, type Diagnostic } from "../diagnostics/diagnostic.js";
-import type { Path, SourceDocument } from "../policy/load.js";
+import type { Path } from "../policy/load.js";
 import { SCHEMA_TYPES, type TypeSchemaInput } from "../policy/schema.js";
-import { BUNDLE_HINT, describeMissing, isObject, pointerPath, valueAt, type OpenApiVersion, type Raw } from "./document.js";
+import { isObject, type OpenApiVersion, type Raw } from "./document.js";
+import type { DocumentSet } from "./documents.js";
 
 type SchemaType = (typeof SCHEMA_TYPES)[number];
 const TYPES: ReadonlySet<string> = new Set(SCHEMA_TYPES);
@@ -42,7 +43,7 @@ export class SchemaConverter {
   private readonly taken = new Set<string>();
 
   constructor(
-    private readonly source: SourceDocument,
+    private readonly docs: DocumentSet,
     private readonly version: OpenApiVersion,
   ) {}
 
@@ -150,22 +151,27 @@ export class SchemaConverter {
     return out;
   }
 
-  /** A `$ref` to a schema, as a reference to the named schema it becomes (converted once). */
+  /**
+   * A `$ref` to a schema (written at `at`, in whichever file), as a reference to the named schema
+   * it becomes. Each target is converted once, however many files refer to it.
+   */
   named(ref: string, at: Path): TypeSchemaInput {
-    const known = this.names.get(ref);
+    const resolved = this.docs.resolve(ref, at);
+    if ("problem" in resolved) {
+      this.error(at, resolved.problem, resolved.hint ?? "fix the reference");
+      return {};
+    }
+    const target = resolved.path;
+    const id = JSON.stringify(target);
+    const known = this.names.get(id);
     if (known !== undefined) return { $ref: `#/schemas/${known}` };
-    const target = pointerPath(ref);
-    if (target === undefined) {
-      this.error(at, `$ref "${ref}" points into another document; resgen reads one self-contained document`, BUNDLE_HINT);
-      return {};
-    }
-    const value = valueAt(this.source.data, target);
+    const value = this.docs.valueAt(target);
     if (value === undefined) {
-      this.error(at, `$ref "${ref}" points at nothing: ${describeMissing(this.source.data, target)}`, "fix the reference, or add the schema it names");
+      this.error(at, `$ref "${ref}" points at nothing: ${this.docs.describeMissing(target)}`, "fix the reference, or add the schema it names");
       return {};
     }
-    const name = this.nameFor(target);
-    this.names.set(ref, name);
+    const name = this.nameFor(this.docs.localPath(target));
+    this.names.set(id, name);
     this.defined.set(name, target);
     // registered before converting, so a schema that refers to itself finds its own name
     this.schemas[name] = {};
@@ -235,7 +241,7 @@ export class SchemaConverter {
             if (trail.some((n) => reported.has(n))) continue;
             trail.forEach((n) => reported.add(n));
             this.diagnostics.push(
-              diagnostic("RG603", this.source.file, this.source.keySpanOf(this.defined.get(start) ?? []), `schema ${start} is its own type through ${[...trail, start].join(" → ")}, with no object or array in between`, "nest the reference in a property or in items"),
+              diagnostic("RG603", this.docs.fileOf(this.defined.get(start) ?? []), this.docs.keySpanOf(this.defined.get(start) ?? []), `schema ${start} is its own type through ${[...trail, start].join(" → ")}, with no object or array in between`, "nest the reference in a property or in items"),
             );
           } else if (!seen.has(next) && trail.length < 64) {
             seen.add(next);
@@ -248,10 +254,10 @@ export class SchemaConverter {
 
   /** A warning at the node (RG606): the type is wider than the document says. */
   report(path: Path, message: string, hint: string | undefined): void {
-    this.diagnostics.push(diagnostic("RG606", this.source.file, this.source.keySpanOf(path), message, hint));
+    this.diagnostics.push(diagnostic("RG606", this.docs.fileOf(path), this.docs.keySpanOf(path), message, hint));
   }
 
   private error(path: Path, message: string, hint: string): void {
-    this.diagnostics.push(diagnostic("RG603", this.source.file, this.source.spanOf(path), message, hint));
+    this.diagnostics.push(diagnostic("RG603", this.docs.fileOf(path), this.docs.spanOf(path), message, hint));
   }
 }

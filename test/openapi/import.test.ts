@@ -16,10 +16,12 @@ function doc(paths: string, schemas = "", version = "3.1.0"): string {
   return `openapi: ${version}\ninfo: { title: Shop, version: 1.0.0 }\npaths:\n${paths}${schemas ? `components:\n  schemas:\n${schemas}` : ""}`;
 }
 
-function run(api: string, policy = POLICY) {
+/** Checks the policy with api.yaml (and `others`, more files next to it). */
+function run(api: string, policy = POLICY, others: Readonly<Record<string, string>> = {}) {
   const files = [
     { file: "shop.yaml", text: policy },
     { file: "api.yaml", text: api },
+    ...Object.entries(others).map(([file, text]) => ({ file, text })),
   ];
   const result = checkTexts(files);
   const sources = new SourceTexts();
@@ -240,11 +242,10 @@ describe("problems in the document and the policy", () => {
   });
 });
 
-describe("references into other files", () => {
-  it("are reported where they are written, each with the advice to bundle the description", () => {
-    const api = doc(
-      `  /pets:
-    $ref: "./paths.yaml#/pets"
+describe("a description split across files", () => {
+  const api = doc(
+    `  /pets:
+    $ref: "./paths/pets.yaml#/pets"
   /owners/{ownerId}:
     get:
       operationId: getOwner
@@ -253,26 +254,98 @@ describe("references into other files", () => {
       responses:
         "200":
           $ref: "./responses.yaml#/Owner"
-  /toys:
+`,
+  );
+  const others = {
+    "paths/pets.yaml": `pets:
+  get:
+    operationId: listPets
+    parameters:
+      - { name: limit, in: query, schema: { type: integer } }
+    responses:
+      "200":
+        description: Pets.
+        content:
+          application/json:
+            schema: { type: array, items: { $ref: "../schemas.yaml#/components/schemas/Pet" } }
+`,
+    "parameters.yaml": "OwnerId: { name: ownerId, in: path, required: true, schema: { type: string } }\n",
+    "responses.yaml": `Owner:
+  description: An owner.
+  content:
+    application/json:
+      schema: { $ref: "./schemas.yaml#/components/schemas/Owner" }
+`,
+    "schemas.yaml": `components:
+  schemas:
+    Pet:
+      type: object
+      properties: { name: { type: string }, owner: { $ref: "#/components/schemas/Owner" } }
+      required: [name]
+    Owner:
+      type: object
+      properties: { id: { type: string }, pets: { type: array, items: { $ref: "#/components/schemas/Pet" } } }
+      required: [id]
+`,
+  };
+
+  it("follows $refs from file to file, each read relative to the file it is written in", () => {
+    const { policy, diagnostics } = run(api, POLICY, others);
+    expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect(policy?.operations.map((o) => `${o.method} ${o.path} ${o.name}`)).toEqual(["GET /pets listPets", "GET /owners/{ownerId} getOwner"]);
+    expect(policy?.operations.find((o) => o.name === "getOwner")?.params.map((p) => p.name)).toEqual(["ownerId"]);
+    // one named schema per target, however many files refer to it, and recursive across files
+    expect(Object.keys(policy?.schemas ?? {}).sort()).toEqual(["Owner", "Pet"]);
+    const text = emitClient(policy!);
+    expect(text).toContain("export interface Pet {\n  name: string;\n  owner?: Owner;\n}");
+    expect(text).toContain("export interface Owner {\n  id: string;\n  pets?: Array<Pet>;\n}");
+    // an imported operation is located in the file that declares it
+    expect(policy?.operations.find((o) => o.name === "listPets")?.source).toEqual({ file: "paths/pets.yaml", path: ["pets", "get"] });
+  });
+
+  it("points at the file, line and column of each problem, in whichever file it is", () => {
+    const broken = {
+      ...others,
+      "schemas.yaml": others["schemas.yaml"].replace("properties: { name: { type: string },", "properties: { name: { type: string, not: { const: x } },"),
+      "responses.yaml": others["responses.yaml"].replace("#/components/schemas/Owner", "#/components/schemas/Ownr"),
+    };
+    const { at, diagnostics } = run(api, POLICY, broken);
+    expect(at).toEqual(["responses.yaml:5:23 RG603", "schemas.yaml:5:43 RG606"]);
+    expect(diagnostics.find((d) => d.code === "RG603")?.message).toBe('$ref "./schemas.yaml#/components/schemas/Ownr" points at nothing: #/components/schemas has no "Ownr"');
+  });
+
+  it("says which references cannot be followed: a missing file, the network, a pointer that is not one", () => {
+    const api2 = doc(
+      `  /a:
+    $ref: "./gone.yaml#/a"
+  /b:
+    $ref: "https://example.com/api.yaml#/b"
+  /c:
     get:
-      operationId: listToys
+      operationId: c
       responses:
         "200":
-          description: Toys.
+          description: C.
           content:
             application/json:
-              schema: { $ref: "./schemas.yaml#/Toy" }
+              schema: { $ref: "./schemas.yaml#components" }
 `,
     );
-    const { at, diagnostics } = run(api);
-    const external = diagnostics.filter((d) => d.code === "RG603");
-    expect(external.map((d) => d.message)).toEqual([
-      '$ref "./paths.yaml#/pets" points into another document; resgen reads one self-contained document',
-      '$ref "./parameters.yaml#/OwnerId" points into another document; resgen reads one self-contained document',
-      '$ref "./responses.yaml#/Owner" points into another document; resgen reads one self-contained document',
-      '$ref "./schemas.yaml#/Toy" points into another document; resgen reads one self-contained document',
+    const { at, diagnostics } = run(api2, POLICY, { "schemas.yaml": "components: {}\n" });
+    expect(at.filter((a) => a.endsWith("RG603"))).toEqual(["api.yaml:5:11 RG603", "api.yaml:7:11 RG603", "api.yaml:16:31 RG603"]);
+    expect(diagnostics.filter((d) => d.code === "RG603").map((d) => d.message)).toEqual([
+      '$ref "./gone.yaml#/a" names a file that cannot be read: no such file',
+      '$ref "https://example.com/api.yaml#/b" names a remote document; resgen reads files next to the description, never the network',
+      '$ref "./schemas.yaml#components" is not a JSON pointer (after # comes /)',
     ]);
-    for (const d of external) expect(d.hint).toBe("bundle the description into one file (e.g. `redocly bundle`)");
-    expect(at.filter((a) => a.endsWith("RG603"))).toEqual(["api.yaml:5:11", "api.yaml:10:17", "api.yaml:13:17", "api.yaml:22:31"].map((p) => `${p} RG603`));
+  });
+
+  it("reports a schema that is its own type across files where it is defined", () => {
+    const { at, diagnostics } = run(doc(get("thing", "{ $ref: './a.yaml#/A' }")), POLICY, {
+      "a.yaml": "A: { allOf: [{ $ref: './b.yaml#/B' }] }\n",
+      "b.yaml": "B: { $ref: './a.yaml#/A' }\n",
+    });
+    expect(at).toEqual(["a.yaml:1:1 RG603"]);
+    expect(diagnostics[0]!.message).toBe("schema A is its own type through A → B → A, with no object or array in between");
   });
 });
