@@ -12,15 +12,11 @@ import type { Path, SourceDocument } from "../policy/load.js";
 import { describeMissing, isObject, pointerPath, valueAt } from "./document.js";
 
 const MARKER = "\u0000document:";
+/** A reference with a scheme (`https:`, `file:`): not a path next to the description. */
+const REMOTE = /^[a-z][a-z0-9+.-]*:/i;
 
 /** What to do about a reference resgen cannot follow. */
 export const BUNDLE_HINT = "bundle the description into one file (e.g. `redocly bundle`)";
-
-/** A `$ref` into another document: the part before `#`, and where the `$ref` is. */
-export interface ExternalRef {
-  readonly file: string;
-  readonly at: Path;
-}
 
 export class DocumentSet {
   readonly #documents = new Map<string, SourceDocument>();
@@ -54,21 +50,15 @@ export class DocumentSet {
     this.#unreadable.set(key, reason);
   }
 
-  /** Every document of the description, root first. */
-  get documents(): SourceDocument[] {
-    return [...this.#documents.values()];
-  }
-
   /** The keys of every document of the description, root first. */
   get keys(): string[] {
     return [...this.#documents.keys()];
   }
 
-  /** The keys of the documents `document`'s references name, with where each reference is. */
-  externalRefs(key: string): { key: string; at: Path }[] {
+  /** The keys of the other documents that the references of the document keyed `key` name. */
+  referencedBy(key: string): string[] {
     const document = this.#documents.get(key);
-    if (document === undefined) return [];
-    return externalRefsOf(document.data).map((ref) => ({ key: this.locate(key, ref.file), at: ref.at }));
+    return document === undefined ? [] : filesReferenced(document.data).map((file) => this.locate(key, file));
   }
 
   /** Whether the document keyed `key` has been added or found unreadable. */
@@ -113,7 +103,7 @@ export class DocumentSet {
     if (pointer === undefined) return { problem: `$ref "${ref}" is not a JSON pointer (after # comes /)` };
     const here = this.#split(from).key;
     if (file === "") return { path: this.#pathIn(here, pointer) };
-    if (/^[a-z][a-z0-9+.-]*:/i.test(file)) return { problem: `$ref "${ref}" names a remote document; resgen reads files next to the description, never the network`, hint: BUNDLE_HINT };
+    if (REMOTE.test(file)) return { problem: `$ref "${ref}" names a remote document; resgen reads files next to the description, never the network`, hint: BUNDLE_HINT };
     const key = this.locate(here, file);
     const reason = this.#unreadable.get(key);
     if (reason !== undefined || !this.#documents.has(key)) {
@@ -169,24 +159,24 @@ export class DocumentSet {
   }
 }
 
-/** The `$ref`s of `data` that name another file (the part before `#` is not empty). */
-export function externalRefsOf(data: unknown): ExternalRef[] {
-  const found: ExternalRef[] = [];
-  const walk = (node: unknown, at: Path, depth: number): void => {
+/** The files the `$ref`s of `data` name (the part before `#`, when there is one; never a URL). */
+function filesReferenced(data: unknown): string[] {
+  const found: string[] = [];
+  const walk = (node: unknown, depth: number): void => {
     if (depth > 256) return;
     if (Array.isArray(node)) {
-      node.forEach((item, i) => walk(item, [...at, i], depth + 1));
+      for (const item of node) walk(item, depth + 1);
       return;
     }
     if (!isObject(node)) return;
     const ref = node["$ref"];
     if (typeof ref === "string") {
       const file = ref.split("#")[0]!;
-      if (file !== "" && !/^[a-z][a-z0-9+.-]*:/i.test(file)) found.push({ file, at: [...at, "$ref"] });
+      if (file !== "" && !REMOTE.test(file)) found.push(file);
     }
-    for (const [key, value] of Object.entries(node)) if (key !== "$ref") walk(value, [...at, key], depth + 1);
+    for (const [key, value] of Object.entries(node)) if (key !== "$ref") walk(value, depth + 1);
   };
-  walk(data, [], 0);
+  walk(data, 0);
   return found;
 }
 
@@ -201,17 +191,17 @@ export const MAX_DOCUMENTS = 256;
 export function* gatherDocuments(set: DocumentSet): Generator<string, void, SourceDocument | string> {
   const queue = [set.rootKey];
   for (let key = queue.shift(); key !== undefined; key = queue.shift()) {
-    for (const ref of set.externalRefs(key)) {
-      if (set.knows(ref.key)) continue;
-      if (set.documents.length >= MAX_DOCUMENTS) {
-        set.unreadable(ref.key, `the description spans more than ${MAX_DOCUMENTS} files`);
+    for (const next of set.referencedBy(key)) {
+      if (set.knows(next)) continue;
+      if (set.keys.length >= MAX_DOCUMENTS) {
+        set.unreadable(next, `the description spans more than ${MAX_DOCUMENTS} files`);
         continue;
       }
-      const loaded = yield ref.key;
-      if (typeof loaded === "string") set.unreadable(ref.key, loaded);
+      const loaded = yield next;
+      if (typeof loaded === "string") set.unreadable(next, loaded);
       else {
-        set.add(ref.key, loaded);
-        queue.push(ref.key);
+        set.add(next, loaded);
+        queue.push(next);
       }
     }
   }
