@@ -7,7 +7,8 @@
  * A path into the root document is the plain JSON path. A path into another document starts
  * with a marker segment naming that document, then the JSON path inside it.
  */
-import type { Span } from "../diagnostics/diagnostic.js";
+import type { Code } from "../diagnostics/codes.js";
+import { diagnostic, type Diagnostic, type Span } from "../diagnostics/diagnostic.js";
 import type { Path, SourceDocument } from "../policy/load.js";
 import { describeMissing, isObject, pointerPath, valueAt } from "./document.js";
 
@@ -64,6 +65,16 @@ export class DocumentSet {
   /** Whether the document keyed `key` has been added or found unreadable. */
   knows(key: string): boolean {
     return this.#documents.has(key) || this.#unreadable.has(key);
+  }
+
+  /** A finding at the value at `path`, in whichever file it is. */
+  finding(code: Code, path: Path, message: string, hint?: string): Diagnostic {
+    return diagnostic(code, this.fileOf(path), this.spanOf(path), message, hint);
+  }
+
+  /** A finding at the key of the pair at `path` (at the value when there is no key). */
+  findingAtKey(code: Code, path: Path, message: string, hint?: string): Diagnostic {
+    return diagnostic(code, this.fileOf(path), this.keySpanOf(path), message, hint);
   }
 
   /** The file (as diagnostics show it) that `path` points into. */

@@ -61,7 +61,7 @@ export function importOpenApi(description: SourceDocument | DocumentSet, options
   const empty = { operations: {}, sources: {}, schemas: {}, idempotencySources: {}, diagnostics };
   const version = documentVersion(source.data);
   if ("problem" in version) {
-    diagnostics.push(diagnostic("RG602", docs.fileOf(version.path), docs.spanOf(version.path), version.problem, version.hint));
+    diagnostics.push(docs.finding("RG602", version.path, version.problem, version.hint));
     return empty;
   }
   const data = source.data as Raw;
@@ -77,7 +77,7 @@ export function importOpenApi(description: SourceDocument | DocumentSet, options
     if (only && !only.has(op.id)) continue;
     const listed = only !== undefined;
     const skip = (message: string, hint?: string) =>
-      diagnostics.push(diagnostic(listed ? "RG608" : "RG607", docs.fileOf(op.at), docs.keySpanOf(op.at), `${op.id} (${op.method.toUpperCase()} ${op.path}): ${message}`, hint));
+      diagnostics.push(docs.findingAtKey(listed ? "RG608" : "RG607", op.at, `${op.id} (${op.method.toUpperCase()} ${op.path}): ${message}`, hint));
     if (!new RegExp(NAME_PATTERN).test(op.id)) {
       skip(`operationId "${op.id}" cannot name a method (a letter, then letters, digits, - and _)`, "rename the operationId");
       continue;
@@ -103,9 +103,9 @@ export function importOpenApi(description: SourceDocument | DocumentSet, options
   }
   converter.checkCycles();
   if (only === undefined && found.size > 0 && Object.keys(operations).length === 0) {
-    diagnostics.push(diagnostic("RG602", docs.fileOf(["paths"]), docs.spanOf(["paths"]), "no operation of the document can be imported", "see the other findings for why each was left out"));
+    diagnostics.push(docs.finding("RG602", ["paths"], "no operation of the document can be imported", "see the other findings for why each was left out"));
   } else if (found.size === 0 && only === undefined) {
-    diagnostics.push(diagnostic("RG602", docs.fileOf(data["paths"] === undefined ? [] : ["paths"]), docs.spanOf(data["paths"] === undefined ? [] : ["paths"]), "the document describes no operations (no paths with operations)", "add operations under `paths:`"));
+    diagnostics.push(docs.finding("RG602", data["paths"] === undefined ? [] : ["paths"], "the document describes no operations (no paths with operations)", "add operations under `paths:`"));
   }
   return { operations, sources, schemas: converter.schemas, idempotencySources, diagnostics: [...diagnostics, ...converter.diagnostics] };
 }
@@ -117,7 +117,7 @@ function findOperations(docs: DocumentSet, data: Raw, diagnostics: Diagnostic[])
   for (const [path, rawItem] of Object.entries(paths)) {
     const resolved = docs.deref(rawItem, ["paths", path]);
     if ("problem" in resolved) {
-      diagnostics.push(diagnostic("RG603", docs.fileOf(["paths", path, "$ref"]), docs.spanOf(["paths", path, "$ref"]), resolved.problem, resolved.hint));
+      diagnostics.push(docs.finding("RG603", ["paths", path, "$ref"], resolved.problem, resolved.hint));
       continue;
     }
     if (!isObject(resolved.value)) continue;
@@ -129,14 +129,14 @@ function findOperations(docs: DocumentSet, data: Raw, diagnostics: Diagnostic[])
       const id = node["operationId"];
       if (typeof id !== "string" || id === "") {
         diagnostics.push(
-          diagnostic("RG605", docs.fileOf(at), docs.keySpanOf(at), `${method.toUpperCase()} ${path} has no operationId: it is not imported`, `add \`operationId: ${suggestId(method, path)}\` to import it`),
+          docs.findingAtKey("RG605", at, `${method.toUpperCase()} ${path} has no operationId: it is not imported`, `add \`operationId: ${suggestId(method, path)}\` to import it`),
         );
         continue;
       }
       const previous = found.get(id);
       if (previous) {
         diagnostics.push(
-          diagnostic("RG610", docs.fileOf([...at, "operationId"]), docs.spanOf([...at, "operationId"]), `operationId "${id}" is also used by ${previous.method.toUpperCase()} ${previous.path}`, "operationIds are unique in a document (OpenAPI 3): rename one"),
+          docs.finding("RG610", [...at, "operationId"], `operationId "${id}" is also used by ${previous.method.toUpperCase()} ${previous.path}`, "operationIds are unique in a document (OpenAPI 3): rename one"),
         );
         continue;
       }
@@ -169,7 +169,7 @@ function convertOperation(docs: DocumentSet, converter: SchemaConverter, op: Fou
     list.forEach((raw: unknown, i: number) => {
       const resolved = docs.deref(raw, [...listPath, i]);
       if ("problem" in resolved) {
-        diagnostics.push(diagnostic("RG603", docs.fileOf([...listPath, i, "$ref"]), docs.spanOf([...listPath, i, "$ref"]), resolved.problem, resolved.hint ?? "fix the reference, or declare the parameter inline"));
+        diagnostics.push(docs.finding("RG603", [...listPath, i, "$ref"], resolved.problem, resolved.hint ?? "fix the reference, or declare the parameter inline"));
         return;
       }
       const p = resolved.value;
@@ -231,7 +231,7 @@ function convertOperation(docs: DocumentSet, converter: SchemaConverter, op: Fou
   if (op.node["requestBody"] !== undefined) {
     const resolved = docs.deref(op.node["requestBody"], [...op.at, "requestBody"]);
     if ("problem" in resolved) {
-      diagnostics.push(diagnostic("RG603", docs.fileOf([...op.at, "requestBody", "$ref"]), docs.spanOf([...op.at, "requestBody", "$ref"]), resolved.problem, resolved.hint));
+      diagnostics.push(docs.finding("RG603", [...op.at, "requestBody", "$ref"], resolved.problem, resolved.hint));
       return { problem: "its request body cannot be resolved" };
     }
     const content = isObject(resolved.value) && isObject(resolved.value["content"]) ? resolved.value["content"] : {};
@@ -254,7 +254,7 @@ function convertOperation(docs: DocumentSet, converter: SchemaConverter, op: Fou
     if (!/^2(\d\d|XX)$/i.test(code)) continue;
     const resolved = docs.deref(raw, [...op.at, "responses", code]);
     if ("problem" in resolved) {
-      diagnostics.push(diagnostic("RG603", docs.fileOf([...op.at, "responses", code, "$ref"]), docs.spanOf([...op.at, "responses", code, "$ref"]), resolved.problem, resolved.hint));
+      diagnostics.push(docs.finding("RG603", [...op.at, "responses", code, "$ref"], resolved.problem, resolved.hint));
       return { problem: `its ${code} response cannot be resolved` };
     }
     const content = isObject(resolved.value) && isObject(resolved.value["content"]) ? resolved.value["content"] : {};

@@ -3,7 +3,7 @@
  * schema becomes a named schema (so recursive schemas become recursive named types); what the
  * subset cannot say is reported with RG606, naming the schema, and left out of the type.
  */
-import { diagnostic, type Diagnostic } from "../diagnostics/diagnostic.js";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { Path } from "../policy/load.js";
 import { SCHEMA_TYPES, type TypeSchemaInput } from "../policy/schema.js";
 import { isObject, type OpenApiVersion, type Raw } from "./document.js";
@@ -241,7 +241,7 @@ export class SchemaConverter {
             if (trail.some((n) => reported.has(n))) continue;
             trail.forEach((n) => reported.add(n));
             this.diagnostics.push(
-              diagnostic("RG603", this.docs.fileOf(this.defined.get(start) ?? []), this.docs.keySpanOf(this.defined.get(start) ?? []), `schema ${start} is its own type through ${[...trail, start].join(" → ")}, with no object or array in between`, "nest the reference in a property or in items"),
+              this.docs.findingAtKey("RG603", this.defined.get(start) ?? [], `schema ${start} is its own type through ${[...trail, start].join(" → ")}, with no object or array in between`, "nest the reference in a property or in items"),
             );
           } else if (!seen.has(next) && trail.length < 64) {
             seen.add(next);
@@ -254,10 +254,10 @@ export class SchemaConverter {
 
   /** A warning at the node (RG606): the type is wider than the document says. */
   report(path: Path, message: string, hint: string | undefined): void {
-    this.diagnostics.push(diagnostic("RG606", this.docs.fileOf(path), this.docs.keySpanOf(path), message, hint));
+    this.diagnostics.push(this.docs.findingAtKey("RG606", path, message, hint));
   }
 
   private error(path: Path, message: string, hint: string): void {
-    this.diagnostics.push(diagnostic("RG603", this.docs.fileOf(path), this.docs.spanOf(path), message, hint));
+    this.diagnostics.push(this.docs.finding("RG603", path, message, hint));
   }
 }
