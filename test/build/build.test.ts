@@ -1,28 +1,19 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { build, watchBuild, type BuildResult } from "../../src/build.js";
-import { main, type Io } from "../../src/cli.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
+import { editFile, exampleProject, runCli } from "./helpers.js";
 
 let dir: string;
 const out = () => join(dir, "src/generated");
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "resgen-build-"));
-  cpSync(join(PACKAGE_ROOT, "examples/checkout/resgen.config.yaml"), join(dir, "resgen.config.yaml"));
-  cpSync(join(PACKAGE_ROOT, "examples/checkout/resilience"), join(dir, "resilience"), { recursive: true });
+  dir = exampleProject("resgen-build-");
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-async function cli(...args: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const io: Io = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), cwd: dir, color: false };
-  const code = await main(["node", "resgen", ...args], io);
-  return { code, stdout, stderr };
-}
+const cli = (...args: string[]) => runCli(dir, ...args);
 
 function snapshot(root: string): Map<string, { text: string; mtimeMs: number }> {
   const files = new Map<string, { text: string; mtimeMs: number }>();
@@ -37,12 +28,7 @@ function snapshot(root: string): Map<string, { text: string; mtimeMs: number }> 
   return files;
 }
 
-const edit = (file: string, from: string, to: string) => {
-  const path = join(dir, file);
-  const text = readFileSync(path, "utf8");
-  expect(text).toContain(from);
-  writeFileSync(path, text.replace(from, to));
-};
+const edit = (file: string, from: string, to: string) => editFile(dir, file, from, to);
 
 describe("resgen build", () => {
   it("writes one module per dependency, the barrel and the runtime into the project's out folder", async () => {

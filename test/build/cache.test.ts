@@ -1,10 +1,8 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
-import { main, type Io } from "../../src/cli.js";
-import { PACKAGE_ROOT } from "../../src/version.js";
+import { editFile, exampleProject, readTree, runCli } from "./helpers.js";
 
 // The example project: four dependency policies and one service policy, five emitted modules.
 const MODULES = 5;
@@ -14,39 +12,17 @@ let cache: string;
 const out = () => join(dir, "src/generated");
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "resgen-cache-"));
+  dir = exampleProject("resgen-cache-");
   cache = join(dir, "emit-cache.json");
-  cpSync(join(PACKAGE_ROOT, "examples/checkout/resgen.config.yaml"), join(dir, "resgen.config.yaml"));
-  cpSync(join(PACKAGE_ROOT, "examples/checkout/resilience"), join(dir, "resilience"), { recursive: true });
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function files(root: string): Map<string, string> {
-  const found = new Map<string, string>();
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const full = join(d, e.name);
-      if (e.isDirectory()) walk(full);
-      else found.set(full.slice(root.length + 1), readFileSync(full, "utf8"));
-    }
-  };
-  walk(root);
-  return found;
-}
-
-const edit = (file: string, from: string, to: string) => {
-  const path = join(dir, file);
-  const text = readFileSync(path, "utf8");
-  expect(text).toContain(from);
-  writeFileSync(path, text.replace(from, to));
+const edit = (file: string, from: string, to: string) => editFile(dir, file, from, to);
+const files = readTree;
+const cli = async (...args: string[]) => {
+  const { code, stdout, stderr } = await runCli(dir, ...args);
+  return { code, stdout: stdout + stderr };
 };
-
-async function cli(...args: string[]) {
-  let stdout = "";
-  const io: Io = { stdout: (t) => void (stdout += t), stderr: (t) => void (stdout += t), cwd: dir, color: false };
-  const code = await main(["node", "resgen", ...args], io);
-  return { code, stdout };
-}
 
 describe("the emit cache", () => {
   it("lets a rebuild reuse every unchanged module, byte for byte what emitting it gives", async () => {

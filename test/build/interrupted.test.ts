@@ -1,34 +1,20 @@
 import { spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
+import { exampleProject, readTree } from "./helpers.js";
 
 let dir: string;
 const out = () => join(dir, "src/generated");
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "resgen-interrupted-"));
-  cpSync(join(PACKAGE_ROOT, "examples/checkout/resgen.config.yaml"), join(dir, "resgen.config.yaml"));
-  cpSync(join(PACKAGE_ROOT, "examples/checkout/resilience"), join(dir, "resilience"), { recursive: true });
+  dir = exampleProject("resgen-interrupted-");
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function files(root: string): Map<string, string> {
-  const found = new Map<string, string>();
-  const walk = (d: string) => {
-    if (!existsSync(d)) return;
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const full = join(d, e.name);
-      if (e.isDirectory()) walk(full);
-      else found.set(full.slice(root.length + 1), readFileSync(full, "utf8"));
-    }
-  };
-  walk(root);
-  return found;
-}
+const files = readTree;
 
 /** Runs `resgen build` in `dir` and kills it (SIGKILL) `afterMs` after the output folder appears. */
 function buildKilled(afterMs: number): Promise<void> {
