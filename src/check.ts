@@ -66,26 +66,40 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
   const startRead = (file: string) => {
     if (!reads.has(file)) reads.set(file, readFile(file, "utf8").then((text) => ({ text }), (error: unknown) => ({ error })));
   };
-  /** Files read so far (as shown): each is read, and its findings reported, once. */
-  const seenFiles = new Set<string>();
-  const readSource = async (file: string): Promise<SourceDocument | undefined> => {
-    const shown = displayPath(file, cwd);
-    seenFiles.add(shown);
-    startRead(file);
-    const read = await reads.get(file)!;
-    reads.delete(file);
-    if ("error" in read) {
-      sources.set(shown, "");
-      diagnostics.push(diagnostic("RG004", shown, { start: 0, end: 0 }, `cannot read ${shown}: ${readFailure(read.error)}`));
-      return undefined;
+  /**
+   * A file read as YAML (or JSON) and registered for positions, once however often it is asked
+   * for (a policy input may also be a file of an OpenAPI description): the document, or why not
+   * (`read`: whether the file was read, its problems then being findings of their own).
+   */
+  const parsed = new Map<string, Promise<SourceDocument | { reason: string; read: boolean }>>();
+  const readDocument = (file: string): Promise<SourceDocument | { reason: string; read: boolean }> => {
+    let result = parsed.get(file);
+    if (result === undefined) {
+      startRead(file);
+      result = reads.get(file)!.then((read) => {
+        const shown = displayPath(file, cwd);
+        if ("error" in read) return { reason: readFailure(read.error), read: false };
+        sources.set(shown, read.text);
+        const loaded = loadYaml(shown, read.text);
+        diagnostics.push(...loaded.diagnostics);
+        if (!loaded.ok) return { reason: `${shown} could not be read as YAML or JSON`, read: true };
+        documents.set(shown, loaded.source);
+        return loaded.source;
+      });
+      parsed.set(file, result);
     }
-    const text = read.text;
-    sources.set(shown, text);
-    const loaded = loadYaml(shown, text);
-    diagnostics.push(...loaded.diagnostics);
-    if (!loaded.ok) return undefined;
-    documents.set(shown, loaded.source);
-    return loaded.source;
+    return result;
+  };
+  /** A file given to check (a policy, a project file): unreadable is an error of its own (RG004). */
+  const readSource = async (file: string): Promise<SourceDocument | undefined> => {
+    const result = await readDocument(file);
+    if (result instanceof SourceDocument) return result;
+    if (!result.read) {
+      const shown = displayPath(file, cwd);
+      sources.set(shown, "");
+      diagnostics.push(diagnostic("RG004", shown, { start: 0, end: 0 }, `cannot read ${shown}: ${result.reason}`));
+    }
+    return undefined;
   };
 
   const loadProject = async (file: string): Promise<Project | undefined> => {
@@ -108,29 +122,6 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
   });
 
   for (const file of inputs.missing) await readSource(file);
-
-  /**
-   * A file read as YAML (or JSON) and registered for positions: the document, or why not
-   * (`read`: whether the file was read, its problems then being findings of their own).
-   */
-  const readDocument = async (full: string): Promise<SourceDocument | { reason: string; read: boolean }> => {
-    const shown = displayPath(full, cwd);
-    // read already (a policy input, or a file of another description): its findings are reported
-    if (seenFiles.has(shown)) return documents.get(shown) ?? { reason: `${shown} could not be read as YAML or JSON`, read: true };
-    seenFiles.add(shown);
-    let text: string;
-    try {
-      text = await readFile(full, "utf8");
-    } catch (error) {
-      return { reason: readFailure(error), read: false };
-    }
-    sources.set(shown, text);
-    const loaded = loadYaml(shown, text);
-    diagnostics.push(...loaded.diagnostics);
-    if (!loaded.ok) return { reason: `${shown} is not valid YAML or JSON`, read: true };
-    documents.set(shown, loaded.source);
-    return loaded.source;
-  };
 
   // the OpenAPI description a policy names, with the files its $refs reach, read once however
   // many policies name it; null: reported
@@ -327,7 +318,7 @@ export function checkTexts(
     const walk = gatherDocuments(set);
     for (let step = walk.next(); !step.done; ) {
       const given = files.some((f) => f.file === step.value);
-      step = walk.next(documents.get(step.value) ?? (given ? `${step.value} is not valid YAML or JSON` : "no such file"));
+      step = walk.next(documents.get(step.value) ?? (given ? `${step.value} could not be read as YAML or JSON` : "no such file"));
     }
     descriptions.set(target, set);
   }
