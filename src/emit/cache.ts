@@ -53,8 +53,8 @@ export function openEmitCache(file: string): EmitCache {
   const fingerprint = emitterFingerprint();
   const folders = new Map(Object.entries(readFolders(file, fingerprint)).map(([dir, modules]) => [dir, new Map(Object.entries(modules))]));
   let changed = false;
-  const rebuilt: Array<[before: ReadonlyMap<string, unknown>, after: ReadonlyMap<string, unknown>]> = [];
-  const rebuiltFolders: string[] = [];
+  /** The folders this build emitted into, with their records before and after. */
+  const rebuilt: { dir: string; before: ReadonlyMap<string, unknown>; after: ReadonlyMap<string, unknown> }[] = [];
   const stats = { reused: 0, emitted: 0 };
 
   return {
@@ -65,8 +65,7 @@ export function openEmitCache(file: string): EmitCache {
       const previous = folders.get(outDir) ?? new Map<string, [string, string]>();
       const entries = new Map<string, [string, string]>();
       folders.set(outDir, entries);
-      rebuilt.push([previous, entries]);
-      rebuiltFolders.push(outDir);
+      rebuilt.push({ dir: outDir, before: previous, after: entries });
       return (path, inputs, emit) => {
         const key = inputsKey(inputs);
         const entry = previous.get(path);
@@ -87,10 +86,10 @@ export function openEmitCache(file: string): EmitCache {
     },
     save() {
       // with nothing emitted, a folder's record changed only if some module was not produced again
-      if (!changed && rebuilt.every(([before, after]) => before.size === after.size)) return;
+      if (!changed && rebuilt.every(({ before, after }) => before.size === after.size)) return;
       // Another build may have saved since this one opened the file (a monorepo building its
       // packages in parallel): keep its folders, and replace only the ones this build made.
-      const mine = new Set(rebuiltFolders);
+      const mine = new Set(rebuilt.map((r) => r.dir));
       const others = Object.entries(readFolders(file, fingerprint)).filter(([dir]) => !mine.has(dir));
       const data: CacheFile = {
         fingerprint,
@@ -104,7 +103,6 @@ export function openEmitCache(file: string): EmitCache {
         renameSync(temporary, file);
         changed = false;
         rebuilt.length = 0;
-        rebuiltFolders.length = 0;
       } catch {
         // a read-only or vanished cache folder only costs the next build its speed
         rmSync(temporary, { force: true });
