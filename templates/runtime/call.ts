@@ -178,11 +178,6 @@ export class Call<T> implements AttemptOwner, AttemptSettlement<T> {
       this.#slot = slot;
       const signal = this.plan.signal;
       if (signal !== undefined) {
-        if (signal.aborted) {
-          // (aborted while leaving a bulkhead queue) the first attempt will not be sent
-          this.dep.breaker?.release(first);
-          return this.#fail(abortedError(signal.reason));
-        }
         this.#onAbort = () => this.#abort(abortedError(signal.reason));
         signal.addEventListener("abort", this.#onAbort, { once: true });
       }
@@ -200,6 +195,12 @@ export class Call<T> implements AttemptOwner, AttemptSettlement<T> {
   runAfter(wait: Promise<void>, slot: Bulkhead, hedging: Hedging | null): Promise<unknown> {
     return wait.then(
       () => {
+        // the caller may have aborted between the queue handing over the slot and now
+        const signal = this.plan.signal;
+        if (signal?.aborted === true) {
+          slot.leave();
+          return this.refused(abortedError(signal.reason));
+        }
         const now = this.dep.clock.now();
         const permit = admitAttempt(this, now);
         if (typeof permit === "number") return this.run(permit, now, slot, hedging);
