@@ -2,7 +2,6 @@
  * `check`: load, validate and normalise every policy a command names, reporting all problems of
  * all files in one run. Reading files happens here; every stage below is a pure function.
  */
-import { readFile } from "node:fs/promises";
 import { dirname, posix, resolve } from "node:path";
 import { analyze, contextFromDocuments } from "./analyze/index.js";
 import { diagnostic, sortDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
@@ -16,6 +15,7 @@ import { analyzeServices } from "./analyze/services.js";
 import { checkStructure } from "./policy/structure.js";
 import { validate } from "./policy/validate.js";
 import { DEFAULT_POLICY_GLOB, displayPath, expandInputs } from "./project.js";
+import { outsideProblem, readInput, type ReadCode, type ReadOutcome } from "./read.js";
 import { clientNames, findClashes } from "./emit/naming.js";
 import { isOpenApiDocument } from "./openapi/document.js";
 import { DocumentSet, gatherDocuments, refFile } from "./openapi/documents.js";
@@ -24,6 +24,11 @@ import { documentOf, mergeOpenApi } from "./openapi/import.js";
 export interface CheckOptions {
   /** Directory that relative arguments and displayed paths are relative to. Defaults to process.cwd(). */
   readonly cwd?: string;
+  /**
+   * Read policies, OpenAPI documents and `$ref`s outside the project root too (docs/security.md).
+   * By default such a file is an error (RG115) and is never read.
+   */
+  readonly allowOutsideProject?: boolean;
 }
 
 export interface Project {
@@ -62,27 +67,34 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
 
   // Policy files are read all at once (one at a time, a large project waits on the disk most of
   // the time) and parsed in order. A settled read never rejects, so none goes unhandled.
-  const reads = new Map<string, Promise<{ text: string } | { error: unknown }>>();
+  // Every read goes through readInput: regular files only, their size checked first (src/read.ts).
+  const reads = new Map<string, Promise<ReadOutcome>>();
   const startRead = (file: string) => {
-    if (!reads.has(file)) reads.set(file, readFile(file, "utf8").then((text) => ({ text }), (error: unknown) => ({ error })));
+    if (!reads.has(file)) reads.set(file, readInput(file));
   };
   /**
    * A file read as YAML (or JSON) and registered for positions, once however often it is asked
    * for (a policy input may also be a file of an OpenAPI description): the document, or why not
-   * (`read`: whether the file was read, its problems then being findings of their own).
+   * (`read`: whether the file was read, its problems then being findings of their own; `code`:
+   * the code that reports a file that was not). A file outside `root` is never read, so nothing
+   * of it can appear in a code frame.
    */
-  const parsed = new Map<string, Promise<SourceDocument | { reason: string; read: boolean }>>();
-  const readDocument = (file: string): Promise<SourceDocument | { reason: string; read: boolean }> => {
+  const parsed = new Map<string, Promise<SourceDocument | Unread>>();
+  const readDocument = async (file: string, root: string | undefined): Promise<SourceDocument | Unread> => {
+    if (root !== undefined && !options.allowOutsideProject) {
+      const outside = await outsideProblem(file, root);
+      if (outside && "problem" in outside) return { reason: outside.problem, read: false, code: outside.code, hint: `the project root is ${displayPath(root, cwd) || "."}; pass --allow-outside-project to read files outside it` };
+    }
     let result = parsed.get(file);
     if (result === undefined) {
       startRead(file);
       result = reads.get(file)!.then((read) => {
         const shown = displayPath(file, cwd);
-        if ("error" in read) return { reason: readFailure(read.error), read: false };
+        if ("problem" in read) return { reason: read.problem, read: false, code: read.code };
         sources.set(shown, read.text);
         const loaded = loadYaml(shown, read.text);
         diagnostics.push(...loaded.diagnostics);
-        if (!loaded.ok) return { reason: `${shown} could not be read as YAML or JSON`, read: true };
+        if (!loaded.ok) return { reason: `${shown} could not be read as YAML or JSON`, read: true, code: "RG004" };
         documents.set(shown, loaded.source);
         return loaded.source;
       });
@@ -90,14 +102,14 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
     }
     return result;
   };
-  /** A file given to check (a policy, a project file): unreadable is an error of its own (RG004). */
+  /** A file given to check (a policy, a project file): unreadable is an error of its own (RG004, RG003, RG116). */
   const readSource = async (file: string): Promise<SourceDocument | undefined> => {
-    const result = await readDocument(file);
+    const result = await readDocument(file, undefined);
     if (result instanceof SourceDocument) return result;
     if (!result.read) {
       const shown = displayPath(file, cwd);
       sources.set(shown, "");
-      diagnostics.push(diagnostic("RG004", shown, { start: 0, end: 0 }, `cannot read ${shown}: ${result.reason}`));
+      diagnostics.push(diagnostic(result.code, shown, { start: 0, end: 0 }, `cannot read ${shown}: ${result.reason}`, result.hint));
     }
     return undefined;
   };
@@ -115,36 +127,52 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
     return project;
   };
 
-  const inputs = await expandInputs(paths, cwd, async (configFile) => {
-    const project = await loadProject(configFile);
-    const globs = project?.config.policies ?? DEFAULT_POLICY_GLOB;
-    return typeof globs === "string" ? [globs] : globs;
-  });
+  const inputs = await expandInputs(
+    paths,
+    cwd,
+    async (configFile) => {
+      const project = await loadProject(configFile);
+      const globs = project?.config.policies ?? DEFAULT_POLICY_GLOB;
+      return typeof globs === "string" ? [globs] : globs;
+    },
+    { allowOutsideProject: options.allowOutsideProject === true },
+  );
 
   for (const file of inputs.missing) await readSource(file);
+  // a project's glob matched files outside it: reported at the glob, and never read
+  for (const { file, config } of inputs.outside) {
+    const source = documents.get(displayPath(config, cwd));
+    diagnostics.push(
+      diagnostic("RG115", displayPath(config, cwd), source?.spanOf(["policies"]) ?? { start: 0, end: 0 }, `the policy glob matches ${displayPath(file, cwd)}, which is outside the project`, `policies are files inside ${displayPath(dirname(config), cwd) || "."}; pass --allow-outside-project to read files outside it`),
+    );
+  }
 
   // the OpenAPI description a policy names, with the files its $refs reach, read once however
   // many policies name it; null: reported
   const descriptions = new Map<string, DocumentSet | null>();
-  const readOpenApi = async (policyFile: string, policy: SourceDocument): Promise<DocumentSet | null | undefined> => {
+  const readOpenApi = async (policyFile: string, config: string | undefined, policy: SourceDocument): Promise<DocumentSet | null | undefined> => {
     const named = documentOf(policy.data);
     if (named === undefined) return undefined;
     const full = resolve(dirname(policyFile), named);
-    if (descriptions.has(full)) return descriptions.get(full);
-    const root = await readDocument(full);
+    // the document and its $refs must lie inside the project of the policy that names it
+    const project = projectRoot(policyFile, config);
+    const key = `${project}\0${full}`;
+    if (descriptions.has(key)) return descriptions.get(key);
+    const root = await readDocument(full, project);
     let set: DocumentSet | null = null;
     if (root instanceof SourceDocument) {
       set = new DocumentSet(root, full, (from, file) => resolve(dirname(from), refFile(file)));
       const walk = gatherDocuments(set);
       for (let step = walk.next(); !step.done; ) {
-        const loaded = await readDocument(step.value);
-        step = walk.next(loaded instanceof SourceDocument ? loaded : loaded.reason);
+        const loaded = await readDocument(step.value, project);
+        step = walk.next(loaded instanceof SourceDocument ? loaded : loaded.code === "RG115" ? `${loaded.reason}, which resgen never reads (--allow-outside-project reads it)` : loaded.reason);
       }
     } else if (!root.read) {
       const at = typeof (policy.data as Record<string, unknown>)["openapi"] === "string" ? ["openapi"] : ["openapi", "document"];
-      diagnostics.push(diagnostic("RG601", policy.file, policy.spanOf(at), `cannot read the OpenAPI document ${displayPath(full, cwd)}: ${root.reason}`, "the path is relative to the policy file"));
+      const code = root.code === "RG004" ? "RG601" : root.code;
+      diagnostics.push(diagnostic(code, policy.file, policy.spanOf(at), `cannot read the OpenAPI document ${displayPath(full, cwd)}: ${root.reason}`, root.hint ?? "the path is relative to the policy file"));
     }
-    descriptions.set(full, set);
+    descriptions.set(key, set);
     return set;
   };
 
@@ -161,7 +189,7 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
     const source = await readSource(file);
     if (!source) continue;
     loaded.push({ file, config, source });
-    if (!isOpenApiDocument(source.data) && !isServiceDocument(source)) await readOpenApi(file, source);
+    if (!isOpenApiDocument(source.data) && !isServiceDocument(source)) await readOpenApi(file, config, source);
   }
   const described = new Set([...descriptions.values()].flatMap((set) => set?.keys ?? []));
   for (const { file, config, source } of loaded) {
@@ -178,7 +206,7 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
       if (checked.service) services.push(checked.service);
       continue;
     }
-    const result = checkPolicySource(source, context, await readOpenApi(file, source));
+    const result = checkPolicySource(source, context, await readOpenApi(file, config, source));
     diagnostics.push(...result.diagnostics);
     const policy = result.policy;
     if (!policy) continue;
@@ -351,8 +379,15 @@ export function checkTexts(
   return { policies, services, diagnostics: sortDiagnostics(diagnostics) };
 }
 
-/** Why a file could not be read, in words. */
-function readFailure(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  return code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : (code ?? String(error));
+/** A file that was not read or parsed, and why. */
+interface Unread {
+  readonly reason: string;
+  readonly read: boolean;
+  readonly code: ReadCode;
+  readonly hint?: string;
+}
+
+/** The project root of a policy file: the folder of its project file, else its own folder. */
+function projectRoot(file: string, config: string | undefined): string {
+  return dirname(config ?? file);
 }

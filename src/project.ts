@@ -1,8 +1,9 @@
 /**
  * Finding the inputs: which policy files a command means, and which project file governs each.
- * The only module besides the CLI and the writer that looks at the file system.
+ * With src/read.ts (which reads inputs) and the writer, the only modules that look at the file system.
  */
-import { existsSync, statSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
+import { isWithin } from "./read.js";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { glob } from "tinyglobby";
 
@@ -30,6 +31,11 @@ export interface Inputs {
   readonly unmatched: readonly string[];
   /** Arguments naming a file that does not exist, absolute. */
   readonly missing: readonly string[];
+  /**
+   * Files a project's policy glob matched outside the project's folder (`../secret/*.yaml`, an
+   * absolute glob, a link out of it), with that project file: refused, never read.
+   */
+  readonly outside: readonly { readonly file: string; readonly config: string }[];
 }
 
 /**
@@ -45,16 +51,24 @@ export async function expandInputs(
   args: readonly string[],
   cwd: string,
   projectGlobs: (configFile: string) => Promise<readonly string[]>,
+  options: { readonly allowOutsideProject?: boolean } = {},
 ): Promise<Inputs> {
   const files = new Map<string, string | undefined>();
   const projects = new Set<string>();
   const unmatched: string[] = [];
   const missing: string[] = [];
+  const outside: { file: string; config: string }[] = [];
   const addProject = async (configFile: string) => {
     projects.add(configFile);
     const root = dirname(configFile);
     const matched = await glob([...(await projectGlobs(configFile))], { cwd: root, absolute: true, onlyFiles: true });
-    for (const f of matched) if (resolve(f) !== configFile) files.set(resolve(f), configFile);
+    const realRoot = realpathOr(root);
+    for (const f of matched) {
+      const file = resolve(f);
+      if (file === configFile) continue;
+      if (!options.allowOutsideProject && !isWithin(realRoot, realpathOr(file))) outside.push({ file, config: configFile });
+      else files.set(file, configFile);
+    }
     return matched.length;
   };
 
@@ -100,7 +114,16 @@ export async function expandInputs(
   }
   for (const config of new Set(files.values())) if (config) projects.add(config);
   const policies = [...files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([file, config]) => ({ file, config }));
-  return { policies, projects: [...projects].sort(), unmatched, missing };
+  outside.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  return { policies, projects: [...projects].sort(), unmatched, missing, outside };
+}
+
+function realpathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 function statOrUndefined(path: string) {
