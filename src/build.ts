@@ -11,7 +11,8 @@ import { emitProject } from "./emit/index.js";
 import type { ResolvedPolicy } from "./policy/model.js";
 import type { ResolvedService } from "./policy/service.js";
 import { displayPath } from "./project.js";
-import { applyPlan, planWrite, type Plan } from "./write.js";
+import { applyPlan, planWrite, WriteError, type Plan } from "./write.js";
+import { isWithin } from "./read.js";
 import { contextFromDocuments } from "./analyze/index.js";
 import { emitTargets, ownedBy, type TargetName } from "./targets/index.js";
 
@@ -31,6 +32,13 @@ export interface BuildOptions {
    * `node_modules/.cache/resgen/emit.json` in the nearest `node_modules` above `cwd`, if any.
    */
   readonly cache?: string | false;
+  /** Overwrite and remove generated files even where they were edited by hand (RG306). */
+  readonly force?: boolean;
+  /**
+   * Read inputs outside the project root, and write an output folder that is outside the
+   * project, or is its root or an ancestor of it (RG115, RG304; docs/security.md).
+   */
+  readonly allowOutsideProject?: boolean;
 }
 
 export interface BuildResult {
@@ -48,7 +56,7 @@ export interface BuildResult {
 export async function build(paths: readonly string[], options: BuildOptions = {}): Promise<BuildResult> {
   const cwd = options.cwd ?? process.cwd();
   const targets: readonly TargetName[] = options.targets && options.targets.length > 0 ? options.targets : ["ts"];
-  const checked = await check(paths, { cwd });
+  const checked = await check(paths, { cwd, allowOutsideProject: options.allowOutsideProject === true });
   const stop = (diagnostics: readonly Diagnostic[]): BuildResult => ({ checked, diagnostics, plans: [], written: false, modules: { reused: 0, emitted: 0 } });
   if (checked.unmatched.length > 0 || countBySeverity(checked.diagnostics).errors > 0) return stop(checked.diagnostics);
 
@@ -56,16 +64,39 @@ export async function build(paths: readonly string[], options: BuildOptions = {}
   const groups = new Map<string, { policies: ResolvedPolicy[]; sources: Map<ResolvedPolicy, string> }>();
   const withTelemetry = new Set<string>(); // output folders of projects that set `telemetry: opentelemetry`
   /** The output folder of a policy or service file, its project, and its path as headers name it. */
+  // an absolute `out` is honoured as written: resolve, never join
   const place = (file: string) => {
     const input = checked.files.get(file);
     const config = input?.config;
     const root = config ? dirname(config) : cwd;
     const project = config ? checked.projects.get(config) : undefined;
-    const outDir = resolve(options.out !== undefined ? resolve(cwd, options.out) : join(root, project?.config.out ?? DEFAULT_OUT));
-    return { outDir, project, sourcePath: relative(root, input?.absolute ?? file).split(sep).join("/") };
+    const outDir = resolve(options.out !== undefined ? resolve(cwd, options.out) : resolve(root, project?.config.out ?? DEFAULT_OUT));
+    return { outDir, root, config, project, sourcePath: relative(root, input?.absolute ?? file).split(sep).join("/") };
+  };
+  const diagnostics: Diagnostic[] = [...checked.diagnostics];
+  /** Output folders already judged, so each is reported once. */
+  const judged = new Set<string>();
+  const refuseFolder = (where: ReturnType<typeof place>) => {
+    if (options.allowOutsideProject || judged.has(where.outDir)) return;
+    judged.add(where.outDir);
+    const problem = folderProblem(where.outDir, where.root);
+    if (problem === undefined) return;
+    const shown = displayPath(where.outDir, cwd) || ".";
+    const message = `the output folder ${shown} is ${problem}; a build owns its output folder, so it must be a folder of its own inside the project`;
+    const hint = "set `out` to a folder such as src/generated, or pass --allow-outside-project where this is intended";
+    const configShown = where.config === undefined ? undefined : displayPath(where.config, cwd);
+    const source = configShown === undefined ? undefined : checked.documents.get(configShown);
+    if (options.out === undefined && source !== undefined && configShown !== undefined && where.project?.config.out !== undefined) {
+      diagnostics.push(diagnostic("RG304", configShown, source.spanOf(["out"]), message, hint));
+    } else {
+      checked.sources.set(shown, "");
+      diagnostics.push(diagnostic("RG304", shown, { start: 0, end: 0 }, options.out === undefined ? message : `--out ${options.out}: ${message}`, hint));
+    }
   };
   for (const policy of checked.policies) {
-    const { outDir, project, sourcePath } = place(policy.file);
+    const where = place(policy.file);
+    refuseFolder(where);
+    const { outDir, project, sourcePath } = where;
     let group = groups.get(outDir);
     if (!group) groups.set(outDir, (group = { policies: [], sources: new Map() }));
     group.policies.push(policy);
@@ -76,7 +107,9 @@ export async function build(paths: readonly string[], options: BuildOptions = {}
   // service policies go to the output folder of their project, next to its clients
   const services = new Map<string, { service: ResolvedService; sourcePath: string }[]>();
   for (const service of checked.services) {
-    const { outDir, sourcePath } = place(service.file);
+    const where = place(service.file);
+    refuseFolder(where);
+    const { outDir, sourcePath } = where;
     if (!groups.has(outDir)) groups.set(outDir, { policies: [], sources: new Map() });
     let list = services.get(outDir);
     if (!list) services.set(outDir, (list = []));
@@ -90,8 +123,8 @@ export async function build(paths: readonly string[], options: BuildOptions = {}
     uncached.emitted++;
     return emit();
   };
+  if (countBySeverity(diagnostics).errors > 0) return stop(sortDiagnostics(diagnostics));
   const plans: Plan[] = [];
-  const diagnostics: Diagnostic[] = [...checked.diagnostics];
   for (const [outDir, group] of [...groups].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const sourcePath = (p: ResolvedPolicy) => group.sources.get(p) ?? p.file;
     const clients = targets.includes("ts")
@@ -106,12 +139,32 @@ export async function build(paths: readonly string[], options: BuildOptions = {}
     const mesh = emitTargets(group.policies, targets, { locate: contextFromDocuments(checked.documents), sourcePath });
     for (const [path, text] of mesh.files) files.set(path, text);
     diagnostics.push(...mesh.diagnostics);
-    const plan = await planWrite(outDir, files, ownedBy(targets));
+    let plan: Plan;
+    try {
+      plan = await planWrite(outDir, files, { owns: ownedBy(targets), force: options.force === true });
+    } catch (error) {
+      // planning only reads: whatever failed, nothing was changed
+      diagnostics.push(writeFailure(error instanceof WriteError ? new WriteError(error.path, error.reason, true) : error, cwd, checked));
+      return { ...stop(sortDiagnostics(diagnostics)), plans };
+    }
     plans.push(plan);
-    for (const path of plan.conflicts) {
+    const at = (path: string) => {
       const shown = displayPath(join(outDir, path), cwd);
       checked.sources.set(shown, "");
+      return shown;
+    };
+    for (const path of plan.conflicts) {
+      const shown = at(path);
       diagnostics.push(diagnostic("RG302", shown, { start: 0, end: 0 }, `${shown} exists and was not generated by resgen; refusing to overwrite it`, "move the file, or set another `out` folder"));
+    }
+    for (const path of plan.edited) {
+      const shown = at(path);
+      const removing = !files.has(path);
+      diagnostics.push(diagnostic("RG306", shown, { start: 0, end: 0 }, `${shown} was edited by hand since resgen wrote it; refusing to ${removing ? "remove" : "overwrite"} it`, "move the change into the policy or undo it; `resgen build --force` overwrites it"));
+    }
+    for (const path of plan.links) {
+      const shown = at(path);
+      diagnostics.push(diagnostic("RG305", shown, { start: 0, end: 0 }, `${shown} is a symbolic link; resgen never writes through one`, "remove the link, or set `out` to a real folder"));
     }
     for (const path of plan.escapes) {
       diagnostics.push(diagnostic("RG303", displayPath(outDir, cwd), { start: 0, end: 0 }, `"${path}" would be written outside the output folder`));
@@ -121,8 +174,29 @@ export async function build(paths: readonly string[], options: BuildOptions = {}
   const modules = { ...(cache?.stats ?? uncached) };
   const sorted = sortDiagnostics(diagnostics);
   if (options.check || countBySeverity(sorted).errors > 0) return { checked, diagnostics: sorted, plans, written: false, modules };
-  for (const plan of plans) await applyPlan(plan);
+  for (const plan of plans) {
+    try {
+      await applyPlan(plan);
+    } catch (error) {
+      return { checked, diagnostics: sortDiagnostics([...sorted, writeFailure(error, cwd, checked)]), plans, written: false, modules };
+    }
+  }
   return { checked, diagnostics: sorted, plans, written: true, modules };
+}
+
+/** Why an output folder may not be used (RG304), or undefined when it may. */
+function folderProblem(outDir: string, root: string): string | undefined {
+  if (!isWithin(root, outDir)) return isWithin(outDir, root) ? "an ancestor of the project root" : "outside the project";
+  if (relative(root, outDir) === "") return "the project root";
+  return undefined;
+}
+
+/** An I/O failure of the writer as a diagnostic (RG307: exit code 2); anything else is a bug, rethrown. */
+function writeFailure(error: unknown, cwd: string, checked: CheckResult): Diagnostic {
+  if (!(error instanceof WriteError)) throw error;
+  const shown = displayPath(error.path, cwd);
+  checked.sources.set(shown, "");
+  return diagnostic("RG307", shown, { start: 0, end: 0 }, `cannot write ${shown}: ${error.reason}${error.untouched ? "; the output folder was left as it was" : ""}`);
 }
 
 /**

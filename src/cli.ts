@@ -7,6 +7,7 @@ import { build, watchBuild, type BuildResult } from "./build.js";
 import { check, type CheckResult } from "./check.js";
 import { explain, renderExplainJson, renderExplainText, reportFindings, sourceLocator } from "./explain.js";
 import { displayPath } from "./project.js";
+import { MANIFEST } from "./write.js";
 import { countBySeverity } from "./diagnostics/diagnostic.js";
 import { FORMATS, format, type Format } from "./diagnostics/format.js";
 import { formatMs } from "./policy/durations.js";
@@ -48,8 +49,9 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
     .argument("[paths...]", "policy files, directories or globs (default: the project's policies)")
     .addOption(new Option("-f, --format <format>", "output format").choices(FORMATS).default("pretty"))
     .option("--max-warnings <n>", "exit 1 when there are more warnings than this", parseCount)
-    .action(async (paths: string[], opts: { format: Format; maxWarnings?: number }) => {
-      const result = await check(paths, { cwd: io.cwd });
+    .option("--allow-outside-project", "read policies, OpenAPI documents and $refs outside the project root too")
+    .action(async (paths: string[], opts: { format: Format; maxWarnings?: number; allowOutsideProject?: boolean }) => {
+      const result = await check(paths, { cwd: io.cwd, allowOutsideProject: opts.allowOutsideProject === true });
       exitCode = report(result, opts.format, opts.maxWarnings, io);
     });
 
@@ -64,13 +66,17 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
     .option("--max-warnings <n>", "exit 1 when there are more warnings than this", parseCount)
     .option("-t, --target <targets>", `what to generate, repeatable or comma-separated: ${TARGETS.join(", ")} (default: ts)`, collectTargets, [])
     .option("--no-cache", "emit every module again instead of reusing those whose inputs are unchanged (node_modules/.cache/resgen)")
-    .action(async (paths: string[], opts: { out?: string; check?: boolean; watch?: boolean; format: Format; maxWarnings?: number; target: TargetName[]; cache: boolean }) => {
+    .option("--force", "overwrite or remove generated files even where they were edited by hand")
+    .option("--allow-outside-project", "read inputs and write the output folder outside the project root too")
+    .action(async (paths: string[], opts: { out?: string; check?: boolean; watch?: boolean; format: Format; maxWarnings?: number; target: TargetName[]; cache: boolean; force?: boolean; allowOutsideProject?: boolean }) => {
       const options = {
         cwd: io.cwd,
         ...(opts.out === undefined ? {} : { out: opts.out }),
         check: opts.check === true,
         targets: opts.target,
         ...(opts.cache ? {} : { cache: false as const }),
+        force: opts.force === true,
+        allowOutsideProject: opts.allowOutsideProject === true,
       };
       if (opts.watch) {
         const controller = new AbortController();
@@ -91,7 +97,8 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
     .argument("<policy>", "one policy file")
     .option("--operation <name>", "only this operation")
     .addOption(new Option("-f, --format <format>", "output format").choices(["text", "json"]).default("text"))
-    .action(async (file: string, opts: { operation?: string; format: "text" | "json" }) => {
+    .option("--allow-outside-project", "read OpenAPI documents and $refs outside the project root too")
+    .action(async (file: string, opts: { operation?: string; format: "text" | "json"; allowOutsideProject?: boolean }) => {
       exitCode = await runExplain(file, opts, io);
     });
 
@@ -119,7 +126,7 @@ function reportBuild(result: BuildResult, opts: { check?: boolean; format: Forma
   const { errors, warnings } = countBySeverity(result.diagnostics);
   if (errors > 0) {
     if (opts.format === "pretty") io.stdout(result.plans.length === 0 ? "nothing written: fix the errors above first\n" : "nothing written\n");
-    return result.diagnostics.some((d) => d.code === "RG004") ? 2 : 1;
+    return result.diagnostics.some((d) => d.code === "RG004" || d.code === "RG307") ? 2 : 1;
   }
   const log = opts.format === "pretty" ? io.stdout : io.stderr;
   let stale = 0;
@@ -131,6 +138,11 @@ function reportBuild(result: BuildResult, opts: { check?: boolean; format: Forma
       if (opts.check) log(`${where}/${change.path}: ${change.kind === "create" ? "missing" : change.kind === "update" ? "out of date" : "no longer generated"}\n`);
     }
     stale += plan.changes.length;
+    if (opts.check && plan.manifest.changed && plan.changes.length === 0) {
+      // the folder's record of what resgen wrote (docs/build.md) is generated output too
+      log(`${where}/${MANIFEST}: ${plan.previous.size === 0 ? "missing" : "out of date"}\n`);
+      stale++;
+    }
     if (!opts.check) {
       log(`${where}: ${counts.create} written, ${counts.update} updated, ${counts.remove} removed, ${plan.unchanged} unchanged\n`);
     }
@@ -143,8 +155,8 @@ function reportBuild(result: BuildResult, opts: { check?: boolean; format: Forma
   return 0;
 }
 
-async function runExplain(file: string, opts: { operation?: string; format: "text" | "json" }, io: Io): Promise<number> {
-  const result = await check([file], { cwd: io.cwd });
+async function runExplain(file: string, opts: { operation?: string; format: "text" | "json"; allowOutsideProject?: boolean }, io: Io): Promise<number> {
+  const result = await check([file], { cwd: io.cwd, allowOutsideProject: opts.allowOutsideProject === true });
   if (result.diagnostics.some((d) => d.code === "RG004")) {
     io.stdout(format("pretty", result.diagnostics, result.sources, { color: io.color }));
     return 2;

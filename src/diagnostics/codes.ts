@@ -141,6 +141,16 @@ export const CODES = {
     title: "No policies found",
     help: "The paths or the policy glob matched no file. Check the arguments or `policies:` in resgen.config.yaml.",
   },
+  RG115: {
+    severity: "error",
+    title: "Input outside the project",
+    help: "A policy glob, an OpenAPI document or a `$ref` names a file outside the project root (the folder that holds resgen.config.yaml, or the policy's own folder when there is none), directly or through a symbolic link. resgen neither reads nor shows such a file, so a policy or description cannot make it print secrets from elsewhere on the machine. Move the file into the project, or pass `--allow-outside-project` where reading it is intended.",
+  },
+  RG116: {
+    severity: "error",
+    title: "Input is not a regular file",
+    help: "The path names a directory, a FIFO, a socket or a device (`/dev/urandom`). resgen reads only regular files, and checks their size before reading a byte, so an input can neither hang a build nor exhaust its memory.",
+  },
   RG301: {
     severity: "error",
     title: "Generated names collide",
@@ -156,6 +166,26 @@ export const CODES = {
     severity: "error",
     title: "Output path outside the output folder",
     help: "resgen writes only inside its output folder. A path that would resolve outside it is refused.",
+  },
+  RG304: {
+    severity: "error",
+    title: "Output folder not allowed",
+    help: "The output folder is the project root, one of its ancestors, or outside the project. A build owns its output folder, so such a folder would mix generated files with everything else (or with another package's). Choose a folder of its own inside the project, such as src/generated, or pass `--allow-outside-project` where an outside folder is intended.",
+  },
+  RG305: {
+    severity: "error",
+    title: "Output path goes through a symbolic link",
+    help: "A folder or file inside the output folder is a symbolic link. Writing through it would put generated files wherever the link points, so resgen never does: remove the link.",
+  },
+  RG306: {
+    severity: "error",
+    title: "Generated file edited by hand",
+    help: "A generated file differs from what the last build wrote (its record is the output folder's `.resgen-manifest.json`). Writing over it, or removing it, would lose the edit. Move the change into the policy, or undo it; `resgen build --force` overwrites it.",
+  },
+  RG307: {
+    severity: "error",
+    title: "Output folder cannot be written",
+    help: "Writing the output folder failed (permission denied, a file where a folder should be, a full disk). The build stops with exit code 2 and leaves the folder as it was: files are staged beside their final names and swapped in only once every one is written.",
   },
   RG201: {
     severity: "error",

@@ -56,15 +56,15 @@ describe("the emit cache", () => {
     expect(readFileSync(join(out(), "payments.ts"), "utf8")).toContain("installOpenTelemetry");
   });
 
-  it("does not trust a generated module edited by hand: --check reports it and a build restores it", async () => {
+  it("does not trust a generated module edited by hand: --check reports it and a forced build restores it", async () => {
     await build([], { cwd: dir, cache });
     const path = join(out(), "payments.ts");
     const generated = readFileSync(path, "utf8");
     writeFileSync(path, generated.replace("export function", "// edited\nexport function"));
     const checked = await cli("build", "--check");
     expect(checked.code).toBe(1);
-    expect(checked.stdout).toContain("src/generated/payments.ts: out of date");
-    const restored = await build([], { cwd: dir, cache });
+    expect(checked.stdout).toContain("src/generated/payments.ts:1:1 error RG306 src/generated/payments.ts was edited by hand");
+    const restored = await build([], { cwd: dir, cache, force: true });
     expect(restored.modules.emitted).toBe(1);
     expect(readFileSync(path, "utf8")).toBe(generated);
   });

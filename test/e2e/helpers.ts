@@ -15,7 +15,7 @@ export const repoRoot = resolve(fileURLToPath(new URL("../..", import.meta.url))
  */
 export async function buildAndImport<M>(name: string, paths: readonly string[]): Promise<M> {
   const out = join("test", "e2e", "__out__", name);
-  const result = await build(paths, { cwd: repoRoot, out });
+  const result = await build(paths, { cwd: repoRoot, out, allowOutsideProject: true });
   const errors = result.diagnostics.filter((d) => d.severity === "error");
   if (!result.written || errors.length > 0) {
     throw new Error(`build of ${paths.join(", ")} failed:\n${result.diagnostics.map((d) => `${d.code} ${d.message}`).join("\n")}`);

@@ -26,7 +26,7 @@ describe.each(Object.entries(SCENARIOS))("scenario %s", (name, input) => {
 
   beforeAll(async () => {
     rmSync(out, { recursive: true, force: true });
-    result = await build([input], { cwd: PACKAGE_ROOT, out });
+    result = await build([input], { cwd: PACKAGE_ROOT, out, allowOutsideProject: true });
   });
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 

@@ -15,7 +15,7 @@ let source = "";
 
 beforeAll(async () => {
   rmSync(OUT, { recursive: true, force: true });
-  const result = await build(["test/golden/hostile"], { cwd: PACKAGE_ROOT, out: OUT });
+  const result = await build(["test/golden/hostile"], { cwd: PACKAGE_ROOT, out: OUT, allowOutsideProject: true });
   const change = result.plans[0]!.changes.find((c) => c.path === "constructor.ts");
   if (!change || change.kind === "remove") throw new Error("constructor.ts was not generated");
   source = change.content;

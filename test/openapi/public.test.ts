@@ -81,7 +81,7 @@ describe.skipIf(!present)("public OpenAPI descriptions (skipped: ../shared/opena
 
   beforeAll(async () => {
     rmSync(OUT, { recursive: true, force: true });
-    result = await build(["test/openapi/public/petstore.yaml", "test/openapi/public/museum.yaml"], { cwd: PACKAGE_ROOT, out: OUT });
+    result = await build(["test/openapi/public/petstore.yaml", "test/openapi/public/museum.yaml"], { cwd: PACKAGE_ROOT, out: OUT, allowOutsideProject: true });
     writeFileSync(join(OUT, "usage.ts"), USAGE);
     server = await startRecorder();
     if (result.written) {

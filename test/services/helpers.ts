@@ -13,7 +13,7 @@ export const repoRoot = resolve(fileURLToPath(new URL("../..", import.meta.url))
 /** Builds `paths` (relative to the repository root) into test/services/__out__/<name> and imports its index.ts. */
 export async function buildAndImport<M>(name: string, paths: readonly string[]): Promise<M> {
   const out = join("test", "services", "__out__", name);
-  const result = await build(paths, { cwd: repoRoot, out });
+  const result = await build(paths, { cwd: repoRoot, out, allowOutsideProject: true });
   const problems = result.diagnostics;
   if (!result.written || problems.length > 0) {
     throw new Error(`build of ${paths.join(", ")} reported:\n${problems.map((d) => `${d.code} ${d.message}`).join("\n")}`);

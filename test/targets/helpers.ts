@@ -12,7 +12,7 @@ export const OUT = join(PACKAGE_ROOT, "test/targets/__out__");
 export async function buildTargets(input: string, targets: readonly TargetName[], name: string): Promise<BuildResult> {
   const out = join(OUT, name);
   rmSync(out, { recursive: true, force: true });
-  return build([input], { cwd: PACKAGE_ROOT, out, targets, check: true });
+  return build([input], { cwd: PACKAGE_ROOT, out, targets, check: true, allowOutsideProject: true });
 }
 
 /** The files a build would write, by path. */

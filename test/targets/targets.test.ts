@@ -213,10 +213,14 @@ describe("targets and the output folder", () => {
     expect(meshOnly.plans[0]!.changes.map((c) => `${c.kind} ${c.path}`)).toEqual(["create linkerd/pay.yaml"]);
     expect(existsSync(join(dir, "out/pay.ts"))).toBe(true);
 
+    // a generated-looking file no build wrote is left alone; a file this target wrote and no longer generates is removed
     mkdirSync(join(dir, "out/linkerd"), { recursive: true });
     writeFileSync(join(dir, "out/linkerd/old.yaml"), readFileSync(join(dir, "out/linkerd/pay.yaml")));
+    writeFileSync(join(dir, "pay2.yaml"), "version: 1\ndependency: pay2\noperations:\n  get: { method: GET, path: /charges }\n");
+    await build(["pay.yaml", "pay2.yaml"], { cwd: dir, out: "out", targets: ["linkerd"] });
     const again = await build(["pay.yaml"], { cwd: dir, out: "out", targets: ["linkerd"], check: true });
-    expect(again.plans[0]!.changes.map((c) => `${c.kind} ${c.path}`)).toEqual(["remove linkerd/old.yaml"]);
+    expect(again.plans[0]!.changes.map((c) => `${c.kind} ${c.path}`)).toEqual(["remove linkerd/pay2.yaml"]);
+    expect(existsSync(join(dir, "out/pay.ts"))).toBe(true);
   });
 
   it("never overwrites a YAML or JSON file without the generated marker", async () => {
@@ -248,7 +252,7 @@ describe("--target", () => {
   it("checks mesh files with --check like the clients", async () => {
     const out: string[] = [];
     const io = { stdout: (t: string) => void out.push(t), stderr: (t: string) => void out.push(t), cwd: PACKAGE_ROOT, color: false };
-    const code = await main(["node", "resgen", "build", "examples/checkout", "--check", "-o", "test/targets/__out__/cli", "-t", "grpc"], io);
+    const code = await main(["node", "resgen", "build", "examples/checkout", "--check", "-o", "test/targets/__out__/cli", "--allow-outside-project", "-t", "grpc"], io);
     expect(code).toBe(1);
     expect(out.join("")).toContain("test/targets/__out__/cli/grpc/geocoder.json: missing");
   });
