@@ -16,7 +16,7 @@ import {
 import type { ResolvedOperation, ResolvedPolicy, ResolvedQueryParam } from "../policy/model.js";
 import { literal } from "./literal.js";
 import { access, camelCase, docText, pascalCase, propertyKey } from "./names.js";
-import { clientNames, operationNames, type OperationNames } from "./naming.js";
+import { CLIENT_MEMBERS, clientNames, operationNames, type ClientMember, type OperationNames } from "./naming.js";
 import { isInterfaceSchema, schemaTypeNames, typeOf, type TypeContext } from "./types.js";
 
 export const RUNTIME_IMPORT = "./runtime/index.js";
@@ -27,6 +27,21 @@ export interface ClientOptions {
   /** `opentelemetry`: the client installs the OpenTelemetry adapter; `none` (default): it imports only its runtime. */
   readonly telemetry?: "none" | "opentelemetry" | undefined;
 }
+
+/**
+ * The client's own members, besides its operations' methods: the signature in the interface and
+ * the property of the object literal. Keyed by CLIENT_MEMBERS, which `check` keeps operations from.
+ */
+const MEMBERS: Readonly<Record<ClientMember, { readonly signature: Omit<OptionalKind<MethodSignatureStructure>, "name">; readonly value: string }>> = {
+  health: {
+    signature: { docs: ["Breaker state and window counts, bulkhead occupancy and retry-budget tokens, for a health endpoint."], returnType: "DependencyHealth" },
+    value: "() => dependency.health()",
+  },
+  subscribe: {
+    signature: { docs: ["Adds an observer of the stack's events; returns a function that removes it."], parameters: [{ name: "observer", type: "Observer" }], returnType: "() => void" },
+    value: "(observer) => dependency.subscribe(observer)",
+  },
+};
 
 const project = new Project({ useInMemoryFileSystem: true, skipAddingFilesFromTsConfig: true });
 // a new name per module: the formatter's language service caches documents by name, and a module
@@ -152,11 +167,7 @@ function build(policy: ResolvedPolicy, telemetry: boolean): (string | StatementS
     name: names.client,
     isExported: true,
     docs: [policy.description ? docText(policy.description) : `Client of ${policy.dependency}.`],
-    methods: [
-      ...methods,
-      { name: "health", docs: ["Breaker state and window counts, bulkhead occupancy and retry-budget tokens, for a health endpoint."], returnType: "DependencyHealth" },
-      { name: "subscribe", docs: ["Adds an observer of the stack's events; returns a function that removes it."], parameters: [{ name: "observer", type: "Observer" }], returnType: "() => void" },
-    ],
+    methods: [...methods, ...CLIENT_MEMBERS.map((m) => ({ name: m, ...MEMBERS[m].signature }))],
   });
 
   const body: string[] = [
@@ -167,7 +178,7 @@ function build(policy: ResolvedPolicy, telemetry: boolean): (string | StatementS
   for (const { op, names: n } of ops) {
     body.push(...(http ? httpMethod(op, n, runtimeValues) : functionMethod(op, n)).map((l) => `  ${l}`));
   }
-  body.push("  health: () => dependency.health(),", "  subscribe: (observer) => dependency.subscribe(observer),", "};");
+  body.push(...CLIENT_MEMBERS.map((m) => `  ${m}: ${MEMBERS[m].value},`), "};");
   if (http && policy.operations.some((op) => op.query.length > 0)) {
     statements.push({
       kind: StructureKind.Function,

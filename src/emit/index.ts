@@ -7,7 +7,7 @@ import type { ResolvedService } from "../policy/service.js";
 import type { ModuleMemo } from "./cache.js";
 import { emitClient } from "./client.js";
 import { emitService, serviceNames } from "./service.js";
-import { clientNames } from "./naming.js";
+import { BARREL_MODULE, clientNames } from "./naming.js";
 import { header } from "./header.js";
 import { moduleName } from "./names.js";
 import { emitRuntime, emitTelemetry } from "./runtime.js";
@@ -54,7 +54,7 @@ export function emitProject(policies: readonly ResolvedPolicy[], ctx: EmitContex
   }
   barrel.push(`export * from "./runtime/index.js";`);
   if (ctx.telemetry === "opentelemetry") barrel.push(`export { installOpenTelemetry, type OpenTelemetryOptions } from "./telemetry/opentelemetry.js";`);
-  files.set("index.ts", header("the project's policies") + "\n" + barrel.join("\n") + "\n");
+  files.set(`${BARREL_MODULE}.ts`, header("the project's policies") + "\n" + barrel.join("\n") + "\n");
   for (const [path, text] of emitRuntime()) files.set(path, text);
   if (ctx.telemetry === "opentelemetry") for (const [path, text] of emitTelemetry()) files.set(path, text);
   return new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

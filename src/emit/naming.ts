@@ -2,8 +2,20 @@
  * The names a policy's dependency and operations get in generated code, and the clashes between
  * them. Pure and free of ts-morph, so `resgen check` reports clashes before anything is emitted.
  */
-import type { ResolvedOperation, ResolvedPolicy } from "../policy/model.js";
-import { camelCase, methodName, pascalCase } from "./names.js";
+import type { ResolvedOperation, ResolvedPolicy, SourceRef } from "../policy/model.js";
+import { TARGETS } from "../targets/report.js";
+import { camelCase, methodName, moduleName, pascalCase } from "./names.js";
+import { RUNTIME_DIR, TELEMETRY_DIR } from "./runtime.js";
+
+/** The barrel's module name: `index.ts` of the output folder (src/emit/index.ts writes it). */
+export const BARREL_MODULE = "index";
+
+/**
+ * Members every generated client has besides the methods of its operations. src/emit/client.ts
+ * emits the interface and the object literal from this list, so it is the list of what they hold.
+ */
+export const CLIENT_MEMBERS = ["health", "subscribe"] as const;
+export type ClientMember = (typeof CLIENT_MEMBERS)[number];
 
 /** What the module of one dependency exports, for the barrel. */
 export interface ClientNames {
@@ -37,29 +49,77 @@ export function operationNames(op: ResolvedOperation, transport: "http" | "funct
   };
 }
 
-/** Problems that would make the module wrong; reported by the build as diagnostics. */
+/**
+ * Names a dependency's module cannot take, by why: the files and folders resgen itself writes at
+ * the top of an output folder (the barrel, the runtime, the telemetry adapter, one folder per mesh
+ * target), and the names Windows keeps for devices (`aux.ts` cannot be created or checked out
+ * there). Module names are lower case (moduleName), so this also holds on case-insensitive disks.
+ */
+export const RESERVED_MODULES: ReadonlyMap<string, string> = new Map([
+  [BARREL_MODULE, "the barrel resgen writes in the output folder"],
+  [RUNTIME_DIR, `the name of the ${RUNTIME_DIR}/ folder resgen writes in the output folder`],
+  [TELEMETRY_DIR, `the name of the ${TELEMETRY_DIR}/ folder resgen writes in the output folder (telemetry: opentelemetry)`],
+  ...TARGETS.filter((t) => t !== "ts").map((t): [string, string] => [t, `the name of the ${t}/ folder resgen writes in the output folder (--target ${t})`]),
+  ...["con", "prn", "aux", "nul", ...[..."0123456789"].flatMap((d) => [`com${d}`, `lpt${d}`])].map((d): [string, string] => [d, "a device name on Windows, where the file cannot be created"]),
+]);
+
+/**
+ * Method names an operation cannot take, by why: the client's own members, `then` (an object with
+ * a then() method is a thenable: `await` and async functions call it instead of resolving to the
+ * client), and every member of Object.prototype (String(client), `==`, libraries calling
+ * client.hasOwnProperty() or checking client.constructor would send a request instead).
+ */
+export const RESERVED_METHODS: ReadonlyMap<string, string> = new Map([
+  ...CLIENT_MEMBERS.map((m): [string, string] => [m, `a member every generated client has for itself`]),
+  ["then", "which makes the client a thenable: awaiting it, or returning it from an async function, would call then() and send a request instead of resolving to the client"],
+  ...Object.getOwnPropertyNames(Object.prototype).map((m): [string, string] => [m, `which would replace Object.prototype.${m} on the client: code that calls it (String(client), comparisons, libraries) would send a request`]),
+]);
+
+/** Problems that would make the output wrong; reported by `check` as diagnostics (RG301). */
 export interface NameClash {
-  readonly operation: ResolvedOperation;
+  /**
+   * Where the name is written: an operation (its key under `operations:`), or, for the
+   * dependency's own name, the policy's `dependency` entry (`source.path` is `["dependency"]`).
+   */
+  readonly operation: { readonly name: string; readonly source: SourceRef };
   readonly message: string;
+  /** What to do about it. */
+  readonly hint: string;
 }
 
-/** Operations whose generated names collide, or whose path parameters clash with input keys. */
+/**
+ * Names of one policy that would break the output: a dependency whose module would be a file
+ * resgen writes itself, operations whose generated names collide with each other or with the
+ * client's own members, and path parameters that clash with input keys.
+ */
 export function findClashes(policy: ResolvedPolicy): NameClash[] {
   const out: NameClash[] = [];
+  const module = moduleName(policy.dependency);
+  const file = RESERVED_MODULES.get(module);
+  if (file !== undefined) {
+    out.push({
+      operation: { name: policy.dependency, source: { file: policy.file, path: ["dependency"] } },
+      message: `dependency "${policy.dependency}" becomes the module ${module}.ts, ${file}`,
+      hint: "rename the dependency",
+    });
+  }
   const seen = new Map<string, string>();
   for (const op of policy.operations) {
     const names = operationNames(op, policy.transport);
+    const reserved = RESERVED_METHODS.get(names.method);
+    if (reserved !== undefined) {
+      out.push({ operation: op, message: `operation "${op.name}" becomes the method ${names.method}(), ${reserved}`, hint: "rename the operation" });
+    }
     const previous = seen.get(names.method);
     if (previous !== undefined) {
-      out.push({ operation: op, message: `operation "${op.name}" and "${previous}" both become the method ${names.method}()` });
+      out.push({ operation: op, message: `operation "${op.name}" and "${previous}" both become the method ${names.method}()`, hint: "rename one of the operations" });
     }
     seen.set(names.method, op.name);
     for (const p of op.params) {
       if (p.name === "query" || p.name === "body") {
-        out.push({ operation: op, message: `path parameter {${p.name}} clashes with the "${p.name}" field of the method's input` });
+        out.push({ operation: op, message: `path parameter {${p.name}} clashes with the "${p.name}" field of the method's input`, hint: "rename the parameter" });
       }
     }
   }
   return out;
 }
-
