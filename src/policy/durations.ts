@@ -9,7 +9,27 @@ const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
 
 export const RATE_PATTERN = "^[0-9]+(\\.[0-9]+)?%$";
 
-export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string; hint?: string };
+/**
+ * Failures say whether the text was malformed (RG104/RG105) or a well-formed value out of range
+ * (`range: true`, RG106), so the loader can pick the code.
+ */
+export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string; hint?: string; range?: true };
+
+const HOUR_MS = 3_600_000;
+/**
+ * The longest duration any setting accepts (7 days, `fallback.maxAge`); each setting has its own,
+ * usually lower, bound (docs/policy.md, "Ranges"). Longer durations are refused here, so parsing
+ * never yields a non-finite or absurd number of milliseconds.
+ */
+export const MAX_DURATION_MS = 7 * 24 * HOUR_MS;
+
+/** The milliseconds a setting accepts, both bounds inclusive, after rounding to whole milliseconds. */
+export interface DurationRange {
+  readonly min: number;
+  readonly max: number;
+  /** Why the lower bound matters, for the hint of a value below it. */
+  readonly why?: string;
+}
 
 /** Parses `250ms`, `1.5s`, `2m`, `1h` into milliseconds (fractions of a millisecond are rounded). */
 export function parseDuration(input: unknown): Parsed<number> {
@@ -25,6 +45,14 @@ export function parseDuration(input: unknown): Parsed<number> {
   const m = DURATION_RE.exec(text);
   if (m) {
     const ms = Math.round(Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS]);
+    if (!Number.isFinite(ms) || ms > MAX_DURATION_MS) {
+      return {
+        ok: false,
+        range: true,
+        message: `duration ${shorten(text)} is longer than ${formatMs(MAX_DURATION_MS)} (7 days), the longest any setting accepts`,
+        hint: "durations are finite: each setting's maximum is listed in docs/policy.md (Ranges)",
+      };
+    }
     return { ok: true, value: ms };
   }
   if (/^-/.test(text)) return { ok: false, message: `duration "${input}" is negative`, hint: "durations are zero or more" };
@@ -42,10 +70,50 @@ export function parseDuration(input: unknown): Parsed<number> {
   return { ok: false, message: `"${input}" is not a duration`, hint: "write a number and a unit: 250ms, 1.5s, 2m, 1h" };
 }
 
+/**
+ * Whether a parsed duration fits `range`; the reason when not. `text` is the value as written, to
+ * say when a fraction of a millisecond rounded to nothing.
+ */
+export function checkDurationRange(ms: number, range: DurationRange, text: string): { message: string; hint?: string } | undefined {
+  const written = shorten(text.trim());
+  if (ms < range.min) {
+    const rounded = ms === 0 && !/^0+(\.0+)?(ms|s|m|h)$/.test(text.trim()) ? ` (${written} rounds to 0ms)` : "";
+    return {
+      message: `must be at least ${formatMs(range.min)}, got ${written}${rounded}`,
+      ...(range.why === undefined ? {} : { hint: range.why }),
+    };
+  }
+  if (ms > range.max) return { message: `must be at most ${formatMs(range.max)}, got ${written}` };
+  return undefined;
+}
+
+/** "1ms to 1h": a range in words, for descriptions and docs. */
+export function describeDurationRange(range: DurationRange): string {
+  return `${formatMs(range.min)} to ${formatMs(range.max)}`;
+}
+
+/** Bounds of a rate: always at most 100%; `positive` excludes 0%. */
+export interface RateRange {
+  readonly positive: boolean;
+  /** Why 0% is refused, for the hint. */
+  readonly why?: string;
+}
+
+/** Whether a parsed rate fits `range`; the reason when not. */
+export function checkRateRange(value: number, range: RateRange, input: unknown): { message: string; hint?: string } | undefined {
+  if (range.positive && value <= 0) {
+    return { message: `must be more than 0%, got ${typeof input === "string" ? shorten(input.trim()) : String(input)}`, ...(range.why === undefined ? {} : { hint: range.why }) };
+  }
+  return undefined;
+}
+
 /** Parses `50%` or `0.5` into a fraction in [0, 1]. */
 export function parseRate(input: unknown): Parsed<number> {
   if (typeof input === "number") {
     if (Number.isFinite(input) && input >= 0 && input <= 1) return { ok: true, value: input };
+    if (!Number.isFinite(input)) {
+      return { ok: false, message: "rate is a number too large to represent, outside 0..1", hint: "write a fraction (0.5) or a percentage (50%)" };
+    }
     return {
       ok: false,
       message: `rate ${input} is outside 0..1`,
@@ -57,11 +125,16 @@ export function parseRate(input: unknown): Parsed<number> {
     if (m) {
       const pct = Number(m[1]);
       if (pct <= 100) return { ok: true, value: pct / 100 };
-      return { ok: false, message: `rate "${input}" is over 100%` };
+      return { ok: false, message: `rate "${shorten(input.trim())}" is over 100%` };
     }
-    return { ok: false, message: `"${input}" is not a rate`, hint: "write a fraction (0.5) or a percentage (50%)" };
+    return { ok: false, message: `"${shorten(input)}" is not a rate`, hint: "write a fraction (0.5) or a percentage (50%)" };
   }
   return { ok: false, message: `expected a rate such as 50% or 0.5, got ${describe(input)}` };
+}
+
+/** A value as written, cut short when it is long (a 400-digit number stays readable). */
+function shorten(text: string): string {
+  return text.length > 24 ? `${text.slice(0, 10)}…${text.slice(-6)} (${text.length} characters)` : text;
 }
 
 /** A short, human description of a YAML value's type for messages. */

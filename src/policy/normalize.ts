@@ -26,7 +26,7 @@ import type {
   RetryCondition,
   SourceRef,
 } from "./model.js";
-import type { DefaultsInput, FallbackInput, OperationInput, PolicyInput, ProjectConfigInput } from "./schema.js";
+import { RANGES, type DefaultsInput, type FallbackInput, type OperationInput, type PolicyInput, type ProjectConfigInput } from "./schema.js";
 
 /** Built-in defaults, used when neither the policy, the project nor latency says otherwise. */
 export const DEFAULTS = {
@@ -127,7 +127,7 @@ export function normalize(policy: PolicyInput, file: string, project: ProjectCon
     format,
   };
 
-  const breaker = resolveBreaker(policy, defaults, t, layers);
+  const breaker = resolveBreaker(policy, defaults, t, layers, at, atProject);
   const bulkhead = resolveBulkhead(policy, defaults, t, layers, latency);
   const budget = resolveBudget(policy, defaults, t, layers);
 
@@ -194,7 +194,7 @@ function resolveLatency(policy: PolicyInput): ResolvedLatency {
 
 type Layers = <T>(path: Path, fromPolicy: T | undefined, fromProject: T | undefined) => Layer<T>[];
 
-function resolveBreaker(policy: PolicyInput, defaults: Sections, t: Tracer, layers: Layers): ResolvedBreaker | null {
+function resolveBreaker(policy: PolicyInput, defaults: Sections, t: Tracer, layers: Layers, at: (path: Path) => SourceRef, atProject: (path: Path) => SourceRef): ResolvedBreaker | null {
   const own = policy.breaker;
   const project = defaults.breaker;
   if (!own && !project) return null;
@@ -209,6 +209,10 @@ function resolveBreaker(policy: PolicyInput, defaults: Sections, t: Tracer, laye
       }
     : null;
   const w = own?.window ?? project?.window;
+  if (w?.calls !== undefined) {
+    const fromPolicy = own?.window !== undefined;
+    t.note("breaker.window.calls", { origin: fromPolicy ? "policy" : "project", source: (fromPolicy ? at : atProject)(["breaker", "window", "calls"]) });
+  }
   const window: ResolvedBreaker["window"] =
     w?.calls !== undefined
       ? { kind: "count", calls: w.calls }
@@ -236,8 +240,10 @@ function resolveBulkhead(policy: PolicyInput, defaults: Sections, t: Tracer, lay
     const rps = latency.rps;
     const p99 = latency.p99Ms;
     if (rps !== undefined && p99 !== undefined) {
-      const value = Math.max(1, Math.ceil(rps * (p99 / 1000) * 2));
-      return [value, { origin: "derived", formula: `Little's law with 2× headroom: ceil(rps ${rps} × p99 ${formatMs(p99)} × 2) = ${value}` }];
+      const exact = Math.max(1, Math.ceil(rps * (p99 / 1000) * 2));
+      const value = Math.min(exact, RANGES.bulkhead.max);
+      const capped = value < exact ? `, capped at ${RANGES.bulkhead.max}, the largest bulkhead` : "";
+      return [value, { origin: "derived", formula: `Little's law with 2× headroom: ceil(rps ${rps} × p99 ${formatMs(p99)} × 2) = ${exact}${capped}` }];
     }
     return [d.maxConcurrent, builtIn(d.maxConcurrent)];
   });
@@ -437,6 +443,10 @@ function resolveTimeout(
     } else {
       return [DEFAULTS.attemptMs, builtIn("2s (no latency declared)")];
     }
+    if (value > RANGES.attempt.max) {
+      value = RANGES.attempt.max;
+      formula += `, capped at ${formatMs(value)}, the longest attempt timeout`;
+    }
     if (explicitTotal !== undefined && value > ms(explicitTotal)) {
       value = ms(explicitTotal);
       formula += `, capped at the total timeout ${formatMs(value)}`;
@@ -444,8 +454,10 @@ function resolveTimeout(
     return [value, { origin: "derived", formula }];
   });
   const totalMs = t.pick("timeout.total", chain(["timeout", "total"], op.timeout?.total, policy.timeout?.total, defaults.timeout?.total), ms, (): [number, Provenance] => {
-    const [value, formula] = worstCase(attemptMs, retry, hedge);
-    return [value, { origin: "derived", formula }];
+    const [worst, formula] = worstCase(attemptMs, retry, hedge);
+    // the worst case may exceed the longest total; the analyzer then says how many attempts fit (RG207)
+    const value = Math.min(worst, RANGES.total.max);
+    return [value, { origin: "derived", formula: value < worst ? `${formula}, capped at ${formatMs(value)}, the longest total timeout` : formula }];
   });
   const connect = [op.timeout?.connect, policy.timeout?.connect, defaults.timeout?.connect].find((v) => v !== undefined);
   return { attemptMs, totalMs, ...(connect === undefined ? {} : { connectMs: ms(connect) }) };

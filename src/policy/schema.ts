@@ -4,7 +4,7 @@
  * editors read for completion and hover text, so every property carries a description).
  */
 import { z } from "zod";
-import { DURATION_PATTERN, RATE_PATTERN } from "./durations.js";
+import { checkDurationRange, checkRateRange, describeDurationRange, DURATION_PATTERN, parseDuration, parseRate, RATE_PATTERN, type DurationRange, type RateRange } from "./durations.js";
 
 /** What a leaf of the schema holds, so the loader can explain a bad value precisely. */
 export type ValueKind = "duration" | "rate" | "name" | "path" | "ref" | "header";
@@ -20,22 +20,87 @@ export function kindOf(schema: z.ZodType): ValueKind | undefined {
   return kinds.get(schema);
 }
 
+/** The range a duration or rate leaf accepts, so the translator can give the bound. */
+const ranges = new WeakMap<object, DurationRange | RateRange>();
+
+export function rangeOf(schema: z.ZodType): DurationRange | RateRange | undefined {
+  return ranges.get(schema);
+}
+
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/**
+ * The range of every duration, rate and size of the language, in one place: the schema enforces
+ * them, normalisation clamps derived values to them, docs/policy.md ("Ranges") lists them.
+ * Durations are milliseconds after rounding; a minimum of 1ms means "more than zero".
+ */
+export const RANGES = {
+  latency: { min: 1, max: HOUR, why: "a percentile under 0.5ms rounds to 0ms: write 1ms" },
+  rps: { max: 1_000_000 },
+  connect: { min: 1, max: HOUR, why: "a zero connect timeout fails every connection at once" },
+  attempt: { min: 1, max: HOUR, why: "a zero attempt timeout fails every attempt at once" },
+  total: { min: 1, max: DAY, why: "a zero total timeout fails every call at once" },
+  margin: { min: 0, max: MINUTE },
+  backoffBase: { min: 0, max: HOUR },
+  backoffCap: { min: 0, max: HOUR },
+  retryAfterMax: { min: 0, max: HOUR },
+  slowCall: { min: 1, max: HOUR, why: "every call takes at least 0ms, so every call would be slow" },
+  window: { min: 1, max: HOUR, why: "an empty window holds no calls" },
+  openFor: { min: 1, max: HOUR, why: "a breaker open for 0ms never stops a call" },
+  queueTimeout: { min: 0, max: HOUR },
+  hedgeDelay: { min: 1, max: HOUR, why: "with no delay every copy is sent at once: that multiplies the load instead of hedging the slow calls" },
+  maxAge: { min: 1, max: 7 * DAY, why: "a stale response 0ms old is never served: use kind: none for no fallback" },
+  bulkhead: { max: 100_000 },
+  failureRate: { positive: true, why: "0% is reached by successes alone: the breaker would open after minCalls successful calls" },
+  slowCallRate: { positive: true, why: "0% is reached with no slow call at all: the breaker would open after minCalls fast calls" },
+  hedgeBudget: { positive: true, why: "0% allows no hedge: write hedge: false to turn hedging off" },
+  // service policies
+  edge: { min: 1, max: HOUR, why: "a zero edge deadline expires every request before it is handled" },
+  serviceMax: { min: 1, max: DAY, why: "a zero deadline expires every request before it is handled" },
+  admissionQueueTimeout: { min: 0, max: HOUR },
+  adaptiveLatency: { min: 1, max: HOUR, why: "every request takes at least 0ms, so every request would cut the limit" },
+  retryAfter: { min: 0, max: HOUR },
+} as const satisfies Record<string, DurationRange | RateRange | { max: number }>;
+
 export const NAME_PATTERN = "^[A-Za-z][A-Za-z0-9_-]*$";
 export const GRPC_SERVICE_PATTERN = "^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$";
 export const HOST_PATTERN = "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$";
 export const HEADER_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
 
-const duration = (description: string) =>
-  tag(z.string().regex(new RegExp(DURATION_PATTERN)).meta({ description }), "duration");
+/** A duration within `range`; the description ends with the range, for editors' hover text. */
+const duration = (description: string, range: DurationRange) => {
+  const schema = tag(
+    z
+      .string()
+      .regex(new RegExp(DURATION_PATTERN))
+      .refine((v) => {
+        const parsed = parseDuration(v);
+        return parsed.ok && checkDurationRange(parsed.value, range, v) === undefined;
+      })
+      .meta({ description: `${description} From ${describeDurationRange(range)}.` }),
+    "duration",
+  );
+  ranges.set(schema, range);
+  return schema;
+};
 
-const rate = (description: string) =>
-  tag(
+const rate = (description: string, range: RateRange = { positive: false }) => {
+  const schema = tag(
     z
       .union([z.number().min(0).max(1), z.string().regex(new RegExp(RATE_PATTERN))])
-      .refine((v) => typeof v === "number" || Number.parseFloat(v) <= 100)
-      .meta({ description }),
+      .refine((v) => {
+        const parsed = parseRate(v);
+        return parsed.ok && checkRateRange(parsed.value, range, v) === undefined;
+      })
+      .meta({ description: `${description} ${range.positive ? "More than 0%, at most 100%." : "From 0% to 100%."}` }),
     "rate",
   );
+  ranges.set(schema, range);
+  return schema;
+};
 
 const name = (description: string) => tag(z.string().regex(new RegExp(NAME_PATTERN)).meta({ description }), "name");
 const header = (description: string) =>
@@ -134,34 +199,34 @@ export const METHODS = ["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "POST", "PATC
 
 export const Latency = z
   .strictObject({
-    p50: duration("Median latency of healthy calls.").optional(),
-    p90: duration("90th percentile latency of healthy calls.").optional(),
-    p95: duration("95th percentile latency of healthy calls; the default hedge delay.").optional(),
-    p99: duration("99th percentile latency of healthy calls.").optional(),
-    p999: duration("99.9th percentile latency of healthy calls; the attempt timeout is derived from it.").optional(),
-    rps: z.number().positive().optional().meta({ description: "Requests per second this service sends to the dependency at peak." }),
+    p50: duration("Median latency of healthy calls.", RANGES.latency).optional(),
+    p90: duration("90th percentile latency of healthy calls.", RANGES.latency).optional(),
+    p95: duration("95th percentile latency of healthy calls; the default hedge delay.", RANGES.latency).optional(),
+    p99: duration("99th percentile latency of healthy calls.", RANGES.latency).optional(),
+    p999: duration("99.9th percentile latency of healthy calls; the attempt timeout is derived from it.", RANGES.latency).optional(),
+    rps: z.number().positive().max(RANGES.rps.max).optional().meta({ description: "Requests per second this service sends to the dependency at peak. More than 0, at most 1000000." }),
   })
   .meta({ description: "Measured latency of the dependency when healthy, and the request rate. Timeouts and sizes are derived from it when omitted." });
 
 export const Timeout = z
   .strictObject({
-    connect: duration("Time allowed to open a connection (informative for fetch; used by mesh targets).").optional(),
-    attempt: duration("Time allowed for one attempt. Defaults to 1.5 × p999, or 3 × p99, or 2s.").optional(),
-    total: duration("Time allowed for the whole call, all attempts and backoff included. Defaults to the worst case of the retry plan.").optional(),
+    connect: duration("Time allowed to open a connection (informative for fetch; used by mesh targets).", RANGES.connect).optional(),
+    attempt: duration("Time allowed for one attempt. Defaults to 1.5 × p999, or 3 × p99, or 2s.", RANGES.attempt).optional(),
+    total: duration("Time allowed for the whole call, all attempts and backoff included. Defaults to the worst case of the retry plan.", RANGES.total).optional(),
   })
   .meta({ description: "Timeouts: per attempt and for the whole logical call." });
 
 export const Deadline = z
   .strictObject({
     propagate: z.boolean().optional().meta({ description: "Send the remaining time to the dependency in a header. Defaults to true." }),
-    margin: duration("Time kept back from each attempt for the caller to handle the answer. Defaults to 10ms.").optional(),
+    margin: duration("Time kept back from each attempt for the caller to handle the answer. Defaults to 10ms.", RANGES.margin).optional(),
   })
   .meta({ description: "Deadline propagation to the dependency." });
 
 export const Backoff = z
   .strictObject({
-    base: duration("Delay before the first retry, before jitter. Defaults to 50ms.").optional(),
-    cap: duration("Largest delay between attempts; applied before jitter. Defaults to 1s.").optional(),
+    base: duration("Delay before the first retry, before jitter. Defaults to 50ms.", RANGES.backoffBase).optional(),
+    cap: duration("Largest delay between attempts; applied before jitter. Defaults to 1s.", RANGES.backoffCap).optional(),
     multiplier: z.number().min(1).max(10).optional().meta({ description: "Growth of the delay per retry. Defaults to 2." }),
     jitter: z.enum(JITTERS).optional().meta({ description: "Randomisation of the delay: none | full | equal | decorrelated. Defaults to full." }),
   })
@@ -181,7 +246,7 @@ const RetryCondition = z
 const RetryAfter = z
   .union([
     z.enum(["honor", "ignore"]),
-    z.strictObject({ max: duration("Longest Retry-After wait honoured; longer waits give up at once.") }),
+    z.strictObject({ max: duration("Longest Retry-After wait honoured; longer waits give up at once.", RANGES.retryAfterMax) }),
   ])
   .meta({ description: "Whether a Retry-After header sets the next delay (never past the deadline). Defaults to honor." });
 
@@ -207,24 +272,24 @@ export const OperationRetry = z.strictObject(retryShape).meta({ description: "Re
 
 export const Breaker = z
   .strictObject({
-    failureRate: rate("Failure rate at which the breaker opens (reached or exceeded). Defaults to 50%.").optional(),
+    failureRate: rate("Failure rate at which the breaker opens (reached or exceeded). Defaults to 50%.", RANGES.failureRate).optional(),
     slowCall: z
       .strictObject({
-        duration: duration("A call slower than this counts as slow."),
-        rate: rate("Slow-call rate at which the breaker opens. Defaults to 100%.").optional(),
+        duration: duration("A call slower than this counts as slow.", RANGES.slowCall),
+        rate: rate("Slow-call rate at which the breaker opens. Defaults to 100%.", RANGES.slowCallRate).optional(),
       })
       .optional()
       .meta({ description: "Open on slow calls too." }),
     window: z
       .strictObject({
-        duration: duration("Length of a time window. Defaults to 10s.").optional(),
+        duration: duration("Length of a time window, at least 1ms per bucket. Defaults to 10s.", RANGES.window).optional(),
         buckets: int(1, 600, "Buckets in a time window. Defaults to 10.").optional(),
         calls: int(1, 100_000, "Size of a count window, instead of a time window.").optional(),
       })
       .optional()
       .meta({ description: "The window over which rates are computed: { duration, buckets } or { calls }." }),
-    minCalls: int(1, 100_000, "Calls in the window before a rate means anything. Defaults to 20.").optional(),
-    openFor: duration("How long the breaker stays open before a trial. Defaults to 30s.").optional(),
+    minCalls: int(1, 100_000, "Calls in the window before a rate means anything; at most window.calls with a count window. Defaults to 20.").optional(),
+    openFor: duration("How long the breaker stays open before a trial. Defaults to 30s.", RANGES.openFor).optional(),
     halfOpen: z
       .strictObject({
         maxCalls: int(1, 1_000, "Concurrent trial calls while half-open. Defaults to 3.").optional(),
@@ -237,18 +302,18 @@ export const Breaker = z
 
 export const Bulkhead = z
   .strictObject({
-    maxConcurrent: int(1, 100_000, "Logical calls in flight at once. Defaults to rps × p99 × 2 (Little's law with headroom), or 10.").optional(),
+    maxConcurrent: int(1, RANGES.bulkhead.max, "Logical calls in flight at once. Defaults to rps × p99 × 2 (Little's law with headroom), or 10.").optional(),
     maxQueue: int(0, 100_000, "Calls that may wait for a permit. Defaults to 0.").optional(),
-    queueTimeout: duration("Longest wait in the queue (also bounded by the deadline). Defaults to 0ms.").optional(),
+    queueTimeout: duration("Longest wait in the queue (also bounded by the deadline). Defaults to 0ms.", RANGES.queueTimeout).optional(),
     overflow: z.enum(["reject", "drop-oldest"]).optional().meta({ description: "When the queue is full: reject the newcomer or evict the oldest waiter. Defaults to reject." }),
   })
   .meta({ description: "Concurrency limit for calls to the dependency." });
 
 export const Hedge = z
   .strictObject({
-    delay: duration("Wait before launching another copy. Defaults to p95.").optional(),
+    delay: duration("Wait before launching another copy. Defaults to p95.", RANGES.hedgeDelay).optional(),
     maxAttempts: int(2, 10, "Copies in all, the first included. Defaults to 2.").optional(),
-    budget: rate("Largest fraction of calls that may hedge. Defaults to 5%.").optional(),
+    budget: rate("Largest fraction of calls that may hedge. Defaults to 5%.", RANGES.hedgeBudget).optional(),
   })
   .meta({ description: "Hedged requests for idempotent reads: extra copies after a delay, first success wins." });
 
@@ -260,7 +325,7 @@ export const Fallback = z
     }),
     z.strictObject({
       kind: z.literal("stale").meta({ description: "Serve the last good response for the same arguments." }),
-      maxAge: duration("Oldest response served. Defaults to 5m.").optional(),
+      maxAge: duration("Oldest response served. Defaults to 5m.", RANGES.maxAge).optional(),
       maxEntries: int(1, 1_000_000, "Responses kept per operation (least recently used are evicted). Defaults to 1000.").optional(),
     }),
     z.strictObject({ kind: z.literal("provided").meta({ description: "The caller passes a fallback function." }) }),

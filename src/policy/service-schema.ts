@@ -4,17 +4,20 @@
  * per service, next to the dependency policies of the same project.
  */
 import { z } from "zod";
-import { duration, header, int, name } from "./schema.js";
+import { duration, header, int, name, RANGES } from "./schema.js";
 
 export const PRIORITY_NAMES = ["critical", "high", "normal", "low"] as const;
 export const ROUTE_PATTERN = "^((GET|HEAD|OPTIONS|PUT|DELETE|POST|PATCH) )?/[^\\s*]*\\*?$";
+
+/** The default of admission.maxConcurrent (SERVICE_DEFAULTS in service.ts), the bound of minLimit when it is omitted. */
+const SERVICE_MAX_CONCURRENT_DEFAULT = 100;
 
 const priority = (description: string) => z.enum(PRIORITY_NAMES).meta({ description });
 
 export const ServiceDeadline = z
   .strictObject({
-    edge: duration("Deadline given to a request that arrives without one (the edge deadline). Defaults to 5s.").optional(),
-    max: duration("Longest deadline accepted from a caller; longer ones are clamped to it. Defaults to 30s.").optional(),
+    edge: duration("Deadline given to a request that arrives without one (the edge deadline). Defaults to 5s.", RANGES.edge).optional(),
+    max: duration("Longest deadline accepted from a caller; longer ones are clamped to it. Defaults to 30s.", RANGES.serviceMax).optional(),
     header: header("Header carrying the caller's remaining time. Defaults to the project's deadline header (x-request-timeout-ms).").optional(),
     format: z.enum(["ms", "grpc-timeout"]).optional().meta({ description: "Encoding of the header: relative milliseconds, or gRPC's timeout notation (250m, 2S). Defaults to the project's format (ms)." }),
     grpcTimeout: z.boolean().optional().meta({ description: "Also accept gRPC's grpc-timeout header when the configured one is absent. Defaults to true." }),
@@ -26,22 +29,35 @@ export const Admission = z
   .strictObject({
     maxConcurrent: int(1, 1_000_000, "Requests handled at once. Defaults to 100.").optional(),
     maxQueue: int(0, 1_000_000, "Requests that may wait for a slot; beyond it the least important are shed. Defaults to maxConcurrent.").optional(),
-    queueTimeout: duration("Longest wait for a slot before the request is shed (its deadline bounds it too). Defaults to 500ms.").optional(),
+    queueTimeout: duration("Longest wait for a slot before the request is shed (its deadline bounds it too). Defaults to 500ms.", RANGES.admissionQueueTimeout).optional(),
     adaptive: z
       .strictObject({
-        latency: duration("A request slower than this (or a failed one) cuts the limit; a faster one raises it."),
-        minLimit: int(1, 1_000_000, "Lowest limit. Defaults to 1.").optional(),
+        latency: duration("A request slower than this (or a failed one) cuts the limit; a faster one raises it.", RANGES.adaptiveLatency),
+        minLimit: int(1, 1_000_000, "Lowest limit, at most maxConcurrent. Defaults to 1.").optional(),
         backoff: z.number().gt(0).lt(1).optional().meta({ description: "Factor applied to the limit on a slow request. Defaults to 0.9." }),
       })
       .optional()
       .meta({ description: "Adapt the limit to latency (AIMD: +1/limit per fast request, × backoff per slow one), between minLimit and maxConcurrent. Off by default: the limit is maxConcurrent." }),
+  })
+  .superRefine((a, ctx) => {
+    // the adaptive limit moves between minLimit and maxConcurrent: an empty interval cannot adapt
+    const max = a.maxConcurrent ?? SERVICE_MAX_CONCURRENT_DEFAULT;
+    const min = a.adaptive?.minLimit;
+    if (typeof min === "number" && typeof max === "number" && min > max) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["adaptive", "minLimit"],
+        message: `admission.adaptive.minLimit must be at most admission.maxConcurrent (${max}${a.maxConcurrent === undefined ? ", the default" : ""}), got ${min}`,
+        params: { range: true, hint: `lower minLimit to ${max} or less, or raise maxConcurrent to ${min}` },
+      });
+    }
   })
   .meta({ description: "Admission control: a concurrency limit and a bounded priority queue for inbound work. Without it every request is admitted." });
 
 export const Reject = z
   .strictObject({
     status: z.literal([429, 503]).optional().meta({ description: "Status of a shed request: 503 (overloaded) or 429 (slow down). Defaults to 503." }),
-    retryAfter: duration("Sent as Retry-After (rounded up to whole seconds). Defaults to 1s.").optional(),
+    retryAfter: duration("Sent as Retry-After (rounded up to whole seconds). Defaults to 1s.", RANGES.retryAfter).optional(),
   })
   .meta({ description: "The answer to a request shed for overload: a status, Retry-After and no body." });
 

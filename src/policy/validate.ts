@@ -5,9 +5,9 @@
 import type { z } from "zod";
 import { diagnostic, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { Code } from "../diagnostics/codes.js";
-import { describe, parseDuration, parseRate } from "./durations.js";
+import { checkDurationRange, checkRateRange, describe, parseDuration, parseRate, type DurationRange, type RateRange } from "./durations.js";
 import type { Path, PathSegment, SourceDocument } from "./load.js";
-import { kindOf, type ValueKind } from "./schema.js";
+import { kindOf, rangeOf, type ValueKind } from "./schema.js";
 import { didYouMean } from "./suggest.js";
 
 type Issue = z.core.$ZodIssue;
@@ -63,8 +63,13 @@ function translate(root: AnySchema, source: SourceDocument, issue: Issue, base: 
   }
 
   const span = source.spanOf(path);
+  // a check across keys (schema refinements): the schema words the message and names the bound
+  if (issue.code === "custom" && issue.params?.["range"] === true) {
+    const hint = issue.params["hint"];
+    return [diagnostic("RG106", file, span, issue.message, typeof hint === "string" ? hint : undefined)];
+  }
   if (at.kind) {
-    const explained = explainKind(at.kind, input, path);
+    const explained = explainKind(at.kind, input, path, at.range);
     if (explained) return [diagnostic(explained.code, file, span, explained.message, explained.hint)];
   }
 
@@ -89,6 +94,13 @@ function translate(root: AnySchema, source: SourceDocument, issue: Issue, base: 
       return [diagnostic("RG103", file, span, `${label(path)} has the wrong type: ${expectedOfUnion(issue)} expected, got ${describe(input)}`)];
     }
     case "invalid_type":
+      // YAML reads a number with hundreds of digits (or .inf) as Infinity, which zod refuses as a type
+      if (typeof input === "number" && Number.isNaN(input)) return [diagnostic("RG103", file, span, `${label(path)} must be a number, got NaN`)];
+      if (typeof input === "number" && !Number.isFinite(input)) {
+        const bound = input > 0 ? at.numbers?.max : at.numbers?.min;
+        const relation = bound === undefined || !Number.isFinite(bound) ? "a finite number" : `${input > 0 ? "at most" : "at least"} ${bound}`;
+        return [diagnostic("RG106", file, span, `${label(path)} must be ${relation}, got ${input > 0 ? "a number" : "a negative number"} too large to represent`)];
+      }
       return [diagnostic("RG103", file, span, `${label(path)} must be ${article(issue.expected)}, got ${describe(input)}`)];
     case "invalid_value": {
       if (path.length === 1 && path[0] === "version") {
@@ -138,16 +150,20 @@ function misplacedHint(path: Path, key: string): string | undefined {
   return undefined;
 }
 
-function explainKind(kind: ValueKind, input: unknown, path: Path): { code: Code; message: string; hint?: string } | undefined {
+function explainKind(kind: ValueKind, input: unknown, path: Path, range: DurationRange | RateRange | undefined): { code: Code; message: string; hint?: string } | undefined {
   const withPath = (message: string) => `${label(path)}: ${message}`;
   switch (kind) {
     case "duration": {
       const parsed = parseDuration(input);
-      return parsed.ok ? undefined : { code: "RG104", message: withPath(parsed.message), ...(parsed.hint ? { hint: parsed.hint } : {}) };
+      if (!parsed.ok) return { code: parsed.range ? "RG106" : "RG104", message: withPath(parsed.message), ...(parsed.hint ? { hint: parsed.hint } : {}) };
+      const outside = range && "min" in range ? checkDurationRange(parsed.value, range, String(input)) : undefined;
+      return outside ? { code: "RG106", message: `${label(path)} ${outside.message}`, ...(outside.hint ? { hint: outside.hint } : {}) } : undefined;
     }
     case "rate": {
       const parsed = parseRate(input);
-      return parsed.ok ? undefined : { code: "RG105", message: withPath(parsed.message), ...(parsed.hint ? { hint: parsed.hint } : {}) };
+      if (!parsed.ok) return { code: "RG105", message: withPath(parsed.message), ...(parsed.hint ? { hint: parsed.hint } : {}) };
+      const outside = range && "positive" in range ? checkRateRange(parsed.value, range, input) : undefined;
+      return outside ? { code: "RG106", message: `${label(path)} ${outside.message}`, ...(outside.hint ? { hint: outside.hint } : {}) } : undefined;
     }
     case "name":
       if (typeof input !== "string") return undefined;
@@ -172,7 +188,15 @@ function explainKind(kind: ValueKind, input: unknown, path: Path): { code: Code;
 
 interface SchemaPlace {
   readonly kind?: ValueKind;
+  readonly range?: DurationRange | RateRange;
+  /** Bounds of a number leaf, for a value too large to represent. */
+  readonly numbers?: NumberBounds;
   readonly keys?: readonly string[];
+}
+
+interface NumberBounds {
+  readonly min: number;
+  readonly max: number;
 }
 
 function schemaAt(root: AnySchema, path: Path): SchemaPlace {
@@ -187,15 +211,24 @@ function schemaAt(root: AnySchema, path: Path): SchemaPlace {
 
 function placeOf(schema: AnySchema): SchemaPlace {
   let kind: ValueKind | undefined;
+  let range: DurationRange | RateRange | undefined;
   let node: AnySchema | undefined = schema;
   for (let i = 0; i < 10 && node; i++) {
     kind ??= kindOf(node as z.ZodType);
+    range ??= rangeOf(node as z.ZodType);
     const inner = unwrap(node);
     if (inner === node) break;
     node = inner;
   }
   const keys = node ? objectKeys(node) : undefined;
-  return { ...(kind ? { kind } : {}), ...(keys ? { keys } : {}) };
+  const numbers = node ? numberBounds(node) : undefined;
+  return { ...(kind ? { kind } : {}), ...(range ? { range } : {}), ...(numbers ? { numbers } : {}), ...(keys ? { keys } : {}) };
+}
+
+function numberBounds(schema: AnySchema): NumberBounds | undefined {
+  if (def(schema).type !== "number") return undefined;
+  const n = schema as unknown as { minValue?: number | null; maxValue?: number | null };
+  return { min: n.minValue ?? Number.NEGATIVE_INFINITY, max: n.maxValue ?? Number.POSITIVE_INFINITY };
 }
 
 function def(schema: AnySchema): Record<string, unknown> & { type: string } {

@@ -15,9 +15,15 @@ import { loadYaml } from "../../src/policy/load.js";
 import { EMITTERS } from "../../src/targets/index.js";
 import { crdValidators, SHARED_SCHEMAS } from "./helpers.js";
 
-const duration = fc.oneof(fc.integer({ min: 0, max: 100_000 }).map((n) => `${n}ms`), fc.constantFrom("0ms", "1ms", "1h", "0.5s", "1.5ms"));
+// in range for every setting (docs/policy.md, "Ranges"): above the 10ms deadline margin and 1ms per breaker bucket
+const duration = fc.oneof(fc.integer({ min: 11, max: 100_000 }).map((n) => `${n}ms`), fc.constantFrom("11ms", "1h", "0.5s", "12.5ms"));
 const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
 const strip = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+/** A count window holds at most `calls` calls: minCalls above it is an error (RG106). */
+const fitMinCalls = (b: Record<string, unknown>) => {
+  const calls = (b["window"] as { calls?: number } | undefined)?.calls;
+  return calls !== undefined && typeof b["minCalls"] === "number" && b["minCalls"] > calls ? { ...b, minCalls: calls } : b;
+};
 const condition = fc.oneof(fc.constantFrom("timeout", "network"), fc.integer({ min: 100, max: 599 }));
 
 const retry = fc
@@ -55,7 +61,7 @@ const policy = fc
     retry: maybe(
       fc.record({ maxAttempts: maybe(fc.integer({ min: 1, max: 100 })), budget: maybe(fc.oneof(fc.constant(false as const), fc.record({ maxTokens: maybe(fc.integer({ min: 1, max: 10_000 })), tokenRatio: maybe(fc.double({ min: 0.0001, max: 1, noNaN: true })) }).map(strip))) }).map(strip),
     ),
-    breaker: maybe(fc.record({ failureRate: maybe(fc.double({ min: 0, max: 1, noNaN: true })), minCalls: maybe(fc.integer({ min: 1, max: 100_000 })), window: maybe(fc.oneof(fc.record({ duration }), fc.record({ calls: fc.integer({ min: 1, max: 1000 }) }))), slowCall: maybe(fc.record({ duration })) }).map(strip)),
+    breaker: maybe(fc.record({ failureRate: maybe(fc.double({ min: 0.001, max: 1, noNaN: true })), minCalls: maybe(fc.integer({ min: 1, max: 100_000 })), window: maybe(fc.oneof(fc.record({ duration }), fc.record({ calls: fc.integer({ min: 1, max: 1000 }) }))), slowCall: maybe(fc.record({ duration })) }).map(strip).map(fitMinCalls)),
     bulkhead: maybe(fc.record({ maxConcurrent: maybe(fc.integer({ min: 1, max: 100_000 })), maxQueue: maybe(fc.integer({ min: 0, max: 100 })), overflow: maybe(fc.constantFrom("reject", "drop-oldest")) }).map(strip)),
     operations: fc.dictionary(fc.constantFrom("get", "put", "create", "list"), operation, { minKeys: 1, maxKeys: 3 }),
   })
