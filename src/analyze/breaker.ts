@@ -17,6 +17,36 @@ export function checkBreaker(policy: ResolvedPolicy, ctx: AnalyzeContext): Findi
   const minCallsAt: Place[] = [{ ref: setAt(policy.provenance["breaker.minCalls"]) }, section];
   const windowAt: Place[] = [{ ref: setAt(policy.provenance["breaker.window.duration"]) }, section];
 
+  // a count window never holds more calls than its size: a larger minimum is never reached
+  if (b.window.kind === "count" && b.minCalls > b.window.calls) {
+    const calls = b.window.calls;
+    const minCallsSet = setAt(policy.provenance["breaker.minCalls"]);
+    out.push(
+      finding(
+        ctx,
+        policy,
+        "RG106",
+        minCallsSet ? [{ ref: minCallsSet }] : [{ ref: setAt(policy.provenance["breaker.window.calls"]) }, section],
+        `breaker.minCalls ${b.minCalls}${minCallsSet ? "" : " (the default)"} must be at most window.calls ${calls}: a count window of ${calls} calls never holds ${b.minCalls}, so the breaker can never open`,
+        `lower minCalls to ${calls} or less, or raise window.calls to ${b.minCalls} or more`,
+      ),
+    );
+  }
+
+  // the runtime's buckets are at least 1ms long: a shorter window silently becomes `buckets` ms
+  if (b.window.kind === "time" && b.window.durationMs < b.window.buckets) {
+    out.push(
+      finding(
+        ctx,
+        policy,
+        "RG106",
+        [...windowAt],
+        `breaker.window.duration ${formatMs(b.window.durationMs)} must be at least 1ms per bucket (${b.window.buckets} buckets: ${formatMs(b.window.buckets)}): shorter buckets are rounded up, so the window would really last ${formatMs(b.window.buckets)}`,
+        `lengthen window.duration to ${formatMs(b.window.buckets)} or more (10s is typical), or use fewer buckets`,
+      ),
+    );
+  }
+
   if (b.minCalls < MIN_MEANINGFUL_CALLS) {
     const failures = Math.max(1, Math.ceil(b.failureRate * b.minCalls));
     out.push(

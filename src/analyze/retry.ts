@@ -15,6 +15,23 @@ export function checkRetry(policy: ResolvedPolicy, ctx: AnalyzeContext): Finding
   const out: Finding[] = [];
   const herd = Math.ceil(policy.latency.rps ?? HERD_WITHOUT_RPS);
   for (const op of policy.operations) {
+    // checked on every declared retry, also one an unsafe operation does not run: the values are wrong wherever they apply
+    const b = op.retry?.backoff;
+    if (op.retry && b && b.baseMs > b.capMs) {
+      const baseSet = setAt(op.provenance["retry.backoff.base"]);
+      const capSet = setAt(op.provenance["retry.backoff.cap"]);
+      out.push(
+        finding(
+          ctx,
+          policy,
+          "RG106",
+          [{ ref: baseSet ?? capSet }, { ref: setAt(op.provenance["retry"]), key: true }, { ref: op.source, key: true }],
+          `retry.backoff.base ${formatMs(b.baseMs)}${baseSet ? "" : " (the default)"} must be at most retry.backoff.cap ${formatMs(b.capMs)}${capSet ? "" : " (the default)"}: every delay would be cut to the cap, so the backoff never grows`,
+          `lower base to ${formatMs(b.capMs)} or less, or raise cap to ${formatMs(b.baseMs)} or more`,
+          op,
+        ),
+      );
+    }
     const retry = effectiveRetry(op);
     if (!retry || retry.backoff.jitter !== "none") continue;
     const window = retry.backoff.baseMs;

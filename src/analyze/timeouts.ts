@@ -6,6 +6,7 @@
 import { formatMs } from "../policy/durations.js";
 import type { ResolvedOperation, ResolvedPolicy } from "../policy/model.js";
 import { backoffCeilings, worstCase } from "../policy/normalize.js";
+import { RANGES } from "../policy/schema.js";
 import { effectiveHedge, effectiveRetry, finding, inPolicy, setAt, type AnalyzeContext, type Finding, type Place } from "./context.js";
 
 /** Candidate places for the attempt timeout: where it was set, else the latency it was derived from, else the operation. */
@@ -69,7 +70,8 @@ export function checkTimeouts(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
           op,
         ),
       );
-    } else if (!totalDerived) {
+    } else {
+      // a derived total is the worst case itself, unless it was capped at the longest total
       const [worst, formula] = worstCase(attemptMs, retry, hedge);
       if (worst > totalMs) {
         const plan = retry ?? null;
@@ -84,11 +86,30 @@ export function checkTimeouts(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
             "RG207",
             totalPlaces(op),
             `worst case ${formula} exceeds the total timeout ${formatMs(totalMs)}: when every attempt times out, only ${fit} of ${max} attempts ${fit === 1 ? "fits" : "fit"}`,
-            `raise timeout.total to ${formatMs(worst)}, lower timeout.attempt, or set maxAttempts: ${Math.max(1, fit)}`,
+            worst <= RANGES.total.max
+              ? `raise timeout.total to ${formatMs(worst)}, lower timeout.attempt, or set maxAttempts: ${Math.max(1, fit)}`
+              : `lower timeout.attempt or set maxAttempts: ${Math.max(1, fit)} (timeout.total is at most ${formatMs(RANGES.total.max)})`,
             op,
           ),
         );
       }
+    }
+
+    // the margin is kept back from the call's whole time: at or above the total no attempt has any time
+    const marginMs = policy.deadline.marginMs;
+    if (marginMs >= totalMs) {
+      const marginSet = setAt(policy.provenance["deadline.margin"]);
+      out.push(
+        finding(
+          ctx,
+          policy,
+          "RG106",
+          marginSet ? [{ ref: marginSet }] : totalPlaces(op),
+          `deadline.margin ${formatMs(marginMs)}${marginSet ? "" : " (the default)"} must be below the total timeout ${formatMs(totalMs)}: the margin is kept back from the call's time, so no attempt would have any time left`,
+          marginSet ? `lower deadline.margin below ${formatMs(totalMs)} (10ms is typical)` : `raise timeout.total above ${formatMs(marginMs)}, or lower deadline.margin`,
+          op,
+        ),
+      );
     }
 
     if (p99Ms !== undefined && attemptMs < p99Ms) {
