@@ -17,6 +17,7 @@ import { validate } from "./policy/validate.js";
 import { DEFAULT_POLICY_GLOB, displayPath, expandInputs } from "./project.js";
 import { outsideProblem, readInput, type ReadCode, type ReadOutcome } from "./read.js";
 import { clientNames, findClashes } from "./emit/naming.js";
+import { moduleName } from "./emit/names.js";
 import { isOpenApiDocument } from "./openapi/document.js";
 import { DocumentSet, gatherDocuments, refFile } from "./openapi/documents.js";
 import { documentOf, mergeOpenApi } from "./openapi/import.js";
@@ -223,15 +224,16 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
       );
       continue;
     }
-    const factory = clientNames(policy.dependency).factory;
-    const sameName = factories.get(factory);
-    if (sameName !== undefined) {
-      diagnostics.push(
-        diagnostic("RG301", policy.file, source.spanOf(["dependency"]), `dependency "${policy.dependency}" and "${sameName.dependency}" (${sameName.file}) both become ${factory}()`, "rename one of them"),
-      );
+    // two dependencies may not share a factory, nor a module file (`ab` and `AB` have two
+    // factories but one module, ab.ts)
+    const outputs = [`${clientNames(policy.dependency).factory}()`, `${moduleName(policy.dependency)}.ts`];
+    const hit = outputs.find((output) => factories.has(output));
+    if (hit !== undefined) {
+      const other = factories.get(hit)!;
+      diagnostics.push(diagnostic("RG301", policy.file, source.spanOf(["dependency"]), `dependency "${policy.dependency}" and "${other.dependency}" (${other.file}) both become ${hit}`, "rename one of them"));
       continue;
     }
-    factories.set(factory, policy);
+    for (const output of outputs) factories.set(output, policy);
     seen.set(policy.dependency, policy.file);
     policies.push(policy);
   }
@@ -296,7 +298,7 @@ export function checkPolicySource(
     })),
   };
   for (const clash of findClashes(policy)) {
-    diagnostics.push(diagnostic("RG301", source.file, source.keySpanOf(clash.operation.source.path), clash.message, "rename the operation or the parameter"));
+    diagnostics.push(diagnostic("RG301", source.file, source.keySpanOf(clash.operation.source.path), clash.message, clash.hint));
   }
   return { policy: diagnostics.length > 0 ? undefined : policy, diagnostics: [...diagnostics, ...findings] };
 }

@@ -16,7 +16,7 @@
  * folder compiles whenever the build is killed.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import { isGenerated } from "./emit/header.js";
 import { failure } from "./read.js";
@@ -172,10 +172,12 @@ export async function applyPlan(plan: Plan, fs: WriterFs = nodeFs): Promise<void
   }
   const writes = plan.changes.filter((c): c is Extract<Change, { content: string }> => c.kind !== "remove").sort(renameOrder);
   const staged: { temp: string; full: string }[] = [];
+  const created: string[] = []; // the first folder each mkdir made, to take back on failure
   try {
     for (const change of writes) {
       const full = join(plan.outDir, change.path);
-      await guard(full, () => mkdir(dirname(full), { recursive: true }));
+      const made = await guard(full, () => mkdir(dirname(full), { recursive: true }));
+      if (typeof made === "string") created.push(made);
       const temp = temporaryName(full);
       staged.push({ temp, full });
       await guard(full, () => writeFile(temp, change.content, { flag: "wx" }));
@@ -187,6 +189,12 @@ export async function applyPlan(plan: Plan, fs: WriterFs = nodeFs): Promise<void
     }
   } catch (error) {
     await Promise.all(staged.map(({ temp }) => rm(temp, { force: true })));
+    // the folders made for the staged files go too, the deepest first; rmdir removes only empty ones
+    const made = new Set<string>();
+    for (const { full } of staged) {
+      for (let folder = dirname(full); created.some((top) => folder === top || folder.startsWith(top + sep)); folder = dirname(folder)) made.add(folder);
+    }
+    for (const folder of [...made].sort((a, b) => b.length - a.length)) await fs.rmdir(folder).catch(() => undefined);
     throw error instanceof WriteError ? new WriteError(error.path, error.reason, true) : error;
   }
   for (const { temp, full } of staged) await guard(full, () => rename(temp, full));
@@ -202,9 +210,10 @@ export interface WriterFs {
   writeFile(path: string, content: string, options: { flag: "wx" }): Promise<void>;
   rename(from: string, to: string): Promise<void>;
   rm(path: string, options: { force: true }): Promise<void>;
+  rmdir(path: string): Promise<void>;
 }
 
-const nodeFs: WriterFs = { mkdir, writeFile, rename, rm };
+const nodeFs: WriterFs = { mkdir, writeFile, rename, rm, rmdir };
 
 /** Modules before barrels, and a deeper barrel before the one that re-exports it. */
 function renameOrder(a: { path: string }, b: { path: string }): number {

@@ -127,6 +127,16 @@ describe("references and inputs stay inside the project", () => {
   });
 });
 
+describe("names that clash across policies", () => {
+  it("refuses two dependencies that would share one module file", async () => {
+    for (const name of ["ab", "AB"]) writeFileSync(join(dir, `resilience/${name}-policy.yaml`), `version: 1\ndependency: ${name}\noperations:\n  get: { method: GET, path: /x }\n`);
+    const r = await cli("build");
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/error RG301 dependency "(ab|AB)" and "(ab|AB)" \(resilience\/(ab|AB)-policy\.yaml\) both become ab\.ts/);
+    expect(existsSync(join(dir, "src/generated"))).toBe(false);
+  });
+});
+
 describe("the output folder is the build's own", () => {
   let project: string;
   beforeEach(() => {

@@ -4,7 +4,7 @@
  * staging leaves the folder exactly as it was.
  */
 import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, rename, rm, rmdir, writeFile } from "node:fs/promises";
 import { dirname, join, posix } from "node:path";
 import { createHash } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -35,6 +35,7 @@ function dyingAfter(calls: number): WriterFs & { readonly made: number } {
     writeFile: step(writeFile),
     rename: step(rename),
     rm: step(rm),
+    rmdir: step(rmdir),
   };
 }
 
@@ -111,6 +112,7 @@ describe("a failure while staging", () => {
       mkdir,
       rename,
       rm,
+      rmdir,
       writeFile: async (path, content, options) => {
         if (++writes === 3) throw Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" });
         await writeFile(path, content, options);
