@@ -209,7 +209,10 @@ function report(result: CheckResult, fmt: Format, maxWarnings: number | undefine
     if (result.diagnostics.length > 0) io.stdout("\n");
     const text = format("pretty", result.diagnostics, result.sources, { color: io.color });
     const fileCount = `${result.fileCount} ${result.fileCount === 1 ? "policy" : "policies"} checked: `;
-    io.stdout(text.replace(/([^\n]*)\n$/, `${fileCount}$1\n`));
+    // the count goes before the last line (the summary); found by index, not a regex, which
+    // would rescan every long frame line to its end and take quadratic time
+    const last = text.endsWith("\n") ? text.lastIndexOf("\n", text.length - 2) + 1 : -1;
+    io.stdout(last < 0 ? text : text.slice(0, last) + fileCount + text.slice(last));
   } else {
     io.stdout(format(fmt, result.diagnostics, result.sources));
   }

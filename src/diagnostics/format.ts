@@ -50,9 +50,19 @@ export function format(
 
 const paint = (on: boolean, code: string) => (s: string) => (on ? `\x1b[${code}m${s}\x1b[0m` : s);
 
+/** Columns of source a code frame shows per line; longer lines are clipped to a window around the caret. */
+export const FRAME_WIDTH = 120;
+/** Of those, how many stay left of the caret when a line is clipped. */
+const FRAME_LEAD = 40;
+/** Marks the text a clipped line leaves out. */
+export const ELLIPSIS = "...";
+
 /**
  * `file:line:col severity CODE message`, then two lines of context with a caret under the node,
  * then the hint: the layout of tsc and Redocly, which editors and terminals turn into links.
+ * A context line longer than FRAME_WIDTH is clipped to a window around the caret, marked with
+ * ELLIPSIS, so a minified one-line document prints a short frame: the work per diagnostic is
+ * bounded by the window, not by the length of the line.
  */
 export function formatPretty(
   diagnostics: readonly Diagnostic[],
@@ -72,16 +82,16 @@ export function formatPretty(
     const severity = d.severity === "error" ? red("error") : yellow("warning");
     out.push(`${cyan(`${d.file}:${start.line}:${start.column}`)} ${severity} ${dim(d.code)} ${d.message}`);
     const gutter = String(start.line).length + 1;
-    for (let line = Math.max(1, start.line - 1); line <= start.line && index.text.length > 0; line++) {
-      if (line > index.lineCount) break;
-      out.push(`${dim(`${String(line).padStart(gutter)} |`)} ${index.lineText(line)}`);
-    }
-    if (index.lineCount >= start.line && index.text.length > 0) {
+    if (index.text.length > 0 && start.line <= index.lineCount) {
+      const first = Math.max(1, start.line - 1);
+      const caret = start.column - 1;
+      const window = frameWindow(index, first, start.line, caret);
+      for (let line = first; line <= start.line; line++) {
+        out.push(`${dim(`${String(line).padStart(gutter)} |`)} ${clip(index, line, window)}`);
+      }
       const width = end.line === start.line ? Math.max(1, end.column - start.column + 1) : 1;
-      const text = index.lineText(start.line);
-      // keep tabs in the padding so the caret lines up under tabbed text
-      const pad = text.slice(0, start.column - 1).replace(/[^\t]/g, " ");
-      out.push(`${dim(`${" ".repeat(gutter)} |`)} ${pad}${(d.severity === "error" ? red : yellow)("^".repeat(Math.min(width, 80)))}`);
+      const shown = Math.max(1, Math.min(width, 80, window.to - caret));
+      out.push(`${dim(`${" ".repeat(gutter)} |`)} ${caretPadding(index, start.line, window, caret)}${(d.severity === "error" ? red : yellow)("^".repeat(shown))}`);
     }
     if (d.hint) out.push(`${" ".repeat(gutter)} = hint: ${d.hint}`);
     out.push("");
@@ -90,6 +100,52 @@ export function formatPretty(
   out.push(`${plural(errors, "error")}, ${plural(warnings, "warning")}`);
   return out.join("\n") + "\n";
 }
+
+/** The columns [from, to) of the frame's lines to print: all of them when every line fits. */
+interface FrameWindow {
+  readonly from: number;
+  readonly to: number;
+}
+
+function frameWindow(index: LineIndex, first: number, last: number, caret: number): FrameWindow {
+  let longest = 0;
+  for (let line = first; line <= last; line++) longest = Math.max(longest, index.lineLength(line));
+  if (longest <= FRAME_WIDTH) return { from: 0, to: longest };
+  // the caret line decides: its end pulls the window left so the window stays full
+  const length = index.lineLength(last);
+  let from = caret < FRAME_WIDTH - FRAME_LEAD ? 0 : Math.max(0, Math.min(caret - FRAME_LEAD, length - FRAME_WIDTH));
+  let to = from + FRAME_WIDTH;
+  // never cut a surrogate pair in two
+  const text = index.text;
+  const startOfLast = index.lineStart(last);
+  if (from > 0 && isLowSurrogate(text.charCodeAt(startOfLast + from))) from++;
+  if (isHighSurrogate(text.charCodeAt(startOfLast + to - 1))) to++;
+  return { from, to: Math.max(to, from) };
+}
+
+/**
+ * One line of a frame, cut to the window, with ELLIPSIS where text is left out. A line that fits
+ * in FRAME_WIDTH is printed whole: the line above a clipped caret line is more use whole than cut.
+ */
+function clip(index: LineIndex, line: number, window: FrameWindow): string {
+  const length = index.lineLength(line);
+  if (length <= FRAME_WIDTH || (window.from === 0 && length <= window.to)) return index.lineText(line);
+  const start = index.lineStart(line);
+  const text = index.text.slice(start + Math.min(window.from, length), start + Math.min(window.to, length));
+  return `${window.from > 0 && length > 0 ? ELLIPSIS : ""}${text}${length > window.to ? ELLIPSIS : ""}`;
+}
+
+/** Blanks under the caret line up to the caret, keeping its tabs so the caret lines up under tabbed text. */
+function caretPadding(index: LineIndex, line: number, window: FrameWindow, caret: number): string {
+  const start = index.lineStart(line);
+  const length = index.lineLength(line);
+  let pad = window.from > 0 && length > 0 ? " ".repeat(ELLIPSIS.length) : "";
+  for (let i = window.from; i < caret; i++) pad += i < length && index.text.charCodeAt(start + i) === 9 ? "\t" : " ";
+  return pad;
+}
+
+const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;

@@ -28,9 +28,22 @@ export class LineIndex {
   lineText(line: number): string {
     const start = this.starts[line - 1];
     if (start === undefined) return "";
+    return this.text.slice(start, start + this.lineLength(line));
+  }
+
+  /** Offset of the first character of a 1-based line (the text's length past the last line). */
+  lineStart(line: number): number {
+    return this.starts[line - 1] ?? this.text.length;
+  }
+
+  /** Length of a 1-based line without its line break (`\n` or `\r\n`); 0 past the last line. */
+  lineLength(line: number): number {
+    const start = this.starts[line - 1];
+    if (start === undefined) return 0;
     const next = this.starts[line];
-    const end = next === undefined ? this.text.length : next - 1;
-    return this.text.slice(start, end).replace(/\r$/, "");
+    let end = next === undefined ? this.text.length : next - 1;
+    if (end > start && this.text.charCodeAt(end - 1) === 13) end--;
+    return end - start;
   }
 
   get lineCount(): number {
