@@ -2,13 +2,21 @@
  * Reading a YAML file into plain data while keeping the YAML nodes, so any later stage can
  * point at file:line:col for a path into the document.
  */
-import { isMap, isPair, isScalar, isSeq, parseDocument, visit, type Document, type Node as YamlNode, type Pair } from "yaml";
+import { Composer, CST, isMap, isPair, isScalar, isSeq, Parser, visit, YAMLParseError, type Document, type Node as YamlNode, type Pair } from "yaml";
 import { diagnostic, type Diagnostic, type Span } from "../diagnostics/diagnostic.js";
 
 /** Largest policy or project file accepted. Policies are small; anything bigger is a mistake or an attack. */
 export const MAX_DOCUMENT_BYTES = 1024 * 1024;
 /** Aliases a document may expand; beyond it the document is refused (a "billion laughs" bomb). */
 export const MAX_ALIAS_COUNT = 200;
+/**
+ * Collections (mappings and lists, block or flow) a document may nest inside one another.
+ * Reading YAML into nodes and data recurses once per level, so a few hundred kilobytes of `[`
+ * would exhaust the stack; the limit is checked on the parsed tokens, in one pass without
+ * recursion, before any of that. It leaves room for OpenAPI schemas nested well past the
+ * 64 levels the importer types.
+ */
+export const MAX_NESTING_DEPTH = 256;
 
 export type PathSegment = string | number;
 export type Path = readonly PathSegment[];
@@ -116,7 +124,20 @@ export function loadYaml(file: string, text: string): LoadResult {
   }
   let doc: Document.Parsed;
   try {
-    doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false, strict: true, keepSourceTokens: false });
+    const tokens = [...new Parser().parse(text)];
+    const deep = tooDeep(tokens, MAX_NESTING_DEPTH);
+    if (deep !== undefined) {
+      return empty([
+        diagnostic(
+          "RG003",
+          file,
+          { start: deep, end: Math.min(deep + 1, text.length) },
+          `document nests mappings and lists more than ${MAX_NESTING_DEPTH} deep`,
+          "a policy or API description never needs this depth: flatten it, or name inner schemas and refer to them with $ref",
+        ),
+      ]);
+    }
+    doc = compose(tokens, text.length);
   } catch (error) {
     return empty([diagnostic("RG001", file, { start: 0, end: 1 }, `cannot parse YAML: ${String(error)}`)]);
   }
@@ -174,6 +195,58 @@ export function loadYaml(file: string, text: string): LoadResult {
     };
   }
   return { source, diagnostics: [], ok: true };
+}
+
+const PARSE_OPTIONS = { uniqueKeys: true, prettyErrors: false, strict: true, keepSourceTokens: false } as const;
+
+/** `parseDocument` of the yaml package, from tokens already parsed: the first document, an error for any other. */
+function compose(tokens: readonly CST.Token[], length: number): Document.Parsed {
+  const composer = new Composer(PARSE_OPTIONS);
+  let doc: Document.Parsed | undefined;
+  for (const next of composer.compose(tokens, true, length)) {
+    if (!doc) doc = next;
+    else {
+      doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], "MULTIPLE_DOCS", "Source contains multiple documents; please use YAML.parseAllDocuments()"));
+      break;
+    }
+  }
+  // compose(..., forceDoc = true) always yields a document
+  return doc!;
+}
+
+/**
+ * Offset of a collection nested deeper than `limit`, or undefined. Walks the tokens with
+ * an explicit stack, so its own depth never depends on the document's.
+ */
+function tooDeep(tokens: readonly CST.Token[], limit: number): number | undefined {
+  const stack: Array<{ token: CST.Token; depth: number }> = tokens.map((token) => ({ token, depth: 0 }));
+  while (stack.length > 0) {
+    const { token, depth } = stack.pop()!;
+    let inner = depth;
+    if (CST.isCollection(token)) {
+      inner = depth + 1;
+      if (inner > limit) return token.offset;
+    }
+    switch (token.type) {
+      case "document":
+        if (token.value) stack.push({ token: token.value, depth: inner });
+        break;
+      case "block-map":
+      case "block-seq":
+      case "flow-collection":
+        for (const item of token.items as CST.CollectionItem[]) {
+          if (item.key) stack.push({ token: item.key, depth: inner });
+          if (item.value) stack.push({ token: item.value, depth: inner });
+        }
+        break;
+      case "block-scalar":
+        for (const prop of token.props) stack.push({ token: prop, depth: inner });
+        break;
+      default:
+        break;
+    }
+  }
+  return undefined;
 }
 
 function lowerFirst(s: string): string {
