@@ -401,7 +401,7 @@ export const CODES = {
     help: "Imported operations are named by their operationId, which becomes the client's method name. An operation without one is not imported; add an operationId to import it.",
     example: "version: 1\ndependency: payments\nopenapi: ./api.yaml\n",
     context: {
-      "api.yaml": "openapi: 3.1.0\ninfo: { title: Payments, version: 1.0.0 }\npaths:\n  /charges:\n    get:\n      responses: { \"200\": { description: Charges. } }\n  /health:\n    get:\n      operationId: health\n      responses: { \"204\": { description: Healthy. } }\n",
+      "api.yaml": "openapi: 3.1.0\ninfo: { title: Payments, version: 1.0.0 }\npaths:\n  /charges:\n    get:\n      responses: { \"200\": { description: Charges. } }\n  /status:\n    get:\n      operationId: getStatus\n      responses: { \"204\": { description: Up. } }\n",
     },
   },
   RG606: {
