@@ -2,7 +2,7 @@
  * Reading a YAML file into plain data while keeping the YAML nodes, so any later stage can
  * point at file:line:col for a path into the document.
  */
-import { Composer, CST, isMap, isPair, isScalar, isSeq, Parser, visit, YAMLParseError, type Document, type Node as YamlNode, type Pair } from "yaml";
+import { Composer, CST, isMap, isPair, isScalar, isSeq, Lexer, Parser, visit, YAMLParseError, type Document, type Node as YamlNode, type Pair } from "yaml";
 import { diagnostic, type Diagnostic, type Span } from "../diagnostics/diagnostic.js";
 
 /** Largest policy or project file accepted. Policies are small; anything bigger is a mistake or an attack. */
@@ -124,8 +124,10 @@ export function loadYaml(file: string, text: string): LoadResult {
   }
   let doc: Document.Parsed;
   try {
-    const tokens = [...new Parser().parse(text)];
-    const deep = tooDeep(tokens, MAX_NESTING_DEPTH);
+    // flow collections (`[`, `{`) are counted on the lexer's tokens first, which is cheap, so
+    // a wall of `[` is refused before the parser builds a token tree as deep as it is
+    let tokens: CST.Token[] | undefined;
+    const deep = tooDeepFlow(text, MAX_NESTING_DEPTH) ?? tooDeep((tokens = [...new Parser().parse(text)]), MAX_NESTING_DEPTH);
     if (deep !== undefined) {
       return empty([
         diagnostic(
@@ -137,7 +139,7 @@ export function loadYaml(file: string, text: string): LoadResult {
         ),
       ]);
     }
-    doc = compose(tokens, text.length);
+    doc = compose(tokens!, text.length);
   } catch (error) {
     return empty([diagnostic("RG001", file, { start: 0, end: 1 }, `cannot parse YAML: ${String(error)}`)]);
   }
@@ -212,6 +214,37 @@ function compose(tokens: readonly CST.Token[], length: number): Document.Parsed 
   }
   // compose(..., forceDoc = true) always yields a document
   return doc!;
+}
+
+/**
+ * Offset of a flow collection nested more than `limit` flow collections deep, or undefined:
+ * a lower bound of the depth (block collections around them are not counted), from the lexer
+ * alone. Offsets count the source text of tokens, as the parser does, not the lexer's markers.
+ */
+function tooDeepFlow(text: string, limit: number): number | undefined {
+  let depth = 0;
+  let offset = 0;
+  for (const token of new Lexer().lex(text)) {
+    switch (token) {
+      case CST.DOCUMENT:
+      case CST.FLOW_END:
+        // a new document, or flow collections the lexer closed for bad indentation
+        depth = 0;
+        continue;
+      case CST.SCALAR:
+        continue;
+      case "[":
+      case "{":
+        if (++depth > limit) return offset;
+        break;
+      case "]":
+      case "}":
+        if (depth > 0) depth--;
+        break;
+    }
+    offset += token.length;
+  }
+  return undefined;
 }
 
 /**

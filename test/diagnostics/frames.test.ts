@@ -194,6 +194,9 @@ describe("reports of hostile documents", () => {
     const loaded = loadYaml("deep.yaml", `version: 1\nfoo: ${"[".repeat(depth)}${"]".repeat(depth)}\n`);
     expect(loaded.diagnostics).toEqual([]);
     expect(loaded.ok).toBe(true);
+    // brackets in scalars nest nothing
+    const quoted = loadYaml("text.yaml", `a: "${"[".repeat(1_000)}"\nb: x${"{".repeat(1_000)}\nc: |\n  ${"[".repeat(1_000)}\n`);
+    expect(quoted.diagnostics).toEqual([]);
   });
 
   it("reports a nested-[ OpenAPI document and policy with one short diagnostic each", async () => {
