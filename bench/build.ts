@@ -6,13 +6,22 @@
 // The policies are three of the kinds in examples/checkout, repeated under new dependency names,
 // with a project file like the example's. `--profile` also writes a CPU profile of the cold
 // 500-policy build.
+//
+// Then reporting on large inputs: `resgen check` in pretty and in JSON output on a generated
+// one-line (minified) JSON OpenAPI document of about 500 KB with one finding near its end, and
+// on 500 KB of nested `[`. Pretty output prints a code frame; its time should stay close to
+// JSON's (the ratio printed), since a frame shows a window of the line, not the whole line.
+// `--reporting` runs only these.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { cpus, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { build, type BuildResult } from "../src/build.js";
+import { main, type Io } from "../src/cli.js";
 
 const profile = process.argv.includes("--profile");
+/** `--reporting`: only the reporting benchmark on large inputs, not the builds. */
+const reportingOnly = process.argv.includes("--reporting");
 
 // Three policies in the style of examples/checkout (two HTTP dependencies with schemas, one
 // function transport with a stale fallback), kept here so the benchmark does not move when the
@@ -155,48 +164,105 @@ async function timeBuild(root: string, cached = true): Promise<Timing> {
 }
 
 console.log(`machine: ${cpus()[0]?.model.trim() ?? "unknown"}, ${cpus().length} cores, Node ${process.version}`);
-// Warm the module graph (ts-morph, zod, yaml) so the first row does not pay for loading it.
+if (!reportingOnly) {
+  // Warm the module graph (ts-morph, zod, yaml) so the first row does not pay for loading it.
+  {
+    const root = project(4);
+    await timeBuild(root);
+    rmSync(root, { recursive: true, force: true });
+  }
+
+  const rows: Array<{ policies: number; cold: Timing; noop: Timing; uncached: Timing; one: Timing }> = [];
+  for (const count of [10, 100, 500]) {
+    const root = project(count);
+    let session: Session | undefined;
+    if (profile && count === 500) {
+      session = new Session();
+      session.connect();
+      await session.post("Profiler.enable");
+      await session.post("Profiler.start");
+    }
+    const cold = await timeBuild(root);
+    if (session !== undefined) {
+      const { profile: cpu } = await session.post("Profiler.stop");
+      const file = join(tmpdir(), "resgen-build-500.cpuprofile");
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, JSON.stringify(cpu));
+      console.log(`profile of the cold 500-policy build: ${file}`);
+      session.disconnect();
+    }
+    const noop = await timeBuild(root);
+    if (noop.written !== 0 || noop.emitted !== 0) throw new Error(`a rebuild with nothing changed wrote ${noop.written} files and emitted ${noop.emitted} modules`);
+    const uncached = await timeBuild(root, false);
+    if (uncached.written !== 0) throw new Error(`a rebuild with nothing changed wrote ${uncached.written} files`);
+    const first = join(root, "resilience", "policy-000.yaml");
+    writeFileSync(first, readFileSync(first, "utf8").replace("timeout: { total: 1s }", "timeout: { total: 900ms }"));
+    const one = await timeBuild(root);
+    if (one.written !== 1 || one.emitted !== 1) throw new Error(`a rebuild after one policy changed wrote ${one.written} files and emitted ${one.emitted} modules`);
+    rows.push({ policies: count, cold, noop, uncached, one });
+    rmSync(root, { recursive: true, force: true });
+  }
+
+  console.log("\npolicies   files   cold build          no-op rebuild       no-op, --no-cache   one policy changed");
+  for (const { policies, cold, noop, uncached, one } of rows) {
+    const rate = (t: Timing): string => `${t.seconds.toFixed(2)} s (${Math.round(t.files / t.seconds)} files/s)`;
+    console.log(
+      `${String(policies).padStart(8)}   ${String(cold.files).padStart(5)}   ${rate(cold).padEnd(18)}  ${rate(noop).padEnd(18)}  ${rate(uncached).padEnd(18)}  ${one.seconds.toFixed(2)} s`,
+    );
+  }
+}
+
+/** A minified OpenAPI document of about `size` bytes on one line; its last operation has no operationId (RG605). */
+function minifiedDocument(size: number): string {
+  const operation = (id: string | undefined) => ({
+    ...(id === undefined ? {} : { operationId: id }),
+    responses: { "200": { description: "OK.", content: { "application/json": { schema: { type: "object", properties: { id: { type: "string" }, n: { type: "integer" } } } } } } },
+  });
+  const paths: Record<string, unknown> = {};
+  let length = 0;
+  for (let i = 0; length < size - 300; i++) {
+    const item = { get: operation(`getItem${i}`) };
+    paths[`/items${i}/{id}`] = item;
+    length += JSON.stringify(item).length + 20;
+  }
+  paths["/last/{id}"] = { get: operation(undefined) };
+  return JSON.stringify({ openapi: "3.1.0", info: { title: "Large", version: "1.0.0" }, paths });
+}
+
+/** Seconds of the fastest of three `resgen check` runs, in process, and the output's length. */
+async function timeCheck(root: string, file: string, fmt: "pretty" | "json"): Promise<{ seconds: number; chars: number; code: number }> {
+  let best = Infinity;
+  let chars = 0;
+  let code = 0;
+  for (let round = 0; round < 3; round++) {
+    let out = "";
+    const io: Io = { stdout: (t) => void (out += t), stderr: (t) => void (out += t), cwd: root, color: false };
+    const started = performance.now();
+    code = await main(["node", "resgen", "check", file, "--format", fmt], io);
+    best = Math.min(best, (performance.now() - started) / 1_000);
+    chars = out.length;
+  }
+  return { seconds: best, chars, code };
+}
+
 {
-  const root = project(4);
-  await timeBuild(root);
-  rmSync(root, { recursive: true, force: true });
-}
-
-const rows: Array<{ policies: number; cold: Timing; noop: Timing; uncached: Timing; one: Timing }> = [];
-for (const count of [10, 100, 500]) {
-  const root = project(count);
-  let session: Session | undefined;
-  if (profile && count === 500) {
-    session = new Session();
-    session.connect();
-    await session.post("Profiler.enable");
-    await session.post("Profiler.start");
+  const root = mkdtempSync(join(tmpdir(), "resgen-bench-large-"));
+  const doc = minifiedDocument(500 * 1024);
+  writeFileSync(join(root, "doc.json"), doc);
+  writeFileSync(join(root, "minified.yaml"), "version: 1\ndependency: large\nopenapi: ./doc.json\ntimeout: { attempt: 500ms, total: 2s }\n");
+  const nested = "[".repeat(500 * 1024);
+  writeFileSync(join(root, "nested.yaml"), nested);
+  const cases = [
+    { name: `minified OpenAPI, one line of ${Math.round(doc.length / 1024)} KB`, file: "minified.yaml", expect: 0 },
+    { name: `nested [, ${Math.round(nested.length / 1024)} KB`, file: "nested.yaml", expect: 1 },
+  ];
+  console.log("\nreporting on large inputs (resgen check, fastest of 3)   pretty              json                pretty / json");
+  for (const c of cases) {
+    const pretty = await timeCheck(root, c.file, "pretty");
+    const json = await timeCheck(root, c.file, "json");
+    if (pretty.code !== c.expect || json.code !== c.expect) throw new Error(`${c.name}: exit codes ${pretty.code} (pretty), ${json.code} (json), expected ${c.expect}`);
+    const cell = (t: { seconds: number; chars: number }) => `${t.seconds.toFixed(2)} s (${t.chars} chars)`.padEnd(18);
+    console.log(`${c.name.padEnd(56)} ${cell(pretty)}  ${cell(json)}  ${(pretty.seconds / json.seconds).toFixed(2)}`);
   }
-  const cold = await timeBuild(root);
-  if (session !== undefined) {
-    const { profile: cpu } = await session.post("Profiler.stop");
-    const file = join(tmpdir(), "resgen-build-500.cpuprofile");
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, JSON.stringify(cpu));
-    console.log(`profile of the cold 500-policy build: ${file}`);
-    session.disconnect();
-  }
-  const noop = await timeBuild(root);
-  if (noop.written !== 0 || noop.emitted !== 0) throw new Error(`a rebuild with nothing changed wrote ${noop.written} files and emitted ${noop.emitted} modules`);
-  const uncached = await timeBuild(root, false);
-  if (uncached.written !== 0) throw new Error(`a rebuild with nothing changed wrote ${uncached.written} files`);
-  const first = join(root, "resilience", "policy-000.yaml");
-  writeFileSync(first, readFileSync(first, "utf8").replace("timeout: { total: 1s }", "timeout: { total: 900ms }"));
-  const one = await timeBuild(root);
-  if (one.written !== 1 || one.emitted !== 1) throw new Error(`a rebuild after one policy changed wrote ${one.written} files and emitted ${one.emitted} modules`);
-  rows.push({ policies: count, cold, noop, uncached, one });
   rmSync(root, { recursive: true, force: true });
-}
-
-console.log("\npolicies   files   cold build          no-op rebuild       no-op, --no-cache   one policy changed");
-for (const { policies, cold, noop, uncached, one } of rows) {
-  const rate = (t: Timing): string => `${t.seconds.toFixed(2)} s (${Math.round(t.files / t.seconds)} files/s)`;
-  console.log(
-    `${String(policies).padStart(8)}   ${String(cold.files).padStart(5)}   ${rate(cold).padEnd(18)}  ${rate(noop).padEnd(18)}  ${rate(uncached).padEnd(18)}  ${one.seconds.toFixed(2)} s`,
-  );
 }
