@@ -140,7 +140,14 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
   );
 
   for (const file of inputs.missing) await readSource(file);
-  // a project's glob matched files outside it: reported at the glob, and never read
+  // a project's glob that climbs out of it, or matched files outside it (through a link): reported
+  // at the glob, and never walked or read
+  for (const { glob, config } of inputs.outsideGlobs) {
+    const source = documents.get(displayPath(config, cwd));
+    diagnostics.push(
+      diagnostic("RG115", displayPath(config, cwd), source?.spanOf(["policies"]) ?? { start: 0, end: 0 }, `the policy glob "${glob}" reaches outside the project`, `policies are files inside ${displayPath(dirname(config), cwd) || "."}; pass --allow-outside-project to read files outside it`),
+    );
+  }
   for (const { file, config } of inputs.outside) {
     const source = documents.get(displayPath(config, cwd));
     diagnostics.push(

@@ -36,6 +36,8 @@ export interface Inputs {
    * absolute glob, a link out of it), with that project file: refused, never read.
    */
   readonly outside: readonly { readonly file: string; readonly config: string }[];
+  /** Policy globs of a project that climb out of it (absolute, or with a `..` segment): refused, never walked. */
+  readonly outsideGlobs: readonly { readonly glob: string; readonly config: string }[];
 }
 
 /**
@@ -58,10 +60,19 @@ export async function expandInputs(
   const unmatched: string[] = [];
   const missing: string[] = [];
   const outside: { file: string; config: string }[] = [];
+  const outsideGlobs: { glob: string; config: string }[] = [];
   const addProject = async (configFile: string) => {
     projects.add(configFile);
     const root = dirname(configFile);
-    const matched = await glob([...(await projectGlobs(configFile))], { cwd: root, absolute: true, onlyFiles: true });
+    let globs = await projectGlobs(configFile);
+    if (!options.allowOutsideProject) {
+      // a glob that climbs out of the project is refused before it is walked: `/**/*.yaml` would
+      // otherwise read the whole machine before a single match could be refused
+      for (const pattern of globs.filter(leavesProject)) outsideGlobs.push({ glob: pattern, config: configFile });
+      globs = globs.filter((pattern) => !leavesProject(pattern));
+      if (globs.length === 0) return 1;
+    }
+    const matched = await glob([...globs], { cwd: root, absolute: true, onlyFiles: true });
     const realRoot = realpathOr(root);
     for (const f of matched) {
       const file = resolve(f);
@@ -115,7 +126,12 @@ export async function expandInputs(
   for (const config of new Set(files.values())) if (config) projects.add(config);
   const policies = [...files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([file, config]) => ({ file, config }));
   outside.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-  return { policies, projects: [...projects].sort(), unmatched, missing, outside };
+  return { policies, projects: [...projects].sort(), unmatched, missing, outside, outsideGlobs };
+}
+
+/** Whether a glob can match outside the folder it is read from: absolute, or with a `..` segment anywhere (braces included). */
+function leavesProject(pattern: string): boolean {
+  return isAbsolute(pattern) || /^[\\/]|^[A-Za-z]:/.test(pattern) || pattern.split(/[\\/{},]/).some((segment) => segment === "..");
 }
 
 function realpathOr(path: string): string {

@@ -113,10 +113,18 @@ describe("references and inputs stay inside the project", () => {
       const r = await cli("check");
       expect(r.code, glob).toBe(1);
       expect(output(r)).not.toContain(SECRET);
-      expect(r.stdout).toContain("resgen.config.yaml:2:11 error RG115 the policy glob matches ../secrets/payments.yaml, which is outside the project");
+      expect(r.stdout).toContain(`resgen.config.yaml:2:11 error RG115 the policy glob "${JSON.parse(glob.startsWith('"') ? glob : JSON.stringify(glob))}" reaches outside the project`);
       // where it is intended, a flag says so
       expect((await cli("check", "--allow-outside-project")).stdout).toContain("stolen");
     }
+  });
+
+  it("refuses a policy glob whose matches are links out of the project", async () => {
+    symlinkSync(join(base, "secrets"), join(dir, "resilience/shared"));
+    writeFileSync(join(dir, "resgen.config.yaml"), "version: 1\npolicies: resilience/**/*.yaml\n");
+    const r = await cli("check");
+    expect(output(r)).not.toContain(SECRET);
+    expect(r.stdout).toContain("resgen.config.yaml:2:11 error RG115 the policy glob matches resilience/shared/payments.yaml, which is outside the project");
   });
 
   it("refuses an OpenAPI document outside the project, at the policy's openapi key", async () => {
