@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
 import { check } from "../../src/check.js";
+import { PACKAGE_ROOT } from "../../src/version.js";
 import { exampleProject, readTree, runCli } from "./helpers.js";
 
 /** A folder holding `project/` (the project) and `secrets/` beside it, outside the project. */
@@ -70,6 +71,13 @@ describe("references and inputs stay inside the project", () => {
     } finally {
       delete process.env["RESGEN_TEST_SECRET"];
     }
+  });
+
+  it("prints what docs/security.md shows for it", async () => {
+    policyWithRef("/proc/self/environ");
+    const shown = /```sh\n\$ resgen check\n([^`]*)```/.exec(readFileSync(join(PACKAGE_ROOT, "docs/security.md"), "utf8"))?.[1];
+    expect(shown).toBeDefined();
+    expect((await cli("check")).stdout).toContain(shown!);
   });
 
   it("never reads or shows a $ref that climbs out of the project, and it is an error, not a warning", async () => {
