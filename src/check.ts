@@ -18,6 +18,7 @@ import { DEFAULT_POLICY_GLOB, displayPath, expandInputs } from "./project.js";
 import { outsideProblem, readInput, type ReadCode, type ReadOutcome } from "./read.js";
 import { clientNames, findClashes } from "./emit/naming.js";
 import { moduleName } from "./emit/names.js";
+import { SERVICE_RUNTIME_IMPORTS, serviceNames } from "./emit/service.js";
 import { isOpenApiDocument } from "./openapi/document.js";
 import { DocumentSet, gatherDocuments, refFile } from "./openapi/documents.js";
 import { documentOf, mergeOpenApi } from "./openapi/import.js";
@@ -189,6 +190,8 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
   const openapiOnly = new Set<string>();
   const seen = new Map<string, string>();
   const factories = new Map<string, ResolvedPolicy>();
+  /** The module file of each service policy checked so far, and its service. */
+  const serviceModules = new Map<string, string>();
   for (const { file } of inputs.policies) startRead(file);
   // Every input is read, and the OpenAPI descriptions the policies name are loaded, before any
   // file is checked: a description's files may sit next to the policies and match the same glob.
@@ -211,7 +214,19 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
     if (isServiceDocument(source)) {
       const checked = checkServiceSource(source, context);
       diagnostics.push(...checked.diagnostics);
-      if (checked.service) services.push(checked.service);
+      if (!checked.service) continue;
+      const names = serviceNames(checked.service.service);
+      const clash = (SERVICE_RUNTIME_IMPORTS as readonly string[]).includes(names.factory)
+        ? `becomes ${names.factory}(), the runtime function its module calls`
+        : factories.has(`${names.module}.ts`)
+          ? `becomes the module ${names.module}.ts, as dependency "${factories.get(`${names.module}.ts`)!.dependency}" does`
+          : undefined;
+      if (clash !== undefined) {
+        diagnostics.push(diagnostic("RG301", source.file, source.spanOf(["service"]), `service "${checked.service.service}" ${clash}`, "rename the service"));
+        continue;
+      }
+      serviceModules.set(`${names.module}.ts`, checked.service.service);
+      services.push(checked.service);
       continue;
     }
     const result = checkPolicySource(source, context, await readOpenApi(file, config, source));
@@ -234,6 +249,11 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
     // two dependencies may not share a factory, nor a module file (`ab` and `AB` have two
     // factories but one module, ab.ts)
     const outputs = [`${clientNames(policy.dependency).factory}()`, `${moduleName(policy.dependency)}.ts`];
+    const service = serviceModules.get(outputs[1]!);
+    if (service !== undefined) {
+      diagnostics.push(diagnostic("RG301", policy.file, source.spanOf(["dependency"]), `dependency "${policy.dependency}" becomes the module ${outputs[1]}, as service "${service}" does`, "rename one of them"));
+      continue;
+    }
     const hit = outputs.find((output) => factories.has(output));
     if (hit !== undefined) {
       const other = factories.get(hit)!;

@@ -11,6 +11,9 @@ import { docText, moduleName, pascalCase } from "./names.js";
 
 const project = new Project({ useInMemoryFileSystem: true, skipAddingFilesFromTsConfig: true });
 
+/** What a service module imports from the runtime: its factory may not take one of these names. */
+export const SERVICE_RUNTIME_IMPORTS = ["createInboundMiddleware", "InboundMiddleware", "InboundOptions", "ServiceSettings"] as const;
+
 /** Names a service policy becomes. */
 export function serviceNames(service: string): { readonly factory: string; readonly module: string } {
   return { factory: `create${pascalCase(service)}Middleware`, module: `${moduleName(service)}-service` };
@@ -35,7 +38,7 @@ export function emitService(service: ResolvedService): string {
   try {
     file.addImportDeclaration({
       moduleSpecifier: RUNTIME_IMPORT,
-      namedImports: ["createInboundMiddleware", "type InboundMiddleware", "type InboundOptions", "type ServiceSettings"],
+      namedImports: SERVICE_RUNTIME_IMPORTS.map((name, i) => (i === 0 ? name : `type ${name}`)),
     });
     file.addVariableStatement({
       declarationKind: VariableDeclarationKind.Const,

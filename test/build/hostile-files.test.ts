@@ -151,6 +151,17 @@ describe("names that clash across policies", () => {
     expect(r.stdout).toMatch(/error RG301 dependency "(ab|AB)" and "(ab|AB)" \(resilience\/(ab|AB)-policy\.yaml\) both become ab\.ts/);
     expect(existsSync(join(dir, "src/generated"))).toBe(false);
   });
+
+  it("refuses a service whose factory is the runtime's own, and one whose module a dependency has", async () => {
+    writeFileSync(join(dir, "resilience/edge.yaml"), "version: 1\nkind: service\nservice: inbound\ndeadline: { edge: 2s, max: 5s }\n");
+    writeFileSync(join(dir, "resilience/front.yaml"), "version: 1\nkind: service\nservice: checkout\ndeadline: { edge: 2s, max: 5s }\n");
+    writeFileSync(join(dir, "resilience/dep.yaml"), "version: 1\ndependency: checkout-service\noperations:\n  get: { method: GET, path: /x }\n");
+    const r = await cli("build");
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('resilience/edge.yaml:3:10 error RG301 service "inbound" becomes createInboundMiddleware(), the runtime function its module calls');
+    expect(r.stdout).toContain('resilience/front.yaml:3:10 error RG301 service "checkout" becomes the module checkout-service.ts, as dependency "checkout-service" does');
+    expect(existsSync(join(dir, "src/generated"))).toBe(false);
+  });
 });
 
 describe("the output folder is the build's own", () => {
