@@ -261,7 +261,7 @@ async function timeCheck(root: string, file: string, fmt: "pretty" | "json"): Pr
     const pretty = await timeCheck(root, c.file, "pretty");
     const json = await timeCheck(root, c.file, "json");
     if (pretty.code !== c.expect || json.code !== c.expect) throw new Error(`${c.name}: exit codes ${pretty.code} (pretty), ${json.code} (json), expected ${c.expect}`);
-    const cell = (t: { seconds: number; chars: number }) => `${t.seconds.toFixed(2)} s (${t.chars} chars)`.padEnd(18);
+    const cell = (t: { seconds: number; chars: number }) => `${t.seconds.toFixed(3)} s (${t.chars} chars)`.padEnd(18);
     console.log(`${c.name.padEnd(56)} ${cell(pretty)}  ${cell(json)}  ${(pretty.seconds / json.seconds).toFixed(2)}`);
   }
   rmSync(root, { recursive: true, force: true });
