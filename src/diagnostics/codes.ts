@@ -39,8 +39,8 @@ export const CODES = {
   },
   RG003: {
     severity: "error",
-    title: "Document refused: too large or too many aliases",
-    help: "Policies are small files. A document over 1 MiB, or one that expands aliases beyond the limit (an alias bomb), is refused before it can exhaust memory.",
+    title: "Document refused: too large, too deep or too many aliases",
+    help: "Policies are small files. A document over 1 MiB (checked on the file's size before it is read), one nested more than 256 levels deep, or one that expands aliases beyond the limit (an alias bomb) is refused before it can exhaust memory or the stack.",
   },
   RG004: {
     severity: "error",
