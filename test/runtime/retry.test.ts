@@ -76,7 +76,7 @@ describe("the retry loop", () => {
     expect(h.events.filter((e) => e.type === "retry-scheduled").map((e) => (e as { delayMs: number }).delayMs)).toEqual([50, 100]);
   });
 
-  it("honours Retry-After in place of the backoff, capped when configured", async () => {
+  it("honours Retry-After in place of the backoff, and gives up at once on a wait over the cap", async () => {
     const h = harness();
     const starts: number[] = [];
     const op = operation({ retry: { ...operation().retry!, retryAfter: { honor: true, capMs: 300 } } });
@@ -88,8 +88,9 @@ describe("the retry loop", () => {
       h.clock,
     );
     await h.clock.advance(2_000);
-    expect(result.value).toBe("ok");
-    expect(starts.map((t) => t - starts[0]!)).toEqual([0, 200, 500]);
+    expect(starts.map((t) => t - starts[0]!)).toEqual([0, 200]);
+    expect(result.at).toBe(starts[1]);
+    expect(result.error).toMatchObject({ kind: "http", status: 503, retryAfterMs: 5_000, attempts: 2 });
   });
 
   it("gives up at once with the last failure when Retry-After would pass the deadline", async () => {
