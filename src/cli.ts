@@ -11,6 +11,7 @@ import { MANIFEST } from "./write.js";
 import { countBySeverity } from "./diagnostics/diagnostic.js";
 import { FORMATS, format, type Format } from "./diagnostics/format.js";
 import { formatMs } from "./policy/durations.js";
+import { describePlan } from "./policy/plan.js";
 import type { ResolvedOperation, ResolvedPolicy } from "./policy/model.js";
 import { VERSION } from "./version.js";
 import { describeService } from "./policy/service.js";
@@ -244,10 +245,7 @@ function describeOperation(op: ResolvedOperation): string {
   const parts: string[] = [];
   if (op.method) parts.push(`${op.method} ${op.path ?? ""}`.trim());
   parts.push(`attempt ${formatMs(op.timeout.attemptMs)} / total ${formatMs(op.timeout.totalMs)}`);
-  if (op.hedge) parts.push(`hedge ${op.hedge.maxAttempts}× after ${formatMs(op.hedge.delayMs)}`);
-  if (op.retry) {
-    parts.push(op.retrySafe ? `retry ${op.retry.maxAttempts}× ${op.retry.backoff.jitter} jitter` : "attempted once (not retry-safe)");
-  }
+  parts.push(describePlan(op.plan));
   if (op.idempotencyKey) parts.push(`key ${op.idempotencyKey.header}`);
   if (op.fallback) parts.push(`fallback ${op.fallback.kind}`);
   return parts.join(" · ");

@@ -11,6 +11,7 @@ import { formatMs } from "./policy/durations.js";
 import type { SourceDocument } from "./policy/load.js";
 import type { Origin, Provenance, ResolvedOperation, ResolvedPolicy, SourceRef } from "./policy/model.js";
 import { backoffCeilings, DEFAULTS, worstCase } from "./policy/normalize.js";
+import { describePlan, type AttemptPlan } from "./policy/plan.js";
 
 export type LayerName = "deadline" | "fallback" | "bulkhead" | "breaker" | "retry" | "hedge" | "attempt timeout" | "transport";
 
@@ -65,6 +66,8 @@ export interface ExplainOperation {
   readonly method?: string;
   readonly path?: string;
   readonly retrySafe: boolean;
+  /** What runs: attempted once, retried or hedged, the same plan `check` and the generated JSDoc show. */
+  readonly plan: AttemptPlan;
   readonly idempotency: ResolvedOperation["idempotency"];
   readonly stack: readonly ExplainLayer[];
   readonly worstCase: ExplainWorstCase;
@@ -222,7 +225,7 @@ function explainOperation(policy: ResolvedPolicy, op: ResolvedOperation, where: 
   const retry: ExplainLayer = r
     ? {
         layer: "retry",
-        active: op.retrySafe && r.maxAttempts > 1,
+        active: op.plan.kind === "retry",
         ...(op.retrySafe ? {} : { note: notSafe }),
         settings: [
           setting("retry.maxAttempts", r.maxAttempts, String(r.maxAttempts)),
@@ -243,7 +246,7 @@ function explainOperation(policy: ResolvedPolicy, op: ResolvedOperation, where: 
   const hedge: ExplainLayer | undefined = h
     ? {
         layer: "hedge",
-        active: op.retrySafe,
+        active: op.plan.kind === "hedge",
         ...(op.retrySafe ? {} : { note: notSafe }),
         settings: [ms("hedge.delay", h.delayMs), setting("hedge.maxAttempts", h.maxAttempts, String(h.maxAttempts)), setting("hedge.budget", h.budget, pct(h.budget))],
       }
@@ -283,14 +286,16 @@ function explainOperation(policy: ResolvedPolicy, op: ResolvedOperation, where: 
     ...(op.path === undefined ? {} : { path: op.path }),
     retrySafe: op.retrySafe,
     idempotency: op.idempotency,
+    plan: op.plan,
     stack: [deadline, fallback, bulkhead, breaker, ...middle, attempt, transport],
     worstCase: worst(policy, op),
   };
 }
 
 function worst(policy: ResolvedPolicy, op: ResolvedOperation): ExplainWorstCase {
-  const retry = op.retrySafe && op.retry && op.retry.maxAttempts > 1 ? op.retry : null;
-  const hedge = op.retrySafe ? op.hedge : null;
+  // the operation's one plan (src/policy/plan.ts) decides which layer's worst case counts
+  const retry = op.plan.kind === "retry" ? op.retry : null;
+  const hedge = op.plan.kind === "hedge" ? op.hedge : null;
   const { attemptMs, totalMs } = op.timeout;
   const [maxTimeMs, formula] = worstCase(attemptMs, retry, hedge);
   const plan = retry ? "retry" : hedge ? "hedge" : "single";
@@ -372,7 +377,7 @@ export function renderExplainText(report: ExplainReport): string {
     const wc = op.worstCase;
     const o = wc.outage;
     out.push("  worst case");
-    out.push(`    attempts      ${wc.maxAttempts} (${wc.plan === "single" ? (op.retrySafe ? "no retry" : "not retry-safe: attempted once") : wc.plan})`);
+    out.push(`    attempts      ${wc.maxAttempts}: ${describePlan(op.plan)}`);
     out.push(
       `    time          ${wc.formula}${wc.fitsInTotal ? `, within the total ${formatMs(wc.totalMs)}` : `, over the total ${formatMs(wc.totalMs)}: only ${wc.attemptsWithinTotal} of ${wc.maxAttempts} attempts fit`}`,
     );

@@ -20,7 +20,7 @@ describe("resgen check", () => {
     const r = await run("check", "examples/checkout");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("payments (examples/checkout/resilience/payments.yaml): essential, http, bulkhead 25");
-    expect(r.stdout).toMatch(/createCharge +POST \/charges · attempt 500ms \/ total 2s · retry 3× full jitter · key Idempotency-Key/);
+    expect(r.stdout).toMatch(/createCharge +POST \/charges · attempt 500ms \/ total 2s · up to 3 attempts \(full jitter\) · key Idempotency-Key/);
     expect(r.stdout).toContain("checkout (examples/checkout/resilience/checkout-service.yaml): service, edge deadline 2s (max 5s)");
     expect(r.stdout.trimEnd().split("\n").at(-1)).toBe("5 policies checked: 0 errors, 0 warnings");
   });

@@ -126,6 +126,6 @@ describe("resgen explain", () => {
     const op = report.operations[0]!;
     expect(op.worstCase).toMatchObject({ maxAttempts: 1, plan: "single", outage: { attemptsWithoutBudget: 100, attemptsWithBudget: null } });
     expect(op.stack.find((l) => l.layer === "retry")).toMatchObject({ active: false, note: expect.stringContaining("attempted once") });
-    expect(renderExplainText(report)).toContain("attempts      1 (not retry-safe: attempted once)");
+    expect(renderExplainText(report)).toContain("attempts      1: attempted once (not retry-safe)");
   });
 });

@@ -5,6 +5,9 @@
  */
 import type { Path } from "./load.js";
 import type { TypeSchemaInput } from "./schema.js";
+import type { AttemptPlan } from "./plan.js";
+
+export type { AttemptPlan } from "./plan.js";
 
 /** Where a node came from: a file and a path inside it. */
 export interface SourceRef {
@@ -31,6 +34,8 @@ export interface Provenance {
 
 export type Jitter = "none" | "full" | "equal" | "decorrelated";
 export type RetryCondition = "timeout" | "network" | number;
+/** A thrown error that is retried, named in `retry.on` by its `code` or its `name`. */
+export type ErrorCondition = { readonly code: string | number } | { readonly name: string };
 export type HttpMethod = "GET" | "HEAD" | "OPTIONS" | "PUT" | "DELETE" | "POST" | "PATCH";
 export type JsonSchema = TypeSchemaInput;
 
@@ -67,6 +72,11 @@ export interface ResolvedRetry {
   readonly maxAttempts: number;
   readonly backoff: ResolvedBackoff;
   readonly on: readonly RetryCondition[];
+  /**
+   * Thrown errors `retry.on` names by code or name (in the order written, duplicates removed):
+   * transient, so retried, whatever `on` says about `network`. Empty when it names none.
+   */
+  readonly errors: readonly ErrorCondition[];
   /** Honour Retry-After up to `maxMs` (undefined: up to the deadline); null: ignore it. */
   readonly retryAfter: { readonly maxMs?: number } | null;
 }
@@ -149,6 +159,8 @@ export interface ResolvedOperation {
   /** The retry plan as configured; the runtime still attempts a non-retry-safe operation once. */
   readonly retry: ResolvedRetry | null;
   readonly hedge: ResolvedHedge | null;
+  /** What runs: attempted once, retried or hedged (src/policy/plan.ts). Read it rather than `retry` and `hedge`. */
+  readonly plan: AttemptPlan;
   readonly fallback: ResolvedFallback | null;
   /** The gRPC method the operation calls, when the policy names one. */
   readonly grpc?: { readonly service: string; readonly method: string };
@@ -169,6 +181,8 @@ export interface ResolvedPolicy {
   readonly bulkhead: ResolvedBulkhead | null;
   readonly budget: ResolvedBudget | null;
   readonly calls: readonly string[];
+  /** Largest response body an HTTP client reads, in bytes (docs/policy.md, "Response size"). */
+  readonly maxResponseBytes: number;
   /**
    * Where the mesh targets place the dependency: the namespace of the generated resources and the
    * dependency's host (the policy's `host:`, else <dependency>.<namespace>.<hostSuffix>).

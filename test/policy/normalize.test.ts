@@ -34,11 +34,17 @@ describe("normalize", () => {
     expect(o.timeout).toEqual({ attemptMs: 1000, totalMs: 1000 });
   });
 
-  it("derives the total timeout from the worst case of the retry plan", () => {
+  it("derives the total timeout from the worst case of the retry plan, plus the deadline margin", () => {
     const o = op(resolve(policy("timeout: { attempt: 100ms }\nretry: { maxAttempts: 3, backoff: { base: 50ms, cap: 80ms } }\n")), "get");
-    // 3 attempts × 100ms + backoff min(80, 50) + min(80, 100) = 300 + 50 + 80
-    expect(o.timeout.totalMs).toBe(430);
-    expect(o.provenance["timeout.total"]?.formula).toBe("3 attempts × 100ms + backoff 50ms + 80ms = 430ms");
+    // 3 attempts × 100ms + backoff min(80, 50) + min(80, 100) = 300 + 50 + 80, and the 10ms margin
+    expect(o.timeout.totalMs).toBe(440);
+    expect(o.provenance["timeout.total"]?.formula).toBe("3 attempts × 100ms + backoff 50ms + 80ms + margin 10ms = 440ms");
+  });
+
+  it("derives a single attempt's total so that its own timeout fires before the deadline margin cuts it", () => {
+    const o = op(resolve(policy("timeout: { attempt: 2s }\n")), "get");
+    expect(o.timeout).toEqual({ attemptMs: 2000, totalMs: 2010 });
+    expect(o.provenance["timeout.total"]?.formula).toBe("one attempt 2s + margin 10ms = 2010ms");
   });
 
   it("derives the bulkhead from Little's law and the hedge delay from p95", () => {

@@ -1,0 +1,36 @@
+/**
+ * An operation's attempt plan: whether it is attempted once, retried or hedged, and why. It is
+ * computed once, when the policy is resolved, and everything that describes or runs the
+ * operation reads it: `check`'s summary, `explain`, the generated JSDoc and the runtime settings
+ * the client is emitted with (docs/runtime.md, "Retry").
+ */
+import type { Jitter, ResolvedHedge, ResolvedRetry } from "./model.js";
+
+export type AttemptPlan =
+  /**
+   * One attempt. `why`: no retry or hedge is declared; the retry allows one attempt
+   * (`maxAttempts: 1`); or the operation is not retry-safe, so what is declared is not run.
+   */
+  | { readonly kind: "single"; readonly why: "none declared" | "maxAttempts 1" | "not retry-safe" }
+  | { readonly kind: "retry"; readonly maxAttempts: number; readonly jitter: Jitter }
+  | { readonly kind: "hedge"; readonly maxAttempts: number; readonly delayMs: number };
+
+/** The plan of an operation with these layers. A hedge wins over a retry (declaring both is RG203). */
+export function attemptPlan(retrySafe: boolean, retry: ResolvedRetry | null, hedge: ResolvedHedge | null): AttemptPlan {
+  if ((retry || hedge) && !retrySafe) return { kind: "single", why: "not retry-safe" };
+  if (hedge) return { kind: "hedge", maxAttempts: hedge.maxAttempts, delayMs: hedge.delayMs };
+  if (retry && retry.maxAttempts > 1) return { kind: "retry", maxAttempts: retry.maxAttempts, jitter: retry.backoff.jitter };
+  return { kind: "single", why: retry ? "maxAttempts 1" : "none declared" };
+}
+
+/** The plan in words, the same wherever it is shown: "up to 3 attempts (full jitter)". */
+export function describePlan(plan: AttemptPlan): string {
+  switch (plan.kind) {
+    case "retry":
+      return `up to ${plan.maxAttempts} attempts (${plan.jitter} jitter)`;
+    case "hedge":
+      return `hedged: up to ${plan.maxAttempts} copies, ${plan.delayMs} ms apart`;
+    case "single":
+      return plan.why === "none declared" ? "attempted once (no retry declared)" : plan.why === "maxAttempts 1" ? "attempted once (retry.maxAttempts: 1)" : "attempted once (not retry-safe)";
+  }
+}
