@@ -23,6 +23,43 @@ export interface HttpRequest {
   readonly body?: unknown;
   /** How to read a 2xx response: `json` (default; empty bodies give `undefined`), `text`, or `none`. */
   readonly responseType?: "json" | "text" | "none" | undefined;
+  /**
+   * Largest response body read, in bytes; defaults to {@link DEFAULT_MAX_RESPONSE_BYTES}. A 2xx
+   * body over it fails with a `parse` error that is never retried; an error body over it is cut
+   * to this size. Either way the rest is not read: the body stream is cancelled.
+   */
+  readonly maxResponseBytes?: number | undefined;
+}
+
+/**
+ * Largest response body `sendHttp` reads when the request sets no limit: 8 MiB. Enough for any
+ * JSON answer an API call should give, small enough that a few dozen calls in flight cannot
+ * exhaust the heap (the text and the parsed objects take several times the bytes); see
+ * docs/runtime.md ("HTTP").
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * One path parameter, encoded for its own segment of the path (generated clients build every
+ * path with it). `encodeURIComponent` escapes `/`, `?`, `#` and `%`, but not dots, and URL
+ * parsers (fetch's WHATWG parser among them) resolve a segment `.` or `..` against the path
+ * before it, escaped (`%2E%2E`) or not: such a value would send the request to another path. It
+ * is refused, as is a string that is not well-formed Unicode (a lone surrogate), with a
+ * `RangeError` naming the parameter; the request is not sent.
+ *
+ * @param name The parameter's name in the path template, for the error.
+ * @param value The parameter's value; anything but a string is converted with `String`.
+ */
+export function pathSegment(name: string, value: unknown): string {
+  const text = String(value);
+  if (text === "." || text === "..") {
+    throw new RangeError(`path parameter {${name}} is "${text}", which would move the request out of its path segment`);
+  }
+  try {
+    return encodeURIComponent(text);
+  } catch {
+    throw new RangeError(`path parameter {${name}} is not well-formed Unicode (it holds a lone surrogate)`);
+  }
 }
 
 /** Joins base URL, path and query into an absolute URL string. */
@@ -54,6 +91,50 @@ function encodeBody(body: unknown, headers: Record<string, string>): FetchBody |
   return JSON.stringify(body);
 }
 
+const utf8 = new TextDecoder();
+
+/**
+ * Reads a body as UTF-8 text, at most `limit` bytes of it. Past the limit the stream is
+ * cancelled (which closes the connection's side of it) and `complete` is false, with the text
+ * of the first `limit` bytes. Unless `cut` (keep the first bytes of an error body), a declared
+ * `content-length` over the limit is refused unread.
+ */
+async function readText(response: Response, limit: number, cut: boolean): Promise<{ text: string; complete: boolean }> {
+  const body = response.body;
+  if (body === null) return { text: "", complete: true };
+  if (!cut && Number(response.headers.get("content-length") ?? 0) > limit) {
+    await body.cancel().catch(ignore);
+    return { text: "", complete: false };
+  }
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  let complete = true;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (total + value.byteLength > limit) {
+      chunks.push(value.subarray(0, limit - total));
+      total = limit;
+      complete = false;
+      await reader.cancel().catch(ignore);
+      break;
+    }
+    chunks.push(value);
+    total += value.byteLength;
+  }
+  if (chunks.length === 1) return { text: utf8.decode(chunks[0]), complete };
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return { text: utf8.decode(bytes), complete };
+}
+
+function ignore(): void {}
+
 function headerRecord(headers: Headers): Record<string, string> {
   const record: Record<string, string> = {};
   headers.forEach((value, name) => {
@@ -66,7 +147,8 @@ function headerRecord(headers: Headers): Record<string, string> {
  * Sends one attempt of an HTTP request with `fetch` and decodes the response.
  *
  * - Adds `ctx.headers()` (propagated remaining time, idempotency key) and passes `ctx.signal`.
- * - 2xx: returns the decoded body; invalid JSON throws a `parse` error.
+ * - 2xx: returns the decoded body; invalid JSON, or a body over `maxResponseBytes`, throws a
+ *   `parse` error (not transient). The body is read as it streams and cut at the limit.
  * - Other statuses: throws an `http` error keeping status, headers (lower-case) and body text,
  *   with `Retry-After` parsed, `transient` when the status is in `ctx.retryOn`.
  * - A failure before a response throws a `network` error (transient when `network` is retried).
@@ -93,8 +175,10 @@ export async function sendHttp<T>(request: HttpRequest, ctx: AttemptContext): Pr
       cause,
     });
   }
+  const limit = request.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   if (response.status < 200 || response.status > 299) {
-    const text = await response.text().catch(() => "");
+    // an error body is only kept for diagnosis: past the limit it is cut, not refused
+    const text = (await readText(response, limit, true).catch(() => undefined))?.text ?? "";
     const error: ResilienceError = new ResilienceError({
       kind: "http",
       message: `${prefix}: ${request.method} ${request.path} answered ${response.status}`,
@@ -113,7 +197,16 @@ export async function sendHttp<T>(request: HttpRequest, ctx: AttemptContext): Pr
     await response.body?.cancel();
     return undefined as T;
   }
-  const text = await response.text();
+  const { text, complete } = await readText(response, limit, false);
+  if (!complete) {
+    throw new ResilienceError({
+      kind: "parse",
+      message: `${prefix}: ${request.method} ${request.path} returned a body over maxResponseBytes (${limit} bytes); the rest was not read`,
+      dependency: ctx.dependency,
+      operation: ctx.operation,
+      status: response.status,
+    });
+  }
   if (type === "text") return text as T;
   if (text === "") return undefined as T;
   try {
