@@ -89,11 +89,11 @@ describe("errors", () => {
     expect(isDependencyFailure(new Error("bug"))).toBe(false);
   });
 
-  it("wrap anything else a function transport throws as a network failure with the cause", async () => {
+  it("wrap a network failure a function transport throws as a transient network error with the cause", async () => {
     const h = harness();
-    const bug = new TypeError("socket hang up");
-    const error = await h.dep.call(operation({ retry: null }), () => Promise.reject(bug)).catch((e: unknown) => e);
+    const reset = Object.assign(new Error("socket hang up"), { code: "ECONNRESET" });
+    const error = await h.dep.call(operation({ retry: null }), () => Promise.reject(reset)).catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: "network", transient: true, dependency: "payments", operation: "getCharge", attempts: 1 });
-    expect((error as Error).cause).toBe(bug);
+    expect((error as Error).cause).toBe(reset);
   });
 });
