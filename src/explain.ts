@@ -11,7 +11,7 @@ import { formatMs } from "./policy/durations.js";
 import type { SourceDocument } from "./policy/load.js";
 import type { Origin, Provenance, ResolvedOperation, ResolvedPolicy, SourceRef } from "./policy/model.js";
 import { backoffCeilings, DEFAULTS, worstCase } from "./policy/normalize.js";
-import { describePlan, type AttemptPlan } from "./policy/plan.js";
+import { describePlan, describeRetryOn, type AttemptPlan } from "./policy/plan.js";
 
 export type LayerName = "deadline" | "fallback" | "bulkhead" | "breaker" | "retry" | "hedge" | "attempt timeout" | "transport";
 
@@ -233,7 +233,7 @@ function explainOperation(policy: ResolvedPolicy, op: ResolvedOperation, where: 
           ms("retry.backoff.cap", r.backoff.capMs),
           setting("retry.backoff.multiplier", r.backoff.multiplier, String(r.backoff.multiplier)),
           setting("retry.backoff.jitter", r.backoff.jitter, r.backoff.jitter),
-          setting("retry.on", [...r.on], r.on.join(", ")),
+          setting("retry.on", [...r.on, ...r.errors.map((e) => ("code" in e ? `code ${e.code}` : `name ${e.name}`))], describeRetryOn(r)),
           setting("retry.retryAfter", r.retryAfter === null ? "ignore" : (r.retryAfter.maxMs ?? "honor"), r.retryAfter === null ? "ignore" : r.retryAfter.maxMs === undefined ? "honor" : `max ${formatMs(r.retryAfter.maxMs)}`),
           ...(policy.budget
             ? [setting("retry.budget.maxTokens", policy.budget.maxTokens, String(policy.budget.maxTokens)), setting("retry.budget.tokenRatio", policy.budget.tokenRatio, String(policy.budget.tokenRatio))]

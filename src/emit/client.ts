@@ -13,6 +13,7 @@ import {
   type StatementStructures,
   VariableDeclarationKind,
 } from "ts-morph";
+import { describePlan, describeRetryOn } from "../policy/plan.js";
 import type { ResolvedOperation, ResolvedPolicy, ResolvedQueryParam } from "../policy/model.js";
 import { literal } from "./literal.js";
 import { access, camelCase, docText, pascalCase, propertyKey } from "./names.js";
@@ -78,7 +79,7 @@ function build(policy: ResolvedPolicy, telemetry: boolean): (string | StatementS
   const types: TypeContext = { names: schemaTypeNames(policy.schemas, taken) };
 
   const runtimeValues = new Set<string>(["createDependency"]);
-  const runtimeTypes = new Set<string>(["CallOptions", "Clock", "DependencyHealth", "DependencySettings", "Observer", "OperationSettings", "Random"]);
+  const runtimeTypes = new Set<string>(["CallOptions", "Clock", "DependencyHealth", "DependencySettings", "ErrorClassifier", "Observer", "OperationSettings", "Random"]);
 
   // --- schema types
   for (const [schemaName, schema] of Object.entries(policy.schemas).sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -131,6 +132,7 @@ function build(policy: ResolvedPolicy, telemetry: boolean): (string | StatementS
       prop("observer", "Observer | undefined", true, "Receives every event of the stack (attempts, retries, breaker transitions, ...)."),
       prop("clock", "Clock | undefined", true, "Time source. Defaults to the system's monotonic clock; inject a virtual clock in tests."),
       prop("random", "Random | undefined", true, "Randomness for jitter. Defaults to `Math.random`."),
+      prop("classify", "ErrorClassifier | undefined", true, "Says what an error thrown by the transport means: `transient` (retried), `failure` (not retried) or `bug` (thrown as it is, no fallback); `undefined` leaves it to the runtime."),
       ...(telemetry
         ? [prop("telemetry", "OpenTelemetryOptions | false | undefined", true, "OpenTelemetry meter, tracer and logger for metrics, spans and log lines (listed in resgen's docs/telemetry.md). Defaults to the global meter and tracer and a console logger; `false` turns telemetry off.")]
         : []),
@@ -171,12 +173,12 @@ function build(policy: ResolvedPolicy, telemetry: boolean): (string | StatementS
   });
 
   const body: string[] = [
-    "const dependency = createDependency(dependencySettings, { clock: config.clock, random: config.random, observer: config.observer });",
+    "const dependency = createDependency(dependencySettings, { clock: config.clock, random: config.random, observer: config.observer, classify: config.classify });",
     ...(telemetry ? ["if (config.telemetry !== false) installOpenTelemetry(dependency, config.telemetry);"] : []),
     "return {",
   ];
   for (const { op, names: n } of ops) {
-    body.push(...(http ? httpMethod(op, n, runtimeValues) : functionMethod(op, n)).map((l) => `  ${l}`));
+    body.push(...(http ? httpMethod(op, n, runtimeValues, policy.maxResponseBytes) : functionMethod(op, n)).map((l) => `  ${l}`));
   }
   body.push(...CLIENT_MEMBERS.map((m) => `  ${m}: ${MEMBERS[m].value},`), "};");
   if (http && policy.operations.some((op) => op.query.length > 0)) {
@@ -269,21 +271,20 @@ function methodDoc(op: ResolvedOperation, http: boolean): string {
   if (op.description) lines.push(docText(op.description), "");
   if (http && op.method) lines.push(`\`${op.method} ${docText(op.path ?? "")}\``, "");
   const stack: string[] = [`attempt timeout ${op.timeout.attemptMs} ms, total ${op.timeout.totalMs} ms`];
-  if (op.hedge && op.retrySafe) stack.push(`hedged: up to ${op.hedge.maxAttempts} copies, ${op.hedge.delayMs} ms apart`);
-  else if (op.retry && op.retrySafe) stack.push(`up to ${op.retry.maxAttempts} attempts (${op.retry.backoff.jitter} jitter)`);
-  else stack.push("attempted once (not retry-safe)");
+  stack.push(describePlan(op.plan));
+  if (op.plan.kind === "retry" && op.retry) stack.push(`retried on ${docText(describeRetryOn(op.retry))}; a programming error (TypeError, RangeError, ReferenceError, SyntaxError) is never retried and reaches the caller as it is`);
   if (op.idempotencyKey) stack.push(`idempotency key in ${docText(op.idempotencyKey.header)}, the same on every attempt`);
   if (op.fallback) stack.push(`fallback: ${op.fallback.kind}; a served fallback is labelled \`degraded: true\``);
   lines.push(`Stack: ${stack.join("; ")}.`);
   return lines.join("\n");
 }
 
-function httpMethod(op: ResolvedOperation, n: OperationNames, runtimeValues: Set<string>): string[] {
+function httpMethod(op: ResolvedOperation, n: OperationNames, runtimeValues: Set<string>, maxResponseBytes: number): string[] {
   runtimeValues.add("sendHttp");
   const response = op.response ? n.response : "void";
   // parameter types come from the client interface the object literal is returned as
   const params = hasInput(op) ? "input, options" : "options";
-  const lines = [`${propertyKey(n.method)}(${params}) {`, `  const path = ${pathExpression(op)};`];
+  const lines = [`${propertyKey(n.method)}(${params}) {`, ...pathLines(op, runtimeValues)];
   const request = ["fetch: config.fetch", "baseUrl: config.baseUrl", `method: ${JSON.stringify(op.method ?? "GET")}`, "path"];
   const from = requiresInput(op) ? "input" : "input?";
   if (op.query.length > 0) {
@@ -294,7 +295,7 @@ function httpMethod(op: ResolvedOperation, n: OperationNames, runtimeValues: Set
   }
   request.push("headers: config.headers");
   if (op.body) request.push(`body: ${member(from, "body")}`);
-  request.push(`responseType: ${op.response ? '"json"' : '"none"'}`);
+  request.push(`responseType: ${op.response ? '"json"' : '"none"'}`, `maxResponseBytes: ${maxResponseBytes}`);
   let cacheKey: string | undefined;
   if (op.fallback?.kind === "stale") {
     cacheKey = op.query.length > 0 ? 'buildUrl("", path, query)' : "path";
@@ -326,14 +327,25 @@ function functionMethod(op: ResolvedOperation, n: OperationNames): string[] {
   ];
 }
 
-/** `"/users/" + encodeURIComponent(String(input.userId)) + "/recommendations"`: no template literals, so no `${}` can sneak in. */
+/**
+ * `const path = ...;`. With parameters, `pathSegment` encodes each and refuses `.` and `..`
+ * (docs/runtime.md, "HTTP"); its refusal is returned as a rejected promise, like every failure.
+ */
+function pathLines(op: ResolvedOperation, runtimeValues: Set<string>): string[] {
+  const expression = pathExpression(op);
+  if (!/\{[^{}]*\}/.test(op.path ?? "/")) return [`  const path = ${expression};`];
+  runtimeValues.add("pathSegment");
+  return ["  let path: string;", "  try {", `    path = ${expression};`, "  } catch (error) {", "    return Promise.reject(error);", "  }"];
+}
+
+/** `"/users/" + pathSegment("userId", input.userId) + "/recommendations"`: no template literals, so no `${}` can sneak in. */
 function pathExpression(op: ResolvedOperation): string {
   const path = op.path ?? "/";
   const parts: string[] = [];
   let last = 0;
   for (const m of path.matchAll(/\{([^{}]*)\}/g)) {
     if (m.index > last) parts.push(JSON.stringify(path.slice(last, m.index)));
-    parts.push(`encodeURIComponent(String(${access("input", m[1]!)}))`);
+    parts.push(`pathSegment(${literal(m[1]!)}, ${access("input", m[1]!)})`);
     last = m.index + m[0].length;
   }
   if (last < path.length) parts.push(JSON.stringify(path.slice(last)));
@@ -350,7 +362,8 @@ function dependencySettings(policy: ResolvedPolicy): unknown {
   };
 }
 
-function operationSettings(op: ResolvedOperation, http: boolean): unknown {
+/** The settings the runtime gets for one operation (exported for the tests that run them). */
+export function operationSettings(op: ResolvedOperation, http: boolean): unknown {
   return {
     name: op.name,
     retrySafe: op.retrySafe,
@@ -361,10 +374,12 @@ function operationSettings(op: ResolvedOperation, http: boolean): unknown {
           maxAttempts: op.retry.maxAttempts,
           backoff: op.retry.backoff,
           on: op.retry.on,
+          ...(op.retry.errors.length > 0 ? { errors: op.retry.errors } : {}),
           retryAfter: op.retry.retryAfter ? { honor: true, capMs: op.retry.retryAfter.maxMs ?? null } : null,
         }
       : null,
-    hedge: op.hedge,
+    // the runtime hedges what the plan hedges (a hedge on an operation that is not retry-safe never runs)
+    hedge: op.plan.kind === "hedge" ? op.hedge : null,
     fallback: op.fallback,
   };
 }

@@ -4,6 +4,7 @@
  * latency → built-in default, and the step that supplied it is recorded as its provenance.
  * The formulas are documented in docs/policy.md ("Derived defaults").
  */
+import { attemptPlan } from "./plan.js";
 import { parseDuration, parseRate, formatMs } from "./durations.js";
 import type { Path } from "./load.js";
 import type {
@@ -24,6 +25,7 @@ import type {
   Origin,
   Provenance,
   RetryCondition,
+  ErrorCondition,
   SourceRef,
 } from "./model.js";
 import { RANGES, type DefaultsInput, type FallbackInput, type OperationInput, type PolicyInput, type ProjectConfigInput } from "./schema.js";
@@ -46,6 +48,8 @@ export const DEFAULTS = {
   hedge: { delayMs: 50, maxAttempts: 2, budget: 0.05 },
   stale: { maxAgeMs: 300_000, maxEntries: 1_000 },
   kubernetes: { namespace: "default", hostSuffix: "svc.cluster.local" },
+  // the runtime's DEFAULT_MAX_RESPONSE_BYTES (templates/runtime/http.ts): 8 MiB
+  maxResponseBytes: 8 * 1024 * 1024,
 } as const;
 
 /** Methods that are idempotent by HTTP semantics (RFC 9110 §9.2.2). */
@@ -132,7 +136,7 @@ export function normalize(policy: PolicyInput, file: string, project: ProjectCon
   const budget = resolveBudget(policy, defaults, t, layers);
 
   const operations = Object.entries(policy.operations ?? {}).map(([name, op]) =>
-    resolveOperation(name, op, { policy, defaults, latency, transport, file, configFile }),
+    resolveOperation(name, op, { policy, defaults, latency, transport, file, configFile, marginMs: deadline.marginMs }),
   );
 
   return {
@@ -148,6 +152,7 @@ export function normalize(policy: PolicyInput, file: string, project: ProjectCon
     bulkhead,
     budget,
     calls: policy.calls ?? [],
+    maxResponseBytes: t.pick("maxResponseBytes", layers(["maxResponseBytes"], policy.maxResponseBytes, undefined), same, () => [DEFAULTS.maxResponseBytes, builtIn("8388608 (8 MiB)")]),
     kubernetes: resolveKubernetes(policy, project, t, at(["host"])),
     operations,
     schemas: policy.schemas ?? {},
@@ -278,10 +283,12 @@ interface OperationContext {
   readonly transport: "http" | "function";
   readonly file: string;
   readonly configFile: string;
+  /** The deadline margin: a derived total leaves it, so a single attempt's own timeout fires first. */
+  readonly marginMs: number;
 }
 
 function resolveOperation(name: string, op: OperationInput, ctx: OperationContext): ResolvedOperation {
-  const { policy, defaults, latency, file, configFile } = ctx;
+  const { policy, defaults, latency, file, configFile, marginMs } = ctx;
   const t = new Tracer();
   const opPath: Path = ["operations", name];
   /** Operation override, then the policy's section, then the project default, for one key. */
@@ -316,7 +323,7 @@ function resolveOperation(name: string, op: OperationInput, ctx: OperationContex
   const fallback = fallbackSource?.value ? resolveFallback(fallbackSource.value) : null;
   t.note("fallback", fallbackSource ? { origin: fallbackSource.origin, source: fallbackSource.source } : { origin: "default", formula: "no fallback unless declared" });
 
-  const timeout = resolveTimeout(op, policy, defaults, t, chain, latency, retry, hedge);
+  const timeout = resolveTimeout(op, policy, defaults, t, chain, latency, retry, hedge, marginMs);
 
   const pathParams = op.path === undefined ? [] : extractParams(op.path);
   return {
@@ -352,6 +359,7 @@ function resolveOperation(name: string, op: OperationInput, ctx: OperationContex
     timeout,
     retry,
     hedge,
+    plan: attemptPlan(idempotency !== "none", retry, hedge),
     fallback,
     ...(op.grpc === undefined ? {} : { grpc: { service: op.grpc.service, method: op.grpc.method } }),
     provenance: t.provenance,
@@ -383,9 +391,21 @@ function resolveRetry(op: OperationInput, policy: PolicyInput, defaults: Section
   return {
     maxAttempts: t.pick("retry.maxAttempts", chain(["retry", "maxAttempts"], o?.maxAttempts, p?.maxAttempts, d?.maxAttempts), same, () => [D.maxAttempts, builtIn(D.maxAttempts)]),
     backoff,
-    on: t.pick("retry.on", chain(["retry", "on"], o?.on, p?.on, d?.on), (raw): readonly RetryCondition[] => [...new Set(raw)], () => [DEFAULTS.retryOn, builtIn(DEFAULTS.retryOn.join(", "))]),
+    ...t.pick("retry.on", chain(["retry", "on"], o?.on, p?.on, d?.on), splitRetryOn, () => [{ on: DEFAULTS.retryOn, errors: [] }, builtIn(DEFAULTS.retryOn.join(", "))]),
     retryAfter,
   };
+}
+
+/** `retry.on` as written: outcomes (kinds and statuses) apart from thrown errors named by code or name, each once. */
+function splitRetryOn(raw: readonly (RetryCondition | { readonly code?: string | number | undefined; readonly name?: string | undefined })[]): Pick<ResolvedRetry, "on" | "errors"> {
+  const on = new Set<RetryCondition>();
+  const errors = new Map<string, ErrorCondition>();
+  for (const c of raw) {
+    if (typeof c !== "object") on.add(c);
+    else if (c.code !== undefined) errors.set(`code:${String(c.code)}`, { code: c.code });
+    else if (c.name !== undefined) errors.set(`name:${c.name}`, { name: c.name });
+  }
+  return { on: [...on], errors: [...errors.values()] };
 }
 
 function resolveHedge(op: OperationInput, policy: PolicyInput, defaults: Sections, t: Tracer, chain: Chain, latency: ResolvedLatency): ResolvedHedge {
@@ -429,6 +449,7 @@ function resolveTimeout(
   latency: ResolvedLatency,
   retry: ResolvedRetry | null,
   hedge: ResolvedHedge | null,
+  marginMs: number,
 ): ResolvedTimeout {
   const explicitTotal = [op.timeout?.total, policy.timeout?.total, defaults.timeout?.total].find((v) => v !== undefined);
   const attemptMs = t.pick("timeout.attempt", chain(["timeout", "attempt"], op.timeout?.attempt, policy.timeout?.attempt, defaults.timeout?.attempt), ms, (): [number, Provenance] => {
@@ -454,10 +475,16 @@ function resolveTimeout(
     return [value, { origin: "derived", formula }];
   });
   const totalMs = t.pick("timeout.total", chain(["timeout", "total"], op.timeout?.total, policy.timeout?.total, defaults.timeout?.total), ms, (): [number, Provenance] => {
-    const [worst, formula] = worstCase(attemptMs, retry, hedge);
+    // The worst case of the plan, plus the deadline margin: the runtime gives an attempt
+    // min(attempt timeout, time left − margin), so with the margin left over every attempt,
+    // the last one included, ends by its own timeout (a `timeout` failure), not by the deadline.
+    const [worst, plan] = worstCase(attemptMs, retry, hedge);
+    const wanted = worst + marginMs;
+    const sum = plan.slice(0, plan.lastIndexOf(" = "));
+    const formula = marginMs === 0 ? plan : `${sum === "one attempt" ? `one attempt ${formatMs(attemptMs)}` : sum} + margin ${formatMs(marginMs)} = ${formatMs(wanted)}`;
     // the worst case may exceed the longest total; the analyzer then says how many attempts fit (RG207)
-    const value = Math.min(worst, RANGES.total.max);
-    return [value, { origin: "derived", formula: value < worst ? `${formula}, capped at ${formatMs(value)}, the longest total timeout` : formula }];
+    const value = Math.min(wanted, RANGES.total.max);
+    return [value, { origin: "derived", formula: value < wanted ? `${formula}, capped at ${formatMs(value)}, the longest total timeout` : formula }];
   });
   const connect = [op.timeout?.connect, policy.timeout?.connect, defaults.timeout?.connect].find((v) => v !== undefined);
   return { attemptMs, totalMs, ...(connect === undefined ? {} : { connectMs: ms(connect) }) };

@@ -4,7 +4,7 @@
  * operation reads it: `check`'s summary, `explain`, the generated JSDoc and the runtime settings
  * the client is emitted with (docs/runtime.md, "Retry").
  */
-import type { Jitter, ResolvedHedge, ResolvedRetry } from "./model.js";
+import type { ErrorCondition, Jitter, ResolvedHedge, ResolvedRetry } from "./model.js";
 
 export type AttemptPlan =
   /**
@@ -33,4 +33,16 @@ export function describePlan(plan: AttemptPlan): string {
     case "single":
       return plan.why === "none declared" ? "attempted once (no retry declared)" : plan.why === "maxAttempts 1" ? "attempted once (retry.maxAttempts: 1)" : "attempted once (not retry-safe)";
   }
+}
+
+/**
+ * What a retry retries, in words: its outcomes and the thrown errors it names ("timeout, network,
+ * 503, code ECONNRESET"). Anything else is not retried (docs/runtime.md, "What counts as transient").
+ */
+export function describeRetryOn(retry: Pick<ResolvedRetry, "on" | "errors">): string {
+  return [...retry.on.map(String), ...retry.errors.map(describeCondition)].join(", ");
+}
+
+function describeCondition(condition: ErrorCondition): string {
+  return "code" in condition ? `code ${condition.code}` : `name ${condition.name}`;
 }

@@ -54,6 +54,7 @@ export const RANGES = {
   hedgeDelay: { min: 1, max: HOUR, why: "with no delay every copy is sent at once: that multiplies the load instead of hedging the slow calls" },
   maxAge: { min: 1, max: 7 * DAY, why: "a stale response 0ms old is never served: use kind: none for no fallback" },
   bulkhead: { max: 100_000 },
+  maxResponseBytes: { min: 1_024, max: 268_435_456 },
   failureRate: { positive: true, why: "0% is reached by successes alone: the breaker would open after minCalls successful calls" },
   slowCallRate: { positive: true, why: "0% is reached with no slow call at all: the breaker would open after minCalls fast calls" },
   hedgeBudget: { positive: true, why: "0% allows no hedge: write hedge: false to turn hedging off" },
@@ -235,13 +236,46 @@ export const Backoff = z
 export const Budget = z
   .strictObject({
     maxTokens: int(1, 10_000, "Size of the token bucket shared by all operations of the dependency. Defaults to 100.").optional(),
-    tokenRatio: z.number().gt(0).max(1).optional().meta({ description: "Tokens earned per successful attempt (a failed one costs 1). Defaults to 0.1." }),
+    tokenRatio: z.number().min(0.001).max(1).optional().meta({ description: "Tokens earned per successful attempt (a failed attempt that is retried costs 1), counted to the thousandth. From 0.001 to 1. Defaults to 0.1." }),
   })
   .meta({ description: "Retry budget with gRPC retry-throttling semantics: retries stop while tokens ≤ maxTokens / 2." });
 
+/**
+ * A thrown error named in `retry.on`, matched on the error and its causes: `{ code: ECONNRESET }`
+ * (compared as text, so `{ code: 14 }` matches a gRPC status 14) or `{ name: ThrottlingException }`.
+ * Exactly one of the two (docs/policy.md, "Retry").
+ */
+export const RetryErrorCondition = z
+  .strictObject({
+    code: z
+      .union([z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/), z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)])
+      .optional()
+      .meta({ description: "The error's code (its `code` property), such as ECONNRESET or 14. Quote a code with leading zeros." }),
+    name: z
+      .string()
+      .regex(/^[A-Za-z_$][A-Za-z0-9_$.-]{0,99}$/)
+      .optional()
+      .meta({ description: "The error's name (its `name` property), such as ThrottlingException." }),
+  })
+  // checked only on an entry with no other issue: a mistyped key (`cod:`) is reported as such, not also as missing
+  .superRefine((c, ctx) => {
+    if ((c.code === undefined) === (c.name === undefined)) {
+      const both = c.code !== undefined;
+      ctx.addIssue({
+        code: "custom",
+        path: [],
+        message: both
+          ? "an error in retry.on is matched by its code or by its name, not both"
+          : "an error in retry.on needs its code or its name",
+        params: { range: true, hint: both ? "keep one: { code: ECONNRESET } or { name: ThrottlingException }" : "for example { code: ECONNRESET } or { name: ThrottlingException }" },
+      });
+    }
+  }, { when: (payload) => payload.issues.length === 0 })
+  .meta({ description: "A thrown error that is retried, by its code or its name: { code: ECONNRESET } or { name: ThrottlingException }." });
+
 const RetryCondition = z
-  .union([z.enum(RETRY_CONDITIONS), z.number().int().min(100).max(599)])
-  .meta({ description: "A retryable outcome: timeout, network, or an HTTP status code." });
+  .union([z.enum(RETRY_CONDITIONS), z.number().int().min(100).max(599), RetryErrorCondition])
+  .meta({ description: "A retryable outcome: timeout, network, an HTTP status code, or a thrown error by code or name ({ code: ECONNRESET }, { name: ThrottlingException })." });
 
 const RetryAfter = z
   .union([
@@ -395,6 +429,11 @@ export const Policy = z
     bulkhead: Bulkhead.optional(),
     hedge: Hedge.optional(),
     fallback: Fallback.optional(),
+    maxResponseBytes: int(
+      RANGES.maxResponseBytes.min,
+      RANGES.maxResponseBytes.max,
+      "Largest response body the client reads, in bytes; a larger 2xx body fails the call (not retried), and the rest is not read. From 1024 (1 KiB) to 268435456 (256 MiB). Defaults to 8388608 (8 MiB).",
+    ).optional(),
     host: z
       .string()
       .max(253)

@@ -1,3 +1,4 @@
+import { isProgrammingError } from "./classify.js";
 import { isResilienceError, ResilienceError } from "./errors.js";
 import { matchesRetryOn, parseRetryAfter } from "./retry.js";
 import type { AttemptContext } from "./timeout.js";
@@ -164,7 +165,9 @@ export async function sendHttp<T>(request: HttpRequest, ctx: AttemptContext): Pr
   try {
     response = await doFetch(buildUrl(request.baseUrl, request.path, request.query), init);
   } catch (cause) {
-    if (isResilienceError(cause)) throw cause;
+    // a bug (a base URL that does not parse, a body on a GET) surfaces as it is: it is not the
+    // dependency failing (docs/runtime.md, "What counts as transient")
+    if (isResilienceError(cause) || isProgrammingError(cause)) throw cause;
     const text = cause instanceof Error ? cause.message : String(cause);
     throw new ResilienceError({
       kind: "network",

@@ -86,3 +86,13 @@ describe("the attempt plan", () => {
     expect(describePlan(op.plan)).toBe("attempted once (no retry declared)");
   });
 });
+
+describe("which errors are retried", () => {
+  it("the JSDoc and explain list the outcomes and the named errors retry.on retries, and say a bug is never retried", () => {
+    const text = "version: 1\ndependency: sdk\ntransport: function\noperations:\n  put:\n    idempotent: true\n    retry: { maxAttempts: 3, on: [timeout, network, { code: ECONNRESET }, { name: ThrottlingException }] }\n";
+    const { policy, diagnostics } = checkPolicyText("sdk.yaml", text);
+    expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect(emitClient(policy!)).toContain("retried on timeout, network, code ECONNRESET, name ThrottlingException; a programming error (TypeError, RangeError, ReferenceError, SyntaxError) is never retried");
+    expect(renderExplainText(explain(policy!, {}))).toMatch(/retry\.on +timeout, network, code ECONNRESET, name ThrottlingException/);
+  });
+});

@@ -2,6 +2,7 @@
 
 import { REJECTED, type Permit } from "./breaker.js";
 import type { Call } from "./call.js";
+import { isNetworkFailure, isProgrammingError, matchesErrorCondition } from "./classify.js";
 import { abortedError, describesRequest, isResilienceError, ResilienceError } from "./errors.js";
 import type { AttemptOutcome } from "./events.js";
 import { matchesRetryOn } from "./retry.js";
@@ -31,7 +32,9 @@ export function admitAttempt(call: Call<unknown>, now: number = call.dep.clock.n
     message: `${name}.${call.plan.operation}: circuit open (${detail})`,
     dependency: name,
     operation: call.plan.operation,
-    cause: call.lastError,
+    // the failure that opened the breaker, stored once when it opened (docs/runtime.md); a
+    // breaker isolated by hand has none, and a retry then keeps its own last failure
+    cause: breaker.openedBy ?? call.lastError,
     withoutStack: true,
   });
 }
@@ -75,7 +78,7 @@ export function executeAttempt<T>(call: Call<T>, permit: Permit, hedge: boolean)
         recordSuccess(call, attempt);
         resolve(value);
       },
-      failed: (attempt, error) => reject(recordFailure(call, attempt, error)),
+      failed: (attempt, error) => reject(recordFailure(call, attempt, error, true)),
     });
   });
 }
@@ -98,29 +101,56 @@ export function recordSuccess(call: Call<unknown>, attempt: Attempt): void {
 
 /**
  * Classifies a failed attempt and records it with the breaker (exactly once), the retry budget
- * and the observers. Returns the classified error.
+ * and the observers. Returns the classified error, or a programming error as it was thrown.
+ *
+ * Verdicts (docs/runtime.md, "What counts against the breaker and the budget"):
+ * - caller cancellation, errors that describe the request, programming errors, and an attempt
+ *   cut short by the call's deadline (before its own attempt timeout) give the breaker permit
+ *   back without a verdict and cost no budget token;
+ * - every other failure counts against the breaker, and costs a token only when the retry
+ *   policy would retry it (transient, on a repeatable operation that retries or hedges).
+ *
+ * @param hedged Whether the attempt belongs to a hedged call (whose transient failures launch the next copy).
  */
-export function recordFailure(call: Call<unknown>, attempt: Attempt, raw: unknown): ResilienceError {
+export function recordFailure(call: Call<unknown>, attempt: Attempt, raw: unknown, hedged = false): unknown {
   const { clock, events, breaker, budget } = call.dep;
   const error = classify(call, attempt, raw);
   const ended = clock.now();
   const durationMs = Math.max(0, ended - attempt.started);
+  if (!isResilienceError(error)) {
+    // a bug in the transport or the caller's code: not the dependency's health
+    breaker?.release(attempt.permit);
+    if (events.active) emitEnd(call, attempt, "failure", durationMs, undefined);
+    removeLive(call, attempt);
+    return error;
+  }
   let outcome: AttemptOutcome;
   if (error.kind === "aborted") {
     breaker?.release(attempt.permit);
     outcome = "cancelled";
+  } else if (error.kind === "deadline") {
+    // the caller's deadline ended it, not the dependency: slowness upstream must not open breakers downstream
+    breaker?.release(attempt.permit);
+    outcome = "timeout";
   } else if (describesRequest(error)) {
     breaker?.release(attempt.permit);
     outcome = "failure";
   } else {
-    breaker?.onFailure(attempt.permit, durationMs, ended);
-    budget?.onFailure();
-    outcome = error.kind === "timeout" || error.kind === "deadline" ? "timeout" : "failure";
+    breaker?.onFailure(attempt.permit, durationMs, ended, error);
+    if (budget !== null && error.transient && wouldRetry(call, hedged)) budget.onFailure();
+    outcome = error.kind === "timeout" ? "timeout" : "failure";
   }
   call.lastError = error;
   if (events.active) emitEnd(call, attempt, outcome, durationMs, error);
   removeLive(call, attempt);
   return error;
+}
+
+/** Whether the call's plan repeats a transient failure at all: gRPC A6 charges only those. */
+function wouldRetry(call: Call<unknown>, hedged: boolean): boolean {
+  const plan = call.plan;
+  if (!plan.repeatable) return false;
+  return hedged || (plan.retry !== null && plan.retry.maxAttempts >= 2);
 }
 
 function removeLive(call: Call<unknown>, attempt: Attempt): void {
@@ -156,9 +186,13 @@ function emitEnd(
 /**
  * Turns whatever the transport threw into a {@link ResilienceError}: the runtime's own timeout
  * or cancellation first, then errors that already are resilience errors (transient re-derived
- * from this operation's retry conditions), then a caller abort, and anything else as `network`.
+ * from this operation's retry conditions, or a `network` error whose cause the retry settings
+ * name), then a caller abort. Anything else is transient only when recognised
+ * (docs/runtime.md, "What counts as transient"): the `classify` hook's verdict first, then an
+ * error the retry settings name by code or name, then a Node or undici network failure; a
+ * programming error is returned as it is; any other error is a `network` failure, not retried.
  */
-function classify(call: Call<unknown>, attempt: Attempt, raw: unknown): ResilienceError {
+function classify(call: Call<unknown>, attempt: Attempt, raw: unknown): unknown {
   const { name } = call.dep;
   const operation = call.plan.operation;
   let error: ResilienceError;
@@ -166,17 +200,26 @@ function classify(call: Call<unknown>, attempt: Attempt, raw: unknown): Resilien
     return attempt.cancelledWith;
   } else if (isResilienceError(raw)) {
     error = raw;
+    if (error.kind === "http" || error.kind === "network" || error.kind === "timeout") {
+      error.transient =
+        matchesRetryOn(error, call.plan.retryOn) || (error.kind === "network" && matchesErrorCondition(error.cause, call.plan.retryErrors));
+    }
   } else if (call.plan.signal?.aborted === true) {
     error = abortedError(call.plan.signal.reason);
   } else {
+    const verdict = call.dep.classify?.(raw, { dependency: name, operation });
+    let transient: boolean;
+    if (verdict === "bug") return raw;
+    else if (verdict !== undefined) transient = verdict === "transient";
+    else if (matchesErrorCondition(raw, call.plan.retryErrors)) transient = true;
+    else if (isNetworkFailure(raw)) transient = call.plan.retryOn.includes("network");
+    else if (isProgrammingError(raw)) return raw;
+    else transient = false;
     const text = raw instanceof Error ? raw.message : String(raw);
-    error = new ResilienceError({ kind: "network", message: `${name}.${operation}: ${text}`, cause: raw });
+    error = new ResilienceError({ kind: "network", message: `${name}.${operation}: ${text}`, cause: raw, transient });
   }
   if (error.dependency === "") error.dependency = name;
   if (error.operation === "") error.operation = operation;
-  if (error.kind === "http" || error.kind === "network" || error.kind === "timeout") {
-    error.transient = matchesRetryOn(error, call.plan.retryOn);
-  }
   return error;
 }
 

@@ -81,6 +81,9 @@ export interface BreakerHealth extends WindowCounts {
  *   as soon as `halfOpen.successes` trials succeed, and one failed (or slow) trial reopens it.
  * - Isolated: manually held open until {@link CircuitBreaker.reset}.
  *
+ * Thresholds are checked after every recorded outcome, a success included. A transition to the
+ * current state is no transition: no event, no new episode.
+ *
  * The clock is read as monotonic: if it steps backwards, the last reading is used instead.
  */
 export class CircuitBreaker {
@@ -92,6 +95,14 @@ export class CircuitBreaker {
   #state: BreakerState | MutableHalfOpen = CLOSED;
   #generation = 0;
   #lastNow = Number.NEGATIVE_INFINITY;
+  // Whether the window may hold a failure or a slow call. While it holds neither, both rates are
+  // 0, below any threshold (the policy language requires them above 0), so a fast success needs
+  // no evaluation: the happy path keeps its cost.
+  #tainted = false;
+  // The most recent failure recorded while closed or half-open, and the one that opened the
+  // breaker: kept once, at the transition, so that rejections can carry it as `cause` at no cost.
+  #lastFailure: unknown = undefined;
+  #openedBy: unknown = undefined;
 
   /**
    * @param onTransition Called after every state change (used for events).
@@ -106,6 +117,15 @@ export class CircuitBreaker {
   /** The current state (open → half-open is only noticed by the next admission). */
   get state(): BreakerState {
     return this.#state;
+  }
+
+  /**
+   * The failure that opened the breaker (the last one recorded before it opened), while it is
+   * open or half-open; `undefined` when closed, isolated, or opened by slow calls alone.
+   * Rejections carry it as their `cause`.
+   */
+  get openedBy(): unknown {
+    return this.#openedBy;
   }
 
   /**
@@ -150,7 +170,10 @@ export class CircuitBreaker {
     if (s.state === "closed") {
       const at = this.#now(now);
       this.#window.record(at, false, slow);
-      if (slow) this.#evaluate(at);
+      // Thresholds are checked after every outcome, a success too (docs/runtime.md): a success
+      // can bring the window to `minCalls`, or push out an older success.
+      if (slow) this.#tainted = true;
+      if (this.#tainted) this.#evaluate(at);
     } else if (s.state === "half-open") {
       const trial = s as MutableHalfOpen;
       trial.inFlight--;
@@ -164,15 +187,19 @@ export class CircuitBreaker {
    * Reports a failed (or timed-out) attempt that took `durationMs` milliseconds.
    *
    * @param now The clock's time at the end of the attempt, if the caller has just read it.
+   * @param error The failure, kept as the `cause` of rejections if it opens the breaker.
    */
-  onFailure(permit: Permit, durationMs: number, now?: number): void {
+  onFailure(permit: Permit, durationMs: number, now?: number, error?: unknown): void {
     if (permit !== this.#generation) return;
     const s = this.#state;
     if (s.state === "closed") {
       const at = this.#now(now);
       this.#window.record(at, true, this.#isSlow(durationMs));
+      this.#tainted = true;
+      this.#lastFailure = error;
       this.#evaluate(at);
     } else if (s.state === "half-open") {
+      this.#lastFailure = error;
       this.#open();
     }
   }
@@ -195,12 +222,15 @@ export class CircuitBreaker {
     return Math.max(0, this.settings.openForMs - (this.#now(now) - s.openedAt));
   }
 
-  /** Holds the breaker open until {@link CircuitBreaker.reset}. */
+  /** Holds the breaker open until {@link CircuitBreaker.reset}. Does nothing if already isolated. */
   isolate(): void {
     this.#transition({ state: "isolated" });
   }
 
-  /** Closes the breaker and forgets the window. */
+  /**
+   * Closes the breaker and forgets the window. Does nothing if it is already closed: the window
+   * is kept and calls in flight still count.
+   */
   reset(): void {
     this.#close();
   }
@@ -230,6 +260,11 @@ export class CircuitBreaker {
 
   #evaluate(now: number): void {
     const { calls, failures, slowCalls } = this.#window.counts(now);
+    if (failures === 0) {
+      // the failures have left the window: none of them may be named as the reason to open
+      this.#lastFailure = undefined;
+      if (slowCalls === 0) this.#tainted = false;
+    }
     if (calls === 0 || calls < this.settings.minCalls) return;
     const slowCall = this.settings.slowCall;
     if (
@@ -246,15 +281,24 @@ export class CircuitBreaker {
 
   #close(): void {
     this.#transition(CLOSED);
-    this.#window.clear();
   }
 
+  /**
+   * Moves to `next` and starts a new episode. A transition to the state the breaker is already
+   * in (reset while closed, isolate while isolated) does nothing at all: no event, no new
+   * episode, so the outcomes of calls in flight still count (docs/runtime.md).
+   */
   #transition(next: BreakerState | MutableHalfOpen): void {
     const from = this.#state.state;
+    if (from === next.state) return;
     const window = this.#onTransition === undefined ? undefined : this.#window.counts(this.#now());
     this.#state = next;
     this.#generation++;
-    if (next.state !== "closed") this.#window.clear();
+    // open and half-open keep the failure that opened the breaker; closed and isolated have none
+    this.#openedBy = next.state === "open" || next.state === "half-open" ? this.#lastFailure ?? this.#openedBy : undefined;
+    this.#lastFailure = undefined;
+    this.#tainted = false;
+    this.#window.clear();
     if (window !== undefined) this.#onTransition?.(from, next.state, window);
   }
 

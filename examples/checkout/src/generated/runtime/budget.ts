@@ -7,13 +7,13 @@
 export interface BudgetSettings {
   /** Bucket size; the bucket starts full. A retry needs more than half of it. */
   readonly maxTokens: number;
-  /** Tokens earned back by each successful attempt (e.g. 0.1). */
+  /** Tokens earned back by each successful attempt (e.g. 0.1); counted to the thousandth. */
   readonly tokenRatio: number;
 }
 
 /** Snapshot of a {@link RetryBudget}. */
 export interface BudgetHealth {
-  /** Tokens left. */
+  /** Tokens left, rounded to the thousandth. */
   readonly tokens: number;
   /** Bucket size. */
   readonly maxTokens: number;
@@ -21,47 +21,59 @@ export interface BudgetHealth {
   readonly allowsRetry: boolean;
 }
 
+/** Tokens are counted in integer thousandths, as gRPC implementations of A6 do. */
+const MILLI = 1_000;
+
 /**
- * A failed attempt costs one token, charged before the retry decision; a success earns
- * `tokenRatio`. Retries and hedges are allowed only while tokens > maxTokens / 2 (strictly).
- * Tokens never leave [0, maxTokens].
+ * A failed attempt that the retry policy would retry costs one token, charged before the retry
+ * decision; a success earns `tokenRatio`. Retries and hedges are allowed only while
+ * tokens > maxTokens / 2 (strictly). Tokens never leave [0, maxTokens].
+ *
+ * Tokens are counted in integer thousandths of a token (A6 allows three decimals in
+ * `tokenRatio`), so no float drift can move a count across the strict `>` boundary: with 100
+ * tokens and a ratio of 0.1, 50 failures and 10 successes leave exactly 51 tokens.
  */
 export class RetryBudget {
   /** Bucket size (tokens). */
   readonly maxTokens: number;
-  /** Tokens earned per successful attempt. */
+  /** Tokens earned per successful attempt, rounded to thousandths. */
   readonly tokenRatio: number;
-  #tokens: number;
+  // thousandths of a token
+  readonly #max: number;
+  readonly #ratio: number;
+  #milli: number;
 
   constructor(settings: BudgetSettings) {
-    this.maxTokens = Math.max(0, settings.maxTokens);
-    this.tokenRatio = Math.max(0, settings.tokenRatio);
-    this.#tokens = this.maxTokens;
+    this.#max = Math.round(Math.max(0, settings.maxTokens) * MILLI) || 0;
+    this.#ratio = Math.round(Math.max(0, settings.tokenRatio) * MILLI) || 0;
+    this.maxTokens = this.#max / MILLI;
+    this.tokenRatio = this.#ratio / MILLI;
+    this.#milli = this.#max;
   }
 
-  /** Current token count. */
+  /** Current token count, to the thousandth. */
   get tokens(): number {
-    return this.#tokens;
+    return this.#milli / MILLI;
   }
 
-  /** Charges one token for a failed attempt. */
+  /** Charges one token for a failed attempt the retry policy would retry. */
   onFailure(): void {
-    this.#tokens = this.#tokens > 1 ? this.#tokens - 1 : 0;
+    this.#milli = this.#milli > MILLI ? this.#milli - MILLI : 0;
   }
 
   /** Earns `tokenRatio` for a successful attempt. */
   onSuccess(): void {
-    const next = this.#tokens + this.tokenRatio;
-    this.#tokens = next < this.maxTokens ? next : this.maxTokens;
+    const next = this.#milli + this.#ratio;
+    this.#milli = next < this.#max ? next : this.#max;
   }
 
-  /** Whether another retry or hedge may be sent. */
+  /** Whether another retry or hedge may be sent: tokens > maxTokens / 2, compared exactly. */
   allowsRetry(): boolean {
-    return this.#tokens > this.maxTokens / 2;
+    return this.#milli * 2 > this.#max;
   }
 
-  /** Snapshot for health reports. */
+  /** Snapshot for health reports (tokens rounded to the thousandth). */
   health(): BudgetHealth {
-    return { tokens: this.#tokens, maxTokens: this.maxTokens, allowsRetry: this.allowsRetry() };
+    return { tokens: this.tokens, maxTokens: this.maxTokens, allowsRetry: this.allowsRetry() };
   }
 }

@@ -4,9 +4,10 @@ import { admitAttempt, annotate, openAttempt, recordFailure, recordSuccess } fro
 import type { CircuitBreaker, Permit } from "./breaker.js";
 import type { RetryBudget } from "./budget.js";
 import type { Bulkhead } from "./bulkhead.js";
+import type { ErrorClassifier, ErrorCondition } from "./classify.js";
 import type { Clock, TimerHandle } from "./clock.js";
 import { Deadline, encodeTimeout, type DeadlineFormat } from "./deadline.js";
-import { abortedError, ResilienceError } from "./errors.js";
+import { abortedError, isResilienceError, ResilienceError } from "./errors.js";
 import type { Emitter } from "./events.js";
 import { runHedged, type HedgeBudget, type HedgeSettings } from "./hedge.js";
 import type { Random } from "./random.js";
@@ -23,6 +24,8 @@ export interface DependencyParts {
   readonly budget: RetryBudget | null;
   /** Header that carries the remaining time, or `null` to not propagate it. */
   readonly propagation: { readonly header: string; readonly format: DeadlineFormat } | null;
+  /** The `classify` hook for errors a transport throws, if one was given. */
+  readonly classify: ErrorClassifier | undefined;
 }
 
 /**
@@ -50,6 +53,8 @@ export interface CallPlan<T> {
   /** Retry; `null` for a single attempt. */
   readonly retry: RetrySettings | null;
   readonly retryOn: readonly RetryCondition[];
+  /** Thrown errors the retry settings name by code or name: transient. */
+  readonly retryErrors: readonly ErrorCondition[];
   /** Whether the operation may be sent more than once (retried or hedged). */
   readonly repeatable: boolean;
   readonly idempotencyKey: string | undefined;
@@ -90,6 +95,9 @@ export class Call<T> implements AttemptOwner, AttemptSettlement<T> {
   #slot: Bulkhead | null = null;
   #done = false;
   #previousMs: number;
+  // The attempt after which the server last set the wait (0: never): the backoff counts its
+  // retries from there, so that it starts again from its base.
+  #pushedBackAt = 0;
   #sleep: TimerHandle | undefined;
   #onAbort: (() => void) | undefined;
 
@@ -234,6 +242,8 @@ export class Call<T> implements AttemptOwner, AttemptSettlement<T> {
   failed(attempt: Attempt, raw: unknown): void {
     const error = recordFailure(this, attempt, raw);
     if (this.#done) return;
+    // a programming error is thrown as it is: no retry, no fallback
+    if (!isResilienceError(error)) return this.#fail(error);
     const delayMs = this.#retryDelay(error, attempt.attempt);
     if (typeof delayMs !== "number") return this.#fail(delayMs);
     if (delayMs > 0) this.#sleep = this.dep.clock.setTimer(() => this.#wake(), delayMs);
@@ -246,9 +256,9 @@ export class Call<T> implements AttemptOwner, AttemptSettlement<T> {
 
   /**
    * A retry needs: a transient failure, a repeatable operation, attempts left, the budget's
-   * consent, and a wait that still ends before the deadline minus margin. Returns the wait, or
-   * the error to end the call with (an exhausted budget ends it with `budget-exhausted`, the
-   * failure as its cause).
+   * consent, a server's wait (`Retry-After`) no longer than `retryAfter.capMs`, and a wait that
+   * still ends before the deadline minus margin. Returns the wait, or the error to end the call
+   * with (an exhausted budget ends it with `budget-exhausted`, the failure as its cause).
    */
   #retryDelay(error: ResilienceError, n: number): number | ResilienceError {
     const retry = this.plan.retry;
@@ -266,8 +276,17 @@ export class Call<T> implements AttemptOwner, AttemptSettlement<T> {
         withoutStack: true,
       });
     }
-    const { delayMs, fromRetryAfter } = retryDelay(retry, n, this.#previousMs, random, error);
-    if (!fromRetryAfter) this.#previousMs = delayMs;
+    const { delayMs, fromRetryAfter, beyondCap } = retryDelay(retry, n - this.#pushedBackAt, this.#previousMs, random, error);
+    // The server asked for more than retryAfter.max: give up now rather than retry early; the
+    // failure keeps the server's wait in `retryAfterMs` (docs/runtime.md).
+    if (beyondCap) return error;
+    if (fromRetryAfter) {
+      // after a server-set wait the backoff starts again from its base (gRPC A6 pushback)
+      this.#pushedBackAt = n;
+      this.#previousMs = retry.backoff.baseMs;
+    } else {
+      this.#previousMs = delayMs;
+    }
     if (delayMs >= this.timeLeft()) {
       if (events.active) events.emit({ type: "deadline-exceeded", dependency: name, operation, stage: "retry" });
       return error;

@@ -121,7 +121,9 @@ export function currentSignal(): AbortSignal | undefined {
 
 /**
  * The caller's signal combined with the ambient one. Without an ambient signal (the common
- * case) this returns `given` itself: no controller, no listener.
+ * case) this returns `given` itself: no controller, no listener. Two different signals are
+ * combined with `AbortSignal.any`, which leaves an entry on each for as long as it lives: the
+ * stack's calls use {@link joinCallSignal} instead, which lets go when the call settles.
  */
 export function inheritSignal(given: AbortSignal | undefined, scope: AmbientScope | undefined = ambient.getStore()): AbortSignal | undefined {
   if (scope === undefined || scope.signal === undefined) return given;
@@ -132,6 +134,51 @@ function combineSignals(a: AbortSignal | undefined, b: AbortSignal | undefined):
   if (a === undefined || a === b) return b;
   if (b === undefined) return a;
   return AbortSignal.any([a, b]);
+}
+
+/** A signal that follows two others until {@link JoinedSignal.release} is called. */
+export interface JoinedSignal {
+  /** Aborts, with that source's reason, as soon as either source does. */
+  readonly signal: AbortSignal;
+  /** Stops following the sources: removes the listeners added to them. Idempotent. */
+  release(): void;
+}
+
+/**
+ * The signal of one call: the caller's signal joined with the ambient scope's, or `undefined`
+ * when there is nothing to join (no ambient signal, no caller signal, or the same signal twice;
+ * the call then uses {@link inheritSignal}'s answer, which creates nothing).
+ *
+ * Unlike `AbortSignal.any`, it keeps nothing on the sources once released: one listener on each
+ * while the call runs, removed when it settles. `AbortSignal.any` leaves an entry on a source for
+ * every signal made from it until the source itself is collected, so a long-lived caller signal
+ * (a shutdown signal passed to every call) would grow with every call (docs/runtime.md,
+ * "Deadlines").
+ */
+export function joinCallSignal(given: AbortSignal | undefined, scope: AmbientScope | undefined): JoinedSignal | undefined {
+  const ambientSignal = scope?.signal;
+  if (given === undefined || ambientSignal === undefined || given === ambientSignal) return undefined;
+  return joinSignals(given, ambientSignal);
+}
+
+const noRelease = (): void => undefined;
+
+function joinSignals(a: AbortSignal, b: AbortSignal): JoinedSignal {
+  const controller = new AbortController();
+  const first = a.aborted ? a : b.aborted ? b : undefined;
+  if (first !== undefined) {
+    controller.abort(first.reason);
+    return { signal: controller.signal, release: noRelease };
+  }
+  // the call settles soon after an abort, and its release removes both listeners
+  const onAbort = (event: Event): void => controller.abort((event.target as AbortSignal).reason);
+  const release = (): void => {
+    a.removeEventListener("abort", onAbort);
+    b.removeEventListener("abort", onAbort);
+  };
+  a.addEventListener("abort", onAbort);
+  b.addEventListener("abort", onAbort);
+  return { signal: controller.signal, release };
 }
 
 /**

@@ -4,7 +4,7 @@ import { executeAttempt } from "./attempt.js";
 import { REJECTED, type Permit } from "./breaker.js";
 import type { Call } from "./call.js";
 import type { TimerHandle } from "./clock.js";
-import { ResilienceError } from "./errors.js";
+import { isResilienceError, ResilienceError } from "./errors.js";
 
 /** Hedging settings of an idempotent operation (used instead of retry). */
 export interface HedgeSettings {
@@ -57,9 +57,10 @@ export class HedgeBudget {
 /**
  * Sends the first copy, then another each `delayMs` (or at once after a transient failure, as
  * gRPC hedging does) while copies remain, the deadline allows, the retry budget consents, the
- * hedge budget has a token and the breaker admits it. The first success wins and the other copies
- * are aborted (their breaker permits released without a verdict). A non-transient failure ends
- * the call at once. When every copy fails, the first-launched copy's error is thrown with the
+ * hedge budget has a token and the breaker admits it (asked first, so a hedge it refuses spends
+ * no token). The first success wins and the other copies are aborted (their breaker permits
+ * released without a verdict). A non-transient failure, or a programming error, ends the call
+ * at once. When every copy fails, the first-launched copy's error is thrown with the
  * others in `others`.
  *
  * @param firstPermit The breaker permit already granted for the first copy.
@@ -81,7 +82,7 @@ export function runHedged<T>(call: Call<T>, settings: HedgeSettings, hedgeBudget
       timer = undefined;
     };
 
-    const fail = (error: ResilienceError): void => {
+    const fail = (error: unknown): void => {
       done = true;
       stopTimer();
       call.cancelLive(lost(call));
@@ -103,11 +104,12 @@ export function runHedged<T>(call: Call<T>, settings: HedgeSettings, hedgeBudget
           call.cancelLive(lost(call));
           resolve(value);
         },
-        (error: ResilienceError) => {
+        (error: unknown) => {
           running--;
           if (done) return;
+          // a programming error (thrown as it is) or a failure that is not transient ends the call
+          if (!isResilienceError(error) || !error.transient) return fail(error);
           failures[index] = error;
-          if (!error.transient) return fail(error);
           if (tryHedge() || running > 0) return;
           const first = failures[0] ?? error;
           first.others = failures.filter((f) => f !== first);
@@ -124,9 +126,11 @@ export function runHedged<T>(call: Call<T>, settings: HedgeSettings, hedgeBudget
         if (events.active) events.emit({ type: "budget-exhausted", dependency: name, operation, tokens: budget.tokens });
         return false;
       }
-      if (!hedgeBudget.tryTake()) return false;
+      // the breaker is asked before the hedge token is spent, so a refused hedge costs nothing
+      if (hedgeBudget.tokens < 1) return false;
       const permit = breaker === null ? 0 : breaker.tryAcquire();
       if (permit === REJECTED) return false;
+      hedgeBudget.tryTake();
       launch(permit);
       return true;
     };

@@ -20,6 +20,15 @@ export {
 } from "./breaker.js";
 export { RetryBudget, type BudgetHealth, type BudgetSettings } from "./budget.js";
 export { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead.js";
+export {
+  isNetworkFailure,
+  isProgrammingError,
+  matchesErrorCondition,
+  NETWORK_ERROR_CODES,
+  type ErrorClassifier,
+  type ErrorCondition,
+  type ErrorVerdict,
+} from "./classify.js";
 export { sleep, systemClock, type Clock, type TimerHandle } from "./clock.js";
 export {
   currentDeadline,
@@ -79,7 +88,7 @@ export {
   type Outcome,
 } from "./fallback.js";
 export { HedgeBudget, type HedgeSettings } from "./hedge.js";
-export { buildUrl, sendHttp, type HttpRequest, type QueryValue } from "./http.js";
+export { buildUrl, DEFAULT_MAX_RESPONSE_BYTES, pathSegment, sendHttp, type HttpRequest, type QueryValue } from "./http.js";
 export { newIdempotencyKey, type IdempotencySettings } from "./idempotency.js";
 export {
   createInboundMiddleware,
@@ -118,6 +127,7 @@ export {
   type Dependency,
   type DependencyHealth,
   type DependencySettings,
+  type OperationRetrySettings,
   type OperationSettings,
   type RuntimeEnvironment,
   type TimeoutSettings,

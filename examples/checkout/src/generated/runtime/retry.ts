@@ -22,9 +22,11 @@ export interface RetrySettings {
   /** Failures that are retried. Defaults to {@link DEFAULT_RETRY_ON} when generated. */
   readonly on: readonly RetryCondition[];
   /**
-   * `Retry-After` handling: when `honor` is true, the server's wait replaces the backoff delay,
-   * capped at `capMs` milliseconds (`null`: no cap). A wait that would pass the deadline ends
-   * the call at once with the last failure. `null` ignores the header.
+   * `Retry-After` handling: when `honor` is true, the server's wait replaces the backoff delay.
+   * A wait longer than `capMs` milliseconds (`null`: no limit), or one that would pass the
+   * deadline, ends the call at once with the last failure, whose `retryAfterMs` is the server's
+   * wait. After a server-set wait, the backoff starts again from `baseMs` (gRPC A6 pushback).
+   * `null` ignores the header.
    */
   readonly retryAfter: { readonly honor: boolean; readonly capMs: number | null } | null;
 }
@@ -49,11 +51,18 @@ export interface RetryDelay {
   readonly delayMs: number;
   /** Whether the wait came from `Retry-After` rather than the backoff. */
   readonly fromRetryAfter: boolean;
+  /**
+   * Whether the server asked for a wait longer than `retryAfter.capMs`: then there is no retry,
+   * and `delayMs` is the server's wait.
+   */
+  readonly beyondCap: boolean;
 }
 
 /**
  * The wait before the `retry`-th retry (1-based) after `error`: the server's `Retry-After`
- * when honoured and present (capped), else the jittered backoff.
+ * when honoured and present, else the jittered backoff. A server's wait over the cap is not
+ * shortened to the cap: it is returned as it is, with `beyondCap` set, and no retry is made.
+ * Count `retry` from the last server-set wait, so that the backoff restarts at its base.
  *
  * @param previousMs The previous backoff delay (for decorrelated jitter); `baseMs` at first.
  */
@@ -66,10 +75,10 @@ export function retryDelay(
 ): RetryDelay {
   const after = settings.retryAfter;
   if (after !== null && after.honor && error.retryAfterMs !== undefined) {
-    const capped = after.capMs === null ? error.retryAfterMs : Math.min(error.retryAfterMs, after.capMs);
-    return { delayMs: Math.max(0, capped), fromRetryAfter: true };
+    const delayMs = Math.max(0, error.retryAfterMs);
+    return { delayMs, fromRetryAfter: true, beyondCap: after.capMs !== null && delayMs > after.capMs };
   }
-  return { delayMs: backoffDelay(settings.backoff, retry, previousMs, random), fromRetryAfter: false };
+  return { delayMs: backoffDelay(settings.backoff, retry, previousMs, random), fromRetryAfter: false, beyondCap: false };
 }
 
 /**

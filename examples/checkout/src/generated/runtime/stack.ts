@@ -5,8 +5,9 @@ import { CircuitBreaker, type BreakerHealth, type BreakerSettings } from "./brea
 import { RetryBudget, type BudgetHealth, type BudgetSettings } from "./budget.js";
 import { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead.js";
 import { Call, type CallEnding, type DependencyParts, type Hedging } from "./call.js";
+import type { ErrorClassifier, ErrorCondition } from "./classify.js";
 import { systemClock, type Clock } from "./clock.js";
-import { currentScope, inheritSignal, type DeadlineFormat, type DeadlineLike } from "./deadline.js";
+import { currentScope, inheritSignal, joinCallSignal, type DeadlineFormat, type DeadlineLike, type JoinedSignal } from "./deadline.js";
 import { abortedError, isDependencyFailure, isResilienceError, type ResilienceError } from "./errors.js";
 import { Emitter, type CallOutcome, type Observer } from "./events.js";
 import {
@@ -77,11 +78,20 @@ export interface OperationSettings<F extends FallbackSettings | null = FallbackS
   /** Attempt and total timeouts. */
   readonly timeout: TimeoutSettings;
   /** Retry; `null` for a single attempt. */
-  readonly retry: RetrySettings | null;
+  readonly retry: OperationRetrySettings | null;
   /** Hedging (instead of retry); `null` for none. */
   readonly hedge: HedgeSettings | null;
   /** Fallback; `null` (or `{ kind: "none" }`) for none. */
   readonly fallback: F;
+}
+
+/** Retry settings of an operation: {@link RetrySettings} and the thrown errors it names. */
+export interface OperationRetrySettings extends RetrySettings {
+  /**
+   * Errors a transport throws that are transient, by `code` (`{ code: "ECONNRESET" }`) or `name`
+   * (`{ name: "ThrottlingException" }`), matched on the error and its causes. Defaults to none.
+   */
+  readonly errors?: readonly ErrorCondition[] | undefined;
 }
 
 /** Injected services. Every field is optional and has a real default. */
@@ -92,6 +102,12 @@ export interface RuntimeEnvironment {
   readonly random?: Random | undefined;
   /** Receives every event of this dependency. */
   readonly observer?: Observer | undefined;
+  /**
+   * Decides what an error thrown by a transport (one that is not a `ResilienceError`) means:
+   * `transient`, `failure` (not retried) or `bug` (thrown as it is, no verdict, no fallback);
+   * `undefined` leaves it to the runtime. See docs/runtime.md, "What counts as transient".
+   */
+  readonly classify?: ErrorClassifier | undefined;
 }
 
 /** Per-call options. */
@@ -148,6 +164,7 @@ interface OperationState {
 }
 
 const NO_OPTIONS: CallOptions = {};
+const NO_ERRORS: readonly ErrorCondition[] = [];
 
 class DependencyStack implements Dependency {
   readonly name: string;
@@ -185,6 +202,7 @@ class DependencyStack implements Dependency {
       breaker: this.breaker,
       budget: this.budget,
       propagation: deadline !== null && deadline.propagate ? { header: deadline.header, format: deadline.format } : null,
+      classify: env.classify,
     };
   }
 
@@ -212,8 +230,10 @@ class DependencyStack implements Dependency {
     }
     const fallback: FallbackSettings | null = operation.fallback;
     const withFallback = hasFallback(fallback);
-    // the ambient signal (inbound request gone) joins the caller's; without one this is options.signal
-    const signal = inheritSignal(options.signal, scope);
+    // the ambient signal (inbound request gone) joins the caller's; without one this is options.signal.
+    // A join listens to both until the call settles, then lets go of them (see joinCallSignal)
+    const joined = joinCallSignal(options.signal, scope);
+    const signal = joined === undefined ? inheritSignal(options.signal, scope) : joined.signal;
     const repeatable = operation.retrySafe || operation.idempotencyKey !== null;
     const call = new Call(parts, {
       id,
@@ -224,6 +244,7 @@ class DependencyStack implements Dependency {
       attemptMs: operation.timeout.attemptMs ?? Number.POSITIVE_INFINITY,
       retry: operation.retry,
       retryOn: operation.retry?.on ?? DEFAULT_RETRY_ON,
+      retryErrors: operation.retry?.errors ?? NO_ERRORS,
       repeatable,
       idempotencyKey: options.idempotencyKey ?? (operation.idempotencyKey === null ? undefined : newIdempotencyKey()),
       idempotencyHeader: operation.idempotencyKey?.header ?? null,
@@ -232,7 +253,8 @@ class DependencyStack implements Dependency {
     });
     const hedge = operation.hedge;
     const hedging = hedge !== null && repeatable ? { settings: hedge, budget: this.#hedgeBudget(operation.name, hedge) } : null;
-    const result = this.#start(call, now, hedging);
+    let result = this.#start(call, now, hedging);
+    if (joined !== undefined) result = releasedOnSettle(result, joined);
     return (observed ? this.#ended(result, operation.name, id, now, withFallback) : result) as Promise<CallResult<T, F>>;
   }
 
@@ -361,6 +383,20 @@ class FallbackEnding implements CallEnding {
       return served;
     });
   }
+}
+
+/** `result`, once it has settled and `joined` has stopped listening to its sources. */
+function releasedOnSettle<R>(result: Promise<R>, joined: JoinedSignal): Promise<R> {
+  return result.then(
+    (value) => {
+      joined.release();
+      return value;
+    },
+    (error: unknown) => {
+      joined.release();
+      throw error;
+    },
+  );
 }
 
 /**
