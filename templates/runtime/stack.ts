@@ -229,9 +229,11 @@ class DependencyStack implements Dependency {
     const fallback: FallbackSettings | null = operation.fallback;
     const withFallback = hasFallback(fallback);
     // the ambient signal (inbound request gone) joins the caller's; without one this is options.signal.
-    // A join listens to both until the call settles, then lets go of them (see joinCallSignal)
-    const joined = joinCallSignal(options.signal, scope);
-    const signal = joined === undefined ? inheritSignal(options.signal, scope) : joined.signal;
+    // A join listens to both until the call settles, then lets go of them (see joinCallSignal):
+    // only a call given both pays for it
+    const callerSignal = options.signal;
+    const joined = callerSignal !== undefined && scope !== undefined ? joinCallSignal(callerSignal, scope) : undefined;
+    const signal = joined === undefined ? (scope === undefined ? callerSignal : inheritSignal(callerSignal, scope)) : joined.signal;
     const repeatable = operation.retrySafe || operation.idempotencyKey !== null;
     const call = new Call(parts, {
       id,
@@ -251,8 +253,8 @@ class DependencyStack implements Dependency {
     });
     const hedge = operation.hedge;
     const hedging = hedge !== null && repeatable ? { settings: hedge, budget: this.#hedgeBudget(operation.name, hedge) } : null;
-    let result = this.#start(call, now, hedging);
-    if (joined !== undefined) result = releasedOnSettle(result, joined);
+    const started = this.#start(call, now, hedging);
+    const result = joined === undefined ? started : releasedOnSettle(started, joined);
     return (observed ? this.#ended(result, operation.name, id, now, withFallback) : result) as Promise<CallResult<T, F>>;
   }
 
