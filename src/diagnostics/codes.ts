@@ -338,6 +338,21 @@ export const CODES = {
     fix: "Check the called dependency's policy in the same run, correct the name, or remove it.",
     example: "version: 1\ndependency: orders\ncalls: [ledger]\noperations:\n  create: { method: PUT, path: \"/orders/{id}\" }\n",
   },
+  RG222: {
+    severity: "error",
+    title: "Stale fallback on an operation that is not a retry-safe read",
+    help: "A stale fallback answers a failed call with an earlier response. That is only sound for a read that is safe to repeat: for a POST, a keyed write or any operation that is not retry-safe, the earlier response belongs to another request (another user's redemption), so serving it would be a lie or a leak. Give the operation another fallback, or turn the inherited one off with `fallback: { kind: none }`.",
+  },
+  RG223: {
+    severity: "warning",
+    title: "Optional dependency whose only fallback is stale",
+    help: "A stale fallback has nothing to serve until a call has succeeded: the first outage after a deploy fails the call anyway. Declare what a miss does, e.g. `fallback: { kind: stale, maxAge: 5m, otherwise: { kind: value, value: [] } }`.",
+  },
+  RG224: {
+    severity: "warning",
+    title: "Neither latency nor a bulkhead",
+    help: "Without `latency` resgen cannot derive a bulkhead by Little's law, and without `bulkhead` nothing bounds the calls in flight: a slow dependency can then take every socket and every request of the service. Declare the measured `latency` (with `rps`), or a `bulkhead`.",
+  },
   RG299: {
     severity: "warning",
     title: "An analyzer check failed",
@@ -367,6 +382,11 @@ export const CODES = {
     help: "`calls:` in a service policy lists the dependencies the service calls, so its edge deadline can be checked against them (RG502). A name no dependency policy in the same check declares is left out of that check, and a typo goes unnoticed.",
     fix: "Check the dependency's policy in the same run, correct the name, or remove it.",
     example: "version: 1\nkind: service\nservice: checkout\ncalls: [ledger]\n",
+  },
+  RG504: {
+    severity: "warning",
+    title: "Service without admission",
+    help: "A service policy without `admission` takes on every request that arrives: under overload nothing is shed, queues grow without bound and every request slows down together. Declare `admission: { maxConcurrent, maxQueue, queueTimeout }`.",
   },
   RG601: {
     severity: "error",
