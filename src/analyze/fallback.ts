@@ -1,9 +1,11 @@
 /**
  * Fallbacks: an optional dependency should degrade rather than fail its caller, and a constant
  * served in place of a response must have the response's shape (callers and generated types
- * trust it).
+ * trust it). A stale fallback exists only on retry-safe reads, since an earlier response to a
+ * write belongs to another request (docs/runtime.md, "Fallback"), and an optional dependency
+ * whose only fallback is stale should say what a miss does.
  */
-import type { ResolvedPolicy } from "../policy/model.js";
+import type { ResolvedOperation, ResolvedPolicy } from "../policy/model.js";
 import { finding, setAt, type AnalyzeContext, type Finding } from "./context.js";
 import { firstMismatch } from "./json-value.js";
 
@@ -25,16 +27,46 @@ export function checkFallback(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
       );
     }
     const fallback = op.fallback;
-    if (fallback?.kind === "value" && op.response !== undefined) {
-      const mismatch = firstMismatch(fallback.value, op.response, policy.schemas);
+    const source = setAt(provenance);
+    if (fallback?.kind === "stale" && !isRetrySafeRead(op, policy.transport)) {
+      const inherited = provenance?.origin === "policy" ? " (inherited from the policy's `fallback`)" : provenance?.origin === "project" ? " (inherited from the project defaults)" : "";
+      const what = policy.transport === "http" ? `${op.method ?? "GET"} ${op.path ?? "/"}` : op.idempotencyKey ? "a keyed write" : "an operation not marked `idempotent: true`";
+      out.push(
+        finding(
+          ctx,
+          policy,
+          "RG222",
+          [{ ref: source, key: true }, { ref: op.source, key: true }],
+          `a stale fallback${inherited} on ${what}, which is not a retry-safe read: the last response cached belongs to another request, and would be served to this one`,
+          policy.transport === "http"
+            ? "only GET and HEAD may have a stale fallback: give this operation `fallback: { kind: none }`, a value or a provided one"
+            : "only a function operation with `idempotent: true` and no idempotency key is a read: give this one `fallback: { kind: none }`, a value or a provided one",
+          op,
+        ),
+      );
+    } else if (fallback?.kind === "stale" && fallback.otherwise === null && !policy.essential) {
+      out.push(
+        finding(
+          ctx,
+          policy,
+          "RG223",
+          [{ ref: source, key: true }, { ref: op.source, key: true }],
+          `${policy.dependency} is not essential (essential: false), but this operation's only fallback is stale: with no entry for the request (the first outage after a start, a new user), the failure reaches the caller`,
+          "declare what a miss does: `otherwise: { kind: value, value: … }` or `otherwise: { kind: provided }` under the stale fallback",
+          op,
+        ),
+      );
+    }
+    const constant = fallback?.kind === "value" ? { value: fallback.value, at: ["value"] } : fallback?.kind === "stale" && fallback.otherwise?.kind === "value" ? { value: fallback.otherwise.value, at: ["otherwise", "value"] } : undefined;
+    if (constant && op.response !== undefined) {
+      const mismatch = firstMismatch(constant.value, op.response, policy.schemas);
       if (mismatch) {
-        const source = setAt(provenance);
         out.push(
           finding(
             ctx,
             policy,
             "RG216",
-            [{ ref: source && { file: source.file, path: [...source.path, "value"] } }, { ref: source, key: true }, { ref: op.source, key: true }],
+            [{ ref: source && { file: source.file, path: [...source.path, ...constant.at] } }, { ref: source, key: true }, { ref: op.source, key: true }],
             `the fallback value does not match the response schema: at ${mismatch.at}, ${mismatch.message}`,
             "serve a value of the response's shape (callers cannot tell it from a real response except by the degraded flag), or use `kind: stale`",
             op,
@@ -44,4 +76,15 @@ export function checkFallback(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
     }
   }
   return out;
+}
+
+/**
+ * Whether a stale fallback may answer `op`: an HTTP GET or HEAD that is retry-safe, or a function
+ * operation asserted `idempotent: true` without an idempotency key (a key marks a write made
+ * safe to repeat, not a read).
+ */
+export function isRetrySafeRead(op: ResolvedOperation, transport: "http" | "function"): boolean {
+  if (!op.retrySafe) return false;
+  if (transport === "http") return op.method === "GET" || op.method === "HEAD";
+  return op.idempotency === "asserted" || (op.idempotency === "method" && (op.method === "GET" || op.method === "HEAD"));
 }

@@ -59,6 +59,8 @@ const CASES: readonly Case[] = [
   { code: "RG219", node: "customerId", says: ['"customerId"', "/charges/{chargeId}"] },
   { code: "RG220", arg: `${DIR}/chain`, file: `${DIR}/chain/gateway.yaml`, node: "orders", says: ["gateway → orders → payments", "3 × 3 × 3 = 27"] },
   { code: "RG221", node: "ledgr", says: ['"ledgr"'] },
+  { code: "RG222", node: "fallback", says: ["operation redeem", "inherited from the policy's `fallback`", "POST /redemptions", "not a retry-safe read"] },
+  { code: "RG223", node: "fallback", says: ["operation getRecommendations", "essential: false", "only fallback is stale"] },
 ];
 
 describe("analyzer codes through resgen check", () => {
