@@ -1,7 +1,8 @@
 /**
  * Checks of service policies against themselves and against the dependencies they call: a
  * maximum deadline below the edge deadline, an edge deadline too short for one attempt at each
- * essential dependency, and `calls:` naming a dependency nobody declared.
+ * essential dependency, `calls:` naming a dependency nobody declared, and a service without
+ * admission control.
  */
 import { formatMs } from "../policy/durations.js";
 import type { ResolvedPolicy } from "../policy/model.js";
@@ -49,6 +50,16 @@ export function analyzeServices(services: readonly ResolvedService[], policies: 
             at(ctx, service, [place]),
             `the maximum deadline (${formatMs(maxMs)}) is shorter than the edge deadline (${formatMs(edgeMs)}): requests without a deadline would get more time than any caller may ask for`,
             `raise deadline.max to at least ${formatMs(edgeMs)}, or shorten deadline.edge`,
+          ),
+        );
+      }
+      if (service.admission === null) {
+        out.push(
+          finding(
+            "RG504",
+            at(ctx, service, [["service"]], true),
+            `service "${service.service}" has no admission: every request is admitted, so under overload nothing is shed and every request slows down together`,
+            "add admission: { maxConcurrent: 100, maxQueue: 100, queueTimeout: 500ms } sized for the service",
           ),
         );
       }

@@ -38,8 +38,30 @@ export const Admission = z
       })
       .optional()
       .meta({ description: "Adapt the limit to latency (AIMD: +1/limit per fast request, × backoff per slow one), between minLimit and maxConcurrent. Off by default: the limit is maxConcurrent." }),
+    reserve: z
+      .strictObject({
+        critical: int(0, 1_000_000, "Slots only critical requests may take.").optional(),
+        high: int(0, 1_000_000, "Slots only high and critical requests may take.").optional(),
+        normal: int(0, 1_000_000, "Slots low requests may not take.").optional(),
+      })
+      .optional()
+      .meta({
+        description:
+          "Slots kept for each priority above the lowest: less important requests cannot take them, so a critical request is admitted while its reserve is free, whatever the queue holds. Their sum must be below maxConcurrent. Defaults to { critical: 1 } (none when maxConcurrent is 1); {} reserves nothing.",
+      }),
   })
   .superRefine((a, ctx) => {
+    // the reserves come out of maxConcurrent: the lowest priority needs at least one slot left
+    const reserved = (a.reserve?.critical ?? 0) + (a.reserve?.high ?? 0) + (a.reserve?.normal ?? 0);
+    const slots = a.maxConcurrent ?? SERVICE_MAX_CONCURRENT_DEFAULT;
+    if (a.reserve !== undefined && typeof slots === "number" && Number.isFinite(reserved) && reserved >= slots) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["reserve"],
+        message: `admission.reserve keeps ${reserved} slots, but admission.maxConcurrent is ${slots}${a.maxConcurrent === undefined ? " (the default)" : ""}: at least one slot must be left for the lowest priority`,
+        params: { range: true, hint: `reserve at most ${slots - 1} slots in all, or raise maxConcurrent to ${reserved + 1}` },
+      });
+    }
     // the adaptive limit moves between minLimit and maxConcurrent: an empty interval cannot adapt
     const max = a.maxConcurrent ?? SERVICE_MAX_CONCURRENT_DEFAULT;
     const min = a.adaptive?.minLimit;

@@ -46,6 +46,8 @@ export interface ResolvedService {
     readonly queueTimeoutMs: number;
     /** Present only when the policy asks for an adaptive limit. */
     readonly adaptive?: { readonly minLimit: number; readonly latencyMs: number; readonly backoff: number };
+    /** Present only when the policy sets it; the runtime's default otherwise (one slot for critical when maxConcurrent ≥ 2). */
+    readonly reserve?: { readonly critical?: number; readonly high?: number; readonly normal?: number };
   } | null;
   readonly rejection: { readonly status: 429 | 503; readonly retryAfterS: number };
   readonly defaultPriority: PriorityName;
@@ -107,6 +109,9 @@ export function normalizeService(input: ServiceInput, file: string, project: Pro
           ...(a.adaptive === undefined
             ? {}
             : { adaptive: { minLimit: a.adaptive.minLimit ?? 1, latencyMs: ms(a.adaptive.latency), backoff: a.adaptive.backoff ?? 0.9 } }),
+          ...(a.reserve === undefined
+            ? {}
+            : { reserve: Object.fromEntries(Object.entries(a.reserve).filter(([, n]) => n !== undefined)) as { critical?: number; high?: number; normal?: number } }),
         };
   const r = input.reject ?? {};
   const rules = (input.priorities?.rules ?? []).map((rule, i): ResolvedPriorityRule => {

@@ -1,7 +1,8 @@
-import { AdmissionGate, type AdmissionHealth, type AdmissionSettings, type Priority, type ShedReason } from "./admission.js";
+import { AdmissionGate, type AdmissionHealth, type AdmissionSettings, type Priority, type ShedCause, type ShedReason } from "./admission.js";
 import { systemClock, type Clock } from "./clock.js";
-import { decodeTimeout, Deadline, withRequestScope, type DeadlineFormat } from "./deadline.js";
+import { Deadline, withRequestScope, type DeadlineFormat } from "./deadline.js";
 import { abortedError } from "./errors.js";
+import { consoleLogger, type Logger } from "./logger.js";
 
 /** How a service reads, bounds and stamps the deadlines of the requests it receives. */
 export interface InboundDeadlineSettings {
@@ -81,12 +82,49 @@ export interface ShedEvent {
   readonly status: number;
 }
 
+/**
+ * What the front door did with a request, for metrics (the OpenTelemetry adapter's
+ * `installInboundOpenTelemetry` counts them). `waitMs` is the time spent in the queue (0 when
+ * admitted or refused at once).
+ */
+export type InboundEvent =
+  | { readonly type: "request-admitted"; readonly service: string; readonly priority: Priority; readonly queued: boolean; readonly waitMs: number }
+  | { readonly type: "request-queued"; readonly service: string; readonly priority: Priority }
+  | {
+      readonly type: "request-shed";
+      readonly service: string;
+      readonly priority: Priority;
+      readonly reason: ShedReason;
+      /** `queue-full`, `evicted`, `queue-timeout` (reason `overload`) or `expired` (on arrival or in the queue). */
+      readonly cause: ShedCause;
+      readonly status: number;
+      readonly queued: boolean;
+      readonly waitMs: number;
+    }
+  | {
+      /** A deadline header no value of which could be read: the request got the edge deadline. */
+      readonly type: "deadline-malformed";
+      readonly service: string;
+      /** The header, lowercase (the configured one, or `grpc-timeout`). */
+      readonly header: string;
+    };
+
+/** Receives every {@link InboundEvent}. Errors it throws are swallowed: they never break a request. */
+export type InboundObserver = (event: InboundEvent) => void;
+
 /** Injected services and hooks. Every field is optional. */
 export interface InboundOptions {
   /** Time and timers. Defaults to {@link systemClock}. */
   readonly clock?: Clock | undefined;
   /** Called for every refused request (after the answer is written). */
   readonly onShed?: ((event: ShedEvent) => void) | undefined;
+  /** Receives every {@link InboundEvent}; more can subscribe with {@link InboundMiddleware.subscribe}. */
+  readonly observer?: InboundObserver | undefined;
+  /**
+   * Where unreadable deadline headers are logged (a warning, at most one line a minute with the
+   * count since the last). Defaults to {@link consoleLogger}.
+   */
+  readonly logger?: Logger | undefined;
 }
 
 /** Counters and occupancy of the middleware. */
@@ -139,24 +177,73 @@ export interface InboundMiddleware {
   fastify(app: FastifyLike): void;
   /** Counters and occupancy. */
   health(): InboundHealth;
+  /** Adds an observer of {@link InboundEvent}s; returns a function that removes it again. */
+  subscribe(observer: InboundObserver): () => void;
 }
 
 /**
  * The caller's remaining time from the request headers, in milliseconds: the configured header,
  * else `grpc-timeout` (when enabled), clamped to `maxMs`; `edgeMs` when neither is present or
- * readable. 0 means the caller's time is already spent.
+ * readable. With several values (a repeated header, or one joined with commas) the smallest
+ * readable one wins. 0 means the caller's time is already spent: a value that is negative or
+ * under 1 ms.
  */
 export function inboundBudget(settings: InboundDeadlineSettings, headers: InboundRequest["headers"]): number {
-  let ms = read(headers[settings.header], settings.format);
-  if (ms === undefined && settings.grpcTimeout && settings.header !== "grpc-timeout") ms = read(headers["grpc-timeout"], "grpc-timeout");
-  if (ms === undefined) return Math.min(settings.edgeMs, settings.maxMs);
+  return clampBudget(settings, readBudget(settings, headers));
+}
+
+// undefined: no deadline header; NaN: present, but no value readable
+function readBudget(settings: InboundDeadlineSettings, headers: InboundRequest["headers"]): number | undefined {
+  const ms = read(headers[settings.header], settings.format);
+  if ((ms === undefined || Number.isNaN(ms)) && settings.grpcTimeout && settings.header !== "grpc-timeout") {
+    const grpc = read(headers["grpc-timeout"], "grpc-timeout");
+    if (grpc !== undefined && (ms === undefined || !Number.isNaN(grpc))) return grpc;
+  }
+  return ms;
+}
+
+function clampBudget(settings: InboundDeadlineSettings, ms: number | undefined): number {
+  if (ms === undefined || Number.isNaN(ms)) return Math.min(settings.edgeMs, settings.maxMs);
   return ms < settings.maxMs ? ms : settings.maxMs;
 }
 
 function read(value: string | readonly string[] | undefined, format: DeadlineFormat): number | undefined {
   if (value === undefined) return undefined;
-  const text = typeof value === "string" ? value : value[0];
-  return text === undefined ? undefined : decodeTimeout(text, format);
+  if (typeof value === "string") return readList(value, format);
+  let best = NaN;
+  for (const text of value) best = smallest(best, readList(text, format));
+  return best;
+}
+
+function smallest(a: number, b: number): number {
+  return Number.isNaN(a) ? b : Number.isNaN(b) || a <= b ? a : b;
+}
+
+// Node joins a repeated header with ", ": every value counts, and the smallest readable one wins
+function readList(text: string, format: DeadlineFormat): number {
+  if (!text.includes(",")) return readOne(text, format);
+  let best = NaN;
+  for (const part of text.split(",")) best = smallest(best, readOne(part, format));
+  return best;
+}
+
+const MS_VALUE = /^-?\d{1,15}(\.\d+)?$/;
+const GRPC_VALUE = /^(-?)(\d{1,8})([HMSmun])$/;
+const GRPC_UNIT_MS: Readonly<Record<string, number>> = { H: 3_600_000, M: 60_000, S: 1_000, m: 1, u: 1e-3, n: 1e-6 };
+
+// milliseconds, 0 for a spent budget (negative, or under 1 ms), NaN when unreadable
+function readOne(raw: string, format: DeadlineFormat): number {
+  const text = raw.trim();
+  let ms: number;
+  if (format === "ms") {
+    if (!MS_VALUE.test(text)) return NaN;
+    ms = Number(text);
+  } else {
+    const match = GRPC_VALUE.exec(text);
+    if (match === null) return NaN;
+    ms = match[1] === "-" ? 0 : Number(match[2]) * GRPC_UNIT_MS[match[3]!]!;
+  }
+  return ms < 1 ? 0 : ms;
 }
 
 /** The priority of a request: the first matching rule's, else the default. */
@@ -199,13 +286,61 @@ class Inbound implements InboundMiddleware {
   #admitted = 0;
   #shed = 0;
   #expired = 0;
+  #observers: readonly InboundObserver[] = [];
+  readonly #logger: Logger;
+  // unreadable deadline headers since the last log line, and when that line was written
+  #malformed = 0;
+  #loggedAt = -Infinity;
 
   constructor(settings: ServiceSettings, options: InboundOptions) {
     this.settings = settings;
     this.#clock = options.clock ?? systemClock;
     this.#gate = settings.admission === null ? null : new AdmissionGate(settings.admission, this.#clock);
     this.#onShed = options.onShed;
+    this.#logger = options.logger ?? consoleLogger;
+    if (options.observer !== undefined) this.subscribe(options.observer);
     this.#overloadHeaders = { "retry-after": String(Math.max(0, Math.ceil(settings.rejection.retryAfterS))), "content-length": NO_BODY };
+  }
+
+  subscribe(observer: InboundObserver): () => void {
+    this.#observers = [...this.#observers, observer];
+    return () => {
+      this.#observers = this.#observers.filter((o) => o !== observer);
+    };
+  }
+
+  #emit(event: InboundEvent): void {
+    for (const observer of this.#observers) {
+      try {
+        observer(event);
+      } catch {
+        // an observer's bug must not break the request
+      }
+    }
+  }
+
+  // an unreadable deadline header: counted, and logged at most once a minute
+  #reportMalformed(req: InboundRequest, now: number): void {
+    const deadline = this.settings.deadline;
+    const header = req.headers[deadline.header] !== undefined ? deadline.header : "grpc-timeout";
+    if (this.#observers.length > 0) this.#emit({ type: "deadline-malformed", service: this.settings.name, header });
+    this.#malformed++;
+    if (now - this.#loggedAt < 60_000) return;
+    const raw = req.headers[header];
+    const value = (typeof raw === "string" ? raw : (raw ?? []).join(", ")).slice(0, 64).replace(/[^\x20-\x7e]/g, "?");
+    try {
+      this.#logger.warn(`${this.settings.name}: unreadable ${header} header, the request gets the edge deadline`, {
+        event: "resilience.inbound.deadline_malformed",
+        service: this.settings.name,
+        header,
+        value,
+        count: this.#malformed,
+      });
+    } catch {
+      // a logger's failure must not break the request
+    }
+    this.#malformed = 0;
+    this.#loggedAt = now;
   }
 
   /**
@@ -214,11 +349,13 @@ class Inbound implements InboundMiddleware {
    */
   #begin(req: InboundRequest, res: InboundResponse, start: (scope: Scope) => void, refuse: (status: number, headers: Record<string, string>) => void): void {
     const now = this.#clock.now();
-    const budget = inboundBudget(this.settings.deadline, req.headers);
+    const raw = readBudget(this.settings.deadline, req.headers);
+    if (raw !== undefined && Number.isNaN(raw)) this.#reportMalformed(req, now);
+    const budget = clampBudget(this.settings.deadline, raw);
     const gate = this.#gate;
-    if (budget <= 0) return this.#refuse(refuse, "expired", gate === null ? this.settings.defaultPriority : priorityOf(this.settings, req));
+    if (budget <= 0) return this.#refuse(refuse, "expired", "expired", gate === null ? this.settings.defaultPriority : priorityOf(this.settings, req), -1);
     const deadline = new Deadline(now + budget, this.#clock);
-    if (gate === null) return this.#start(res, deadline, false, start);
+    if (gate === null) return this.#start(res, deadline, false, start, this.settings.defaultPriority, -1);
     const priority = priorityOf(this.settings, req);
     let cancel: (() => void) | undefined;
     let settled = false;
@@ -228,15 +365,16 @@ class Inbound implements InboundMiddleware {
       () => {
         settled = true;
         if (res.writableFinished || isClosed(res)) return gate.release();
-        this.#start(res, deadline, true, start);
+        this.#start(res, deadline, true, start, priority, now);
       },
-      (reason) => {
+      (reason, cause) => {
         settled = true;
-        this.#refuse(refuse, reason, priority);
+        this.#refuse(refuse, reason, cause, priority, now);
       },
     );
-    if (entered === true) return this.#start(res, deadline, true, start);
-    if (entered === false) return this.#refuse(refuse, "overload", priority);
+    if (entered === true) return this.#start(res, deadline, true, start, priority, -1);
+    if (entered === false) return this.#refuse(refuse, "overload", "queue-full", priority, -1);
+    if (this.#observers.length > 0) this.#emit({ type: "request-queued", service: this.settings.name, priority });
     cancel = entered;
     // a caller that goes away while queued gives its place back
     res.once("close", () => {
@@ -244,8 +382,13 @@ class Inbound implements InboundMiddleware {
     });
   }
 
-  #start(res: InboundResponse, deadline: Deadline, holdsSlot: boolean, start: (scope: Scope) => void): void {
+  // queuedAt: when the request joined the queue, -1 if it never waited
+  #start(res: InboundResponse, deadline: Deadline, holdsSlot: boolean, start: (scope: Scope) => void, priority: Priority, queuedAt: number): void {
     this.#admitted++;
+    if (this.#observers.length > 0) {
+      const queued = queuedAt >= 0;
+      this.#emit({ type: "request-admitted", service: this.settings.name, priority, queued, waitMs: queued ? Math.max(0, this.#clock.now() - queuedAt) : 0 });
+    }
     const controller = new AbortController();
     const gate = this.#gate;
     const timed = gate !== null && gate.settings.adaptive != null;
@@ -258,13 +401,17 @@ class Inbound implements InboundMiddleware {
     start({ deadline, signal: controller.signal });
   }
 
-  #refuse(refuse: (status: number, headers: Record<string, string>) => void, reason: ShedReason, priority: Priority): void {
+  #refuse(refuse: (status: number, headers: Record<string, string>) => void, reason: ShedReason, cause: ShedCause, priority: Priority, queuedAt: number): void {
     const expired = reason === "expired";
     const status = expired ? this.settings.deadline.expiredStatus : this.settings.rejection.status;
     if (expired) this.#expired++;
     else this.#shed++;
     refuse(status, expired ? this.#expiredHeaders : this.#overloadHeaders);
     this.#onShed?.({ service: this.settings.name, reason, priority, status });
+    if (this.#observers.length > 0) {
+      const queued = queuedAt >= 0;
+      this.#emit({ type: "request-shed", service: this.settings.name, priority, reason, cause, status, queued, waitMs: queued ? Math.max(0, this.#clock.now() - queuedAt) : 0 });
+    }
   }
 
   node<Req extends InboundRequest, Res extends InboundResponse>(handler: (req: Req, res: Res) => unknown): (req: Req, res: Res) => void {

@@ -274,7 +274,7 @@ describe("the node:http adapter (fake request and response)", () => {
 describe("adaptive limit (AIMD), in virtual time", () => {
   it("cuts the limit on slow requests down to its minimum and grows it back by about one per limit's worth of fast ones", () => {
     const clock = createVirtualClock();
-    const gate = new AdmissionGate({ maxConcurrent: 10, maxQueue: 0, queueTimeoutMs: 0, adaptive: { minLimit: 2, latencyMs: 100, backoff: 0.5 } }, clock);
+    const gate = new AdmissionGate({ maxConcurrent: 10, maxQueue: 0, queueTimeoutMs: 0, reserve: {}, adaptive: { minLimit: 2, latencyMs: 100, backoff: 0.5 } }, clock);
     const none = () => undefined;
     for (let i = 0; i < 10; i++) expect(gate.enter("normal", 1_000, none, none)).toBe(true);
     for (let i = 0; i < 5; i++) gate.release(250);

@@ -43,7 +43,7 @@ describe("service policies", () => {
   });
 
   it("reports a maximum below the edge deadline (error) and an edge deadline the essential dependencies cannot fit in (warning)", () => {
-    const service = "version: 1\nkind: service\nservice: shop\ncalls: [stock, ledger]\ndeadline: { edge: 200ms, max: 100ms }\n";
+    const service = "version: 1\nkind: service\nservice: shop\ncalls: [stock, ledger]\ndeadline: { edge: 200ms, max: 100ms }\nadmission: { maxConcurrent: 10 }\n";
     const stock = "version: 1\ndependency: stock\ntimeout: { attempt: 150ms, total: 1s }\noperations:\n  get: { method: GET, path: /s }\n  list: { method: GET, path: /l, timeout: { attempt: 120ms } }\n";
     const pay = "version: 1\ndependency: pay\ntimeout: { attempt: 300ms, total: 1s }\noperations:\n  get: { method: GET, path: /p }\n";
     const r = checkTexts([
@@ -68,6 +68,25 @@ describe("service policies", () => {
     const r = checkTexts([{ file: "shop.yaml", text }]);
     expect(r.diagnostics).toEqual([]);
     expect(r.services[0]?.admission).toEqual({ maxConcurrent: 50, maxQueue: 50, queueTimeoutMs: 500, adaptive: { minLimit: 5, latencyMs: 150, backoff: 0.9 } });
+  });
+
+  it("resolves admission.reserve only when set, and points at a reserve that leaves the lowest priority no slot", () => {
+    const text = "version: 1\nkind: service\nservice: shop\nadmission: { maxConcurrent: 8, reserve: { critical: 2, high: 3 } }\n";
+    const r = checkTexts([{ file: "shop.yaml", text }]);
+    expect(r.diagnostics).toEqual([]);
+    expect(r.services[0]?.admission).toEqual({ maxConcurrent: 8, maxQueue: 8, queueTimeoutMs: 500, reserve: { critical: 2, high: 3 } });
+    const full = "version: 1\nkind: service\nservice: shop\nadmission:\n  maxConcurrent: 4\n  reserve: { critical: 2, normal: 2 }\n";
+    const bad = checkTexts([{ file: "shop.yaml", text: full }]);
+    expect(bad.diagnostics.map((d) => `${d.code} ${d.severity} ${at(full, d)} ${d.message}`)).toEqual([
+      "RG106 error 6:12 admission.reserve keeps 4 slots, but admission.maxConcurrent is 4: at least one slot must be left for the lowest priority",
+    ]);
+    const low = "version: 1\nkind: service\nservice: shop\nadmission: { reserve: { critical: 1000001, low: 1 } }\n";
+    expect(checkTexts([{ file: "shop.yaml", text: low }]).diagnostics.map((d) => d.code).sort()).toEqual(["RG101", "RG106"]);
+  });
+
+  it("warns about a service without admission (RG504), at its name", () => {
+    const text = "version: 1\nkind: service\nservice: shop\ncalls: []\n";
+    expect(checkTexts([{ file: "shop.yaml", text }]).diagnostics.map((d) => `${d.code} ${d.severity} ${at(text, d)}`)).toEqual(["RG504 warning 3:1"]);
   });
 
   it("refuses a service whose module would overwrite another generated module", () => {
