@@ -80,7 +80,7 @@ describe("service policies", () => {
     expect(bad.diagnostics.map((d) => `${d.code} ${d.severity} ${at(full, d)} ${d.message}`)).toEqual([
       "RG106 error 6:12 admission.reserve keeps 4 slots, but admission.maxConcurrent is 4: at least one slot must be left for the lowest priority",
     ]);
-    const low = "version: 1\nkind: service\nservice: shop\nadmission: { reserve: { critical: 1000001, low: 1 } }\n";
+    const low = "version: 1\nkind: service\nservice: shop\nadmission: { reserve: { critical: -1, low: 1 } }\n";
     expect(checkTexts([{ file: "shop.yaml", text: low }]).diagnostics.map((d) => d.code).sort()).toEqual(["RG101", "RG106"]);
   });
 
