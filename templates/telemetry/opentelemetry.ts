@@ -9,6 +9,8 @@
  * `grpc.client.call.*` (gRFC A66); one meter-wide `resilience.client.*` namespace in the spirit
  * of Polly's `resilience.*` events. Attributes are bounded: dependency and operation names from
  * the policies, outcomes, error kinds and states; never URLs, ids or payloads.
+ * The front door of a service (its inbound middleware) reports under `resilience.server.*`
+ * through {@link installInboundOpenTelemetry}.
  * The full table is in resgen's docs/telemetry.md.
  */
 import {
@@ -25,7 +27,7 @@ import {
   type Span,
   type Tracer,
 } from "@opentelemetry/api";
-import { consoleLogger, logEvents, type Dependency, type Logger, type ResilienceEvent } from "../runtime/index.js";
+import { consoleLogger, logEvents, type Dependency, type InboundEvent, type InboundMiddleware, type Logger, type ResilienceEvent } from "../runtime/index.js";
 
 /** What {@link installOpenTelemetry} records with. Every field has a default. */
 export interface OpenTelemetryOptions {
@@ -57,6 +59,11 @@ export const ATTR = {
   retries: "resilience.call.retries",
   hedges: "resilience.call.hedges",
   attempts: "resilience.call.attempts",
+  service: "resilience.service",
+  priority: "resilience.priority",
+  shedReason: "resilience.shed.reason",
+  queued: "resilience.admission.queued",
+  deadlineHeader: "resilience.deadline.header",
 } as const;
 
 /** Metric names. */
@@ -78,6 +85,14 @@ export const METRIC = {
   bulkheadLimit: "resilience.client.bulkhead.limit",
   bulkheadRejections: "resilience.client.bulkhead.rejections",
   fallbacks: "resilience.client.fallbacks",
+  serverAdmitted: "resilience.server.admission.admitted",
+  serverQueued: "resilience.server.admission.queued",
+  serverShed: "resilience.server.admission.shed",
+  serverQueueWait: "resilience.server.admission.queue_wait",
+  serverInFlight: "resilience.server.admission.in_flight",
+  serverWaiting: "resilience.server.admission.waiting",
+  serverLimit: "resilience.server.admission.limit",
+  serverDeadlineMalformed: "resilience.server.deadline.malformed",
 } as const;
 
 const BREAKER_STATES = ["closed", "open", "half-open", "isolated"] as const;
@@ -295,5 +310,69 @@ export function installOpenTelemetry(dependency: Dependency, options: OpenTeleme
     meter.removeBatchObservableCallback(observe, observables);
     for (const state of calls.values()) state.span.end();
     calls.clear();
+  };
+}
+
+/**
+ * Records what the front door of a service does as OpenTelemetry metrics: requests admitted,
+ * queued and shed by priority (and, for shed ones, why), the time spent in the queue, unreadable
+ * deadline headers, and the admission gate's occupancy. Returns a function that stops recording.
+ * Only `meter` of the options is used; the middleware logs unreadable headers itself.
+ */
+export function installInboundOpenTelemetry(middleware: InboundMiddleware, options: Pick<OpenTelemetryOptions, "meter"> = {}): () => void {
+  const meter = options.meter ?? metrics.getMeter("resgen");
+  const base: Attributes = { [ATTR.service]: middleware.settings.name };
+  const counter = (metric: string, description: string) => meter.createCounter(metric, { description, unit: "{request}", valueType: ValueType.INT });
+  const gauge = (metric: string, description: string) =>
+    meter.createObservableUpDownCounter(metric, { description, unit: "{request}", valueType: ValueType.INT });
+
+  const admitted = counter(METRIC.serverAdmitted, "Requests admitted, by priority and whether they waited in the queue.");
+  const queued = counter(METRIC.serverQueued, "Requests that found every slot they may take busy and waited in the queue, by priority.");
+  const shed = counter(METRIC.serverShed, "Requests refused without running the handler, by priority, reason and status.");
+  const malformed = counter(METRIC.serverDeadlineMalformed, "Requests whose deadline header could not be read (they got the edge deadline), by header.");
+  const queueWait = meter.createHistogram(METRIC.serverQueueWait, {
+    description: "Time requests spent in the queue, by priority and whether they were admitted or shed.",
+    unit: "s",
+    advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+  });
+  const inFlight = gauge(METRIC.serverInFlight, "Requests holding a slot.");
+  const waiting = gauge(METRIC.serverWaiting, "Requests waiting in the queue.");
+  const limit = gauge(METRIC.serverLimit, "Slots: maxConcurrent, or the adaptive limit's current value.");
+  const observables: Observable[] = [inFlight, waiting, limit];
+  const observe = (result: BatchObservableResult): void => {
+    const admission = middleware.health().admission;
+    if (admission === null) return;
+    result.observe(inFlight, admission.inFlight, base);
+    result.observe(waiting, admission.queued, base);
+    result.observe(limit, admission.maxConcurrent, base);
+  };
+  meter.addBatchObservableCallback(observe, observables);
+
+  const unsubscribe = middleware.subscribe((event: InboundEvent) => {
+    switch (event.type) {
+      case "request-admitted": {
+        const attributes: Attributes = { [ATTR.service]: event.service, [ATTR.priority]: event.priority };
+        admitted.add(1, { ...attributes, [ATTR.queued]: event.queued });
+        if (event.queued) queueWait.record(event.waitMs / 1000, { ...attributes, [ATTR.outcome]: "admitted" });
+        return;
+      }
+      case "request-queued":
+        queued.add(1, { [ATTR.service]: event.service, [ATTR.priority]: event.priority });
+        return;
+      case "request-shed": {
+        const attributes: Attributes = { [ATTR.service]: event.service, [ATTR.priority]: event.priority };
+        shed.add(1, { ...attributes, [ATTR.shedReason]: event.cause, [ATTR.statusCode]: event.status });
+        if (event.queued) queueWait.record(event.waitMs / 1000, { ...attributes, [ATTR.outcome]: "shed" });
+        return;
+      }
+      case "deadline-malformed":
+        malformed.add(1, { [ATTR.service]: event.service, [ATTR.deadlineHeader]: event.header });
+        return;
+    }
+  });
+
+  return () => {
+    unsubscribe();
+    meter.removeBatchObservableCallback(observe, observables);
   };
 }
