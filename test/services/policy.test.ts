@@ -1,7 +1,10 @@
 /**
  * Service policies through `resgen check`: validation with positions, the analyzer's RG501,
- * RG502 and RG503, and the checkout example clean.
+ * RG502, RG503 and RG504, admission.reserve, and the checkout example and docs/services.md clean.
  */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { check, checkTexts } from "../../src/check.js";
 import { repoRoot } from "./helpers.js";
@@ -102,6 +105,25 @@ describe("service policies", () => {
   it("keeps dependency policies working with or without kind: dependency", () => {
     const text = "version: 1\nkind: dependency\ndependency: stock\noperations:\n  get: { method: GET, path: /s }\n";
     expect(checkTexts([{ file: "stock.yaml", text }]).diagnostics).toEqual([]);
+  });
+
+  it("passes every service policy in docs/services.md, in the checkout example in place of its own", async () => {
+    const doc = readFileSync(join(repoRoot, "docs/services.md"), "utf8");
+    const blocks = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((y) => /^kind: service$/m.test(y));
+    expect(blocks.length).toBeGreaterThan(0);
+    const dir = mkdtempSync(join(tmpdir(), "resgen-services-doc-"));
+    try {
+      cpSync(join(repoRoot, "examples/checkout/resgen.config.yaml"), join(dir, "resgen.config.yaml"));
+      cpSync(join(repoRoot, "examples/checkout/resilience"), join(dir, "resilience"), { recursive: true });
+      for (const text of blocks) {
+        writeFileSync(join(dir, "resilience/checkout-service.yaml"), text);
+        const r = await check(["."], { cwd: dir });
+        expect(r.diagnostics.map((d) => `${d.code} ${d.message}`)).toEqual([]);
+        expect(r.services[0]?.admission?.reserve).toEqual({ critical: 2, high: 4 });
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("passes the checkout example, service policy included, with 0 errors and 0 warnings", async () => {
