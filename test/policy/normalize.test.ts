@@ -94,7 +94,7 @@ describe("normalize", () => {
     expect(op(p, "b").fallback).toBeNull();
     expect(op(p, "c").retry?.maxAttempts).toBe(4);
     expect(op(p, "c").provenance["retry.maxAttempts"]?.origin).toBe("policy");
-    expect(op(p, "c").fallback).toEqual({ kind: "stale", maxAgeMs: 300_000, maxEntries: 1000 });
+    expect(op(p, "c").fallback).toEqual({ kind: "stale", maxAgeMs: 300_000, maxEntries: 1000, vary: [], otherwise: null });
   });
 
   it("merges project defaults under the policy, and the policy wins", () => {
