@@ -5,7 +5,7 @@
  */
 import { formatMs } from "../policy/durations.js";
 import type { ResolvedPolicy } from "../policy/model.js";
-import { finding, num, sectionRef, setAt, type AnalyzeContext, type Finding, type Place } from "./context.js";
+import { finding, inherited, num, sectionRef, setAt, type AnalyzeContext, type Finding, type Place } from "./context.js";
 
 export const MIN_MEANINGFUL_CALLS = 5;
 
@@ -16,6 +16,7 @@ export function checkBreaker(policy: ResolvedPolicy, ctx: AnalyzeContext): Findi
   const section: Place = { ref: sectionRef(policy, "breaker"), key: true };
   const minCallsAt: Place[] = [{ ref: setAt(policy.provenance["breaker.minCalls"]) }, section];
   const windowAt: Place[] = [{ ref: setAt(policy.provenance["breaker.window.duration"]) }, section];
+  const from = inherited(ctx, "breaker", policy.provenance["breaker"]);
 
   // a count window never holds more calls than its size: a larger minimum is never reached
   if (b.window.kind === "count" && b.minCalls > b.window.calls) {
@@ -55,7 +56,7 @@ export function checkBreaker(policy: ResolvedPolicy, ctx: AnalyzeContext): Findi
         policy,
         "RG211",
         minCallsAt,
-        `breaker.minCalls ${b.minCalls} is too few for a rate to mean anything: ${failures} failed call${failures === 1 ? "" : "s"} out of ${b.minCalls} reach${failures === 1 ? "es" : ""} the ${num(b.failureRate * 100)}% threshold and open${failures === 1 ? "s" : ""} the breaker for ${formatMs(b.openForMs)}`,
+        `breaker.minCalls ${b.minCalls} is too few for a rate to mean anything: ${failures} failed call${failures === 1 ? "" : "s"} out of ${b.minCalls} reach${failures === 1 ? "es" : ""} the ${num(b.failureRate * 100)}% threshold and open${failures === 1 ? "s" : ""} the breaker for ${formatMs(b.openForMs)}${from}`,
         "raise minCalls to 20 or more (at least 5), so one unlucky burst cannot cut the dependency off",
       ),
     );
@@ -72,7 +73,7 @@ export function checkBreaker(policy: ResolvedPolicy, ctx: AnalyzeContext): Findi
           policy,
           "RG212",
           windowAt,
-          `breaker window ${formatMs(b.window.durationMs)} holds at most ${num(rps)} rps × ${num(windowS)} s = ${held} calls at peak, fewer than minCalls ${b.minCalls}: the breaker can never open`,
+          `breaker window ${formatMs(b.window.durationMs)} holds at most ${num(rps)} rps × ${num(windowS)} s = ${held} calls at peak, fewer than minCalls ${b.minCalls}: the breaker can never open${from}`,
           `lengthen window.duration to at least ${formatMs(Math.ceil((b.minCalls / rps) * 1000))}, or lower minCalls to ${Math.max(1, held)}`,
         ),
       );
@@ -85,7 +86,7 @@ export function checkBreaker(policy: ResolvedPolicy, ctx: AnalyzeContext): Findi
           policy,
           "RG213",
           windowAt,
-          `breaker window ${formatMs(b.window.durationMs)} is shorter than twice the attempt timeout (2 × ${formatMs(slowest)} = ${formatMs(2 * slowest)}): a call that times out is recorded after the window it started in has rotated out, so slow failures never add up`,
+          `breaker window ${formatMs(b.window.durationMs)} is shorter than twice the attempt timeout (2 × ${formatMs(slowest)} = ${formatMs(2 * slowest)}): a call that times out is recorded after the window it started in has rotated out, so slow failures never add up${from}`,
           `lengthen window.duration to at least ${formatMs(2 * slowest)} (10s is typical)`,
         ),
       );

@@ -9,6 +9,7 @@
  */
 import type { Code } from "../diagnostics/codes.js";
 import { diagnostic, type Diagnostic, type Span } from "../diagnostics/diagnostic.js";
+import { LineIndex } from "../diagnostics/position.js";
 import type { SourceDocument } from "../policy/load.js";
 import type { Provenance, ResolvedOperation, ResolvedPolicy, SourceRef } from "../policy/model.js";
 
@@ -17,6 +18,8 @@ export interface AnalyzeContext {
   readonly locate: (ref: SourceRef) => Span | undefined;
   /** Span of the key of the pair at `ref` (the value when there is no key); undefined as above. */
   readonly locateKey: (ref: SourceRef) => Span | undefined;
+  /** `file:line:col` of the key at `ref`, for messages that name another place; undefined as above. */
+  readonly where?: (ref: SourceRef) => string | undefined;
 }
 
 /** A context over the documents a check loaded, by the file name the model uses. */
@@ -25,9 +28,18 @@ export function contextFromDocuments(documents: ReadonlyMap<string, SourceDocume
     const doc = documents.get(ref.file);
     return doc && doc.has(ref.path) ? doc : undefined;
   };
+  const lines = new Map<SourceDocument, LineIndex>();
   return {
     locate: (ref) => find(ref)?.spanOf(ref.path),
     locateKey: (ref) => find(ref)?.keySpanOf(ref.path),
+    where: (ref) => {
+      const doc = find(ref);
+      if (!doc) return undefined;
+      let index = lines.get(doc);
+      if (!index) lines.set(doc, (index = new LineIndex(doc.text)));
+      const { line, column } = index.position(doc.keySpanOf(ref.path).start);
+      return `${ref.file}:${line}:${column}`;
+    },
   };
 }
 
@@ -108,10 +120,23 @@ export function projectFile(policy: ResolvedPolicy): string | undefined {
   return undefined;
 }
 
+/**
+ * For a finding about a layer the policy inherits from the project defaults (docs/policy.md, "The
+ * project file"): " (retry inherited from resgen.config.yaml:5:3)", naming the line that turned
+ * the layer on; "" when the layer was set in the policy or the operation, or is absent.
+ */
+export function inherited(ctx: AnalyzeContext, layer: string, provenance: Provenance | undefined): string {
+  if (provenance?.origin !== "project" || !provenance.source) return "";
+  const at = ctx.where?.(provenance.source) ?? provenance.source.file;
+  return ` (${layer} inherited from ${at})`;
+}
+
 /** Where a dependency-level section (breaker, bulkhead, retry) is declared: the policy or the project defaults. */
 export function sectionRef(policy: ResolvedPolicy, section: string): SourceRef | undefined {
   const own = inPolicy(policy, section);
-  const origin = policy.provenance[section]?.origin;
+  const p = policy.provenance[section];
+  const origin = p?.origin;
+  if ((origin === "project" || origin === "policy") && p?.source) return p.source;
   if (origin === "project") {
     const file = projectFile(policy);
     return file === undefined ? own : { file, path: ["defaults", section] };

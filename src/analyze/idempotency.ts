@@ -46,7 +46,7 @@ export function checkIdempotency(policy: ResolvedPolicy, ctx: AnalyzeContext): F
               policy,
               "RG202",
               [{ ref: where, key: true }, opKey],
-              `${layer.name} (maxAttempts ${layer.attempts}) inherited from ${ORIGIN_TEXT[origin]} does not apply to this ${kind(op)} (not idempotent, no idempotency key): it will be attempted once`,
+              `${layer.name} (maxAttempts ${layer.attempts}) inherited from ${ORIGIN_TEXT[origin]}${origin === "project" && where ? ` (${ctx.where?.(where) ?? where.file})` : ""} does not apply to this ${kind(op)} (not idempotent, no idempotency key): it will be attempted once`,
               `add \`idempotency: { header: Idempotency-Key }\` to make it retry-safe, or set \`${layer.name}: false\` on the operation to say so`,
               op,
             ),

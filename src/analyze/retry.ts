@@ -6,7 +6,7 @@
 import { formatMs } from "../policy/durations.js";
 import type { ResolvedPolicy } from "../policy/model.js";
 import { DEFAULTS } from "../policy/normalize.js";
-import { effectiveRetry, finding, num, setAt, type AnalyzeContext, type Finding } from "./context.js";
+import { effectiveRetry, finding, inherited, num, setAt, type AnalyzeContext, type Finding } from "./context.js";
 
 /** Clients assumed to fail together when the policy declares no rate (DESIGN §7's checkout pool). */
 export const HERD_WITHOUT_RPS = 200;
@@ -41,7 +41,7 @@ export function checkRetry(policy: ResolvedPolicy, ctx: AnalyzeContext): Finding
         policy,
         "RG206",
         [{ ref: setAt(op.provenance["retry.backoff.jitter"]) }, { ref: setAt(op.provenance["retry"]), key: true }, { ref: op.source, key: true }],
-        `retry backoff has \`jitter: none\`: calls that fail together retry together, ${herd} of them within the same millisecond after ${formatMs(window)}`,
+        `retry backoff has \`jitter: none\`: calls that fail together retry together, ${herd} of them within the same millisecond after ${formatMs(window)}${inherited(ctx, "retry", op.provenance["retry"])}`,
         `use \`jitter: full\`: it spreads those ${herd} retries over the 0–${formatMs(window)} backoff window (about ${num(herd / Math.max(1, window))} per ms) instead of one spike`,
         op,
       ),
@@ -63,7 +63,7 @@ export function checkRetry(policy: ResolvedPolicy, ctx: AnalyzeContext): Finding
           policy,
           "RG210",
           [{ ref: setAt(first.provenance["retry"]), key: true }, { ref: first.source, key: true }],
-          `retries without a budget: in a total outage every call makes ${worst} attempts, ${worst}× the load${load} on a dependency that is already down`,
+          `retries without a budget: in a total outage every call makes ${worst} attempts, ${worst}× the load${load} on a dependency that is already down${inherited(ctx, "retry", first.provenance["retry"])}`,
           `add \`budget: { maxTokens: ${DEFAULTS.budget.maxTokens}, tokenRatio: ${DEFAULTS.budget.tokenRatio} }\` under retry: then ${calls} failing calls make at most ${calls} + ${half} + 1 = ${calls + half + 1} attempts instead of ${calls * worst} (gRPC A6 throttling); \`budget: false\` says no budget on purpose`,
         ),
       );

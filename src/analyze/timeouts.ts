@@ -7,7 +7,7 @@ import { formatMs } from "../policy/durations.js";
 import type { ResolvedOperation, ResolvedPolicy } from "../policy/model.js";
 import { backoffCeilings, worstCase } from "../policy/normalize.js";
 import { RANGES } from "../policy/schema.js";
-import { effectiveHedge, effectiveRetry, finding, inPolicy, setAt, type AnalyzeContext, type Finding, type Place } from "./context.js";
+import { effectiveHedge, effectiveRetry, finding, inherited, inPolicy, setAt, type AnalyzeContext, type Finding, type Place } from "./context.js";
 
 /** Candidate places for the attempt timeout: where it was set, else the latency it was derived from, else the operation. */
 function attemptPlaces(policy: ResolvedPolicy, op: ResolvedOperation): Place[] {
@@ -54,6 +54,10 @@ export function checkTimeouts(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
     const hedge = effectiveHedge(op);
 
     const attempts = Math.max(retry?.maxAttempts ?? 1, hedge?.maxAttempts ?? 1);
+    // a retry (or hedge) inherited from the project defaults: say where it was turned on, and how to turn it off
+    const planLayer = retry ? "retry" : hedge ? "hedge" : undefined;
+    const from = planLayer ? inherited(ctx, planLayer, op.provenance[planLayer]) : "";
+    const turnOff = from ? `; or \`${planLayer}: false\` in the policy turns the inherited ${planLayer} off` : "";
     // one attempt as long as the whole call is harmless; longer, or with retries to fit, it is not
     if (!totalDerived && (attemptMs > totalMs || (attemptMs === totalMs && attempts > 1))) {
       const explicitAttempt = setAt(op.provenance["timeout.attempt"]) !== undefined;
@@ -63,10 +67,10 @@ export function checkTimeouts(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
           policy,
           "RG205",
           explicitAttempt ? [...attemptPlaces(policy, op)] : [...totalPlaces(op)],
-          `attempt timeout ${formatMs(attemptMs)}${explicitAttempt ? "" : " (derived)"} is not below the total timeout ${formatMs(totalMs)}: ${attempts > 1 ? `one slow attempt uses the whole deadline, so the other ${attempts - 1 === 1 ? "attempt" : `${attempts - 1} attempts`} can never run` : "the attempt timeout can never fire before the deadline"}`,
-          p999Ms !== undefined && Math.ceil(1.5 * p999Ms) * attempts < totalMs
+          `attempt timeout ${formatMs(attemptMs)}${explicitAttempt ? "" : " (derived)"} is not below the total timeout ${formatMs(totalMs)}: ${attempts > 1 ? `one slow attempt uses the whole deadline, so the other ${attempts - 1 === 1 ? "attempt" : `${attempts - 1} attempts`} can never run` : "the attempt timeout can never fire before the deadline"}${from}`,
+          (p999Ms !== undefined && Math.ceil(1.5 * p999Ms) * attempts < totalMs
             ? `set timeout.attempt below timeout.total, e.g. 1.5 × p999 = ${formatMs(Math.ceil(1.5 * p999Ms))}`
-            : `raise timeout.total above ${attempts} × ${formatMs(attemptMs)} = ${formatMs(attempts * attemptMs)} plus backoff, or lower timeout.attempt`,
+            : `raise timeout.total above ${attempts} × ${formatMs(attemptMs)} = ${formatMs(attempts * attemptMs)} plus backoff, or lower timeout.attempt`) + turnOff,
           op,
         ),
       );
@@ -85,10 +89,10 @@ export function checkTimeouts(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
             policy,
             "RG207",
             totalPlaces(op),
-            `worst case ${formula} exceeds the total timeout ${formatMs(totalMs)}: when every attempt times out, only ${fit} of ${max} attempts ${fit === 1 ? "fits" : "fit"}`,
-            worst <= RANGES.total.max
+            `worst case ${formula} exceeds the total timeout ${formatMs(totalMs)}: when every attempt times out, only ${fit} of ${max} attempts ${fit === 1 ? "fits" : "fit"}${from}`,
+            (worst <= RANGES.total.max
               ? `raise timeout.total to ${formatMs(worst)}, lower timeout.attempt, or set maxAttempts: ${Math.max(1, fit)}`
-              : `lower timeout.attempt or set maxAttempts: ${Math.max(1, fit)} (timeout.total is at most ${formatMs(RANGES.total.max)})`,
+              : `lower timeout.attempt or set maxAttempts: ${Math.max(1, fit)} (timeout.total is at most ${formatMs(RANGES.total.max)})`) + turnOff,
             op,
           ),
         );

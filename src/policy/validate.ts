@@ -91,7 +91,7 @@ function translate(root: AnySchema, source: SourceDocument, issue: Issue, base: 
       // A union such as `false | { ...settings }`: follow the branch that matches the input's type.
       const branches = issue.errors.filter((errors) => !errors.some((e) => e.path.length === 0 && (e.code === "invalid_type" || e.code === "invalid_value")));
       if (branches.length === 1) return branches[0]!.flatMap((e) => translate(root, source, e, path));
-      return [diagnostic("RG103", file, span, `${label(path)} has the wrong type: ${expectedOfUnion(issue)} expected, got ${describe(input)}`)];
+      return [diagnostic("RG103", file, span, `${label(path)} has the wrong type: ${expectedOfUnion(issue)} expected, got ${describe(input)}`, layerHint(path, input))];
     }
     case "invalid_type":
       // YAML reads a number with hundreds of digits (or .inf) as Infinity, which zod refuses as a type
@@ -101,7 +101,7 @@ function translate(root: AnySchema, source: SourceDocument, issue: Issue, base: 
         const relation = bound === undefined || !Number.isFinite(bound) ? "a finite number" : `${input > 0 ? "at most" : "at least"} ${bound}`;
         return [diagnostic("RG106", file, span, `${label(path)} must be ${relation}, got ${input > 0 ? "a number" : "a negative number"} too large to represent`)];
       }
-      return [diagnostic("RG103", file, span, `${label(path)} must be ${article(issue.expected)}, got ${describe(input)}`)];
+      return [diagnostic("RG103", file, span, `${label(path)} must be ${article(issue.expected)}, got ${describe(input)}`, layerHint(path, input))];
     case "invalid_value": {
       if (path.length === 1 && path[0] === "version") {
         return [diagnostic("RG110", file, span, `unsupported version ${formatValue(input)}`, "this resgen reads version: 1")];
@@ -133,6 +133,21 @@ function translate(root: AnySchema, source: SourceDocument, issue: Issue, base: 
     default:
       return [diagnostic("RG103", file, span, `${label(path)} is not valid: ${formatValue(input)}`)];
   }
+}
+
+const LAYERS = ["retry", "hedge", "breaker", "bulkhead"];
+
+/**
+ * A layer written as true or false where it is refused (docs/policy.md, "The project file"):
+ * `true` is spelled `{}`; `false` turns off an inherited layer in a policy, and means nothing in
+ * the project defaults, which nothing is inherited into.
+ */
+function layerHint(path: Path, input: unknown): string | undefined {
+  const key = String(path[path.length - 1]);
+  if (typeof input !== "boolean" || !LAYERS.includes(key)) return undefined;
+  if (input) return `write \`${key}: {}\` to turn it on with the defaults`;
+  if (path.length === 2 && path[0] === "defaults") return `the project defaults give no ${key} when \`${key}\` is left out of \`defaults:\`; \`${key}: false\` belongs in a policy, to turn off the ${key} it inherits from here`;
+  return undefined;
 }
 
 /** Keys that exist elsewhere in the language: say where they belong instead of "unknown". */
