@@ -83,8 +83,8 @@ export interface ShedEvent {
 }
 
 /**
- * What the front door did with a request, for metrics (the OpenTelemetry adapter's
- * `installInboundOpenTelemetry` counts them). `waitMs` is the time spent in the queue (0 when
+ * What the front door did with a request, for metrics (the telemetry adapter counts them; see
+ * docs/services.md). `waitMs` is the time spent in the queue (0 when
  * admitted or refused at once).
  */
 export type InboundEvent =
