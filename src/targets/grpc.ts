@@ -132,7 +132,7 @@ function throttling(policy: ResolvedPolicy, report: MappingReport): object {
 function notePolicy(policy: ResolvedPolicy, report: MappingReport): void {
   if (policy.breaker) {
     report.noteSection(policy, "RG402", "breaker", "a gRPC service config has no circuit breaker: the breaker stays in the application");
-    if (policy.breaker.slowCall) report.noteSection(policy, "RG403", "breaker.slowCall", "slow calls are not failures to a gRPC channel");
+    if (policy.breaker.slowCall && policy.provenance["breaker.slowCall"]?.origin !== "derived") report.noteSection(policy, "RG403", "breaker.slowCall", "slow calls are not failures to a gRPC channel");
   }
   if (policy.bulkhead) report.noteSection(policy, "RG404", "bulkhead", "a gRPC channel has no client-side concurrency limit: the bulkhead stays in the application");
   if (policy.deadline.propagate) {

@@ -186,7 +186,7 @@ function destinationPolicy(policy: ResolvedPolicy, report: MappingReport): Recor
       `the breaker (${Math.round(breaker.failureRate * 100)}% failures ${window}, at least ${breaker.minCalls} calls) becomes outlier detection: a host is ejected for ${formatMs(breaker.openForMs)} after ${consecutive} consecutive 5xx; no half-open trials`,
       "the breaker stays in the application's client; the mesh protects per host",
     );
-    if (breaker.slowCall) report.noteSection(policy, "RG403", "breaker.slowCall", `slow calls over ${formatMs(breaker.slowCall.durationMs)} are not failures to Envoy`);
+    if (breaker.slowCall && policy.provenance["breaker.slowCall"]?.origin !== "derived") report.noteSection(policy, "RG403", "breaker.slowCall", `slow calls over ${formatMs(breaker.slowCall.durationMs)} are not failures to Envoy`);
   }
 
   const budget = policy.budget;

@@ -64,7 +64,7 @@ function serviceProfile(policy: ResolvedPolicy, report: MappingReport): object {
 
   if (policy.breaker) {
     report.noteSection(policy, "RG402", "breaker", "a ServiceProfile has no circuit breaker: the breaker stays in the application", "Linkerd's failure accrual is configured with balancer.linkerd.io/failure-accrual annotations on the Service, outside this file");
-    if (policy.breaker.slowCall) report.noteSection(policy, "RG403", "breaker.slowCall", "slow calls are not failures to Linkerd");
+    if (policy.breaker.slowCall && policy.provenance["breaker.slowCall"]?.origin !== "derived") report.noteSection(policy, "RG403", "breaker.slowCall", "slow calls are not failures to Linkerd");
   }
   if (policy.bulkhead) report.noteSection(policy, "RG404", "bulkhead", "Linkerd has no client-side concurrency limit: the bulkhead stays in the application");
   if (policy.deadline.propagate) {
