@@ -182,7 +182,17 @@ function explainOperation(policy: ResolvedPolicy, op: ResolvedOperation, where: 
       setting("fallback", f?.kind ?? "none", f === null ? "none" : f.kind),
       ...(f?.kind === "value" ? [setting("fallback.value", null, JSON.stringify(f.value) ?? "null", op.provenance["fallback"])] : []),
       ...(f?.kind === "stale"
-        ? [setting("fallback.maxAge", f.maxAgeMs, formatMs(f.maxAgeMs), op.provenance["fallback"]), setting("fallback.maxEntries", f.maxEntries, String(f.maxEntries), op.provenance["fallback"])]
+        ? [
+            setting("fallback.maxAge", f.maxAgeMs, formatMs(f.maxAgeMs), op.provenance["fallback"]),
+            setting("fallback.maxEntries", f.maxEntries, String(f.maxEntries), op.provenance["fallback"]),
+            setting("fallback.vary", f.vary, ["method", "URL", "Authorization", "Cookie", "per-call headers", ...f.vary].join(", "), op.provenance["fallback"]),
+            setting(
+              "fallback.otherwise",
+              f.otherwise?.kind ?? null,
+              f.otherwise === null ? "a miss throws the failure" : f.otherwise.kind === "value" ? `a miss serves ${JSON.stringify(f.otherwise.value) ?? "null"}` : "a miss calls the caller's fallback",
+              op.provenance["fallback"],
+            ),
+          ]
         : []),
     ],
   };
@@ -199,7 +209,7 @@ function explainOperation(policy: ResolvedPolicy, op: ResolvedOperation, where: 
           setting("bulkhead.overflow", b.overflow, b.overflow),
         ],
       }
-    : { layer: "bulkhead", active: false, note: "no bulkhead declared", settings: [] };
+    : { layer: "bulkhead", active: false, note: policy.provenance["bulkhead"]?.origin === "policy" ? "turned off: bulkhead: false" : "no bulkhead declared, none derived (latency has no rps and p99 or p999)", settings: [] };
 
   const br = policy.breaker;
   const breaker: ExplainLayer = br
@@ -218,7 +228,7 @@ function explainOperation(policy: ResolvedPolicy, op: ResolvedOperation, where: 
           setting("breaker.halfOpen.successes", br.halfOpen.successes, String(br.halfOpen.successes)),
         ],
       }
-    : { layer: "breaker", active: false, note: "no breaker declared", settings: [] };
+    : { layer: "breaker", active: false, note: policy.provenance["breaker"]?.origin === "policy" ? "turned off: breaker: false" : "no breaker declared", settings: [] };
 
   const r = op.retry;
   const notSafe = "not retry-safe (not idempotent, no idempotency key): attempted once";

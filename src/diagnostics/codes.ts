@@ -342,16 +342,19 @@ export const CODES = {
     severity: "error",
     title: "Stale fallback on an operation that is not a retry-safe read",
     help: "A stale fallback answers a failed call with an earlier response. That is only sound for a read that is safe to repeat: for a POST, a keyed write or any operation that is not retry-safe, the earlier response belongs to another request (another user's redemption), so serving it would be a lie or a leak. Give the operation another fallback, or turn the inherited one off with `fallback: { kind: none }`.",
+    example: "version: 1\ndependency: loyalty\nbulkhead: { maxConcurrent: 10 }\nfallback: { kind: stale }\noperations:\n  getBalance: { method: GET, path: \"/balances/{userId}\" }\n  redeem:\n    method: POST\n    path: /redemptions\n    idempotency: { header: Idempotency-Key }\n",
   },
   RG223: {
     severity: "warning",
     title: "Optional dependency whose only fallback is stale",
     help: "A stale fallback has nothing to serve until a call has succeeded: the first outage after a deploy fails the call anyway. Declare what a miss does, e.g. `fallback: { kind: stale, maxAge: 5m, otherwise: { kind: value, value: [] } }`.",
+    example: "version: 1\ndependency: recommendations\nessential: false\nbulkhead: { maxConcurrent: 10 }\nfallback: { kind: stale, maxAge: 5m }\noperations:\n  getRecommendations: { method: GET, path: /recommendations }\n",
   },
   RG224: {
     severity: "warning",
     title: "Neither latency nor a bulkhead",
     help: "Without `latency` resgen cannot derive a bulkhead by Little's law, and without `bulkhead` nothing bounds the calls in flight: a slow dependency can then take every socket and every request of the service. Declare the measured `latency` (with `rps`), or a `bulkhead`.",
+    example: "version: 1\ndependency: payments\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
   },
   RG299: {
     severity: "warning",
@@ -363,14 +366,14 @@ export const CODES = {
     title: "Maximum deadline below the edge deadline",
     help: "A service policy's `deadline.max` clamps the budget a caller may ask for, and `deadline.edge` is the budget a request without one receives. A maximum below the edge deadline would give requests that say nothing more time than any caller is allowed to ask for: one of the two is a mistake.",
     fix: "Raise `deadline.max` to at least the edge deadline, or shorten `deadline.edge`.",
-    example: "version: 1\nkind: service\nservice: checkout\ndeadline: { edge: 5s, max: 2s }\n",
+    example: "version: 1\nkind: service\nservice: checkout\ndeadline: { edge: 5s, max: 2s }\nadmission: { maxConcurrent: 64 }\n",
   },
   RG502: {
     severity: "warning",
     title: "Edge deadline shorter than the essential dependencies need",
     help: "A request that arrives without a deadline gets the edge deadline, and every call the service makes for it inherits that budget. When it is shorter than one attempt at each essential dependency (the sum of their shortest attempt timeouts), a request that must call them all in turn cannot succeed even when they are healthy and slow only within their timeouts: the edge deadline cuts the last call short.",
     fix: "Give `deadline.edge` at least the sum shown, or shorten the attempt timeouts of the essential dependencies.",
-    example: "version: 1\nkind: service\nservice: checkout\ndeadline: { edge: 300ms }\n",
+    example: "version: 1\nkind: service\nservice: checkout\ndeadline: { edge: 300ms }\nadmission: { maxConcurrent: 64 }\n",
     context: {
       "inventory.yaml": "version: 1\ndependency: inventory\ntimeout: { attempt: 200ms, total: 1s }\noperations:\n  getStock: { method: GET, path: \"/items/{sku}\" }\n",
       "payments.yaml": "version: 1\ndependency: payments\ntimeout: { attempt: 250ms, total: 1s }\noperations:\n  charge: { method: PUT, path: \"/charges/{id}\" }\n",
@@ -381,12 +384,13 @@ export const CODES = {
     title: "A service's calls names an unknown dependency",
     help: "`calls:` in a service policy lists the dependencies the service calls, so its edge deadline can be checked against them (RG502). A name no dependency policy in the same check declares is left out of that check, and a typo goes unnoticed.",
     fix: "Check the dependency's policy in the same run, correct the name, or remove it.",
-    example: "version: 1\nkind: service\nservice: checkout\ncalls: [ledger]\n",
+    example: "version: 1\nkind: service\nservice: checkout\ncalls: [ledger]\nadmission: { maxConcurrent: 64 }\n",
   },
   RG504: {
     severity: "warning",
     title: "Service without admission",
     help: "A service policy without `admission` takes on every request that arrives: under overload nothing is shed, queues grow without bound and every request slows down together. Declare `admission: { maxConcurrent, maxQueue, queueTimeout }`.",
+    example: "version: 1\nkind: service\nservice: checkout\ndeadline: { edge: 2s }\n",
   },
   RG601: {
     severity: "error",

@@ -79,7 +79,7 @@ function build(policy: ResolvedPolicy, telemetry: boolean): (string | StatementS
   const types: TypeContext = { names: schemaTypeNames(policy.schemas, taken) };
 
   const runtimeValues = new Set<string>(["createDependency"]);
-  const runtimeTypes = new Set<string>(["CallOptions", "Clock", "DependencyHealth", "DependencySettings", "ErrorClassifier", "Observer", "OperationSettings", "Random"]);
+  const runtimeTypes = new Set<string>(["Clock", "DependencyHealth", "DependencySettings", "ErrorClassifier", "Observer", "OperationSettings", "Random"]);
 
   // --- schema types
   for (const [schemaName, schema] of Object.entries(policy.schemas).sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -144,13 +144,14 @@ function build(policy: ResolvedPolicy, telemetry: boolean): (string | StatementS
     const withFallback = op.fallback !== null;
     const result = withFallback ? `Outcome<${response}>` : response;
     if (withFallback) runtimeTypes.add("Outcome");
-    const options = optionsParam(op, response, runtimeTypes);
+    const options = optionsParam(op, response, runtimeTypes, http);
     const docs = [methodDoc(op, http)];
     if (http) {
       return {
         name: propertyKey(n.method),
         docs,
-        parameters: [{ name: "input", type: n.input, hasQuestionToken: !requiresInput(op) }, options].filter((p) => hasInput(op) || p.name !== "input"),
+        // an optional input cannot come before required options
+        parameters: [{ name: "input", type: n.input, hasQuestionToken: !requiresInput(op) && options.hasQuestionToken }, options].filter((p) => hasInput(op) || p.name !== "input"),
         returnType: `Promise<${result}>`,
       };
     }
@@ -254,16 +255,58 @@ function inputInterface(op: ResolvedOperation, n: OperationNames): InterfaceDecl
   return { kind: StructureKind.Interface, name: n.input, isExported: true, docs: [`Input of ${op.name}.`], properties };
 }
 
-/** Per-call options; a `provided` fallback makes the caller's fallback function required. */
-function optionsType(op: ResolvedOperation, response: string): string {
-  return op.fallback?.kind === "provided"
-    ? `CallOptions<${response}> & { readonly fallback: (error: ResilienceError) => ${response} | Promise<${response}> }`
-    : `CallOptions<${response}>`;
+/** Whether the caller provides the fallback: `kind: provided`, or a stale one whose miss asks the caller. */
+function callerProvides(op: ResolvedOperation): boolean {
+  return op.fallback?.kind === "provided" || (op.fallback?.kind === "stale" && op.fallback.otherwise?.kind === "provided");
 }
 
-function optionsParam(op: ResolvedOperation, response: string, runtimeTypes: Set<string>) {
-  if (op.fallback?.kind === "provided") runtimeTypes.add("ResilienceError");
-  return { name: "options", type: optionsType(op, response), hasQuestionToken: op.fallback?.kind !== "provided" };
+/**
+ * A function operation with a stale fallback and no input: the runtime cannot see what the
+ * caller's function asks for, so the caller must name it in `cacheKey` (docs/runtime.md, "Fallback").
+ */
+function requiresCacheKey(op: ResolvedOperation, http: boolean): boolean {
+  return !http && op.fallback?.kind === "stale" && op.body === undefined;
+}
+
+/**
+ * Per-call options. The `fallback` option exists only where a provided fallback runs, and is
+ * required there; HTTP calls take their own `headers`.
+ */
+function optionsType(op: ResolvedOperation, response: string, http: boolean): string {
+  const base = callerProvides(op) ? `ProvidedCallOptions<${response}>${http ? " & CallHeaders" : ""}` : http ? `HttpCallOptions<${response}>` : `CallOptions<${response}>`;
+  const extra = [
+    ...(callerProvides(op) ? [`readonly fallback: (error: ResilienceError) => ${response} | Promise<${response}>`] : []),
+    ...(requiresCacheKey(op, http) ? ["readonly cacheKey: string"] : []),
+  ];
+  return extra.length === 0 ? base : `${base} & { ${extra.join("; ")} }`;
+}
+
+/** Whether the options parameter may be left out. */
+function optionalOptions(op: ResolvedOperation, http: boolean): boolean {
+  return !callerProvides(op) && !requiresCacheKey(op, http);
+}
+
+function optionsParam(op: ResolvedOperation, response: string, runtimeTypes: Set<string>, http: boolean) {
+  if (callerProvides(op)) for (const t of ["ResilienceError", "ProvidedCallOptions", ...(http ? ["CallHeaders"] : [])]) runtimeTypes.add(t);
+  else runtimeTypes.add(http ? "HttpCallOptions" : "CallOptions");
+  return { name: "options", type: optionsType(op, response, http), hasQuestionToken: optionalOptions(op, http) };
+}
+
+/** What a fallback does, for the method's JSDoc. */
+function fallbackDoc(op: ResolvedOperation, http: boolean): string | undefined {
+  const f = op.fallback;
+  if (f === null) return undefined;
+  if (f.kind !== "stale") return `fallback: ${f.kind}; a served fallback is labelled \`degraded: true\``;
+  const by = http
+    ? `method, URL with query, Authorization, Cookie${f.vary.length > 0 ? `, ${f.vary.map(docText).join(", ")}` : ""} and every header of the call, then \`cacheKey\``
+    : `input and \`cacheKey\``;
+  const miss =
+    f.otherwise === null
+      ? "a miss (no entry for this request, or none young enough) throws the failure"
+      : f.otherwise.kind === "value"
+        ? "a miss (no entry for this request, or none young enough) serves the policy's value, labelled `degraded: true` without `ageMs`"
+        : "a miss (no entry for this request, or none young enough) calls `options.fallback`";
+  return `fallback: stale, the last good response at most ${f.maxAgeMs} ms old for the same ${by}, labelled \`degraded: true\` with its \`ageMs\`; ${miss}`;
 }
 
 function methodDoc(op: ResolvedOperation, http: boolean): string {
@@ -274,7 +317,8 @@ function methodDoc(op: ResolvedOperation, http: boolean): string {
   stack.push(describePlan(op.plan));
   if (op.plan.kind === "retry" && op.retry) stack.push(`retried on ${docText(describeRetryOn(op.retry))}; a programming error (TypeError, RangeError, ReferenceError, SyntaxError) is never retried and reaches the caller as it is`);
   if (op.idempotencyKey) stack.push(`idempotency key in ${docText(op.idempotencyKey.header)}, the same on every attempt`);
-  if (op.fallback) stack.push(`fallback: ${op.fallback.kind}; a served fallback is labelled \`degraded: true\``);
+  const fallback = fallbackDoc(op, http);
+  if (fallback) stack.push(fallback);
   lines.push(`Stack: ${stack.join("; ")}.`);
   return lines.join("\n");
 }
@@ -293,18 +337,20 @@ function httpMethod(op: ResolvedOperation, n: OperationNames, runtimeValues: Set
     lines.push(`  const query = { ${op.query.map((q) => `${propertyKey(q.name)}: own(${query.replace(/\?$/, "")}, ${JSON.stringify(q.name)})`).join(", ")} };`);
     request.push("query");
   }
-  request.push("headers: config.headers");
+  const given = optionalOptions(op, true) ? "options?." : "options.";
+  request.push(`headers: ${given}headers === undefined ? config.headers : { ...config.headers, ...options.headers }`);
   if (op.body) request.push(`body: ${member(from, "body")}`);
   request.push(`responseType: ${op.response ? '"json"' : '"none"'}`, `maxResponseBytes: ${maxResponseBytes}`);
-  let cacheKey: string | undefined;
+  // a stale fallback serves an entry only to a request of the same identity (docs/runtime.md, "Fallback")
+  let identity = "";
   if (op.fallback?.kind === "stale") {
-    cacheKey = op.query.length > 0 ? 'buildUrl("", path, query)' : "path";
-    if (op.query.length > 0) runtimeValues.add("buildUrl");
+    runtimeValues.add("buildUrl");
+    runtimeValues.add("requestIdentity");
+    const url = `buildUrl(config.baseUrl, path${op.query.length > 0 ? ", query" : ""})`;
+    const vary = op.fallback.vary.length > 0 ? `, vary: ${literal(op.fallback.vary)}` : "";
+    identity = `, requestIdentity({ method: ${JSON.stringify(op.method ?? "GET")}, url: ${url}, headers: config.headers, callHeaders: ${given}headers${vary} })`;
   }
-  lines.push(
-    `  return dependency.call(${n.constant}, (ctx) => sendHttp<${response}>({ ${request.join(", ")} }, ctx), ${cacheKey ? `{ cacheKey: ${cacheKey}, ...options }` : "options"});`,
-    "},",
-  );
+  lines.push(`  return dependency.call(${n.constant}, (ctx) => sendHttp<${response}>({ ${request.join(", ")} }, ctx), options${identity});`, "},");
   return lines;
 }
 
@@ -318,11 +364,12 @@ function member(target: string, name: string): string {
 function functionMethod(op: ResolvedOperation, n: OperationNames): string[] {
   const response = op.response ? n.response : "R";
   const fnType = op.body ? `(input: ${n.body}, ctx: AttemptContext) => Promise<${response}>` : `(ctx: AttemptContext) => Promise<${response}>`;
-  const params = [...(op.body ? [`input: ${n.body}`] : []), `fn: ${fnType}`, `options${op.fallback?.kind === "provided" ? "" : "?"}: ${optionsType(op, response)}`];
-  const cacheKey = op.fallback?.kind === "stale" ? (op.body ? "JSON.stringify(input)" : '""') : undefined;
+  const params = [...(op.body ? [`input: ${n.body}`] : []), `fn: ${fnType}`, `options${optionalOptions(op, false) ? "?" : ""}: ${optionsType(op, response, false)}`];
+  // the input is the request's identity; the caller's cacheKey partitions further (without input it is required)
+  const identity = op.fallback?.kind === "stale" && op.body ? ", JSON.stringify(input)" : "";
   return [
     `${propertyKey(n.method)}${op.response ? "" : "<R>"}(${params.join(", ")}) {`,
-    `  return dependency.call(${n.constant}, ${op.body ? "(ctx) => fn(input, ctx)" : "fn"}, ${cacheKey ? `{ cacheKey: ${cacheKey}, ...options }` : "options"});`,
+    `  return dependency.call(${n.constant}, ${op.body ? "(ctx) => fn(input, ctx)" : "fn"}, options${identity});`,
     "},",
   ];
 }

@@ -112,7 +112,15 @@ export interface ResolvedHedge {
 
 export type ResolvedFallback =
   | { readonly kind: "value"; readonly value: unknown }
-  | { readonly kind: "stale"; readonly maxAgeMs: number; readonly maxEntries: number }
+  | {
+      readonly kind: "stale";
+      readonly maxAgeMs: number;
+      readonly maxEntries: number;
+      /** Headers listed under `fallback.vary` (Authorization, Cookie and per-call headers always partition). */
+      readonly vary: readonly string[];
+      /** What a miss does; `null`: the failure is thrown. */
+      readonly otherwise: { readonly kind: "value"; readonly value: unknown } | { readonly kind: "provided" } | null;
+    }
   | { readonly kind: "provided" };
 
 export interface ResolvedParam {

@@ -44,6 +44,8 @@ export const DEFAULTS = {
   budget: { maxTokens: 100, tokenRatio: 0.1 },
   breaker: { failureRate: 0.5, windowMs: 10_000, buckets: 10, minCalls: 20, openForMs: 30_000, halfOpenMaxCalls: 3 },
   slowCallRate: 1,
+  /** The slow-call rate of a slow-call threshold derived from latency (docs/policy.md, "Derived defaults"). */
+  derivedSlowCallRate: 0.5,
   bulkhead: { maxConcurrent: 10, maxQueue: 0, queueTimeoutMs: 0, overflow: "reject" },
   hedge: { delayMs: 50, maxAttempts: 2, budget: 0.05 },
   stale: { maxAgeMs: 300_000, maxEntries: 1_000 },
@@ -131,8 +133,8 @@ export function normalize(policy: PolicyInput, file: string, project: ProjectCon
     format,
   };
 
-  const breaker = resolveBreaker(policy, defaults, t, layers, at, atProject);
-  const bulkhead = resolveBulkhead(policy, defaults, t, layers, latency);
+  const breaker = resolveBreaker(policy, defaults, t, layers, at, atProject, latency);
+  const bulkhead = resolveBulkhead(policy, defaults, t, layers, at, atProject, latency);
   const budget = resolveBudget(policy, defaults, t, layers);
 
   const operations = Object.entries(policy.operations ?? {}).map(([name, op]) =>
@@ -199,11 +201,18 @@ function resolveLatency(policy: PolicyInput): ResolvedLatency {
 
 type Layers = <T>(path: Path, fromPolicy: T | undefined, fromProject: T | undefined) => Layer<T>[];
 
-function resolveBreaker(policy: PolicyInput, defaults: Sections, t: Tracer, layers: Layers, at: (path: Path) => SourceRef, atProject: (path: Path) => SourceRef): ResolvedBreaker | null {
-  const own = policy.breaker;
+/** Where a dependency-level layer (breaker, bulkhead) was turned on, or off with `false`; undefined when no file sets it. */
+function noteLayer(t: Tracer, key: string, own: object | false | undefined, project: object | undefined, at: (path: Path) => SourceRef, atProject: (path: Path) => SourceRef): void {
+  if (own !== undefined) t.note(key, { origin: "policy", source: at([key]) });
+  else if (project !== undefined) t.note(key, { origin: "project", source: atProject([key]) });
+}
+
+function resolveBreaker(policy: PolicyInput, defaults: Sections, t: Tracer, layers: Layers, at: (path: Path) => SourceRef, atProject: (path: Path) => SourceRef, latency: ResolvedLatency): ResolvedBreaker | null {
   const project = defaults.breaker;
-  if (!own && !project) return null;
-  t.note("breaker", { origin: own ? "policy" : "project" });
+  noteLayer(t, "breaker", policy.breaker, project, at, atProject);
+  // `breaker: false` in the policy turns a breaker inherited from the project defaults off
+  if (policy.breaker === false || (!policy.breaker && !project)) return null;
+  const own = policy.breaker;
   const d = DEFAULTS.breaker;
   const failureRate = t.pick("breaker.failureRate", layers(["breaker", "failureRate"], own?.failureRate, project?.failureRate), fraction, () => [d.failureRate, builtIn("50%")]);
   const slow = own?.slowCall ?? project?.slowCall;
@@ -212,7 +221,7 @@ function resolveBreaker(policy: PolicyInput, defaults: Sections, t: Tracer, laye
         durationMs: t.pick("breaker.slowCall.duration", layers(["breaker", "slowCall", "duration"], own?.slowCall?.duration, project?.slowCall?.duration), ms, () => [0, builtIn(0)]),
         rate: t.pick("breaker.slowCall.rate", layers(["breaker", "slowCall", "rate"], own?.slowCall?.rate, project?.slowCall?.rate), fraction, () => [DEFAULTS.slowCallRate, builtIn("100%")]),
       }
-    : null;
+    : derivedSlowCall(latency, t);
   const w = own?.window ?? project?.window;
   if (w?.calls !== undefined) {
     const fromPolicy = own?.window !== undefined;
@@ -236,21 +245,74 @@ function resolveBreaker(policy: PolicyInput, defaults: Sections, t: Tracer, laye
   return { failureRate, slowCall, window, minCalls, openForMs, halfOpen: { maxCalls, successes } };
 }
 
-function resolveBulkhead(policy: PolicyInput, defaults: Sections, t: Tracer, layers: Layers, latency: ResolvedLatency): ResolvedBulkhead | null {
-  const own = policy.bulkhead;
+/**
+ * A slow-call threshold from latency, for a breaker that declares none (docs/policy.md, "Derived
+ * defaults"): a call slower than p999 (else 2 × p99) is slow, and the breaker opens when half the
+ * calls of the window are. Healthy traffic has at most 0.1% (1%) of its calls over the threshold,
+ * far from half: only a dependency whose median call is slower than its healthy tail trips it.
+ * Without p999 or p99 nothing bounds the healthy tail, so nothing is derived.
+ */
+function derivedSlowCall(latency: ResolvedLatency, t: Tracer): ResolvedBreaker["slowCall"] {
+  const { p99Ms, p999Ms } = latency;
+  let durationMs: number;
+  let formula: string;
+  if (p999Ms !== undefined) {
+    durationMs = p999Ms;
+    formula = `p999 = ${formatMs(p999Ms)}`;
+  } else if (p99Ms !== undefined) {
+    durationMs = 2 * p99Ms;
+    formula = `2 × p99 (${formatMs(p99Ms)}) = ${formatMs(durationMs)}`;
+  } else {
+    t.note("breaker.slowCall", { origin: "default", formula: "no slow-call threshold: declare it, or latency.p99 or p999 to derive one" });
+    return null;
+  }
+  if (durationMs > RANGES.slowCall.max) {
+    durationMs = RANGES.slowCall.max;
+    formula += `, capped at ${formatMs(durationMs)}, the longest slow-call duration`;
+  }
+  const rate = DEFAULTS.derivedSlowCallRate;
+  t.note("breaker.slowCall", { origin: "derived", formula: "derived from latency: no slowCall declared" });
+  t.note("breaker.slowCall.duration", { origin: "derived", formula });
+  t.note("breaker.slowCall.rate", { origin: "derived", formula: `${rate * 100}%, far above the ${p999Ms !== undefined ? "0.1%" : "1%"} of healthy calls that slow` });
+  return { durationMs, rate };
+}
+
+/** Little's law with 2× headroom (docs/policy.md, "Derived defaults"): rps × p99 × 2, else rps × p999 × 2, never below the built-in 10. */
+function littlesLaw(latency: ResolvedLatency): [number, Provenance] | undefined {
+  const rps = latency.rps;
+  const tail = latency.p99Ms !== undefined ? (["p99", latency.p99Ms] as const) : latency.p999Ms !== undefined ? (["p999", latency.p999Ms] as const) : undefined;
+  if (rps === undefined || tail === undefined) return undefined;
+  const [name, tailMs] = tail;
+  const exact = Math.max(1, Math.ceil(rps * (tailMs / 1000) * 2));
+  const floor = DEFAULTS.bulkhead.maxConcurrent;
+  const value = Math.min(Math.max(exact, floor), RANGES.bulkhead.max);
+  const adjusted = value < exact ? `, capped at ${RANGES.bulkhead.max}, the largest bulkhead` : value > exact ? `, raised to ${floor}, the smallest derived bulkhead` : "";
+  return [value, { origin: "derived", formula: `Little's law with 2× headroom: ceil(rps ${rps} × ${name} ${formatMs(tailMs)} × 2) = ${exact}${adjusted}` }];
+}
+
+function resolveBulkhead(policy: PolicyInput, defaults: Sections, t: Tracer, layers: Layers, at: (path: Path) => SourceRef, atProject: (path: Path) => SourceRef, latency: ResolvedLatency): ResolvedBulkhead | null {
   const project = defaults.bulkhead;
-  if (!own && !project) return null;
+  noteLayer(t, "bulkhead", policy.bulkhead, project, at, atProject);
+  // `bulkhead: false` turns off a bulkhead inherited from the project defaults or derived from latency
+  if (policy.bulkhead === false) return null;
+  const own = policy.bulkhead;
   const d = DEFAULTS.bulkhead;
-  const maxConcurrent = t.pick("bulkhead.maxConcurrent", layers(["bulkhead", "maxConcurrent"], own?.maxConcurrent, project?.maxConcurrent), same, (): [number, Provenance] => {
-    const rps = latency.rps;
-    const p99 = latency.p99Ms;
-    if (rps !== undefined && p99 !== undefined) {
-      const exact = Math.max(1, Math.ceil(rps * (p99 / 1000) * 2));
-      const value = Math.min(exact, RANGES.bulkhead.max);
-      const capped = value < exact ? `, capped at ${RANGES.bulkhead.max}, the largest bulkhead` : "";
-      return [value, { origin: "derived", formula: `Little's law with 2× headroom: ceil(rps ${rps} × p99 ${formatMs(p99)} × 2) = ${exact}${capped}` }];
+  if (!own && !project) {
+    // no bulkhead declared: with rps and a tail percentile, one is derived by Little's law
+    const derived = littlesLaw(latency);
+    if (!derived) {
+      t.note("bulkhead", { origin: "default", formula: "no bulkhead: declare one, or latency.rps and p99 (or p999) to derive one" });
+      return null;
     }
-    return [d.maxConcurrent, builtIn(d.maxConcurrent)];
+    t.note("bulkhead", { origin: "derived", formula: "derived from latency: no bulkhead declared" });
+    t.note("bulkhead.maxConcurrent", derived[1]);
+    t.note("bulkhead.maxQueue", builtIn(d.maxQueue));
+    t.note("bulkhead.queueTimeout", builtIn("0ms"));
+    t.note("bulkhead.overflow", builtIn(d.overflow));
+    return { maxConcurrent: derived[0], maxQueue: d.maxQueue, queueTimeoutMs: d.queueTimeoutMs, overflow: d.overflow };
+  }
+  const maxConcurrent = t.pick("bulkhead.maxConcurrent", layers(["bulkhead", "maxConcurrent"], own?.maxConcurrent, project?.maxConcurrent), same, (): [number, Provenance] => {
+    return littlesLaw(latency) ?? [d.maxConcurrent, builtIn(d.maxConcurrent)];
   });
   return {
     maxConcurrent,
@@ -261,7 +323,7 @@ function resolveBulkhead(policy: PolicyInput, defaults: Sections, t: Tracer, lay
 }
 
 function resolveBudget(policy: PolicyInput, defaults: Sections, t: Tracer, layers: Layers): ResolvedBudget | null {
-  const own = policy.retry?.budget;
+  const own = obj(policy.retry)?.budget;
   const project = defaults.retry?.budget;
   const chosen = own !== undefined ? own : project;
   if (chosen === undefined || chosen === false) {
@@ -373,7 +435,7 @@ const obj = <T>(v: T | false | undefined): T | undefined => (v === false ? undef
 
 function resolveRetry(op: OperationInput, policy: PolicyInput, defaults: Sections, t: Tracer, chain: Chain): ResolvedRetry {
   const o = obj(op.retry);
-  const p = policy.retry;
+  const p = obj(policy.retry);
   const d = defaults.retry;
   const D = DEFAULTS.retry;
   const backoff: ResolvedBackoff = {
@@ -410,7 +472,7 @@ function splitRetryOn(raw: readonly (RetryCondition | { readonly code?: string |
 
 function resolveHedge(op: OperationInput, policy: PolicyInput, defaults: Sections, t: Tracer, chain: Chain, latency: ResolvedLatency): ResolvedHedge {
   const o = obj(op.hedge);
-  const p = policy.hedge;
+  const p = obj(policy.hedge);
   const d = defaults.hedge;
   const D = DEFAULTS.hedge;
   return {
@@ -436,6 +498,8 @@ function resolveFallback(raw: FallbackInput): ResolvedFallback | null {
         kind: "stale",
         maxAgeMs: raw.maxAge === undefined ? DEFAULTS.stale.maxAgeMs : ms(raw.maxAge),
         maxEntries: raw.maxEntries ?? DEFAULTS.stale.maxEntries,
+        vary: raw.vary ?? [],
+        otherwise: raw.otherwise === undefined ? null : raw.otherwise.kind === "value" ? { kind: "value", value: raw.otherwise.value ?? null } : { kind: "provided" },
       };
   }
 }

@@ -336,7 +336,7 @@ export const Breaker = z
 
 export const Bulkhead = z
   .strictObject({
-    maxConcurrent: int(1, RANGES.bulkhead.max, "Logical calls in flight at once. Defaults to rps × p99 × 2 (Little's law with headroom), or 10.").optional(),
+    maxConcurrent: int(1, RANGES.bulkhead.max, "Logical calls in flight at once. Defaults to rps × p99 (else p999) × 2 (Little's law with headroom), at least 10; else 10. Without a bulkhead section, latency with rps and p99 or p999 derives one.").optional(),
     maxQueue: int(0, 100_000, "Calls that may wait for a permit. Defaults to 0.").optional(),
     queueTimeout: duration("Longest wait in the queue (also bounded by the deadline). Defaults to 0ms.", RANGES.queueTimeout).optional(),
     overflow: z.enum(["reject", "drop-oldest"]).optional().meta({ description: "When the queue is full: reject the newcomer or evict the oldest waiter. Defaults to reject." }),
@@ -361,6 +361,20 @@ export const Fallback = z
       kind: z.literal("stale").meta({ description: "Serve the last good response for the same arguments." }),
       maxAge: duration("Oldest response served. Defaults to 5m.", RANGES.maxAge).optional(),
       maxEntries: int(1, 1_000_000, "Responses kept per operation (least recently used are evicted). Defaults to 1000.").optional(),
+      vary: z
+        .array(header("A request header whose value is part of the entry's identity, e.g. X-Tenant-Id."))
+        .optional()
+        .meta({ description: "Headers that partition the cache besides Authorization, Cookie and every per-call header (which always do)." }),
+      otherwise: z
+        .discriminatedUnion("kind", [
+          z.strictObject({
+            kind: z.literal("value").meta({ description: "Serve a constant." }),
+            value: z.unknown().meta({ description: "The value served; it must match the response schema." }),
+          }),
+          z.strictObject({ kind: z.literal("provided").meta({ description: "The caller passes a fallback function." }) }),
+        ])
+        .optional()
+        .meta({ description: "What a miss does (no entry for this request, or none young enough): value | provided. Without it a miss throws the failure." }),
     }),
     z.strictObject({ kind: z.literal("provided").meta({ description: "The caller passes a fallback function." }) }),
     z.strictObject({ kind: z.literal("none").meta({ description: "No fallback." }) }),
@@ -424,10 +438,10 @@ export const Policy = z
     latency: Latency.optional(),
     timeout: Timeout.optional(),
     deadline: Deadline.optional(),
-    retry: Retry.optional(),
-    breaker: Breaker.optional(),
-    bulkhead: Bulkhead.optional(),
-    hedge: Hedge.optional(),
+    retry: z.union([z.literal(false), Retry]).optional().meta({ description: "Retries with jittered exponential backoff, or false to turn a retry inherited from the project defaults off." }),
+    breaker: z.union([z.literal(false), Breaker]).optional().meta({ description: "Circuit breaker over a sliding window of outcomes, or false to turn a breaker inherited from the project defaults off." }),
+    bulkhead: z.union([z.literal(false), Bulkhead]).optional().meta({ description: "Concurrency limit for calls to the dependency, or false for none: turns off a bulkhead inherited from the project defaults or derived from latency." }),
+    hedge: z.union([z.literal(false), Hedge]).optional().meta({ description: "Hedged requests for idempotent reads, or false to turn a hedge inherited from the project defaults off." }),
     fallback: Fallback.optional(),
     maxResponseBytes: int(
       RANGES.maxResponseBytes.min,

@@ -61,6 +61,7 @@ const CASES: readonly Case[] = [
   { code: "RG221", node: "ledgr", says: ['"ledgr"'] },
   { code: "RG222", node: "fallback", says: ["operation redeem", "inherited from the policy's `fallback`", "POST /redemptions", "not a retry-safe read"] },
   { code: "RG223", node: "fallback", says: ["operation getRecommendations", "essential: false", "only fallback is stale"] },
+  { code: "RG224", node: "payments", says: ["neither latency nor a bulkhead", "nothing bounds the calls in flight"] },
 ];
 
 describe("analyzer codes through resgen check", () => {

@@ -167,7 +167,7 @@ describe("reports of hostile documents", () => {
     };
     const text = JSON.stringify(doc);
     writeFileSync(join(root, "doc.json"), text);
-    writeFileSync(join(root, "big.yaml"), "version: 1\ndependency: big\nopenapi: ./doc.json\ntimeout: { attempt: 500ms, total: 2s }\n");
+    writeFileSync(join(root, "big.yaml"), "version: 1\ndependency: big\nopenapi: ./doc.json\ntimeout: { attempt: 500ms, total: 2s }\nbulkhead: false\n");
     const pretty = await run("check", "big.yaml");
     const json = await run("check", "big.yaml", "--format", "json");
     const found = JSON.parse(json.stdout) as { diagnostics: Array<{ code: string; column: number }> };

@@ -47,8 +47,8 @@ describe("service policies", () => {
 
   it("reports a maximum below the edge deadline (error) and an edge deadline the essential dependencies cannot fit in (warning)", () => {
     const service = "version: 1\nkind: service\nservice: shop\ncalls: [stock, ledger]\ndeadline: { edge: 200ms, max: 100ms }\nadmission: { maxConcurrent: 10 }\n";
-    const stock = "version: 1\ndependency: stock\ntimeout: { attempt: 150ms, total: 1s }\noperations:\n  get: { method: GET, path: /s }\n  list: { method: GET, path: /l, timeout: { attempt: 120ms } }\n";
-    const pay = "version: 1\ndependency: pay\ntimeout: { attempt: 300ms, total: 1s }\noperations:\n  get: { method: GET, path: /p }\n";
+    const stock = "version: 1\ndependency: stock\ntimeout: { attempt: 150ms, total: 1s }\noperations:\n  get: { method: GET, path: /s }\n  list: { method: GET, path: /l, timeout: { attempt: 120ms } }\nbulkhead: false\n";
+    const pay = "version: 1\ndependency: pay\ntimeout: { attempt: 300ms, total: 1s }\noperations:\n  get: { method: GET, path: /p }\nbulkhead: false\n";
     const r = checkTexts([
       { file: "shop.yaml", text: service },
       { file: "stock.yaml", text: stock },
@@ -94,7 +94,7 @@ describe("service policies", () => {
 
   it("refuses a service whose module would overwrite another generated module", () => {
     const shop = "version: 1\nkind: service\nservice: shop\ncalls: []\n";
-    const dep = "version: 1\ndependency: shop-service\noperations:\n  get: { method: GET, path: /s }\n";
+    const dep = "version: 1\ndependency: shop-service\noperations:\n  get: { method: GET, path: /s }\nbulkhead: false\n";
     const r = checkTexts([{ file: "shop.yaml", text: shop }, { file: "dep.yaml", text: dep }, { file: "shop2.yaml", text: shop }]);
     expect(r.diagnostics.map((d) => `${d.code} ${d.file} ${d.message}`)).toEqual([
       'RG301 shop.yaml service "shop" and dependency "shop-service" (dep.yaml) both become shop-service.ts',
@@ -103,7 +103,7 @@ describe("service policies", () => {
   });
 
   it("keeps dependency policies working with or without kind: dependency", () => {
-    const text = "version: 1\nkind: dependency\ndependency: stock\noperations:\n  get: { method: GET, path: /s }\n";
+    const text = "version: 1\nkind: dependency\ndependency: stock\noperations:\n  get: { method: GET, path: /s }\nbulkhead: false\n";
     expect(checkTexts([{ file: "stock.yaml", text }]).diagnostics).toEqual([]);
   });
 

@@ -41,7 +41,7 @@ const countStockOperation = {
     retryAfter: { honor: true, capMs: null },
   },
   hedge: null,
-  fallback: { kind: "stale", maxAgeMs: 300000, maxEntries: 1000 },
+  fallback: { kind: "stale", maxAgeMs: 300000, maxEntries: 1000, vary: [], otherwise: null },
 } as const satisfies OperationSettings;
 
 const rawQueryOperation = {
@@ -88,7 +88,7 @@ export interface WarehouseDbClientConfig {
 
 /** Client of warehouse_db. */
 export interface WarehouseDbClient {
-  /** Stack: attempt timeout 200 ms, total 1000 ms; up to 2 attempts (full jitter); retried on timeout, network, 408, 425, 429, 500, 502, 503, 504; a programming error (TypeError, RangeError, ReferenceError, SyntaxError) is never retried and reaches the caller as it is; fallback: stale; a served fallback is labelled `degraded: true`. */
+  /** Stack: attempt timeout 200 ms, total 1000 ms; up to 2 attempts (full jitter); retried on timeout, network, 408, 425, 429, 500, 502, 503, 504; a programming error (TypeError, RangeError, ReferenceError, SyntaxError) is never retried and reaches the caller as it is; fallback: stale, the last good response at most 300000 ms old for the same input and `cacheKey`, labelled `degraded: true` with its `ageMs`; a miss (no entry for this request, or none young enough) throws the failure. */
   runCountStock(input: CountStockBody, fn: (input: CountStockBody, ctx: AttemptContext) => Promise<CountStockResponse>, options?: CallOptions<CountStockResponse>): Promise<Outcome<CountStockResponse>>;
   /**
    * No schemas, so the result type comes from the function.
@@ -109,7 +109,7 @@ export function createWarehouseDbClient(config: WarehouseDbClientConfig = {}): W
   const dependency = createDependency(dependencySettings, { clock: config.clock, random: config.random, observer: config.observer, classify: config.classify });
   return {
     runCountStock(input: CountStockBody, fn: (input: CountStockBody, ctx: AttemptContext) => Promise<CountStockResponse>, options?: CallOptions<CountStockResponse>) {
-      return dependency.call(countStockOperation, (ctx) => fn(input, ctx), { cacheKey: JSON.stringify(input), ...options });
+      return dependency.call(countStockOperation, (ctx) => fn(input, ctx), options, JSON.stringify(input));
     },
     runRawQuery<R>(fn: (ctx: AttemptContext) => Promise<R>, options?: CallOptions<R>) {
       return dependency.call(rawQueryOperation, fn, options);

@@ -24,6 +24,21 @@ export interface AdmissionSettings {
   readonly queueTimeoutMs: number;
   /** Adapts the limit to latency below `maxConcurrent`; absent or `null`: the limit is fixed. */
   readonly adaptive?: AdaptiveLimitSettings | null | undefined;
+  /**
+   * Slots each priority above the lowest keeps for itself: less important requests cannot take
+   * them, more important ones can. A request is admitted while fewer than `limit − (reserves of
+   * the priorities above it)` slots are busy, so a `critical` request finds a free slot while
+   * its reserve is unused, whatever the queue holds. Absent: {@link defaultReserve}; `{}`: none.
+   */
+  readonly reserve?: Reserve | null | undefined;
+}
+
+/** Slots kept for a priority and those above it; the lowest priority has none to keep. */
+export type Reserve = Readonly<Partial<Record<Exclude<Priority, "low">, number>>>;
+
+/** The reserve when the settings give none: one slot for `critical` when there are at least two slots, else none. */
+export function defaultReserve(maxConcurrent: number): Reserve {
+  return maxConcurrent >= 2 ? { critical: 1 } : {};
 }
 
 /**
@@ -44,11 +59,18 @@ export interface AdaptiveLimitSettings {
 /** Why a request was not admitted: `overload` (queue full or waited too long) or `expired` (its deadline passed while it waited). */
 export type ShedReason = "overload" | "expired";
 
+/**
+ * What exactly refused it: `queue-full` (no slot and no place in the queue, or no time to wait),
+ * `evicted` (a more important newcomer took its place in the queue), `queue-timeout` (waited
+ * `queueTimeoutMs`), `expired` (its deadline passed).
+ */
+export type ShedCause = "queue-full" | "evicted" | "queue-timeout" | "expired";
+
 /** A queued request: told once, either `admitted` or `shed`. */
 interface Waiter {
   readonly rank: number;
   readonly admitted: () => void;
-  readonly shed: (reason: ShedReason) => void;
+  readonly shed: (reason: ShedReason, cause: ShedCause) => void;
   readonly deadlineAt: number;
   timer: TimerHandle | undefined;
   done: boolean;
@@ -82,11 +104,24 @@ export class AdmissionGate {
   #queued = 0;
   #inFlight = 0;
   #limit: number;
+  // by rank: the slots reserved for the priorities above it, which it cannot take
+  readonly #held: readonly number[];
 
   constructor(settings: AdmissionSettings, clock: Clock) {
     this.settings = settings;
     this.#clock = clock;
     this.#limit = settings.maxConcurrent;
+    const reserve = settings.reserve ?? defaultReserve(settings.maxConcurrent);
+    const held = [0];
+    for (const priority of PRIORITIES.slice(0, -1)) held.push(held[held.length - 1]! + Math.max(0, reserve[priority as keyof Reserve] ?? 0));
+    this.#held = held;
+  }
+
+  // slots a request of this rank may fill; never below one, so an adaptive limit cut below the
+  // reserves cannot starve the lower priorities for good
+  #cap(rank: number): number {
+    const cap = Math.floor(this.#limit) - this.#held[rank]!;
+    return cap > 1 ? cap : 1;
   }
 
   /**
@@ -98,20 +133,20 @@ export class AdmissionGate {
     priority: Priority,
     deadlineAt: number,
     admitted: () => void,
-    shed: (reason: ShedReason) => void,
+    shed: (reason: ShedReason, cause: ShedCause) => void,
   ): boolean | (() => void) {
-    if (this.#inFlight < Math.floor(this.#limit)) {
+    const rank = RANK[priority];
+    if (this.#inFlight < this.#cap(rank)) {
       this.#inFlight++;
       return true;
     }
     const waitMs = Math.min(this.settings.queueTimeoutMs, deadlineAt - this.#clock.now());
     if (waitMs <= 0) return false;
-    const rank = RANK[priority];
     if (this.#queued >= this.settings.maxQueue) {
       const victim = this.#newestBelow(rank);
       if (victim === undefined) return false;
       this.#finish(victim);
-      victim.shed("overload");
+      victim.shed("overload", "evicted");
     }
     const waiter: Waiter = { rank, admitted, shed, deadlineAt, timer: undefined, done: false };
     // decided now: a timer may fire a fraction of a millisecond before its due time
@@ -119,7 +154,7 @@ export class AdmissionGate {
     waiter.timer = this.#clock.setTimer(() => {
       if (waiter.done) return;
       this.#finish(waiter);
-      waiter.shed(expires ? "expired" : "overload");
+      waiter.shed(expires ? "expired" : "overload", expires ? "expired" : "queue-timeout");
     }, waitMs);
     this.#queues[rank]!.push(waiter);
     this.#queued++;
@@ -129,7 +164,8 @@ export class AdmissionGate {
   }
 
   /**
-   * Gives back a slot; the oldest waiter of the highest priority gets it.
+   * Gives back a slot; the oldest waiter of the highest priority gets it, if that priority may
+   * fill one more slot (else the slot stays free, kept for the priorities that reserved it).
    *
    * @param latencyMs How long the request took, for the adaptive limit (ignored without one).
    * @param failed Whether it failed (a failure counts as slow for the adaptive limit).
@@ -148,18 +184,16 @@ export class AdmissionGate {
         return;
       }
     }
+    if (this.#inFlight > 0) this.#inFlight--;
     for (;;) {
       const next = this.#oldestFirst();
-      if (next === undefined) {
-        if (this.#inFlight > 0) this.#inFlight--;
-        return;
-      }
+      if (next === undefined || this.#inFlight >= this.#cap(next.rank)) return;
       this.#finish(next);
       if (this.#clock.now() >= next.deadlineAt) {
-        next.shed("expired");
+        next.shed("expired", "expired");
         continue;
       }
-      // the slot passes straight to the waiter: inFlight is unchanged
+      this.#inFlight++;
       next.admitted();
       return;
     }
@@ -177,17 +211,18 @@ export class AdmissionGate {
     if (waiter.timer !== undefined) this.#clock.clearTimer(waiter.timer);
   }
 
+  // the oldest waiter of the highest priority, left in its queue (finishing it removes it)
   #oldestFirst(): Waiter | undefined {
     for (let rank = 0; rank < this.#queues.length; rank++) {
       const queue = this.#queues[rank]!;
       let head = this.#heads[rank]!;
       while (head < queue.length) {
         const waiter = queue[head]!;
-        head++;
         if (!waiter.done) {
           this.#compact(rank, head);
           return waiter;
         }
+        head++;
       }
       this.#compact(rank, head);
     }

@@ -5,16 +5,79 @@ import type { ResilienceError, ResilienceErrorKind } from "./errors.js";
 /**
  * What to answer when the dependency cannot:
  * - `value`: a constant.
- * - `stale`: the last good response for the same operation and cache key, if younger than
- *   `maxAgeMs` milliseconds; at most `maxEntries` keys are kept (least recently used evicted).
+ * - `stale`: the last good response to a request of the same identity (see
+ *   {@link requestIdentity}), if younger than `maxAgeMs` milliseconds; at most `maxEntries` keys
+ *   are kept (least recently used evicted). A miss serves `otherwise`, or throws the failure.
+ *   Only for retry-safe reads (docs/runtime.md, "Fallback").
  * - `provided`: a function the caller passes with the call, which receives the error.
  * - `none`: no fallback (turns off one inherited from the dependency).
  */
 export type FallbackSettings =
   | { readonly kind: "value"; readonly value: unknown }
-  | { readonly kind: "stale"; readonly maxAgeMs: number; readonly maxEntries: number }
+  | {
+      readonly kind: "stale";
+      readonly maxAgeMs: number;
+      readonly maxEntries: number;
+      /** Headers listed by the policy that partition the cache, besides Authorization, Cookie and every per-call header. */
+      readonly vary?: readonly string[] | undefined;
+      /** What a miss serves; `null` or absent: the failure is thrown. */
+      readonly otherwise?: StaleMiss | null | undefined;
+    }
   | { readonly kind: "provided" }
   | { readonly kind: "none" };
+
+/** What a stale fallback serves when it holds no entry young enough for the request. */
+export type StaleMiss = { readonly kind: "value"; readonly value: unknown } | { readonly kind: "provided" };
+
+/** Headers whose values always partition a stale cache (lower case). */
+export const ALWAYS_VARY: readonly string[] = ["authorization", "cookie"];
+
+/** What identifies an HTTP request to a stale cache. */
+export interface RequestIdentity {
+  /** HTTP method, upper case. */
+  readonly method: string;
+  /** The full URL, query included. */
+  readonly url: string;
+  /** Headers of the client (its `headers` option), sent with every request. */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+  /** Headers of this call: every one of them is part of the identity. */
+  readonly callHeaders?: Readonly<Record<string, string>> | undefined;
+  /** Further header names whose values are part of the identity (`fallback.vary`). */
+  readonly vary?: readonly string[] | undefined;
+}
+
+/**
+ * The stale-cache identity of a request: method, full URL with query, and the values, as sent,
+ * of the vary headers: Authorization, Cookie, every header of the call and those `vary` lists,
+ * looked up case-insensitively in the client's and the call's headers (the client's first, as
+ * fetch combines them). An absent header is part of the identity too, so a request without
+ * Authorization never gets an entry stored for one with it. Two requests get the same string
+ * only if all of these are equal (the encoding is JSON, so no value can imitate a separator).
+ */
+export function requestIdentity(request: RequestIdentity): string {
+  const names = new Set<string>(ALWAYS_VARY);
+  for (const name of request.vary ?? []) names.add(name.toLowerCase());
+  if (request.callHeaders !== undefined) for (const name of Object.keys(request.callHeaders)) names.add(name.toLowerCase());
+  const values: [string, string[]][] = [];
+  for (const name of [...names].sort()) values.push([name, [...valuesOf(request.headers, name), ...valuesOf(request.callHeaders, name)]]);
+  return JSON.stringify([request.method.toUpperCase(), request.url, values]);
+}
+
+function valuesOf(headers: Readonly<Record<string, string>> | undefined, name: string): string[] {
+  if (headers === undefined) return [];
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) out.push(String(value));
+  return out;
+}
+
+/**
+ * The key of a stale-cache entry: the request's identity (`undefined` when the caller made the
+ * request itself, e.g. `transport: function`) and the caller's `cacheKey`, which partitions
+ * further and never replaces the identity.
+ */
+export function staleKey(identity: string | undefined, cacheKey: string | undefined): string {
+  return JSON.stringify([identity ?? null, cacheKey ?? null]);
+}
 
 /** A response from the dependency, for an operation that has a fallback. */
 export interface Fresh<T> {
@@ -99,7 +162,7 @@ export class StaleCache {
 
 /**
  * The fallback answer for `error`, or `undefined` when this fallback has nothing to serve
- * (no fresh-enough stale entry, or no provided function).
+ * (no fresh-enough stale entry and no `otherwise`, or no provided function).
  */
 export async function serveFallback<T>(
   settings: Exclude<FallbackSettings, { kind: "none" }>,
@@ -111,9 +174,8 @@ export async function serveFallback<T>(
     case "value":
       return { data: settings.value as T, degraded: true, reason: error.kind, error };
     case "stale":
-      return cached === undefined
-        ? undefined
-        : { data: cached.data as T, degraded: true, reason: error.kind, error, ageMs: cached.ageMs };
+      if (cached !== undefined) return { data: cached.data as T, degraded: true, reason: error.kind, error, ageMs: cached.ageMs };
+      return settings.otherwise === null || settings.otherwise === undefined ? undefined : serveFallback(settings.otherwise, error, undefined, provided);
     case "provided":
       return provided === undefined ? undefined : { data: await provided(error), degraded: true, reason: error.kind, error };
   }

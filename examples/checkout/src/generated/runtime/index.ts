@@ -2,10 +2,13 @@
 
 export {
   AdmissionGate,
+  defaultReserve,
   PRIORITIES,
   type AdmissionHealth,
   type AdmissionSettings,
   type Priority,
+  type Reserve,
+  type ShedCause,
   type ShedReason,
 } from "./admission.js";
 export { backoffDelay, exponentialDelay, type BackoffSettings, type Jitter } from "./backoff.js";
@@ -78,14 +81,19 @@ export {
   type ResilienceEvent,
 } from "./events.js";
 export {
+  ALWAYS_VARY,
   hasFallback,
+  requestIdentity,
   serveFallback,
   StaleCache,
+  staleKey,
   type CallResult,
   type Degraded,
   type FallbackSettings,
   type Fresh,
   type Outcome,
+  type RequestIdentity,
+  type StaleMiss,
 } from "./fallback.js";
 export { HedgeBudget, type HedgeSettings } from "./hedge.js";
 export { buildUrl, DEFAULT_MAX_RESPONSE_BYTES, pathSegment, sendHttp, type HttpRequest, type QueryValue } from "./http.js";
@@ -99,8 +107,10 @@ export {
   type FastifyReplyLike,
   type FastifyRequestLike,
   type InboundDeadlineSettings,
+  type InboundEvent,
   type InboundHealth,
   type InboundMiddleware,
+  type InboundObserver,
   type InboundOptions,
   type InboundRequest,
   type InboundResponse,
@@ -122,13 +132,17 @@ export {
 } from "./retry.js";
 export {
   createDependency,
+  type CallHeaders,
   type CallOptions,
+  type CallOptionsFor,
   type DeadlineSettings,
   type Dependency,
   type DependencyHealth,
   type DependencySettings,
+  type HttpCallOptions,
   type OperationRetrySettings,
   type OperationSettings,
+  type ProvidedCallOptions,
   type RuntimeEnvironment,
   type TimeoutSettings,
 } from "./stack.js";

@@ -14,6 +14,7 @@ import {
   hasFallback,
   serveFallback,
   StaleCache,
+  staleKey,
   type CallResult,
   type FallbackSettings,
   type Outcome,
@@ -110,7 +111,10 @@ export interface RuntimeEnvironment {
   readonly classify?: ErrorClassifier | undefined;
 }
 
-/** Per-call options. */
+/**
+ * Per-call options. `T` is the response type. A `fallback` function is accepted only by
+ * {@link ProvidedCallOptions}, on operations whose policy lets the caller provide one.
+ */
 export interface CallOptions<T = unknown> {
   /** A deadline, or a budget in milliseconds from now; the earliest of this, the ambient one and `totalMs` wins. */
   readonly deadline?: DeadlineLike | number | undefined;
@@ -118,11 +122,45 @@ export interface CallOptions<T = unknown> {
   readonly signal?: AbortSignal | undefined;
   /** Your own idempotency key (e.g. from an inbound request), used instead of a generated one. */
   readonly idempotencyKey?: string | undefined;
-  /** Key of the stale-cache entry for this call (e.g. the request's path and query). Defaults to `""`. */
+  /**
+   * Partitions the stale cache further: an entry is served only to a call with the same
+   * `cacheKey` and the same request identity (method, URL and vary headers, for HTTP). It never
+   * widens what an entry is served to.
+   */
   readonly cacheKey?: string | undefined;
-  /** The fallback for operations whose fallback kind is `provided`; receives the failure. */
+  /** No fallback function here: this operation's policy does not let the caller provide one. */
+  readonly fallback?: NoFallback<T>;
+}
+
+/** `undefined` for every `T`: the `fallback` of {@link CallOptions}, which takes no function. */
+type NoFallback<T> = [T] extends [never] ? undefined : undefined;
+
+/** Options of a call whose operation has a `provided` fallback (or a stale one with `otherwise: { kind: provided }`). */
+export interface ProvidedCallOptions<T = unknown> extends Omit<CallOptions<T>, "fallback"> {
+  /** The caller's fallback; receives the failure. Generated clients make it required. */
   readonly fallback?: ((error: ResilienceError) => T | Promise<T>) | undefined;
 }
+
+/** The request headers of one HTTP call. */
+export interface CallHeaders {
+  /**
+   * Headers of this call (e.g. the end user's authorization), sent after the client's `headers`.
+   * Every one of them is part of the stale cache's identity of the request.
+   */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+}
+
+/** Options of a call over HTTP: {@link CallOptions} and the call's own request headers. */
+export interface HttpCallOptions<T = unknown> extends CallOptions<T>, CallHeaders {}
+
+/** Fallback settings that let the caller provide the fallback. */
+type ProvidedLike = { readonly kind: "provided" } | { readonly kind: "stale"; readonly otherwise: { readonly kind: "provided" } };
+
+/**
+ * The options a call of an operation with fallback settings `F` accepts: the `fallback` option
+ * only where a provided fallback can run (a literal type that says otherwise rejects it).
+ */
+export type CallOptionsFor<T, F> = [Extract<F, ProvidedLike>] extends [never] ? CallOptions<T> : ProvidedCallOptions<T>;
 
 /** Snapshot of a dependency's protections. */
 export interface DependencyHealth {
@@ -142,12 +180,15 @@ export interface Dependency {
    * Runs one logical call: deadline → fallback → bulkhead → retry loop or hedging (breaker
    * permit per attempt) → attempt timeout → transport → record and classify.
    * Resolves to the data (or an {@link Outcome} when the operation has a fallback); rejects
-   * with a {@link ResilienceError}.
+   * with a {@link ResilienceError}. `identity` is the request's stale-cache identity (see
+   * `requestIdentity`), which generated HTTP clients pass; an entry is served only to a call
+   * with the same identity and `cacheKey`.
    */
   call<T, F extends FallbackSettings | null>(
     operation: OperationSettings<F>,
     transport: Transport<T>,
-    options?: CallOptions<T>,
+    options?: CallOptionsFor<T, F>,
+    identity?: string,
   ): Promise<CallResult<T, F>>;
   /** Breaker state, bulkhead occupancy and budget tokens. */
   health(): DependencyHealth;
@@ -212,8 +253,10 @@ class DependencyStack implements Dependency {
   call<T, F extends FallbackSettings | null>(
     operation: OperationSettings<F>,
     transport: Transport<T>,
-    options: CallOptions<T> = NO_OPTIONS as CallOptions<T>,
+    callOptions: CallOptionsFor<T, F> = NO_OPTIONS as CallOptionsFor<T, F>,
+    identity?: string,
   ): Promise<CallResult<T, F>> {
+    const options = callOptions as ProvidedCallOptions<T>;
     const parts = this.#parts;
     const now = parts.clock.now();
     let at = operation.timeout.totalMs === null ? Number.POSITIVE_INFINITY : now + operation.timeout.totalMs;
@@ -251,7 +294,7 @@ class DependencyStack implements Dependency {
       idempotencyKey: options.idempotencyKey ?? (operation.idempotencyKey === null ? undefined : newIdempotencyKey()),
       idempotencyHeader: operation.idempotencyKey?.header ?? null,
       signal,
-      ending: withFallback ? this.#ending(operation.name, fallback, options) : null,
+      ending: withFallback ? this.#ending(operation.name, fallback, options as ProvidedCallOptions<unknown>, identity) : null,
     });
     const hedge = operation.hedge;
     const hedging = hedge !== null && repeatable ? { settings: hedge, budget: this.#hedgeBudget(operation.name, hedge) } : null;
@@ -310,10 +353,12 @@ class DependencyStack implements Dependency {
     return this.#events.subscribe(observer);
   }
 
-  #ending(operation: string, fallback: Exclude<FallbackSettings, { kind: "none" }>, options: CallOptions<unknown>): CallEnding {
+  #ending(operation: string, fallback: Exclude<FallbackSettings, { kind: "none" }>, options: ProvidedCallOptions<unknown>, identity: string | undefined): CallEnding {
     let cache: StaleCache | null = null;
     if (fallback.kind === "stale") cache = this.#state(operation).cache ??= new StaleCache(fallback.maxEntries, fallback.maxAgeMs);
-    return new FallbackEnding(this.#parts, operation, fallback, cache, options.cacheKey ?? "", options.fallback);
+    // the key is computed only for a stale fallback: other fallbacks never look it up
+    const key = cache === null ? "" : staleKey(identity, options.cacheKey);
+    return new FallbackEnding(this.#parts, operation, fallback, cache, key, options.fallback);
   }
 
   #hedgeBudget(operation: string, hedge: HedgeSettings): HedgeBudget {
@@ -377,7 +422,8 @@ class FallbackEnding implements CallEnding {
           type: "fallback-served",
           dependency: name,
           operation: this.#operation,
-          fallback: fallback.kind,
+          // a stale fallback's miss reports what served it instead
+          fallback: fallback.kind === "stale" && served.ageMs === undefined && fallback.otherwise ? fallback.otherwise.kind : fallback.kind,
           reason: error.kind,
           ageMs: served.ageMs,
         });
