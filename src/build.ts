@@ -63,8 +63,10 @@ export async function build(paths: readonly string[], options: BuildOptions = {}
   // group by output folder: policies of one folder are emitted together (one barrel, one runtime)
   const groups = new Map<string, { policies: ResolvedPolicy[]; sources: Map<ResolvedPolicy, string> }>();
   const withTelemetry = new Set<string>(); // output folders of projects that set `telemetry: opentelemetry`
-  /** The output folder of a policy or service file, its project, and its path as headers name it. */
-  // an absolute `out` is honoured as written: resolve, never join
+  /**
+   * The output folder of a policy or service file, its project, and its path as headers name it.
+   * An absolute `out` is honoured as written: resolved, never joined under the project.
+   */
   const place = (file: string) => {
     const input = checked.files.get(file);
     const config = input?.config;
