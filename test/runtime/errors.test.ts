@@ -76,15 +76,19 @@ describe("errors", () => {
   });
 
   it("tell caller bugs from dependency failures", () => {
-    for (const status of [400, 401, 403, 404, 409, 422]) {
+    for (const status of [400, 401, 403, 404, 405, 409, 410, 422]) {
       expect(describesRequest(httpFailure(status, false))).toBe(true);
       expect(isDependencyFailure(httpFailure(status, false))).toBe(false);
+      // the status decides, not whether retry.on lists it
+      expect(describesRequest(httpFailure(status, true))).toBe(true);
     }
     for (const status of [408, 425, 429, 500, 501, 503]) {
       expect(describesRequest(httpFailure(status, false))).toBe(false);
       expect(isDependencyFailure(httpFailure(status, false))).toBe(true);
     }
-    expect(describesRequest(httpFailure(409, true))).toBe(false);
+    // another 4xx describes the request unless it is listed as retryable
+    expect(describesRequest(httpFailure(423, false))).toBe(true);
+    expect(describesRequest(httpFailure(423, true))).toBe(false);
     expect(isDependencyFailure(new ResilienceError({ kind: "aborted", message: "a" }))).toBe(false);
     expect(isDependencyFailure(new Error("bug"))).toBe(false);
   });
