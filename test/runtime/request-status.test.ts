@@ -41,7 +41,7 @@ describe("a 4xx that describes the request", () => {
     expect(attempts).toBe(30);
     expect(h.dep.breaker!.state.state).toBe("closed");
     expect(h.dep.budget!.tokens).toBe(10);
-    expect(h.events.filter((e) => e.type === "retry")).toEqual([]);
+    expect(h.events.filter((e) => e.type === "retry-scheduled")).toEqual([]);
   });
 
   it("leaves 408, 425 and 429 to retry.on: listed, they are retried and count as failures", async () => {
