@@ -4,6 +4,7 @@
  * `resilience.server.degraded_responses` by dependency (docs/telemetry.md).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { context, ROOT_CONTEXT, type Context, type ContextManager } from "@opentelemetry/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDependency, createInboundMiddleware, type OperationSettings, type ServiceSettings } from "../../templates/runtime/index.js";
@@ -62,7 +63,7 @@ describe("OpenTelemetry adapter: degraded responses", () => {
   beforeAll(async () => {
     context.setGlobalContextManager(new AlsContextManager());
     stop = installInboundOpenTelemetry(mw, { meter: sdk.meterProvider.getMeter("test") });
-    const handler = mw.node(async (req, res) => {
+    const handler = mw.node<IncomingMessage, ServerResponse>(async (req, res) => {
       const data = req.url === "/down" ? (await recommendations.call(op, down)).data : "fresh";
       res.end(data);
     });
