@@ -186,6 +186,8 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
   };
 
   const policies: ResolvedPolicy[] = [];
+  // the project file's `checks:` governing each policy file (docs/policy.md, "The project file")
+  const checksOf = new Map<string, ProjectConfigInput["checks"]>();
   const services: ResolvedService[] = [];
   const openapiOnly = new Set<string>();
   const seen = new Map<string, string>();
@@ -263,10 +265,11 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
     for (const output of outputs) factories.set(output, policy);
     seen.set(policy.dependency, policy.file);
     policies.push(policy);
+    checksOf.set(policy.file, project?.config.checks);
   }
 
   // semantic checks run on the policies that resolved; positions may point into project files
-  diagnostics.push(...analyze(policies, contextFromDocuments(documents)));
+  diagnostics.push(...analyze(policies, contextFromDocuments(documents, (file) => checksOf.get(file))));
   diagnostics.push(...analyzeServices(services, policies, contextFromDocuments(documents)));
 
   return {
@@ -403,7 +406,7 @@ export function checkTexts(
     diagnostics.push(...result.diagnostics);
     if (result.policy) policies.push(result.policy);
   }
-  diagnostics.push(...analyze(policies, contextFromDocuments(documents)));
+  diagnostics.push(...analyze(policies, contextFromDocuments(documents, () => project.config?.checks)));
   diagnostics.push(...analyzeServices(services, policies, contextFromDocuments(documents)));
   return { policies, services, diagnostics: sortDiagnostics(diagnostics) };
 }

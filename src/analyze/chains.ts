@@ -1,9 +1,13 @@
 /**
  * Retries at several layers multiply: when a dependency declares `calls: [other]`, one call to it
  * can make maxAttempts calls to `other`, each of which retries too (3 × 3 × 3 = 27 at the bottom).
+ * The cure is to retry at one layer only, the one closest to the failing dependency (Google SRE
+ * book, "Handling Overload"; AWS Builders' Library, "Timeouts, retries and backoff with jitter").
+ * Along the same chains each inner hop must also give up before its caller does (RG227).
  * This check reads every policy of one run.
  */
-import type { ResolvedPolicy } from "../policy/model.js";
+import { formatMs } from "../policy/durations.js";
+import type { ResolvedOperation, ResolvedPolicy } from "../policy/model.js";
 import { didYouMean } from "../policy/suggest.js";
 import { attemptsOf, finding, inPolicy, type AnalyzeContext, type Finding } from "./context.js";
 
@@ -71,6 +75,11 @@ export function checkChains(policies: readonly ResolvedPolicy[], ctx: AnalyzeCon
     const next = chain.names[1]!;
     const factors = chain.names.map((n) => dependencyAttempts(byName.get(n)!));
     const bottom = chain.names.at(-1)!;
+    // one layer retries: the calls to the dependency at the bottom, the one closest to where the failure is
+    const outer = chain.names.slice(0, -1).filter((_, i) => factors[i]! > 1);
+    const kept = factors.map((f, i) => (i === factors.length - 1 ? f : 1));
+    const keptProduct = factors.at(-1)!;
+    const policiesOf = (names: readonly string[]) => names.length === 1 ? `${names[0]}'s policy` : `the policies of ${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
     out.push(
       finding(
         ctx,
@@ -78,9 +87,54 @@ export function checkChains(policies: readonly ResolvedPolicy[], ctx: AnalyzeCon
         "RG220",
         [{ ref: inPolicy(root, "calls", root.calls.indexOf(next)) }, { ref: inPolicy(root, "calls"), key: true }],
         `retries multiply along ${chain.names.join(" → ")}: ${factors.join(" × ")} = ${chain.product} calls can reach ${bottom} for one call to ${root.dependency}`,
-        `retry at one layer only (usually the outermost): set \`retry: { maxAttempts: 1 }\` on the inner hops, keeping at most ${CHAIN_LIMIT} calls at the bottom`,
+        outer.length === 0
+          ? `lower maxAttempts on the calls to ${bottom} to at most ${CHAIN_LIMIT}: the other layers already make one attempt`
+          : `retry at one layer only, the one closest to the failing dependency: keep the retries on the calls to ${bottom} and set \`retry: { maxAttempts: 1 }\` in ${policiesOf(outer)}; then ${kept.join(" × ")} = ${keptProduct} ${keptProduct === 1 ? "call reaches" : "calls reach"} ${bottom}`,
       ),
     );
+  }
+
+  out.push(...checkHopTimeouts(policies, byName, ctx));
+  return out;
+}
+
+/** The operation with the largest value of `pick`, the first of them on a tie. */
+function longest(policy: ResolvedPolicy, pick: (op: ResolvedOperation) => number): ResolvedOperation | undefined {
+  return policy.operations.reduce<ResolvedOperation | undefined>((m, op) => (m === undefined || pick(op) > pick(m) ? op : m), undefined);
+}
+
+/**
+ * RG227: along each `calls:` edge, the callee's longest total timeout (all its attempts and
+ * backoff) must be shorter than the caller's longest attempt timeout, or the caller gives up on
+ * an attempt while the callee is still working, and retrying, for it.
+ */
+function checkHopTimeouts(policies: readonly ResolvedPolicy[], byName: ReadonlyMap<string, ResolvedPolicy>, ctx: AnalyzeContext): Finding[] {
+  const out: Finding[] = [];
+  for (const caller of policies) {
+    const outer = longest(caller, (op) => op.timeout.attemptMs);
+    if (!outer) continue;
+    const attemptMs = outer.timeout.attemptMs;
+    [...new Set(caller.calls)].forEach((name) => {
+      const callee = byName.get(name);
+      if (!callee || callee === caller) return;
+      const inner = longest(callee, (op) => op.timeout.totalMs);
+      if (!inner || inner.timeout.totalMs < attemptMs) return;
+      const totalMs = inner.timeout.totalMs;
+      const formula = inner.provenance["timeout.total"]?.origin === "derived" ? inner.provenance["timeout.total"].formula : undefined;
+      // "2 attempts × 800ms + backoff 50ms + margin 10ms = 1660ms": the sum, the result is said next to it
+      const how = formula ? ` (${formula.includes(" = ") ? formula.slice(0, formula.lastIndexOf(" = ")) : formula})` : "";
+      const one = (p: ResolvedPolicy) => (p.operations.length === 1 ? "" : ` of ${p === caller ? outer.name : inner.name}`);
+      out.push(
+        finding(
+          ctx,
+          caller,
+          "RG227",
+          [{ ref: inPolicy(caller, "calls", caller.calls.indexOf(name)) }, { ref: inPolicy(caller, "calls"), key: true }],
+          `the total timeout${one(callee)} at ${name}${how} is ${formatMs(totalMs)}, not shorter than the attempt timeout${one(caller)} at ${caller.dependency}, ${formatMs(attemptMs)}: ${formatMs(totalMs)} ≥ ${formatMs(attemptMs)}, so an attempt to ${caller.dependency} gives up while ${name} is still working (and retrying) for it`,
+          `lower timeout.total at ${name} (or its timeout.attempt or maxAttempts) below ${formatMs(attemptMs)}, or raise timeout.attempt at ${caller.dependency} above ${formatMs(totalMs)}`,
+        ),
+      );
+    });
   }
   return out;
 }

@@ -20,10 +20,32 @@ export interface AnalyzeContext {
   readonly locateKey: (ref: SourceRef) => Span | undefined;
   /** `file:line:col` of the key at `ref`, for messages that name another place; undefined as above. */
   readonly where?: (ref: SourceRef) => string | undefined;
+  /** The value at `ref` as the file wrote it (a list entry's index is its position there); undefined as above. */
+  readonly valueAt?: (ref: SourceRef) => unknown;
+  /**
+   * Whether an optional check runs for the policy: the project file's `checks:` may turn it off
+   * (docs/policy.md, "The project file"). Every check runs when this is absent.
+   */
+  readonly enabled?: (policy: ResolvedPolicy, check: OptionalCheck) => boolean;
 }
 
-/** A context over the documents a check loaded, by the file name the model uses. */
-export function contextFromDocuments(documents: ReadonlyMap<string, SourceDocument>): AnalyzeContext {
+/** The checks `checks:` in resgen.config.yaml can turn off. */
+export type OptionalCheck = "unmeasuredTimeouts";
+
+/** Whether `check` runs for `policy` under `ctx`. */
+export function isEnabled(ctx: AnalyzeContext, policy: ResolvedPolicy, check: OptionalCheck): boolean {
+  return ctx.enabled?.(policy, check) ?? true;
+}
+
+/**
+ * A context over the documents a check loaded, by the file name the model uses.
+ *
+ * @param checks the project file's `checks:` governing each policy file, when there is one
+ */
+export function contextFromDocuments(
+  documents: ReadonlyMap<string, SourceDocument>,
+  checks?: (policyFile: string) => { readonly [K in OptionalCheck]?: boolean | undefined } | undefined,
+): AnalyzeContext {
   const find = (ref: SourceRef): SourceDocument | undefined => {
     const doc = documents.get(ref.file);
     return doc && doc.has(ref.path) ? doc : undefined;
@@ -32,6 +54,12 @@ export function contextFromDocuments(documents: ReadonlyMap<string, SourceDocume
   return {
     locate: (ref) => find(ref)?.spanOf(ref.path),
     locateKey: (ref) => find(ref)?.keySpanOf(ref.path),
+    valueAt: (ref) => {
+      let value = find(ref)?.data;
+      for (const step of ref.path) value = value !== null && typeof value === "object" ? (value as Record<string | number, unknown>)[step] : undefined;
+      return value;
+    },
+    ...(checks ? { enabled: (policy: ResolvedPolicy, check: OptionalCheck) => checks(policy.file)?.[check] !== false } : {}),
     where: (ref) => {
       const doc = find(ref);
       if (!doc) return undefined;

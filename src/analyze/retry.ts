@@ -4,17 +4,27 @@
  * Blog, "Exponential Backoff And Jitter", and gRPC A6 retry throttling).
  */
 import { formatMs } from "../policy/durations.js";
-import type { ResolvedPolicy } from "../policy/model.js";
+import type { ResolvedOperation, ResolvedPolicy } from "../policy/model.js";
 import { DEFAULTS } from "../policy/normalize.js";
 import { effectiveRetry, finding, inherited, num, setAt, type AnalyzeContext, type Finding } from "./context.js";
 
 /** Clients assumed to fail together when the policy declares no rate (DESIGN §7's checkout pool). */
 export const HERD_WITHOUT_RPS = 200;
 
+/**
+ * 4xx statuses that describe the request: sending it again gets the same answer, so the runtime
+ * never retries them and never counts them against the breaker or the budget, whatever
+ * `retry.on` says (templates/runtime/errors.ts, describesRequest; docs/policy.md, "Retry").
+ * 408, 425 and 429 describe the server's state and may be retried.
+ */
+export const REQUEST_STATUSES: ReadonlySet<number> = new Set([400, 401, 403, 404, 405, 409, 410, 422]);
+
 export function checkRetry(policy: ResolvedPolicy, ctx: AnalyzeContext): Finding[] {
   const out: Finding[] = [];
   const herd = Math.ceil(policy.latency.rps ?? HERD_WITHOUT_RPS);
   for (const op of policy.operations) {
+    // checked on every declared retry, as below: a request-describing 4xx in retry.on is wrong wherever it applies
+    if (op.retry) out.push(...requestStatuses(policy, op, ctx));
     // checked on every declared retry, also one an unsafe operation does not run: the values are wrong wherever they apply
     const b = op.retry?.backoff;
     if (op.retry && b && b.baseMs > b.capMs) {
@@ -68,6 +78,32 @@ export function checkRetry(policy: ResolvedPolicy, ctx: AnalyzeContext): Finding
         ),
       );
     }
+  }
+  return out;
+}
+
+/** RG225: each entry of `retry.on` that is a 4xx describing the request, at the entry as written. */
+function requestStatuses(policy: ResolvedPolicy, op: ResolvedOperation, ctx: AnalyzeContext): Finding[] {
+  const provenance = op.provenance["retry.on"];
+  const list = setAt(provenance);
+  if (!list || !op.retry) return [];
+  const written = ctx.valueAt?.(list);
+  // the entries as written (so the finding points at the entry); the resolved list when the file is not at hand
+  const entries: [number | undefined, unknown][] = Array.isArray(written) ? written.map((v, i) => [i, v]) : op.retry.on.map((v) => [undefined, v]);
+  const out: Finding[] = [];
+  for (const [i, status] of entries) {
+    if (typeof status !== "number" || !REQUEST_STATUSES.has(status)) continue;
+    out.push(
+      finding(
+        ctx,
+        policy,
+        "RG225",
+        [...(i === undefined ? [] : [{ ref: { file: list.file, path: [...list.path, i] } }]), { ref: list }, { ref: op.source, key: true }],
+        `retry.on lists ${status}, which describes the request: sending it again gets the same ${status}, so it is never retried and never counts against the breaker or the budget${inherited(ctx, "retry", provenance)}`,
+        `remove ${status} from retry.on; of the 4xx statuses only 408, 425 and 429 (the server's state, not the request's) are worth retrying`,
+        op,
+      ),
+    );
   }
   return out;
 }

@@ -7,7 +7,7 @@ import { formatMs } from "../policy/durations.js";
 import type { ResolvedOperation, ResolvedPolicy } from "../policy/model.js";
 import { backoffCeilings, worstCase } from "../policy/normalize.js";
 import { RANGES } from "../policy/schema.js";
-import { effectiveHedge, effectiveRetry, finding, inherited, inPolicy, setAt, type AnalyzeContext, type Finding, type Place } from "./context.js";
+import { effectiveHedge, effectiveRetry, finding, inherited, inPolicy, isEnabled, setAt, type AnalyzeContext, type Finding, type Place } from "./context.js";
 
 /** Candidate places for the attempt timeout: where it was set, else the latency it was derived from, else the operation. */
 function attemptPlaces(policy: ResolvedPolicy, op: ResolvedOperation): Place[] {
@@ -44,8 +44,48 @@ export function hedgesWithin(totalMs: number, attemptMs: number, delayMs: number
   return n;
 }
 
+/**
+ * RG226: attempt timeouts that are resgen's built-in default (no p99 or p999 to derive them from,
+ * none set), once for the policy when every operation has one, else at each operation that does.
+ * `checks: { unmeasuredTimeouts: false }` in the project file turns it off (docs/policy.md).
+ */
+function unmeasuredTimeouts(policy: ResolvedPolicy, ctx: AnalyzeContext): Finding[] {
+  if (!isEnabled(ctx, policy, "unmeasuredTimeouts")) return [];
+  const unmeasured = policy.operations.filter((op) => op.provenance["timeout.attempt"]?.origin === "default");
+  if (unmeasured.length === 0) return [];
+  const why = "with no `latency` p99 or p999 to derive it from and no `timeout.attempt`, it is a guess, too short for a slow dependency and far too long for a fast one";
+  const hint =
+    "declare the measured `latency: { p99: … }` (the attempt timeout becomes 3 × p99) or set `timeout.attempt`; `checks: { unmeasuredTimeouts: false }` in resgen.config.yaml turns this warning off";
+  if (unmeasured.length === policy.operations.length) {
+    const ms = new Set(unmeasured.map((op) => op.timeout.attemptMs));
+    const value = ms.size === 1 ? ` ${formatMs(unmeasured[0]!.timeout.attemptMs)}` : "";
+    const subject = policy.operations.length === 1 ? "the attempt timeout" : `the attempt timeout of every operation (${policy.operations.length})`;
+    return [
+      finding(
+        ctx,
+        policy,
+        "RG226",
+        [{ ref: inPolicy(policy, "latency"), key: true }, { ref: inPolicy(policy, "timeout"), key: true }, { ref: inPolicy(policy, "dependency"), key: true }],
+        `${subject} is resgen's built-in default${value}, not a measurement: ${why}`,
+        hint,
+      ),
+    ];
+  }
+  return unmeasured.map((op) =>
+    finding(
+      ctx,
+      policy,
+      "RG226",
+      [{ ref: op.source, key: true }],
+      `the attempt timeout is resgen's built-in default ${formatMs(op.timeout.attemptMs)}, not a measurement: ${why}`,
+      hint,
+      op,
+    ),
+  );
+}
+
 export function checkTimeouts(policy: ResolvedPolicy, ctx: AnalyzeContext): Finding[] {
-  const out: Finding[] = [];
+  const out: Finding[] = unmeasuredTimeouts(policy, ctx);
   const { p99Ms, p999Ms } = policy.latency;
   for (const op of policy.operations) {
     const { attemptMs, totalMs } = op.timeout;

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { checkTexts } from "../../src/check.js";
 import { main, type Io } from "../../src/cli.js";
 import { CODES, type Code } from "../../src/diagnostics/codes.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
@@ -21,7 +22,9 @@ const run = async (...args: string[]) => {
 
 const DIR = "test/fixtures/analyze";
 /** First lines of the findings: `file:line:col severity CODE message`. */
-const heads = (stdout: string) => stdout.split("\n").filter((l) => /^\S+:\d+:\d+ (error|warning) RG\d+ /.test(l));
+const allHeads = (stdout: string) => stdout.split("\n").filter((l) => /^\S+:\d+:\d+ (error|warning) RG\d+ /.test(l));
+// the fixtures leave latency out to stay short: the RG226 (unmeasured timeout) that follows is not what they show
+const heads = (stdout: string, keep?: Code) => allHeads(stdout).filter((l) => keep === "RG226" || !/ RG226 /.test(l));
 
 interface Case {
   readonly code: Code;
@@ -62,6 +65,9 @@ const CASES: readonly Case[] = [
   { code: "RG222", node: "fallback", says: ["operation redeem", "inherited from the policy's `fallback`", "POST /redemptions", "not a retry-safe read"] },
   { code: "RG223", node: "fallback", says: ["operation getRecommendations", "essential: false", "only fallback is stale"] },
   { code: "RG224", node: "payments", says: ["neither latency nor a bulkhead", "nothing bounds the calls in flight"] },
+  { code: "RG225", node: "404", says: ["operation getCharge", "retry.on lists 404", "describes the request", "never counts against the breaker"] },
+  { code: "RG226", node: "dependency", says: ["built-in default 2s", "not a measurement"] },
+  { code: "RG227", arg: `${DIR}/hops`, file: `${DIR}/hops/orders.yaml`, node: "payments", says: ["2 attempts × 800ms + backoff 50ms + margin 10ms", "1660ms ≥ 1s"] },
 ];
 
 describe("analyzer codes through resgen check", () => {
@@ -79,7 +85,7 @@ describe("analyzer codes through resgen check", () => {
       const severity = CODES[c.code].severity;
 
       const r = await run("check", arg);
-      const found = heads(r.stdout);
+      const found = heads(r.stdout, c.code);
       expect(found, r.stdout).toHaveLength(1);
       expect(found[0]).toMatch(new RegExp(`^${file.replace(/[.]/g, "\\.")}:${pos.line}:${pos.column + (c.skip ?? 0)} ${severity} ${c.code} `));
       for (const s of c.says) expect(found[0]).toContain(s);
@@ -116,6 +122,22 @@ describe("positions of inherited and derived values", () => {
     expect(json.diagnostics.map((d) => [d.code, d.line, d.column])).toEqual([["RG208", at(text, "400ms").line, at(text, "400ms").column]]);
     expect(json.diagnostics[0]!.message).toContain("attempt timeout 250ms is under p99 300ms");
     expect(r.code).toBe(0);
+  });
+});
+
+describe("unmeasured timeouts (RG226)", () => {
+  const text = readFileSync(join(PACKAGE_ROOT, `${DIR}/rg226.yaml`), "utf8");
+  it("are reported once for the policy when every operation uses the default, else at each operation", () => {
+    expect(checkTexts([{ file: "p.yaml", text }]).diagnostics.filter((d) => d.code === "RG226")).toHaveLength(1);
+    const some = text.replace('path: "/charges/{id}" }', 'path: "/charges/{id}", timeout: { attempt: 300ms } }');
+    const found = checkTexts([{ file: "p.yaml", text: some }]).diagnostics.filter((d) => d.code === "RG226");
+    expect(found.map((d) => d.message)).toEqual([expect.stringMatching(/^operation refund: the attempt timeout is resgen's built-in default 2s/)]);
+  });
+
+  it("are not reported where the project file says `checks: { unmeasuredTimeouts: false }`", () => {
+    const config = { checks: { unmeasuredTimeouts: false } };
+    expect(checkTexts([{ file: "p.yaml", text }], { config }).diagnostics.map((d) => d.code)).toEqual([]);
+    expect(checkTexts([{ file: "p.yaml", text }], { config: { checks: { unmeasuredTimeouts: true } } }).diagnostics.map((d) => d.code)).toEqual(["RG226"]);
   });
 });
 
