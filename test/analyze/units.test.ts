@@ -33,7 +33,9 @@ describe("firstMismatch (JSON Schema subset)", () => {
 
 // `bulkhead: false`: these policies show chains and what each check leaves alone, not RG224
 const policy = (name: string, body: string) => ({ file: `${name}.yaml`, text: `version: 1\ndependency: ${name}\nbulkhead: false\n${body}` });
-const codes = (files: { file: string; text: string }[]) => checkTexts(files).diagnostics.map((d) => `${d.file} ${d.code}`);
+// they leave timeouts at the built-in default, the same at every hop: RG226 and RG227 (timeouts) are not what they show
+const findings = (files: { file: string; text: string }[]) => checkTexts(files).diagnostics.filter((d) => d.code !== "RG226" && d.code !== "RG227");
+const codes = (files: { file: string; text: string }[]) => findings(files).map((d) => `${d.file} ${d.code}`);
 
 describe("retry chains", () => {
   const op = 'operations:\n  get: { method: GET, path: "/x/{id}" }\n';
@@ -46,7 +48,7 @@ describe("retry chains", () => {
       policy("c", `calls: [d]\n${retry(4)}${op}`),
       policy("d", `${retry(3)}${op}`),
     ];
-    const found = checkTexts(files).diagnostics;
+    const found = findings(files);
     expect(found.map((d) => `${d.file} ${d.code}`)).toEqual(["a.yaml RG220"]);
     expect(found[0]!.message).toContain("a → c → d: 2 × 4 × 3 = 24");
   });
