@@ -162,6 +162,8 @@ function explainOperation(policy: ResolvedPolicy, op: ResolvedOperation, where: 
     settings: [
       ms("timeout.total", op.timeout.totalMs),
       ms("deadline.margin", policy.deadline.marginMs),
+      // the floor under which a call fails at once, with its formula (p50, or the policy's value)
+      ms("deadline.minAttempt", op.timeout.minAttemptMs ?? 0),
       setting("deadline.propagate", policy.deadline.propagate, String(policy.deadline.propagate)),
       setting(
         "deadline.header",
@@ -226,6 +228,7 @@ function explainOperation(policy: ResolvedPolicy, op: ResolvedOperation, where: 
           ms("breaker.openFor", br.openForMs),
           setting("breaker.halfOpen.maxCalls", br.halfOpen.maxCalls, String(br.halfOpen.maxCalls)),
           setting("breaker.halfOpen.successes", br.halfOpen.successes, String(br.halfOpen.successes)),
+          ...(br.rampUpMs === undefined ? [] : [ms("breaker.rampUp", br.rampUpMs)]),
         ],
       }
     : { layer: "breaker", active: false, note: policy.provenance["breaker"]?.origin === "policy" ? "turned off: breaker: false" : "no breaker declared", settings: [] };
@@ -265,7 +268,7 @@ function explainOperation(policy: ResolvedPolicy, op: ResolvedOperation, where: 
   const attempt: ExplainLayer = {
     layer: "attempt timeout",
     active: true,
-    settings: [ms("timeout.attempt", op.timeout.attemptMs)],
+    settings: [ms("timeout.attempt", op.timeout.attemptMs), ...(op.timeout.headersMs === undefined ? [] : [ms("timeout.headers", op.timeout.headersMs)])],
   };
 
   const basis = { method: "idempotent method", asserted: "idempotent: true", key: `idempotency key ${op.idempotencyKey?.header ?? ""}`.trim(), none: "not idempotent" }[op.idempotency];

@@ -323,12 +323,12 @@ export const CODES = {
   RG220: {
     severity: "warning",
     title: "Retries multiplied across layers",
-    help: "When each layer of a call chain retries, attempts multiply: gateway → orders → payments with 3 attempts each turns one user action into 3 × 3 × 3 = 27 calls at payments during an outage, exactly when payments can least take them. resgen multiplies maxAttempts along `calls:` across the policies of one check and reports chains above 10.",
-    fix: "Retry at one layer only (usually the outermost), with `retry: { maxAttempts: 1 }` on the inner hops, and keep a budget at each layer.",
-    example: "version: 1\ndependency: gateway\ncalls: [orders]\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  placeOrder: { method: PUT, path: \"/orders/{id}\" }\n",
+    help: "When each layer of a call chain retries, attempts multiply: gateway → orders → payments with 3 attempts each turns one user action into 3 × 3 × 3 = 27 calls at payments during an outage, exactly when payments can least take them. resgen multiplies maxAttempts along `calls:` across the policies of one check and reports chains above 10, with the product in the message. Retry at one layer only, the one closest to the failing dependency (Google SRE book, \"Handling Overload\"; AWS Builders' Library, \"Timeouts, retries and backoff with jitter\"): there the failure is known first, and the outer layers pass it on instead of multiplying it.",
+    fix: "Keep the retries on the calls to the dependency at the bottom of the chain (the one closest to the failure) and set `retry: { maxAttempts: 1 }` in the policies of the outer hops: 1 × 1 × 3 = 3 calls instead of 27. Keep a budget where the retries are.",
+    example: "version: 1\ndependency: gateway\ncalls: [orders]\ntimeout: { attempt: 2s }\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  placeOrder: { method: PUT, path: \"/orders/{id}\" }\n",
     context: {
-      "orders.yaml": "version: 1\ndependency: orders\ncalls: [payments]\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  create: { method: PUT, path: \"/orders/{id}\" }\n",
-      "payments.yaml": "version: 1\ndependency: payments\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  charge: { method: PUT, path: \"/charges/{id}\" }\n",
+      "orders.yaml": "version: 1\ndependency: orders\ncalls: [payments]\ntimeout: { attempt: 500ms }\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  create: { method: PUT, path: \"/orders/{id}\" }\n",
+      "payments.yaml": "version: 1\ndependency: payments\ntimeout: { attempt: 100ms }\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  charge: { method: PUT, path: \"/charges/{id}\" }\n",
     },
   },
   RG221: {
@@ -355,6 +355,30 @@ export const CODES = {
     title: "Neither latency nor a bulkhead",
     help: "Without `latency` resgen cannot derive a bulkhead by Little's law, and without `bulkhead` nothing bounds the calls in flight: a slow dependency can then take every socket and every request of the service. Declare the measured `latency` (with `rps`), or a `bulkhead`.",
     example: "version: 1\ndependency: payments\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+  },
+  RG225: {
+    severity: "error",
+    title: "Retry on a 4xx that describes the request",
+    help: "400, 401, 403, 404, 405, 409, 410 and 422 say the request itself is wrong: sending it again gives the same answer, costs the dependency a request and the caller its deadline. Such responses are never retried and never count against the breaker or the budget, whatever `retry.on` says. 408, 425 and 429 describe the server's state and may be retried.",
+    fix: "Remove the status from `retry.on`, and handle it in the caller: fix the request, or treat the answer (a 404, a 409) as a result. The default list, `[timeout, network, 408, 425, 429, 500, 502, 503, 504]`, holds the outcomes worth retrying.",
+    example: "version: 1\ndependency: payments\nretry: { on: [timeout, 404, 503], budget: {} }\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+  },
+  RG226: {
+    severity: "warning",
+    title: "Timeout nobody measured",
+    help: "The timeout comes from resgen's built-in default (2s), not from a measurement (`latency`) or an explicit value. A default is a guess: too short for a slow dependency, far too long for a fast one. Declare the measured `latency: { p99 }` (the attempt timeout is then derived) or a `timeout`. The check can be turned off for a project with `checks: { unmeasuredTimeouts: false }` in resgen.config.yaml. It is reported once for the policy when every operation uses the default, else at each operation that does.",
+    fix: "Declare the measured `latency: { p99: 120ms }` (the attempt timeout becomes 3 × p99, or 1.5 × p999), or set `timeout: { attempt: … }`.",
+    example: "version: 1\ndependency: payments\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+  },
+  RG227: {
+    severity: "warning",
+    title: "Inner hop not shorter than its caller",
+    help: "Along a `calls:` chain, each inner hop's total timeout must be shorter than the attempt timeout of the hop that calls it: otherwise the caller gives up while the inner hop is still working (and retrying), and that work is wasted. resgen compares the callee's longest total timeout (all its attempts and backoff, the deadline margin included) with the caller's longest attempt timeout, for every `calls:` entry of one check, and the message shows the arithmetic.",
+    fix: "Lower the inner hop's `timeout.total` (or its attempt timeout or maxAttempts) below the caller's attempt timeout, or raise the caller's `timeout.attempt` above it.",
+    example: "version: 1\ndependency: orders\ncalls: [payments]\ntimeout: { attempt: 1s }\noperations:\n  create: { method: PUT, path: \"/orders/{id}\" }\n",
+    context: {
+      "payments.yaml": "version: 1\ndependency: payments\ntimeout: { attempt: 800ms }\nretry: { maxAttempts: 2, budget: {} }\noperations:\n  charge: { method: PUT, path: \"/charges/{id}\" }\n",
+    },
   },
   RG299: {
     severity: "warning",

@@ -126,6 +126,7 @@ function build(policy: ResolvedPolicy, telemetry: boolean): (string | StatementS
         ? [
             prop("baseUrl", "string", false, `Base URL of ${policy.dependency}, e.g. \`https://${policy.dependency.toLowerCase()}.internal\`; operation paths are appended to it.`),
             prop("fetch", "typeof fetch | undefined", true, "The fetch implementation. Defaults to `globalThis.fetch`."),
+            prop("dispatcher", "unknown", true, "Passed to fetch as `dispatcher`, as is. On Node, an undici `Agent` from your own undici, such as `new Agent({ connect: { timeout: 1_000 } })`, enforces a connect timeout (resgen's docs/runtime.md, \"Tiered timeouts\")."),
             prop("headers", "Readonly<Record<string, string>> | undefined", true, "Headers sent with every request (for example authorization)."),
           ]
         : []),
@@ -329,7 +330,7 @@ function httpMethod(op: ResolvedOperation, n: OperationNames, runtimeValues: Set
   // parameter types come from the client interface the object literal is returned as
   const params = hasInput(op) ? "input, options" : "options";
   const lines = [`${propertyKey(n.method)}(${params}) {`, ...pathLines(op, runtimeValues)];
-  const request = ["fetch: config.fetch", "baseUrl: config.baseUrl", `method: ${JSON.stringify(op.method ?? "GET")}`, "path"];
+  const request = ["fetch: config.fetch", "dispatcher: config.dispatcher", "baseUrl: config.baseUrl", `method: ${JSON.stringify(op.method ?? "GET")}`, "path"];
   const from = requiresInput(op) ? "input" : "input?";
   if (op.query.length > 0) {
     const query = op.query.some((q) => q.required) ? `${from}.query` : `${from}.query?`;
@@ -415,7 +416,13 @@ export function operationSettings(op: ResolvedOperation, http: boolean): unknown
     name: op.name,
     retrySafe: op.retrySafe,
     idempotencyKey: op.idempotencyKey ? { header: http ? op.idempotencyKey.header : null } : null,
-    timeout: { attemptMs: op.timeout.attemptMs, totalMs: op.timeout.totalMs },
+    timeout: {
+      attemptMs: op.timeout.attemptMs,
+      totalMs: op.timeout.totalMs,
+      // only what is set, so operations without a floor or a headers timeout emit what they did before
+      ...(op.timeout.minAttemptMs === undefined ? {} : { minAttemptMs: op.timeout.minAttemptMs }),
+      ...(op.timeout.headersMs === undefined ? {} : { headersMs: op.timeout.headersMs }),
+    },
     retry: op.retry
       ? {
           maxAttempts: op.retry.maxAttempts,

@@ -28,6 +28,7 @@ export function serviceSettings(service: ResolvedService): unknown {
     rejection: service.rejection,
     defaultPriority: service.defaultPriority,
     priorities: service.priorities.map((r) => ({ priority: r.priority, method: r.method, path: r.path, header: r.header, value: r.value })),
+    ...(service.degradedHeader === undefined ? {} : { degradedHeader: service.degradedHeader }),
   };
 }
 

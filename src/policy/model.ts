@@ -52,6 +52,10 @@ export interface ResolvedTimeout {
   readonly attemptMs: number;
   readonly totalMs: number;
   readonly connectMs?: number;
+  /** Time until the response headers (`timeout.headers`), when declared. */
+  readonly headersMs?: number;
+  /** Least time left worth starting an attempt with (`deadline.minAttempt`, or the latency p50); absent for none (0ms). */
+  readonly minAttemptMs?: number;
 }
 
 export interface ResolvedDeadline {
@@ -95,6 +99,8 @@ export interface ResolvedBreaker {
   readonly minCalls: number;
   readonly openForMs: number;
   readonly halfOpen: { readonly maxCalls: number; readonly successes: number };
+  /** Slow start after recovery (`breaker.rampUp`); present only when the policy or the project sets it. */
+  readonly rampUpMs?: number;
 }
 
 export interface ResolvedBulkhead {

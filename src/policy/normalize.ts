@@ -242,7 +242,10 @@ function resolveBreaker(policy: PolicyInput, defaults: Sections, t: Tracer, laye
     maxCalls,
     { origin: "derived", formula: `halfOpen.maxCalls = ${maxCalls}` },
   ]);
-  return { failureRate, slowCall, window, minCalls, openForMs, halfOpen: { maxCalls, successes } };
+  // slow start after recovery: only when asked for, so breakers without one keep their settings as they were
+  const rampUpMs =
+    (own?.rampUp ?? project?.rampUp) === undefined ? undefined : t.pick("breaker.rampUp", layers(["breaker", "rampUp"], own?.rampUp, project?.rampUp), ms, () => [0, builtIn(0)]);
+  return { failureRate, slowCall, window, minCalls, openForMs, halfOpen: { maxCalls, successes }, ...(rampUpMs === undefined ? {} : { rampUpMs }) };
 }
 
 /**
@@ -551,7 +554,17 @@ function resolveTimeout(
     return [value, { origin: "derived", formula: value < wanted ? `${formula}, capped at ${formatMs(value)}, the longest total timeout` : formula }];
   });
   const connect = [op.timeout?.connect, policy.timeout?.connect, defaults.timeout?.connect].find((v) => v !== undefined);
-  return { attemptMs, totalMs, ...(connect === undefined ? {} : { connectMs: ms(connect) }) };
+  const headers = [op.timeout?.headers, policy.timeout?.headers, defaults.timeout?.headers].find((v) => v !== undefined);
+  const headersMs = headers === undefined ? undefined : t.pick("timeout.headers", chain(["timeout", "headers"], op.timeout?.headers, policy.timeout?.headers, defaults.timeout?.headers), ms, () => [ms(headers), builtIn("none")]);
+  // The least useful budget of an attempt: with less time left than the median answer takes,
+  // an attempt is more likely to be cut by the deadline than to succeed (docs/runtime.md, "Deadlines").
+  const minAttemptMs = t.pick("deadline.minAttempt", chain(["deadline", "minAttempt"], undefined, policy.deadline?.minAttempt, defaults.deadline?.minAttempt), ms, (): [number, Provenance] => {
+    if (latency.p50Ms === undefined) return [0, builtIn("0ms (no p50 declared)")];
+    const value = Math.min(latency.p50Ms, attemptMs);
+    const formula = `p50 (${formatMs(latency.p50Ms)})${value < latency.p50Ms ? `, capped at the attempt timeout ${formatMs(value)}` : ""} = ${formatMs(value)}`;
+    return [value, { origin: "derived", formula }];
+  });
+  return { attemptMs, totalMs, ...(connect === undefined ? {} : { connectMs: ms(connect) }), ...(headersMs === undefined ? {} : { headersMs }), ...(minAttemptMs > 0 ? { minAttemptMs } : {}) };
 }
 
 /** Worst case of the retry (or hedge) plan: every attempt at its timeout, every backoff at its cap. */

@@ -42,14 +42,17 @@ export const RANGES = {
   rps: { max: 1_000_000 },
   connect: { min: 1, max: HOUR, why: "a zero connect timeout fails every connection at once" },
   attempt: { min: 1, max: HOUR, why: "a zero attempt timeout fails every attempt at once" },
+  headers: { min: 1, max: HOUR, why: "a zero headers timeout fails every attempt at once" },
   total: { min: 1, max: DAY, why: "a zero total timeout fails every call at once" },
   margin: { min: 0, max: MINUTE },
+  minAttempt: { min: 0, max: HOUR },
   backoffBase: { min: 0, max: HOUR },
   backoffCap: { min: 0, max: HOUR },
   retryAfterMax: { min: 0, max: HOUR },
   slowCall: { min: 1, max: HOUR, why: "every call takes at least 0ms, so every call would be slow" },
   window: { min: 1, max: HOUR, why: "an empty window holds no calls" },
   openFor: { min: 1, max: HOUR, why: "a breaker open for 0ms never stops a call" },
+  rampUp: { min: 1, max: HOUR, why: "a ramp of 0ms is no ramp: leave rampUp out for full traffic at once" },
   queueTimeout: { min: 0, max: HOUR },
   hedgeDelay: { min: 1, max: HOUR, why: "with no delay every copy is sent at once: that multiplies the load instead of hedging the slow calls" },
   maxAge: { min: 1, max: 7 * DAY, why: "a stale response 0ms old is never served: use kind: none for no fallback" },
@@ -62,6 +65,7 @@ export const RANGES = {
   edge: { min: 1, max: HOUR, why: "a zero edge deadline expires every request before it is handled" },
   serviceMax: { min: 1, max: DAY, why: "a zero deadline expires every request before it is handled" },
   admissionQueueTimeout: { min: 0, max: HOUR },
+  minBudget: { min: 0, max: HOUR },
   adaptiveLatency: { min: 1, max: HOUR, why: "every request takes at least 0ms, so every request would cut the limit" },
   retryAfter: { min: 0, max: HOUR },
 } as const satisfies Record<string, DurationRange | RateRange | { max: number }>;
@@ -211,7 +215,8 @@ export const Latency = z
 
 export const Timeout = z
   .strictObject({
-    connect: duration("Time allowed to open a connection (informative for fetch; used by mesh targets).", RANGES.connect).optional(),
+    connect: duration("Time allowed to open a connection. Used by mesh targets; fetch enforces it only through an undici Agent you pass as the client's dispatcher (see docs/runtime.md).", RANGES.connect).optional(),
+    headers: duration("Time allowed until the response headers arrive, within each attempt (http transport). Defaults to none: the attempt timeout alone.", RANGES.headers).optional(),
     attempt: duration("Time allowed for one attempt. Defaults to 1.5 × p999, or 3 × p99, or 2s.", RANGES.attempt).optional(),
     total: duration("Time allowed for the whole call, all attempts and backoff included. Defaults to the worst case of the retry plan.", RANGES.total).optional(),
   })
@@ -221,6 +226,7 @@ export const Deadline = z
   .strictObject({
     propagate: z.boolean().optional().meta({ description: "Send the remaining time to the dependency in a header. Defaults to true." }),
     margin: duration("Time kept back from each attempt for the caller to handle the answer. Defaults to 10ms.", RANGES.margin).optional(),
+    minAttempt: duration("Least time left worth starting an attempt with; with less the call fails at once with a deadline error. Defaults to the latency p50 (at most the attempt timeout), or 0ms without one.", RANGES.minAttempt).optional(),
   })
   .meta({ description: "Deadline propagation to the dependency." });
 
@@ -331,6 +337,10 @@ export const Breaker = z
       })
       .optional()
       .meta({ description: "Trials after the open period." }),
+    rampUp: duration(
+      "Slow start after recovery: once the half-open trials close the breaker, the share of calls admitted rises linearly from 10% to all of them over this window; the rest are rejected as circuit-open. Off by default.",
+      RANGES.rampUp,
+    ).optional(),
   })
   .meta({ description: "Circuit breaker over a sliding window of outcomes." });
 
@@ -518,6 +528,15 @@ export const ProjectConfig = z
       })
       .optional()
       .meta({ description: "Kubernetes metadata of the istio and linkerd targets: where the resources live and how dependency hosts are named." }),
+    checks: z
+      .strictObject({
+        unmeasuredTimeouts: z
+          .boolean()
+          .optional()
+          .meta({ description: "Warn (RG226) about each timeout that comes from resgen's built-in default (2s) rather than from a measured `latency` or an explicit `timeout`. Defaults to true." }),
+      })
+      .optional()
+      .meta({ description: "Analyzer checks that can be turned off for every policy of the project." }),
     defaults: Defaults.optional(),
   })
   .meta({ title: "resgen project", description: "resgen.config.yaml: where policies are, where code goes, and defaults for every policy." });

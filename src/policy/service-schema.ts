@@ -22,6 +22,7 @@ export const ServiceDeadline = z
     format: z.enum(["ms", "grpc-timeout"]).optional().meta({ description: "Encoding of the header: relative milliseconds, or gRPC's timeout notation (250m, 2S). Defaults to the project's format (ms)." }),
     grpcTimeout: z.boolean().optional().meta({ description: "Also accept gRPC's grpc-timeout header when the configured one is absent. Defaults to true." }),
     expiredStatus: int(400, 599, "Status answered, without running the handler, to a request whose deadline has already passed. Defaults to 504.").optional(),
+    minBudget: duration("Least remaining time a request needs to be handled: with less, it is answered expiredStatus without running the handler, like a spent budget. Defaults to 0ms (only spent budgets are refused).", RANGES.minBudget).optional(),
   })
   .meta({ description: "Deadlines of inbound requests: read from the caller, clamped, or stamped at the edge." });
 
@@ -83,6 +84,14 @@ export const Reject = z
   })
   .meta({ description: "The answer to a request shed for overload: a status, Retry-After and no body." });
 
+export const Responses = z
+  .strictObject({
+    degradedHeader: header(
+      "Header added to a response when a dependency answered with a fallback while the request was handled, listing those dependencies (e.g. x-degraded: recommendations). Off by default.",
+    ).optional(),
+  })
+  .meta({ description: "What the middleware adds to the responses of admitted requests." });
+
 export const PriorityRuleSchema = z
   .strictObject({
     priority: priority("Priority of the requests this rule matches."),
@@ -121,6 +130,7 @@ export const Service = z
     deadline: ServiceDeadline.optional(),
     admission: Admission.optional(),
     reject: Reject.optional(),
+    responses: Responses.optional(),
     priorities: Priorities.optional(),
   })
   .meta({ title: "resgen service policy", description: "The inbound side of one service (resgen policy language version 1, kind: service)." });

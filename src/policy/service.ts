@@ -39,6 +39,8 @@ export interface ResolvedService {
     readonly format: "ms" | "grpc-timeout";
     readonly grpcTimeout: boolean;
     readonly expiredStatus: number;
+    /** Least remaining time a request needs (`deadline.minBudget`); present only when set. */
+    readonly minBudgetMs?: number;
   };
   readonly admission: {
     readonly maxConcurrent: number;
@@ -52,6 +54,8 @@ export interface ResolvedService {
   readonly rejection: { readonly status: 429 | 503; readonly retryAfterS: number };
   readonly defaultPriority: PriorityName;
   readonly priorities: readonly ResolvedPriorityRule[];
+  /** Header listing the dependencies that answered degraded (`responses.degradedHeader`, lowercase); present only when set. */
+  readonly degradedHeader?: string;
   /** Where each value came from ("deadline.edge", "deadline.max", ...). */
   readonly provenance: Readonly<Record<string, Provenance>>;
 }
@@ -139,6 +143,7 @@ export function normalizeService(input: ServiceInput, file: string, project: Pro
       format,
       grpcTimeout: d.grpcTimeout ?? SERVICE_DEFAULTS.grpcTimeout,
       expiredStatus: d.expiredStatus ?? SERVICE_DEFAULTS.expiredStatus,
+      ...(d.minBudget === undefined ? {} : { minBudgetMs: pick("deadline.minBudget", ["deadline", "minBudget"], ms(d.minBudget), 0) }),
     },
     admission,
     rejection: {
@@ -147,6 +152,7 @@ export function normalizeService(input: ServiceInput, file: string, project: Pro
     },
     defaultPriority: input.priorities?.default ?? SERVICE_DEFAULTS.priority,
     priorities: rules,
+    ...(input.responses?.degradedHeader === undefined ? {} : { degradedHeader: input.responses.degradedHeader.toLowerCase() }),
     provenance,
   };
 }

@@ -1,7 +1,7 @@
 import { REJECTED, type Permit } from "./breaker.js";
 import type { Call } from "./call.js";
 import { isNetworkFailure, isProgrammingError, matchesErrorCondition } from "./classify.js";
-import { abortedError, describesRequest, isResilienceError, ResilienceError } from "./errors.js";
+import { abortedError, describesRequest, isRequestStatus, isResilienceError, ResilienceError } from "./errors.js";
 import type { AttemptOutcome } from "./events.js";
 import { matchesRetryOn } from "./retry.js";
 import { Attempt } from "./timeout.js";
@@ -14,17 +14,22 @@ import { Attempt } from "./timeout.js";
  * @param now The clock's current time, when the caller has just read it.
  */
 export function admitAttempt(call: Call<unknown>, now: number = call.dep.clock.now()): Permit | ResilienceError {
-  if (call.timeLeft(now) <= 0) return call.deadlineError();
+  // too little time left fails as `deadline` before the breaker is asked: no attempt, no verdict
+  const left = call.timeLeft(now);
+  if (call.tooLittle(left)) return call.deadlineError(left);
   const breaker = call.dep.breaker;
   if (breaker === null) return 0;
   const permit = breaker.tryAcquire(now);
   if (permit !== REJECTED) return permit;
   const { events, name } = call.dep;
   const state = breaker.state.state;
+  // a closed breaker rejects only while ramping up after recovery (docs/runtime.md, "Circuit breaker")
+  const admitted = state === "closed" ? breaker.rampFraction(now) ?? undefined : undefined;
   if (events.active) {
-    events.emit({ type: "breaker-rejected", dependency: name, operation: call.plan.operation, state });
+    events.emit({ type: "breaker-rejected", dependency: name, operation: call.plan.operation, state, ...(admitted === undefined ? {} : { admitted }) });
   }
-  const detail = state === "open" ? `trials in ${Math.ceil(breaker.retryInMs(now))} ms` : state;
+  const detail =
+    state === "open" ? `trials in ${Math.ceil(breaker.retryInMs(now))} ms` : admitted !== undefined ? `ramping up after recovery, ${Math.floor(admitted * 100)} % admitted` : state;
   return new ResilienceError({
     kind: "circuit-open",
     message: `${name}.${call.plan.operation}: circuit open (${detail})`,
@@ -48,7 +53,9 @@ export function openAttempt(call: Call<unknown>, permit: Permit, hedge: boolean,
   const left = call.timeLeft(now);
   const attemptMs = call.plan.attemptMs;
   const byDeadline = left < attemptMs;
-  const attempt = new Attempt(call, ++call.attempts, hedge, byDeadline ? left : attemptMs, byDeadline ? "deadline" : "timeout", permit, now);
+  const timeoutMs = byDeadline ? left : attemptMs;
+  const headersMs = call.plan.headersMs < timeoutMs ? call.plan.headersMs : Number.POSITIVE_INFINITY;
+  const attempt = new Attempt(call, ++call.attempts, hedge, timeoutMs, byDeadline ? "deadline" : "timeout", permit, now, headersMs);
   call.live.push(attempt);
   const events = call.dep.events;
   if (events.active) {
@@ -178,6 +185,7 @@ function emitEnd(
     outcome,
     durationMs,
     error,
+    tier: error?.tier,
   });
 }
 
@@ -199,8 +207,10 @@ function classify(call: Call<unknown>, attempt: Attempt, raw: unknown): unknown 
   } else if (isResilienceError(raw)) {
     error = raw;
     if (error.kind === "http" || error.kind === "network" || error.kind === "timeout") {
+      // a status that describes the request is never retried, whatever retry.on says (errors.ts, describesRequest)
       error.transient =
-        matchesRetryOn(error, call.plan.retryOn) || (error.kind === "network" && matchesErrorCondition(error.cause, call.plan.retryErrors));
+        !(error.kind === "http" && isRequestStatus(error.status)) &&
+        (matchesRetryOn(error, call.plan.retryOn) || (error.kind === "network" && matchesErrorCondition(error.cause, call.plan.retryErrors)));
     }
   } else if (call.plan.signal?.aborted === true) {
     error = abortedError(call.plan.signal.reason);

@@ -48,6 +48,13 @@ export interface CallPlan<T> {
   readonly marginMs: number;
   /** Attempt timeout in milliseconds; `Infinity` for none. */
   readonly attemptMs: number;
+  /**
+   * The least time left (past the margin) worth starting an attempt with, in milliseconds; 0 for
+   * any. Below it the call fails at once with `deadline` (docs/runtime.md, "Deadlines").
+   */
+  readonly minAttemptMs: number;
+  /** Time to the response headers, in milliseconds (`timeout.headers`); `Infinity` for no limit of its own. */
+  readonly headersMs: number;
   /** Retry; `null` for a single attempt. */
   readonly retry: RetrySettings | null;
   readonly retryOn: readonly RetryCondition[];
@@ -134,6 +141,11 @@ export class Call<T> implements AttemptOwner, AttemptSettlement<T> {
     return this.plan.at - this.plan.marginMs - now;
   }
 
+  /** Whether `left` (see {@link timeLeft}) is too little to start an attempt with: none, or under the minimum. */
+  tooLittle(left: number): boolean {
+    return left <= 0 || left < this.plan.minAttemptMs;
+  }
+
   headersFor(timeoutMs: number): Record<string, string> {
     const headers: Record<string, string> = {};
     const propagation = this.dep.propagation;
@@ -151,8 +163,13 @@ export class Call<T> implements AttemptOwner, AttemptSettlement<T> {
     for (const attempt of [...this.live]) if (attempt !== except) attempt.cancel(error);
   }
 
-  /** A `deadline` error for when no time is left to start an attempt. */
-  deadlineError(): ResilienceError {
+  /**
+   * A `deadline` error for when no time (or less than the minimum attempt budget) is left to
+   * start an attempt.
+   *
+   * @param left The time left past the margin, when the caller knows it: a positive value names the minimum it is under.
+   */
+  deadlineError(left = 0): ResilienceError {
     if (this.dep.events.active) {
       this.dep.events.emit({
         type: "deadline-exceeded",
@@ -163,7 +180,11 @@ export class Call<T> implements AttemptOwner, AttemptSettlement<T> {
     }
     return new ResilienceError({
       kind: "deadline",
-      message: `${this.dep.name}.${this.plan.operation}: deadline reached before attempt ${this.attempts + 1}`,
+      message:
+        left > 0
+          ? `${this.dep.name}.${this.plan.operation}: ${Math.floor(left)} ms left before attempt ${this.attempts + 1}, under its minimum of ${this.plan.minAttemptMs} ms`
+          : `${this.dep.name}.${this.plan.operation}: deadline reached before attempt ${this.attempts + 1}`,
+      tier: "deadline",
       dependency: this.dep.name,
       operation: this.plan.operation,
       cause: this.lastError,
@@ -285,7 +306,8 @@ export class Call<T> implements AttemptOwner, AttemptSettlement<T> {
     } else {
       this.#previousMs = delayMs;
     }
-    if (delayMs >= this.timeLeft()) {
+    // the retry must still start with at least the minimum attempt budget left
+    if (this.tooLittle(this.timeLeft() - delayMs)) {
       if (events.active) events.emit({ type: "deadline-exceeded", dependency: name, operation, stage: "retry" });
       return error;
     }

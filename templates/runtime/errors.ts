@@ -23,6 +23,16 @@ export type ResilienceErrorKind =
   | "parse";
 
 /**
+ * Which time limit ended a call or an attempt (docs/runtime.md, "Tiered timeouts"):
+ * - `connect`: opening the connection (undici's connect timeout, through a `dispatcher`);
+ * - `headers`: the response headers did not arrive within `timeout.headers`;
+ * - `attempt`: the attempt timeout;
+ * - `queue`: the bulkhead queue wait (`bulkhead.queueTimeout`);
+ * - `deadline`: the call's deadline, or too little of it left to start an attempt.
+ */
+export type TimeoutTier = "connect" | "headers" | "attempt" | "queue" | "deadline";
+
+/**
  * Brand carried by every {@link ResilienceError}. Registered with `Symbol.for`, so errors made
  * by another copy of this runtime in the same process are recognised too.
  */
@@ -50,6 +60,8 @@ export interface ResilienceErrorInit {
   readonly body?: string | undefined;
   /** Server-requested wait from `Retry-After`, in milliseconds. */
   readonly retryAfterMs?: number | undefined;
+  /** The time limit that fired, for a failure a time limit caused. */
+  readonly tier?: TimeoutTier | undefined;
   /**
    * Skip capturing a stack trace. Used on the load-shedding path (open breaker, full bulkhead),
    * where rejections must stay cheap; the message still says what happened.
@@ -81,6 +93,8 @@ export class ResilienceError extends Error {
   declare readonly body: string | undefined;
   /** Wait requested by the server's `Retry-After` header, in milliseconds; `undefined` if none. */
   declare readonly retryAfterMs: number | undefined;
+  /** The time limit that fired (`connect`, `headers`, `attempt`, `queue`, `deadline`); `undefined` when none did. */
+  declare readonly tier: TimeoutTier | undefined;
   /** Failures of the other hedged copies, when every copy failed (this one launched first). */
   declare others: readonly ResilienceError[];
 
@@ -95,7 +109,7 @@ export class ResilienceError extends Error {
   }
 }
 
-type Fields = { -readonly [K in "kind" | "transient" | "dependency" | "operation" | "attempts" | "status" | "headers" | "body" | "retryAfterMs" | "others"]: ResilienceError[K] };
+type Fields = { -readonly [K in "kind" | "transient" | "dependency" | "operation" | "attempts" | "status" | "headers" | "body" | "retryAfterMs" | "tier" | "others"]: ResilienceError[K] };
 
 function fill(error: Fields, init: ResilienceErrorInit): void {
   error.kind = init.kind;
@@ -107,6 +121,7 @@ function fill(error: Fields, init: ResilienceErrorInit): void {
   error.headers = init.headers;
   error.body = init.body;
   error.retryAfterMs = init.retryAfterMs;
+  error.tier = init.tier;
   error.others = [];
 }
 
@@ -185,19 +200,28 @@ export const isParseError = (e: unknown): e is ResilienceErrorOf<"parse"> => isR
 const SERVER_STATE_4XX: ReadonlySet<number> = new Set([408, 425, 429]);
 
 /**
- * True when the failure describes the request itself (a 4xx such as 400, 401, 403, 404, 409, 422
- * that is not listed as retryable): the caller's bug, not the dependency's health. Such errors
- * release the breaker permit without a verdict and are never served a fallback.
+ * 4xx statuses that always describe the request, whatever `retry.on` says (docs/policy.md,
+ * "Retry"; `resgen check` refuses them in `retry.on`, RG225): sending the request again gets
+ * the same answer.
+ */
+const REQUEST_4XX: ReadonlySet<number> = new Set([400, 401, 403, 404, 405, 409, 410, 422]);
+
+/** True for a status that describes the request whatever the retry settings say (never retried). */
+export function isRequestStatus(status: number | undefined): boolean {
+  return status !== undefined && REQUEST_4XX.has(status);
+}
+
+/**
+ * True when the failure describes the request itself: the caller's bug, not the dependency's
+ * health. The status decides: 400, 401, 403, 404, 405, 409, 410 and 422 always do (even when
+ * listed in `retry.on`); another 4xx but 408, 425 and 429 does unless it is listed as retryable.
+ * Such errors release the breaker permit without a verdict, cost no budget token and are never
+ * served a fallback.
  */
 export function describesRequest(error: ResilienceError): boolean {
-  return (
-    error.kind === "http" &&
-    !error.transient &&
-    error.status !== undefined &&
-    error.status >= 400 &&
-    error.status < 500 &&
-    !SERVER_STATE_4XX.has(error.status)
-  );
+  if (error.kind !== "http" || error.status === undefined || error.status < 400 || error.status >= 500) return false;
+  if (REQUEST_4XX.has(error.status)) return true;
+  return !error.transient && !SERVER_STATE_4XX.has(error.status);
 }
 
 /**

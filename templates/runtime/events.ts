@@ -1,4 +1,4 @@
-import type { ResilienceError, ResilienceErrorKind } from "./errors.js";
+import type { ResilienceError, ResilienceErrorKind, TimeoutTier } from "./errors.js";
 import type { WindowCounts } from "./window.js";
 
 /** How one attempt ended. `cancelled` covers caller aborts and hedged copies that lost the race. */
@@ -67,6 +67,8 @@ export type ResilienceEvent =
       readonly durationMs: number;
       /** The failure, when the outcome is not `success`. */
       readonly error: ResilienceError | undefined;
+      /** The time limit that ended the attempt (`error.tier`), if one did. */
+      readonly tier?: TimeoutTier | undefined;
     })
   | (EventBase & {
       /** A retry will start after `delayMs`. */
@@ -99,6 +101,8 @@ export type ResilienceEvent =
       /** The breaker rejected an attempt without calling the dependency. */
       readonly type: "breaker-rejected";
       readonly state: BreakerStateName;
+      /** Share of calls admitted, when a `closed` breaker ramping up after recovery rejected this one. */
+      readonly admitted?: number | undefined;
     })
   | (EventBase & {
       /** The bulkhead turned a call away (full, queue full, evicted, or queue wait over). */

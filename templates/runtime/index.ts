@@ -68,6 +68,7 @@ export {
   type ResilienceErrorInit,
   type ResilienceErrorKind,
   type ResilienceErrorOf,
+  type TimeoutTier,
 } from "./errors.js";
 export {
   Emitter,

@@ -58,6 +58,13 @@ export interface TimeoutSettings {
   readonly attemptMs: number | null;
   /** Milliseconds the whole logical call may take (all attempts and waits); `null` for no limit. */
   readonly totalMs: number | null;
+  /**
+   * The least time left worth starting an attempt with (`deadline.minAttempt`, or the latency's
+   * p50): with less, the call fails at once with `deadline`, no attempt made. Omitted or `null`: any.
+   */
+  readonly minAttemptMs?: number | null | undefined;
+  /** Milliseconds until the response headers (`timeout.headers`), for transports that race them; omitted or `null`: no limit of its own. */
+  readonly headersMs?: number | null | undefined;
 }
 
 /**
@@ -285,6 +292,8 @@ class DependencyStack implements Dependency {
       at,
       marginMs: this.#marginMs,
       attemptMs: operation.timeout.attemptMs ?? Number.POSITIVE_INFINITY,
+      minAttemptMs: operation.timeout.minAttemptMs ?? 0,
+      headersMs: operation.timeout.headersMs ?? Number.POSITIVE_INFINITY,
       retry: operation.retry,
       retryOn: operation.retry?.on ?? DEFAULT_RETRY_ON,
       retryErrors: operation.retry?.errors ?? NO_ERRORS,
@@ -292,7 +301,7 @@ class DependencyStack implements Dependency {
       idempotencyKey: options.idempotencyKey ?? (operation.idempotencyKey === null ? undefined : newIdempotencyKey()),
       idempotencyHeader: operation.idempotencyKey?.header ?? null,
       signal,
-      ending: withFallback ? this.#ending(operation.name, fallback, options as ProvidedCallOptions<unknown>, identity) : null,
+      ending: withFallback ? this.#ending(operation.name, fallback, options as ProvidedCallOptions<unknown>, identity, scope?.degraded) : null,
     });
     const hedge = operation.hedge;
     const hedging = hedge !== null && repeatable ? { settings: hedge, budget: this.#hedgeBudget(operation.name, hedge) } : null;
@@ -305,10 +314,11 @@ class DependencyStack implements Dependency {
     const signal = call.plan.signal;
     if (signal?.aborted === true) return call.refused(abortedError(signal.reason));
     const left = call.timeLeft(now);
-    if (left <= 0) return call.refused(call.deadlineError());
+    if (call.tooLittle(left)) return call.refused(call.deadlineError(left));
     const bulkhead = this.bulkhead;
     if (bulkhead !== null) {
-      const entry = bulkhead.enter(call.plan.operation, left, signal);
+      // the queue wait ends while the minimum attempt budget is still left
+      const entry = bulkhead.enter(call.plan.operation, left - call.plan.minAttemptMs, signal);
       if (entry instanceof Promise) return call.runAfter(entry, bulkhead, hedging);
       if (entry !== undefined) return call.refused(entry);
     }
@@ -351,12 +361,12 @@ class DependencyStack implements Dependency {
     return this.#events.subscribe(observer);
   }
 
-  #ending(operation: string, fallback: Exclude<FallbackSettings, { kind: "none" }>, options: ProvidedCallOptions<unknown>, identity: string | undefined): CallEnding {
+  #ending(operation: string, fallback: Exclude<FallbackSettings, { kind: "none" }>, options: ProvidedCallOptions<unknown>, identity: string | undefined, degraded: Set<string> | undefined): CallEnding {
     let cache: StaleCache | null = null;
     if (fallback.kind === "stale") cache = this.#state(operation).cache ??= new StaleCache(fallback.maxEntries, fallback.maxAgeMs);
     // the key is computed only for a stale fallback: other fallbacks never look it up
     const key = cache === null ? "" : staleKey(identity, options.cacheKey);
-    return new FallbackEnding(this.#parts, operation, fallback, cache, key, options.fallback);
+    return new FallbackEnding(this.#parts, operation, fallback, cache, key, options.fallback, degraded);
   }
 
   #hedgeBudget(operation: string, hedge: HedgeSettings): HedgeBudget {
@@ -386,6 +396,8 @@ class FallbackEnding implements CallEnding {
   readonly #cache: StaleCache | null;
   readonly #cacheKey: string;
   readonly #provided: ((error: ResilienceError) => unknown) | undefined;
+  // the inbound request's collector of degraded dependencies, when its middleware reports them
+  readonly #degraded: Set<string> | undefined;
 
   constructor(
     parts: DependencyParts,
@@ -394,6 +406,7 @@ class FallbackEnding implements CallEnding {
     cache: StaleCache | null,
     cacheKey: string,
     provided: ((error: ResilienceError) => unknown) | undefined,
+    degraded?: Set<string>,
   ) {
     this.#parts = parts;
     this.#operation = operation;
@@ -401,6 +414,7 @@ class FallbackEnding implements CallEnding {
     this.#cache = cache;
     this.#cacheKey = cacheKey;
     this.#provided = provided;
+    this.#degraded = degraded;
   }
 
   succeeded(data: unknown): Outcome<unknown> {
@@ -415,6 +429,8 @@ class FallbackEnding implements CallEnding {
     const cached = this.#cache?.get(this.#cacheKey, clock.now());
     return serveFallback(fallback, error, cached, this.#provided).then((served) => {
       if (served === undefined) throw error;
+      // the response built from this answer is degraded: the request's middleware can say so (docs/services.md)
+      this.#degraded?.add(name);
       if (events.active) {
         events.emit({
           type: "fallback-served",

@@ -50,6 +50,7 @@ export const ATTR = {
   hedge: "resilience.attempt.hedge",
   attemptDelay: "resilience.attempt.delay",
   attemptTimeout: "resilience.attempt.timeout",
+  timeoutTier: "resilience.timeout.tier",
   breakerState: "resilience.breaker.state",
   breakerPreviousState: "resilience.breaker.previous_state",
   bulkheadReason: "resilience.bulkhead.reason",
@@ -64,6 +65,7 @@ export const ATTR = {
   shedReason: "resilience.shed.reason",
   queued: "resilience.admission.queued",
   deadlineHeader: "resilience.deadline.header",
+  degraded: "resilience.degraded",
 } as const;
 
 /** Metric names. */
@@ -93,6 +95,7 @@ export const METRIC = {
   serverWaiting: "resilience.server.admission.waiting",
   serverLimit: "resilience.server.admission.limit",
   serverDeadlineMalformed: "resilience.server.deadline.malformed",
+  serverDegraded: "resilience.server.degraded_responses",
 } as const;
 
 const BREAKER_STATES = ["closed", "open", "half-open", "isolated"] as const;
@@ -243,6 +246,7 @@ export function installOpenTelemetry(dependency: Dependency, options: OpenTeleme
         if (error !== undefined) {
           attributes[ATTR.errorType] = error.kind;
           if (error.status !== undefined) attributes[ATTR.statusCode] = error.status;
+          if (error.tier !== undefined) attributes[ATTR.timeoutTier] = error.tier;
         }
         attemptDuration.record(event.durationMs / 1000, attributes);
         const state = calls.get(event.call);
@@ -330,6 +334,7 @@ export function installInboundOpenTelemetry(middleware: InboundMiddleware, optio
   const queued = counter(METRIC.serverQueued, "Requests that found every slot they may take busy and waited in the queue, by priority.");
   const shed = counter(METRIC.serverShed, "Requests refused without running the handler, by priority, reason and status.");
   const malformed = counter(METRIC.serverDeadlineMalformed, "Requests whose deadline header could not be read (they got the edge deadline), by header.");
+  const degraded = counter(METRIC.serverDegraded, "Responses built with a fallback's answer, by dependency that answered degraded.");
   const queueWait = meter.createHistogram(METRIC.serverQueueWait, {
     description: "Time requests spent in the queue, by priority and whether they were admitted or shed.",
     unit: "s",
@@ -367,6 +372,11 @@ export function installInboundOpenTelemetry(middleware: InboundMiddleware, optio
       }
       case "deadline-malformed":
         malformed.add(1, { [ATTR.service]: event.service, [ATTR.deadlineHeader]: event.header });
+        return;
+      case "request-degraded":
+        // emitted as the response starts, in the request's context: the active span is the server span
+        trace.getActiveSpan()?.setAttribute(ATTR.degraded, [...event.dependencies]);
+        for (const dependency of event.dependencies) degraded.add(1, { [ATTR.service]: event.service, [ATTR.dependency]: dependency });
         return;
     }
   });

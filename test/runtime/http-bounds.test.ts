@@ -189,7 +189,7 @@ function isWellFormed(text: string): boolean {
 describe("a bug in the request", () => {
   it("surfaces as it is instead of becoming a transient network error", async () => {
     const { sendHttp } = await import("../../templates/runtime/http.js");
-    const ctx = { dependency: "d", operation: "o", signal: new AbortController().signal, headers: () => ({}), retryOn: ["network"] } as unknown as Parameters<typeof sendHttp>[1];
+    const ctx = { dependency: "d", operation: "o", signal: new AbortController().signal, headers: () => ({}), awaitHeaders: <R>(response: Promise<R>) => response, retryOn: ["network"] } as unknown as Parameters<typeof sendHttp>[1];
     const failure = await sendHttp({ method: "GET", baseUrl: "not a url", path: "/x", responseType: "none" } as Parameters<typeof sendHttp>[0], ctx).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(TypeError);
     expect(isResilienceError(failure)).toBe(false);

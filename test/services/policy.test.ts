@@ -94,7 +94,7 @@ describe("service policies", () => {
 
   it("refuses a service whose module would overwrite another generated module", () => {
     const shop = "version: 1\nkind: service\nservice: shop\ncalls: []\n";
-    const dep = "version: 1\ndependency: shop-service\noperations:\n  get: { method: GET, path: /s }\nbulkhead: false\n";
+    const dep = "version: 1\ndependency: shop-service\noperations:\n  get: { method: GET, path: /s }\nbulkhead: false\ntimeout: { attempt: 500ms }\n";
     const r = checkTexts([{ file: "shop.yaml", text: shop }, { file: "dep.yaml", text: dep }, { file: "shop2.yaml", text: shop }]);
     expect(r.diagnostics.map((d) => `${d.code} ${d.file} ${d.message}`)).toEqual([
       'RG301 shop.yaml service "shop" and dependency "shop-service" (dep.yaml) both become shop-service.ts',
@@ -103,7 +103,7 @@ describe("service policies", () => {
   });
 
   it("keeps dependency policies working with or without kind: dependency", () => {
-    const text = "version: 1\nkind: dependency\ndependency: stock\noperations:\n  get: { method: GET, path: /s }\nbulkhead: false\n";
+    const text = "version: 1\nkind: dependency\ndependency: stock\noperations:\n  get: { method: GET, path: /s }\nbulkhead: false\ntimeout: { attempt: 500ms }\n";
     expect(checkTexts([{ file: "stock.yaml", text }]).diagnostics).toEqual([]);
   });
 

@@ -114,7 +114,7 @@ describe("mapping report of a policy with every lossy setting", () => {
     expect(report("istio").map((l) => l.split(" ").slice(0, 2).join(" "))).toEqual([
       "3:1 RG414", // deadline.propagate is a built-in default: the policy
       "10:1 RG408", // retry.backoff: decorrelated jitter, multiplier 3, cap 400ms
-      "13:3 RG409", // 409 has no gRPC code
+      "13:3 RG409", // 425 has no gRPC code
       "13:3 RG409", // timeout asks for reset
       "13:3 RG409", // 503 becomes UNAVAILABLE
       "14:3 RG410", // retryAfter
@@ -141,7 +141,7 @@ describe("mapping report of a policy with every lossy setting", () => {
     expect(lines).toContain("32:27 RG407 operation balance: gRPC allows at most 5 attempts: 6 becomes 5");
     expect(lines).toContain("15:13 RG411 gRPC allows at most 1000 tokens: maxTokens 5000 becomes 1000");
     expect(lines).toContain("15:30 RG411 gRPC keeps 3 decimals of tokenRatio: 0.1234 becomes 0.123");
-    expect(lines).toContain("13:3 RG409 operation post: timeout, 409 have no gRPC status code: not retried by the channel");
+    expect(lines).toContain("13:3 RG409 operation post: timeout, 425 have no gRPC status code: not retried by the channel");
     expect(lines).toContain("12:53 RG408 operation post: gRPC always draws full jitter (policy: decorrelated)");
     expect(lines).toContain("33:3 RG401 operation audit: names no gRPC method: it is left out of the service config");
     const config = JSON.parse(emitted(result).get("grpc/ledger.json")!);

@@ -35,7 +35,7 @@ const geocodeOperation = {
   name: "geocode",
   retrySafe: true,
   idempotencyKey: null,
-  timeout: { attemptMs: 450, totalMs: 1500 },
+  timeout: { attemptMs: 450, totalMs: 1500, minAttemptMs: 40 },
   retry: {
     maxAttempts: 2,
     backoff: { baseMs: 50, capMs: 1000, multiplier: 2, jitter: "full" },

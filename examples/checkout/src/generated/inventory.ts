@@ -55,7 +55,7 @@ const getStockOperation = {
   name: "getStock",
   retrySafe: true,
   idempotencyKey: null,
-  timeout: { attemptMs: 180, totalMs: 1000 },
+  timeout: { attemptMs: 180, totalMs: 1000, minAttemptMs: 15 },
   retry: {
     maxAttempts: 3,
     backoff: { baseMs: 50, capMs: 1000, multiplier: 2, jitter: "full" },
@@ -70,7 +70,7 @@ const reserveOperation = {
   name: "reserve",
   retrySafe: true,
   idempotencyKey: null,
-  timeout: { attemptMs: 180, totalMs: 1000 },
+  timeout: { attemptMs: 180, totalMs: 1000, minAttemptMs: 15 },
   retry: {
     maxAttempts: 3,
     backoff: { baseMs: 50, capMs: 1000, multiplier: 2, jitter: "full" },
@@ -87,6 +87,8 @@ export interface InventoryClientConfig {
   readonly baseUrl: string;
   /** The fetch implementation. Defaults to `globalThis.fetch`. */
   readonly fetch?: typeof fetch | undefined;
+  /** Passed to fetch as `dispatcher`, as is. On Node, an undici `Agent` from your own undici, such as `new Agent({ connect: { timeout: 1_000 } })`, enforces a connect timeout (resgen's docs/runtime.md, "Tiered timeouts"). */
+  readonly dispatcher?: unknown;
   /** Headers sent with every request (for example authorization). */
   readonly headers?: Readonly<Record<string, string>> | undefined;
   /** Receives every event of the stack (attempts, retries, breaker transitions, ...). */
@@ -133,7 +135,7 @@ export function createInventoryClient(config: InventoryClientConfig): InventoryC
         return Promise.reject(error);
       }
 
-      return dependency.call(getStockOperation, (ctx) => sendHttp<GetStockResponse>({ fetch: config.fetch, baseUrl: config.baseUrl, method: "GET", path, headers: options?.headers === undefined ? config.headers : { ...config.headers, ...options.headers }, responseType: "json", maxResponseBytes: 8388608 }, ctx), options);
+      return dependency.call(getStockOperation, (ctx) => sendHttp<GetStockResponse>({ fetch: config.fetch, dispatcher: config.dispatcher, baseUrl: config.baseUrl, method: "GET", path, headers: options?.headers === undefined ? config.headers : { ...config.headers, ...options.headers }, responseType: "json", maxResponseBytes: 8388608 }, ctx), options);
     },
     reserve(input, options) {
       let path: string;
@@ -143,7 +145,7 @@ export function createInventoryClient(config: InventoryClientConfig): InventoryC
         return Promise.reject(error);
       }
 
-      return dependency.call(reserveOperation, (ctx) => sendHttp<ReserveResponse>({ fetch: config.fetch, baseUrl: config.baseUrl, method: "PUT", path, headers: options?.headers === undefined ? config.headers : { ...config.headers, ...options.headers }, body: input.body, responseType: "json", maxResponseBytes: 8388608 }, ctx), options);
+      return dependency.call(reserveOperation, (ctx) => sendHttp<ReserveResponse>({ fetch: config.fetch, dispatcher: config.dispatcher, baseUrl: config.baseUrl, method: "PUT", path, headers: options?.headers === undefined ? config.headers : { ...config.headers, ...options.headers }, body: input.body, responseType: "json", maxResponseBytes: 8388608 }, ctx), options);
     },
     health: () => dependency.health(),
     subscribe: (observer) => dependency.subscribe(observer),

@@ -56,7 +56,7 @@ const getChargeOperation = {
   name: "getCharge",
   retrySafe: true,
   idempotencyKey: null,
-  timeout: { attemptMs: 500, totalMs: 2000 },
+  timeout: { attemptMs: 500, totalMs: 2000, minAttemptMs: 80 },
   retry: {
     maxAttempts: 3,
     backoff: { baseMs: 50, capMs: 1000, multiplier: 2, jitter: "full" },
@@ -71,7 +71,7 @@ const createChargeOperation = {
   name: "createCharge",
   retrySafe: true,
   idempotencyKey: { header: "Idempotency-Key" },
-  timeout: { attemptMs: 500, totalMs: 2000 },
+  timeout: { attemptMs: 500, totalMs: 2000, minAttemptMs: 80 },
   retry: {
     maxAttempts: 3,
     backoff: { baseMs: 50, capMs: 1000, multiplier: 2, jitter: "full" },
@@ -88,6 +88,8 @@ export interface PaymentsClientConfig {
   readonly baseUrl: string;
   /** The fetch implementation. Defaults to `globalThis.fetch`. */
   readonly fetch?: typeof fetch | undefined;
+  /** Passed to fetch as `dispatcher`, as is. On Node, an undici `Agent` from your own undici, such as `new Agent({ connect: { timeout: 1_000 } })`, enforces a connect timeout (resgen's docs/runtime.md, "Tiered timeouts"). */
+  readonly dispatcher?: unknown;
   /** Headers sent with every request (for example authorization). */
   readonly headers?: Readonly<Record<string, string>> | undefined;
   /** Receives every event of the stack (attempts, retries, breaker transitions, ...). */
@@ -136,11 +138,11 @@ export function createPaymentsClient(config: PaymentsClientConfig): PaymentsClie
         return Promise.reject(error);
       }
 
-      return dependency.call(getChargeOperation, (ctx) => sendHttp<GetChargeResponse>({ fetch: config.fetch, baseUrl: config.baseUrl, method: "GET", path, headers: options?.headers === undefined ? config.headers : { ...config.headers, ...options.headers }, responseType: "json", maxResponseBytes: 8388608 }, ctx), options);
+      return dependency.call(getChargeOperation, (ctx) => sendHttp<GetChargeResponse>({ fetch: config.fetch, dispatcher: config.dispatcher, baseUrl: config.baseUrl, method: "GET", path, headers: options?.headers === undefined ? config.headers : { ...config.headers, ...options.headers }, responseType: "json", maxResponseBytes: 8388608 }, ctx), options);
     },
     createCharge(input, options) {
       const path = "/charges";
-      return dependency.call(createChargeOperation, (ctx) => sendHttp<CreateChargeResponse>({ fetch: config.fetch, baseUrl: config.baseUrl, method: "POST", path, headers: options?.headers === undefined ? config.headers : { ...config.headers, ...options.headers }, body: input.body, responseType: "json", maxResponseBytes: 8388608 }, ctx), options);
+      return dependency.call(createChargeOperation, (ctx) => sendHttp<CreateChargeResponse>({ fetch: config.fetch, dispatcher: config.dispatcher, baseUrl: config.baseUrl, method: "POST", path, headers: options?.headers === undefined ? config.headers : { ...config.headers, ...options.headers }, body: input.body, responseType: "json", maxResponseBytes: 8388608 }, ctx), options);
     },
     health: () => dependency.health(),
     subscribe: (observer) => dependency.subscribe(observer),

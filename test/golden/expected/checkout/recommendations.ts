@@ -53,7 +53,7 @@ const getRecommendationsOperation = {
   name: "getRecommendations",
   retrySafe: true,
   idempotencyKey: null,
-  timeout: { attemptMs: 250, totalMs: 600 },
+  timeout: { attemptMs: 250, totalMs: 600, minAttemptMs: 20 },
   retry: null,
   hedge: { delayMs: 45, maxAttempts: 2, budget: 0.05 },
   fallback: { kind: "value", value: [] },
@@ -63,7 +63,7 @@ const recordClickOperation = {
   name: "recordClick",
   retrySafe: true,
   idempotencyKey: { header: "Idempotency-Key" },
-  timeout: { attemptMs: 250, totalMs: 600 },
+  timeout: { attemptMs: 250, totalMs: 600, minAttemptMs: 20 },
   retry: {
     maxAttempts: 2,
     backoff: { baseMs: 50, capMs: 1000, multiplier: 2, jitter: "full" },
@@ -80,6 +80,8 @@ export interface RecommendationsClientConfig {
   readonly baseUrl: string;
   /** The fetch implementation. Defaults to `globalThis.fetch`. */
   readonly fetch?: typeof fetch | undefined;
+  /** Passed to fetch as `dispatcher`, as is. On Node, an undici `Agent` from your own undici, such as `new Agent({ connect: { timeout: 1_000 } })`, enforces a connect timeout (resgen's docs/runtime.md, "Tiered timeouts"). */
+  readonly dispatcher?: unknown;
   /** Headers sent with every request (for example authorization). */
   readonly headers?: Readonly<Record<string, string>> | undefined;
   /** Receives every event of the stack (attempts, retries, breaker transitions, ...). */
@@ -132,11 +134,11 @@ export function createRecommendationsClient(config: RecommendationsClientConfig)
       }
 
       const query = { limit: own(input.query, "limit") };
-      return dependency.call(getRecommendationsOperation, (ctx) => sendHttp<GetRecommendationsResponse>({ fetch: config.fetch, baseUrl: config.baseUrl, method: "GET", path, query, headers: options?.headers === undefined ? config.headers : { ...config.headers, ...options.headers }, responseType: "json", maxResponseBytes: 8388608 }, ctx), options);
+      return dependency.call(getRecommendationsOperation, (ctx) => sendHttp<GetRecommendationsResponse>({ fetch: config.fetch, dispatcher: config.dispatcher, baseUrl: config.baseUrl, method: "GET", path, query, headers: options?.headers === undefined ? config.headers : { ...config.headers, ...options.headers }, responseType: "json", maxResponseBytes: 8388608 }, ctx), options);
     },
     recordClick(input, options) {
       const path = "/clicks";
-      return dependency.call(recordClickOperation, (ctx) => sendHttp<void>({ fetch: config.fetch, baseUrl: config.baseUrl, method: "POST", path, headers: options?.headers === undefined ? config.headers : { ...config.headers, ...options.headers }, body: input.body, responseType: "none", maxResponseBytes: 8388608 }, ctx), options);
+      return dependency.call(recordClickOperation, (ctx) => sendHttp<void>({ fetch: config.fetch, dispatcher: config.dispatcher, baseUrl: config.baseUrl, method: "POST", path, headers: options?.headers === undefined ? config.headers : { ...config.headers, ...options.headers }, body: input.body, responseType: "none", maxResponseBytes: 8388608 }, ctx), options);
     },
     health: () => dependency.health(),
     subscribe: (observer) => dependency.subscribe(observer),

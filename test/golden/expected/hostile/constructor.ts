@@ -91,6 +91,8 @@ export interface ConstructorClientConfig {
   readonly baseUrl: string;
   /** The fetch implementation. Defaults to `globalThis.fetch`. */
   readonly fetch?: typeof fetch | undefined;
+  /** Passed to fetch as `dispatcher`, as is. On Node, an undici `Agent` from your own undici, such as `new Agent({ connect: { timeout: 1_000 } })`, enforces a connect timeout (resgen's docs/runtime.md, "Tiered timeouts"). */
+  readonly dispatcher?: unknown;
   /** Headers sent with every request (for example authorization). */
   readonly headers?: Readonly<Record<string, string>> | undefined;
   /** Receives every event of the stack (attempts, retries, breaker transitions, ...). */
@@ -144,11 +146,11 @@ export function createConstructorClient(config: ConstructorClientConfig): Constr
       }
 
       const query = { "weird-name\"; globalThis.pwned = 'query'; \"": own(input.query, "weird-name\"; globalThis.pwned = 'query'; \""), toString: own(input.query, "toString") };
-      return dependency.call(deleteOperation, (ctx) => sendHttp<DeleteResponse>({ fetch: config.fetch, baseUrl: config.baseUrl, method: "GET", path, query, headers: options?.headers === undefined ? config.headers : { ...config.headers, ...options.headers }, responseType: "json", maxResponseBytes: 8388608 }, ctx), options);
+      return dependency.call(deleteOperation, (ctx) => sendHttp<DeleteResponse>({ fetch: config.fetch, dispatcher: config.dispatcher, baseUrl: config.baseUrl, method: "GET", path, query, headers: options?.headers === undefined ? config.headers : { ...config.headers, ...options.headers }, responseType: "json", maxResponseBytes: 8388608 }, ctx), options);
     },
     getThing(input, options) {
       const path = "/things";
-      return dependency.call(getThingOperation, (ctx) => sendHttp<void>({ fetch: config.fetch, baseUrl: config.baseUrl, method: "POST", path, headers: options?.headers === undefined ? config.headers : { ...config.headers, ...options.headers }, body: input.body, responseType: "none", maxResponseBytes: 8388608 }, ctx), options);
+      return dependency.call(getThingOperation, (ctx) => sendHttp<void>({ fetch: config.fetch, dispatcher: config.dispatcher, baseUrl: config.baseUrl, method: "POST", path, headers: options?.headers === undefined ? config.headers : { ...config.headers, ...options.headers }, body: input.body, responseType: "none", maxResponseBytes: 8388608 }, ctx), options);
     },
     health: () => dependency.health(),
     subscribe: (observer) => dependency.subscribe(observer),

@@ -141,6 +141,8 @@ export interface CatalogV2ClientConfig {
   readonly baseUrl: string;
   /** The fetch implementation. Defaults to `globalThis.fetch`. */
   readonly fetch?: typeof fetch | undefined;
+  /** Passed to fetch as `dispatcher`, as is. On Node, an undici `Agent` from your own undici, such as `new Agent({ connect: { timeout: 1_000 } })`, enforces a connect timeout (resgen's docs/runtime.md, "Tiered timeouts"). */
+  readonly dispatcher?: unknown;
   /** Headers sent with every request (for example authorization). */
   readonly headers?: Readonly<Record<string, string>> | undefined;
   /** Receives every event of the stack (attempts, retries, breaker transitions, ...). */
@@ -199,7 +201,7 @@ export function createCatalogV2Client(config: CatalogV2ClientConfig): CatalogV2C
     search(input, options) {
       const path = "/products";
       const query = { q: own(input.query, "q"), tags: own(input.query, "tags"), sort: own(input.query, "sort"), page: own(input.query, "page") };
-      return dependency.call(searchOperation, (ctx) => sendHttp<SearchResponse>({ fetch: config.fetch, baseUrl: config.baseUrl, method: "GET", path, query, headers: options.headers === undefined ? config.headers : { ...config.headers, ...options.headers }, responseType: "json", maxResponseBytes: 8388608 }, ctx), options);
+      return dependency.call(searchOperation, (ctx) => sendHttp<SearchResponse>({ fetch: config.fetch, dispatcher: config.dispatcher, baseUrl: config.baseUrl, method: "GET", path, query, headers: options.headers === undefined ? config.headers : { ...config.headers, ...options.headers }, responseType: "json", maxResponseBytes: 8388608 }, ctx), options);
     },
     getProduct(input, options) {
       let path: string;
@@ -209,11 +211,11 @@ export function createCatalogV2Client(config: CatalogV2ClientConfig): CatalogV2C
         return Promise.reject(error);
       }
 
-      return dependency.call(getProductOperation, (ctx) => sendHttp<GetProductResponse>({ fetch: config.fetch, baseUrl: config.baseUrl, method: "GET", path, headers: options?.headers === undefined ? config.headers : { ...config.headers, ...options.headers }, responseType: "json", maxResponseBytes: 8388608 }, ctx), options, requestIdentity({ method: "GET", url: buildUrl(config.baseUrl, path), headers: config.headers, callHeaders: options?.headers }));
+      return dependency.call(getProductOperation, (ctx) => sendHttp<GetProductResponse>({ fetch: config.fetch, dispatcher: config.dispatcher, baseUrl: config.baseUrl, method: "GET", path, headers: options?.headers === undefined ? config.headers : { ...config.headers, ...options.headers }, responseType: "json", maxResponseBytes: 8388608 }, ctx), options, requestIdentity({ method: "GET", url: buildUrl(config.baseUrl, path), headers: config.headers, callHeaders: options?.headers }));
     },
     ping(options) {
       const path = "/health";
-      return dependency.call(pingOperation, (ctx) => sendHttp<void>({ fetch: config.fetch, baseUrl: config.baseUrl, method: "HEAD", path, headers: options?.headers === undefined ? config.headers : { ...config.headers, ...options.headers }, responseType: "none", maxResponseBytes: 8388608 }, ctx), options);
+      return dependency.call(pingOperation, (ctx) => sendHttp<void>({ fetch: config.fetch, dispatcher: config.dispatcher, baseUrl: config.baseUrl, method: "HEAD", path, headers: options?.headers === undefined ? config.headers : { ...config.headers, ...options.headers }, responseType: "none", maxResponseBytes: 8388608 }, ctx), options);
     },
     patchProduct(input, options) {
       let path: string;
@@ -223,7 +225,7 @@ export function createCatalogV2Client(config: CatalogV2ClientConfig): CatalogV2C
         return Promise.reject(error);
       }
 
-      return dependency.call(patchProductOperation, (ctx) => sendHttp<PatchProductResponse>({ fetch: config.fetch, baseUrl: config.baseUrl, method: "PATCH", path, headers: options?.headers === undefined ? config.headers : { ...config.headers, ...options.headers }, body: input.body, responseType: "json", maxResponseBytes: 8388608 }, ctx), options);
+      return dependency.call(patchProductOperation, (ctx) => sendHttp<PatchProductResponse>({ fetch: config.fetch, dispatcher: config.dispatcher, baseUrl: config.baseUrl, method: "PATCH", path, headers: options?.headers === undefined ? config.headers : { ...config.headers, ...options.headers }, body: input.body, responseType: "json", maxResponseBytes: 8388608 }, ctx), options);
     },
     health: () => dependency.health(),
     subscribe: (observer) => dependency.subscribe(observer),

@@ -21,16 +21,28 @@ export interface BreakerSettings {
   readonly openForMs: number;
   /** Half-open trials: at most `maxCalls` concurrent, closing after `successes` succeed. */
   readonly halfOpen: { readonly maxCalls: number; readonly successes: number };
+  /**
+   * Slow start after recovery: for this many milliseconds after a half-open breaker closes, the
+   * share of calls admitted rises linearly from {@link RAMP_FLOOR} to all of them; the rest are
+   * rejected as `circuit-open` (docs/runtime.md, "Circuit breaker"). Absent or 0: full traffic at once.
+   */
+  readonly rampUpMs?: number | undefined;
 }
+
+/** The smallest share of calls a ramping breaker admits (10 %, as Envoy's slow start). */
+export const RAMP_FLOOR = 0.1;
 
 /** The breaker's state machine. Each state carries only what it needs. */
 export type BreakerState =
-  | { readonly state: "closed" }
+  | { readonly state: "closed"; /** Set while ramping up after recovery: when the breaker closed. */ readonly rampingSince?: number }
   | { readonly state: "open"; readonly openedAt: number }
   | { readonly state: "half-open"; readonly inFlight: number; readonly successes: number }
   | { readonly state: "isolated" };
 
 type MutableHalfOpen = { readonly state: "half-open"; inFlight: number; successes: number };
+// Closed, ramping up after recovery: `credit` accumulates the admitted share per call (an error
+// diffusion: a share f admits exactly one call in 1/f, deterministically, with no random draw).
+type Ramping = { readonly state: "closed"; readonly rampingSince: number; credit: number };
 
 // Only the half-open state changes in place, so every closed breaker can share one.
 const CLOSED: BreakerState = Object.freeze({ state: "closed" });
@@ -67,6 +79,8 @@ export interface BreakerHealth extends WindowCounts {
   readonly trialsInFlight: number;
   /** Increments on every transition. */
   readonly generation: number;
+  /** Share of calls admitted while ramping up after recovery (in [0.1, 1)); absent otherwise. */
+  readonly rampUp?: { readonly admitted: number } | undefined;
 }
 
 /**
@@ -92,7 +106,7 @@ export class CircuitBreaker {
   readonly #clock: Clock;
   readonly #window: OutcomeWindow;
   readonly #onTransition: BreakerTransitionListener | undefined;
-  #state: BreakerState | MutableHalfOpen = CLOSED;
+  #state: BreakerState | MutableHalfOpen | Ramping = CLOSED;
   #generation = 0;
   #lastNow = Number.NEGATIVE_INFINITY;
   // Whether the window may hold a failure or a slow call. While it holds neither, both rates are
@@ -137,7 +151,8 @@ export class CircuitBreaker {
     const s = this.#state;
     switch (s.state) {
       case "closed":
-        return this.#generation;
+        // the happy path: one identity check; only a ramping breaker does more
+        return s === CLOSED ? this.#generation : this.#ramp(s as Ramping, now);
       case "open":
         if (this.#now(now) - s.openedAt >= this.settings.openForMs) {
           this.#transition({ state: "half-open", inFlight: 1, successes: 0 });
@@ -179,7 +194,7 @@ export class CircuitBreaker {
       trial.inFlight--;
       if (slow) return this.#open();
       trial.successes++;
-      if (trial.successes >= this.settings.halfOpen.successes) this.#close();
+      if (trial.successes >= this.settings.halfOpen.successes) this.#recover();
     }
   }
 
@@ -232,7 +247,22 @@ export class CircuitBreaker {
    * is kept and calls in flight still count.
    */
   reset(): void {
-    this.#close();
+    // a ramping breaker is closed already: reset only ends the ramp
+    if (this.#state !== CLOSED && this.#state.state === "closed") this.#state = CLOSED;
+    else this.#close();
+  }
+
+  /**
+   * Share of calls a ramping breaker admits now, in [{@link RAMP_FLOOR}, 1); `null` when it is not
+   * ramping (or the ramp is over).
+   *
+   * @param now The clock's current time, if the caller has just read it.
+   */
+  rampFraction(now?: number): number | null {
+    const s = this.#state;
+    if (s === CLOSED || s.state !== "closed") return null;
+    const f = this.#fraction((s as Ramping).rampingSince, this.#now(now));
+    return f >= 1 ? null : f;
   }
 
   /** A snapshot of state and window counts. */
@@ -250,7 +280,27 @@ export class CircuitBreaker {
       retryInMs: s.state === "open" ? this.retryInMs() : null,
       trialsInFlight: s.state === "half-open" ? s.inFlight : 0,
       generation: this.#generation,
+      ...(s !== CLOSED && s.state === "closed" && this.rampFraction() !== null ? { rampUp: { admitted: this.rampFraction()! } } : {}),
     };
+  }
+
+  #fraction(since: number, now: number): number {
+    const rampMs = this.settings.rampUpMs ?? 0;
+    return rampMs <= 0 ? 1 : Math.max(RAMP_FLOOR, (now - since) / rampMs);
+  }
+
+  // admission while ramping: the share admitted rises with time; once it reaches 1 the breaker
+  // goes back to the shared closed state (no transition: it was closed all along)
+  #ramp(s: Ramping, now: number | undefined): Permit {
+    const f = this.#fraction(s.rampingSince, this.#now(now));
+    if (f >= 1) {
+      this.#state = CLOSED;
+      return this.#generation;
+    }
+    s.credit += f;
+    if (s.credit < 1) return REJECTED;
+    s.credit -= 1;
+    return this.#generation;
   }
 
   #isSlow(durationMs: number): boolean {
@@ -283,12 +333,19 @@ export class CircuitBreaker {
     this.#transition(CLOSED);
   }
 
+  // a half-open breaker whose trials succeeded: closed, ramping up when the settings ask for it.
+  // The credit starts full, so the first call after closing is admitted.
+  #recover(): void {
+    if ((this.settings.rampUpMs ?? 0) <= 0) return this.#close();
+    this.#transition({ state: "closed", rampingSince: this.#now(), credit: 1 });
+  }
+
   /**
    * Moves to `next` and starts a new episode. A transition to the state the breaker is already
    * in (reset while closed, isolate while isolated) does nothing at all: no event, no new
    * episode, so the outcomes of calls in flight still count (docs/runtime.md).
    */
-  #transition(next: BreakerState | MutableHalfOpen): void {
+  #transition(next: BreakerState | MutableHalfOpen | Ramping): void {
     const from = this.#state.state;
     if (from === next.state) return;
     const window = this.#onTransition === undefined ? undefined : this.#window.counts(this.#now());

@@ -157,6 +157,7 @@ export class Bulkhead {
     }
     return new ResilienceError({
       kind: "deadline",
+      tier: "deadline",
       message: `${this.#dependency}.${operation}: deadline reached while waiting for a bulkhead slot`,
       dependency: this.#dependency,
       operation,
@@ -185,6 +186,7 @@ export class Bulkhead {
             : "no slot freed up in time";
     return new ResilienceError({
       kind: "bulkhead-full",
+      tier: reason === "queue-timeout" ? "queue" : undefined,
       message: `${this.#dependency}.${operation}: bulkhead full (${detail})`,
       dependency: this.#dependency,
       operation,

@@ -50,6 +50,11 @@ export interface AmbientScope {
   readonly deadline: Deadline;
   /** Aborted when the work of the scope is no longer wanted (the inbound request went away). */
   readonly signal: AbortSignal | undefined;
+  /**
+   * Dependencies that answered with a fallback during the scope's work: set by inbound middleware
+   * that reports degraded responses (docs/services.md), filled by the stack when a fallback is served.
+   */
+  readonly degraded?: Set<string> | undefined;
 }
 
 // One store per process, shared by every copy of this runtime (two output folders, or a package
@@ -71,7 +76,7 @@ export function withDeadline<T>(budget: number | DeadlineLike, fn: () => T, cloc
   let deadline = Deadline.after(ms, clock);
   const outer = ambient.getStore();
   if (outer !== undefined && outer.deadline.remaining() < deadline.remaining()) deadline = outer.deadline;
-  return ambient.run({ deadline, signal: outer?.signal }, fn);
+  return ambient.run({ deadline, signal: outer?.signal, degraded: outer?.degraded }, fn);
 }
 
 /**
@@ -92,7 +97,7 @@ export function withDeadlineAndSignal<T>(deadline: Deadline, signal: AbortSignal
     if (outer.deadline.remaining() < deadline.remaining()) scoped = outer.deadline;
     combined = combineSignals(signal, outer.signal);
   }
-  return ambient.run({ deadline: scoped, signal: combined }, fn);
+  return ambient.run({ deadline: scoped, signal: combined, degraded: outer?.degraded }, fn);
 }
 
 /**
@@ -100,8 +105,8 @@ export function withDeadlineAndSignal<T>(deadline: Deadline, signal: AbortSignal
  * inbound middleware: a request is the root of its work, even when it is started from code that
  * runs for another request (a slot freed by one request admits the next one in line).
  */
-export function withRequestScope<T>(deadline: Deadline, signal: AbortSignal | undefined, fn: () => T): T {
-  return ambient.run({ deadline, signal }, fn);
+export function withRequestScope<T>(deadline: Deadline, signal: AbortSignal | undefined, fn: () => T, degraded?: Set<string>): T {
+  return ambient.run({ deadline, signal, degraded }, fn);
 }
 
 /** The ambient deadline set by {@link withDeadline}, or `undefined` outside any scope. */

@@ -121,7 +121,7 @@ export function runHedged<T>(call: Call<T>, settings: HedgeSettings, hedgeBudget
     };
 
     const tryHedge = (): boolean => {
-      if (done || launched >= maxCopies || call.timeLeft() <= 0) return false;
+      if (done || launched >= maxCopies || call.tooLittle(call.timeLeft())) return false;
       if (budget !== null && !budget.allowsRetry()) {
         if (events.active) events.emit({ type: "budget-exhausted", dependency: name, operation, tokens: budget.tokens });
         return false;

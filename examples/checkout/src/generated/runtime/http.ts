@@ -12,6 +12,12 @@ export type QueryValue = string | number | boolean | null | undefined | readonly
 export interface HttpRequest {
   /** The fetch implementation. Defaults to `globalThis.fetch`. */
   readonly fetch?: typeof fetch | undefined;
+  /**
+   * Passed to fetch as `init.dispatcher`, as is: on Node, an undici `Agent` (from your own undici)
+   * whose `connect.timeout` enforces `timeout.connect` (docs/runtime.md, "Tiered timeouts"). The
+   * runtime never imports undici, so the type is loose.
+   */
+  readonly dispatcher?: unknown;
   /** Base URL such as `https://payments.internal/v1` (a trailing slash is optional). */
   readonly baseUrl: string;
   /** HTTP method, upper case. */
@@ -138,6 +144,15 @@ async function readText(response: Response, limit: number, cut: boolean): Promis
 
 function ignore(): void {}
 
+/** Whether `error` or one of its causes (a few levels deep) has the `code`. */
+function hasCode(error: unknown, code: string): boolean {
+  for (let depth = 0; depth < 5 && typeof error === "object" && error !== null; depth++) {
+    if ((error as { code?: unknown }).code === code) return true;
+    error = (error as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 function headerRecord(headers: Headers): Record<string, string> {
   const record: Record<string, string> = {};
   headers.forEach((value, name) => {
@@ -162,10 +177,13 @@ export async function sendHttp<T>(request: HttpRequest, ctx: AttemptContext): Pr
   const body = encodeBody(request.body, headers);
   const init: RequestInit = { method: request.method, headers, signal: ctx.signal };
   if (body !== undefined) init.body = body;
+  // typed loosely: Node's RequestInit names undici's Dispatcher, the DOM's has no such field
+  if (request.dispatcher !== undefined) (init as { dispatcher?: unknown }).dispatcher = request.dispatcher;
   const prefix = `${ctx.dependency}.${ctx.operation}`;
   let response: Response;
   try {
-    response = await doFetch(buildUrl(request.baseUrl, request.path, request.query), init);
+    // fetch resolves when the response headers arrive: that wait is what `timeout.headers` bounds
+    response = await ctx.awaitHeaders(doFetch(buildUrl(request.baseUrl, request.path, request.query), init));
   } catch (cause) {
     // a bug (a base URL that does not parse, a body on a GET) surfaces as it is: it is not the
     // dependency failing (docs/runtime.md, "What counts as transient")
@@ -175,6 +193,8 @@ export async function sendHttp<T>(request: HttpRequest, ctx: AttemptContext): Pr
       kind: "network",
       message: `${prefix}: ${request.method} ${request.path} failed: ${text}`,
       transient: ctx.retryOn.includes("network"),
+      // undici's connect timeout (an Agent's `connect.timeout`, given as `dispatcher`)
+      tier: hasCode(cause, "UND_ERR_CONNECT_TIMEOUT") ? "connect" : undefined,
       dependency: ctx.dependency,
       operation: ctx.operation,
       cause,

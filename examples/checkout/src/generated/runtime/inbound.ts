@@ -20,6 +20,11 @@ export interface InboundDeadlineSettings {
   readonly grpcTimeout: boolean;
   /** Status of the answer to a request whose deadline has already passed (e.g. 504). */
   readonly expiredStatus: number;
+  /**
+   * Least milliseconds a request needs to be handled (`deadline.minBudget`): a request with less
+   * left is refused like a spent one, with `expiredStatus` (docs/services.md). Omitted: 0.
+   */
+  readonly minBudgetMs?: number | undefined;
 }
 
 /**
@@ -57,6 +62,12 @@ export interface ServiceSettings {
   /** Priority of requests no rule matches. */
   readonly defaultPriority: Priority;
   readonly priorities: readonly PriorityRule[];
+  /**
+   * Header (lowercase) added to a response when dependencies answered with a fallback while the
+   * request was handled, listing them (`responses.degradedHeader`, docs/services.md). Absent or
+   * `null`: no header.
+   */
+  readonly degradedHeader?: string | null | undefined;
 }
 
 /** The parts of an inbound request the middleware reads (Node's `IncomingMessage` has them). */
@@ -102,6 +113,15 @@ export type InboundEvent =
       readonly status: number;
       readonly queued: boolean;
       readonly waitMs: number;
+    }
+  | {
+      /**
+       * The response of an admitted request started (its headers were written) after dependencies
+       * had answered with a fallback: those dependencies, in the order they degraded.
+       */
+      readonly type: "request-degraded";
+      readonly service: string;
+      readonly dependencies: readonly string[];
     }
   | {
       /** A deadline header no value of which could be read: the request got the edge deadline. */
@@ -274,6 +294,8 @@ const SCOPE = Symbol.for("resgen.inbound.scope");
 interface Scope {
   readonly deadline: Deadline;
   readonly signal: AbortSignal;
+  /** Dependencies that answered degraded; only when a header or an observer reports them. */
+  readonly degraded: Set<string> | undefined;
 }
 type Scoped = { [SCOPE]?: Scope };
 
@@ -355,7 +377,7 @@ class Inbound implements InboundMiddleware {
     if (raw !== undefined && Number.isNaN(raw)) this.#reportMalformed(req, now);
     const budget = clampBudget(this.settings.deadline, raw);
     const gate = this.#gate;
-    if (budget <= 0) return this.#refuse(refuse, "expired", "expired", gate === null ? this.settings.defaultPriority : priorityOf(this.settings, req), -1);
+    if (budget <= 0 || budget < (this.settings.deadline.minBudgetMs ?? 0)) return this.#refuse(refuse, "expired", "expired", gate === null ? this.settings.defaultPriority : priorityOf(this.settings, req), -1);
     const deadline = new Deadline(now + budget, this.#clock);
     if (gate === null) return this.#start(res, deadline, false, start, this.settings.defaultPriority, -1);
     const priority = priorityOf(this.settings, req);
@@ -400,7 +422,28 @@ class Inbound implements InboundMiddleware {
       if (!finished) controller.abort(abortedError(new Error("the inbound request was closed before its response was sent")));
       if (holdsSlot) gate?.release(timed ? this.#clock.now() - began : 0, !finished || ((res as { statusCode?: number }).statusCode ?? 200) >= 500);
     });
-    start({ deadline, signal: controller.signal });
+    // degraded dependencies are collected only when something reports them (header or observer)
+    const header = this.settings.degradedHeader ?? null;
+    const degraded = header !== null || this.#observers.length > 0 ? new Set<string>() : undefined;
+    if (degraded !== undefined) this.#reportDegraded(res, header, degraded);
+    start({ deadline, signal: controller.signal, degraded });
+  }
+
+  // Lists the degraded dependencies when the response starts: the first writeHead (explicit, or
+  // the implicit one of a first write or end) sets the header and emits the event. A fallback
+  // served after the headers went out (a streamed response) cannot be listed (docs/services.md).
+  #reportDegraded(res: InboundResponse, header: string | null, degraded: Set<string>): void {
+    const r = res as InboundResponse & { setHeader?: (name: string, value: string) => unknown };
+    const writeHead = r.writeHead;
+    r.writeHead = (...args: Parameters<InboundResponse["writeHead"]>): unknown => {
+      r.writeHead = writeHead;
+      if (degraded.size > 0 && !r.headersSent) {
+        const dependencies = [...degraded];
+        if (header !== null) r.setHeader?.(header, dependencies.join(", "));
+        if (this.#observers.length > 0) this.#emit({ type: "request-degraded", service: this.settings.name, dependencies });
+      }
+      return writeHead.apply(r, args);
+    };
   }
 
   #refuse(refuse: (status: number, headers: Record<string, string>) => void, reason: ShedReason, cause: ShedCause, priority: Priority, queuedAt: number): void {
@@ -422,7 +465,7 @@ class Inbound implements InboundMiddleware {
         req,
         res,
         (scope) => {
-          const result = withRequestScope(scope.deadline, scope.signal, () => handler(req, res));
+          const result = withRequestScope(scope.deadline, scope.signal, () => handler(req, res), scope.degraded);
           if (isThenable(result)) result.then(undefined, (error: unknown) => failed(res, error));
         },
         (status, headers) => writeRejection(res, status, headers),
@@ -433,13 +476,13 @@ class Inbound implements InboundMiddleware {
   express<Req extends InboundRequest, Res extends InboundResponse>(): ExpressMiddleware<Req, Res> {
     return (req, res, next) => {
       const seen = (req as Scoped)[SCOPE];
-      if (seen !== undefined) return withRequestScope(seen.deadline, seen.signal, () => next());
+      if (seen !== undefined) return withRequestScope(seen.deadline, seen.signal, () => next(), seen.degraded);
       this.#begin(
         req,
         res,
         (scope) => {
           (req as Scoped)[SCOPE] = scope;
-          withRequestScope(scope.deadline, scope.signal, () => next());
+          withRequestScope(scope.deadline, scope.signal, () => next(), scope.degraded);
         },
         (status, headers) => writeRejection(res, status, headers),
       );
@@ -464,7 +507,7 @@ class Inbound implements InboundMiddleware {
     app.addHook("preHandler", (request, _reply, done) => {
       const scope = (request as Scoped)[SCOPE];
       if (scope === undefined) return done();
-      withRequestScope(scope.deadline, scope.signal, () => done());
+      withRequestScope(scope.deadline, scope.signal, () => done(), scope.degraded);
     });
   }
 

@@ -70,6 +70,7 @@ export {
   type ResilienceErrorInit,
   type ResilienceErrorKind,
   type ResilienceErrorOf,
+  type TimeoutTier,
 } from "./errors.js";
 export {
   Emitter,

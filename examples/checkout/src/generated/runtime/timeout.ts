@@ -15,6 +15,11 @@ export interface AttemptContext {
   readonly signal: AbortSignal;
   /** Milliseconds this attempt may take: min(attempt timeout, deadline − margin); may be `Infinity`. */
   readonly timeoutMs: number;
+  /**
+   * Milliseconds the response headers may take from the attempt's start (`timeout.headers`), when
+   * that is shorter than {@link AttemptContext.timeoutMs}; `Infinity` otherwise.
+   */
+  readonly headersTimeoutMs: number;
   /** 1-based attempt number within the logical call (hedged copies included). */
   readonly attempt: number;
   /** Whether this attempt is a hedged copy. */
@@ -31,6 +36,13 @@ export interface AttemptContext {
   readonly retryOn: readonly RetryCondition[];
   /** Headers to send: the propagated remaining time and the idempotency key, when configured. */
   headers(): Record<string, string>;
+  /**
+   * Races `pending`, the wait for the response headers (fetch resolves when they arrive), against
+   * {@link AttemptContext.headersTimeoutMs}: past it the attempt fails with a `timeout` error
+   * whose `tier` is `headers`, and the signal aborts. Returns `pending`. Transports that never
+   * call it have no headers timeout (docs/runtime.md, "Tiered timeouts").
+   */
+  awaitHeaders<R>(pending: Promise<R>): Promise<R>;
 }
 
 /** Sends one attempt. Throw (or reject) to report failure; see `networkError` and `http.ts`. */
@@ -71,6 +83,8 @@ export class Attempt implements AttemptContext {
   readonly hedge: boolean;
   /** Milliseconds this attempt may take. */
   readonly timeoutMs: number;
+  /** Milliseconds the response headers may take; `Infinity` for no limit of their own. */
+  readonly headersTimeoutMs: number;
   /** The circuit-breaker permit it was admitted with (see `Permit`). */
   readonly permit: number;
   /** Clock time it started. */
@@ -80,6 +94,7 @@ export class Attempt implements AttemptContext {
   #cancelled: ResilienceError | undefined;
   #settlement: AttemptSettlement<never> | undefined;
   #timer: TimerHandle | undefined;
+  #headersTimer: TimerHandle | undefined;
   #settled = false;
 
   constructor(
@@ -90,6 +105,7 @@ export class Attempt implements AttemptContext {
     timeoutKind: "timeout" | "deadline",
     permit: number,
     started: number,
+    headersTimeoutMs = Number.POSITIVE_INFINITY,
   ) {
     this.#owner = owner;
     this.attempt = attempt;
@@ -98,6 +114,7 @@ export class Attempt implements AttemptContext {
     this.#timeoutKind = timeoutKind;
     this.permit = permit;
     this.started = started;
+    this.headersTimeoutMs = headersTimeoutMs;
   }
 
   get signal(): AbortSignal {
@@ -132,6 +149,16 @@ export class Attempt implements AttemptContext {
     return this.#owner.headersFor(this.timeoutMs);
   }
 
+  awaitHeaders<R>(pending: Promise<R>): Promise<R> {
+    if (this.#settled || !Number.isFinite(this.headersTimeoutMs) || this.#headersTimer !== undefined) return pending;
+    const clock = this.#owner.clock;
+    const timer = clock.setTimer(() => this.cancel(this.#headersError()), this.headersTimeoutMs, this.started);
+    this.#headersTimer = timer;
+    const clear = (): void => clock.clearTimer(timer);
+    pending.then(clear, clear);
+    return pending;
+  }
+
   /** The error the runtime ended this attempt with (timeout, cancellation), if it did. */
   get cancelledWith(): ResilienceError | undefined {
     return this.#cancelled;
@@ -142,7 +169,7 @@ export class Attempt implements AttemptContext {
     if (this.#settled) return;
     this.#settled = true;
     this.#cancelled = error;
-    if (this.#timer !== undefined) this.#owner.clock.clearTimer(this.#timer);
+    this.#clearTimers();
     this.#settlement?.failed(this, error);
     this.#controller?.abort(error);
   }
@@ -187,8 +214,26 @@ export class Attempt implements AttemptContext {
   #finish(): boolean {
     if (this.#settled) return false;
     this.#settled = true;
-    if (this.#timer !== undefined) this.#owner.clock.clearTimer(this.#timer);
+    this.#clearTimers();
     return true;
+  }
+
+  #clearTimers(): void {
+    if (this.#timer !== undefined) this.#owner.clock.clearTimer(this.#timer);
+    if (this.#headersTimer !== undefined) this.#owner.clock.clearTimer(this.#headersTimer);
+  }
+
+  #headersError(): ResilienceError {
+    const owner = this.#owner;
+    return new ResilienceError({
+      kind: "timeout",
+      tier: "headers",
+      message: `${owner.dependency}.${owner.operation}: attempt ${this.attempt} got no response headers within ${Math.round(this.headersTimeoutMs)} ms`,
+      transient: owner.retryOn.includes("timeout"),
+      dependency: owner.dependency,
+      operation: owner.operation,
+      withoutStack: true,
+    });
   }
 
   #timeoutError(): ResilienceError {
@@ -197,6 +242,7 @@ export class Attempt implements AttemptContext {
     const byDeadline = this.#timeoutKind === "deadline";
     return new ResilienceError({
       kind: this.#timeoutKind,
+      tier: byDeadline ? "deadline" : "attempt",
       message: byDeadline
         ? `${owner.dependency}.${owner.operation}: deadline reached during attempt ${this.attempt} (${ms} ms left)`
         : `${owner.dependency}.${owner.operation}: attempt ${this.attempt} timed out after ${ms} ms`,
