@@ -247,6 +247,6 @@ function describeOperation(op: ResolvedOperation): string {
   parts.push(`attempt ${formatMs(op.timeout.attemptMs)} / total ${formatMs(op.timeout.totalMs)}`);
   parts.push(describePlan(op.plan));
   if (op.idempotencyKey) parts.push(`key ${op.idempotencyKey.header}`);
-  if (op.fallback) parts.push(`fallback ${op.fallback.kind}`);
+  if (op.fallback) parts.push(`fallback ${op.fallback.kind}${op.fallback.kind === "stale" && op.fallback.otherwise ? `, else ${op.fallback.otherwise.kind}` : ""}`);
   return parts.join(" · ");
 }

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { main, type Io } from "../src/cli.js";
@@ -23,6 +23,14 @@ describe("resgen check", () => {
     expect(r.stdout).toMatch(/createCharge +POST \/charges · attempt 500ms \/ total 2s · up to 3 attempts \(full jitter\) · key Idempotency-Key/);
     expect(r.stdout).toContain("checkout (examples/checkout/resilience/checkout-service.yaml): service, edge deadline 2s (max 5s)");
     expect(r.stdout.trimEnd().split("\n").at(-1)).toBe("5 policies checked: 0 errors, 0 warnings");
+  });
+
+  it("prints every line README.md shows for the bundled example", async () => {
+    const readme = readFileSync(`${PACKAGE_ROOT}/README.md`, "utf8");
+    const shown = /```console\n\$ npx resgen check examples\/checkout\n([^`]*)```/.exec(readme)?.[1];
+    expect(shown).toBeDefined();
+    const printed = (await run("check", "examples/checkout")).stdout.split("\n");
+    for (const line of shown!.trimEnd().split("\n")) if (line !== "...") expect(printed, line).toContain(line);
   });
 
   it("reports a misspelled key, a unitless duration and a missing method at their positions", async () => {
