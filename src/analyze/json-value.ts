@@ -1,5 +1,5 @@
 /**
- * A validator for the JSON Schema subset of policies (DESIGN §2): object, array, string, number,
+ * A validator for the JSON Schema subset of policies (docs/policy.md, "Schemas"): object, array, string, number,
  * integer, boolean, null, enum, const, nullable, additionalProperties, allOf, oneOf / anyOf (at
  * least one alternative matches) and `$ref` to the policy's `schemas`. Used to check constant
  * fallback values against the response they stand in for.

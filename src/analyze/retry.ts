@@ -8,7 +8,7 @@ import type { ResolvedOperation, ResolvedPolicy } from "../policy/model.js";
 import { DEFAULTS } from "../policy/normalize.js";
 import { effectiveRetry, finding, inherited, num, setAt, type AnalyzeContext, type Finding } from "./context.js";
 
-/** Clients assumed to fail together when the policy declares no rate (DESIGN §7's checkout pool). */
+/** Clients assumed to fail together when the policy declares no rate (the checkout service's pool of 200 in docs/performance.md). */
 export const HERD_WITHOUT_RPS = 200;
 
 /**

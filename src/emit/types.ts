@@ -1,5 +1,5 @@
 /**
- * The JSON Schema subset of policies (DESIGN §2) as TypeScript types. Named schemas become
+ * The JSON Schema subset of policies (docs/policy.md, "Schemas") as TypeScript types. Named schemas become
  * exported interfaces or type aliases; `$ref`s become references to them, so recursive schemas
  * work. `allOf` becomes an intersection, `oneOf` / `anyOf` a union, `const` a literal, a list of
  * types a union. Anything the subset cannot say precisely becomes `unknown`, never `any`.

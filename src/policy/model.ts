@@ -148,7 +148,7 @@ export interface ResolvedQueryParam {
 }
 
 /**
- * Why an operation may or may not be repeated (DESIGN §2): its method is idempotent, the author
+ * Why an operation may or may not be repeated (docs/policy.md, "Operations"): its method is idempotent, the author
  * asserted `idempotent: true`, or an idempotency key makes repeats safe.
  */
 export type IdempotencyBasis = "method" | "asserted" | "key" | "none";

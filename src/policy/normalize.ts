@@ -363,7 +363,7 @@ function resolveOperation(name: string, op: OperationInput, ctx: OperationContex
     { origin: "project", source: { file: configFile, path: ["defaults", ...path] }, value: fromProject },
   ];
 
-  // --- idempotency (DESIGN §2): the key wins, then the author's assertion, then the method
+  // --- idempotency (docs/policy.md, "Operations"): the key wins, then the author's assertion, then the method
   const idempotencyKey = op.idempotency ? { header: op.idempotency.header } : null;
   let idempotency: IdempotencyBasis;
   if (idempotencyKey) idempotency = "key";

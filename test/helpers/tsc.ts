@@ -5,7 +5,7 @@ import { PACKAGE_ROOT } from "../../src/version.js";
 
 const exec = promisify(execFile);
 
-/** The strictest settings DESIGN §5 promises generated code compiles under. */
+/** The strictest settings docs/build.md ("Guarantees of the generated code") promises generated code compiles under. */
 const STRICT = [
   "--noEmit",
   "--strict",

@@ -54,7 +54,7 @@ describe("normalize", () => {
     expect(op(p, "get").hedge).toEqual({ delayMs: 45, maxAttempts: 2, budget: 0.05 });
   });
 
-  it("resolves idempotency per operation (DESIGN §2)", () => {
+  it("resolves idempotency per operation (docs/policy.md, Operations)", () => {
     const p = resolve(
       policy(
         "retry: { maxAttempts: 3 }\n",
