@@ -143,17 +143,14 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
   for (const file of inputs.missing) await readSource(file);
   // a project's glob that climbs out of it, or matched files outside it (through a link): reported
   // at the glob, and never walked or read
-  for (const { glob, config } of inputs.outsideGlobs) {
-    const source = documents.get(displayPath(config, cwd));
-    diagnostics.push(
-      diagnostic("RG115", displayPath(config, cwd), source?.spanOf(["policies"]) ?? { start: 0, end: 0 }, `the policy glob "${glob}" reaches outside the project`, `policies are files inside ${displayPath(dirname(config), cwd) || "."}; pass --allow-outside-project to read files outside it`),
-    );
-  }
-  for (const { file, config } of inputs.outside) {
-    const source = documents.get(displayPath(config, cwd));
-    diagnostics.push(
-      diagnostic("RG115", displayPath(config, cwd), source?.spanOf(["policies"]) ?? { start: 0, end: 0 }, `the policy glob matches ${displayPath(file, cwd)}, which is outside the project`, `policies are files inside ${displayPath(dirname(config), cwd) || "."}; pass --allow-outside-project to read files outside it`),
-    );
+  const refused = [
+    ...inputs.outsideGlobs.map(({ glob, config }) => ({ config, message: `the policy glob "${glob}" reaches outside the project` })),
+    ...inputs.outside.map(({ file, config }) => ({ config, message: `the policy glob matches ${displayPath(file, cwd)}, which is outside the project` })),
+  ];
+  for (const { config, message } of refused) {
+    const shown = displayPath(config, cwd);
+    const hint = `policies are files inside ${displayPath(dirname(config), cwd) || "."}; pass --allow-outside-project to read files outside it`;
+    diagnostics.push(diagnostic("RG115", shown, documents.get(shown)?.spanOf(["policies"]) ?? { start: 0, end: 0 }, message, hint));
   }
 
   // the OpenAPI description a policy names, with the files its $refs reach, read once however

@@ -17,9 +17,9 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { lstat, mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from "node:fs/promises";
-import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, posix, resolve, sep } from "node:path";
 import { isGenerated } from "./emit/header.js";
-import { failure } from "./read.js";
+import { failure, isWithin } from "./read.js";
 
 /** The output folder's record of what resgen wrote there. */
 export const MANIFEST = ".resgen-manifest.json";
@@ -64,8 +64,8 @@ export class WriteError extends Error {
 /** Whether `path` (relative) stays inside the folder once resolved. */
 export function isInside(outDir: string, path: string): boolean {
   if (isAbsolute(path) || path.includes("\0")) return false;
-  const rel = relative(outDir, resolve(outDir, path));
-  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
+  const full = resolve(outDir, path);
+  return full !== resolve(outDir) && isWithin(outDir, full);
 }
 
 export interface PlanOptions {

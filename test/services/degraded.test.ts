@@ -9,13 +9,13 @@ import {
   createInboundMiddleware,
   type Dependency,
   type InboundEvent,
-  type OperationSettings,
   type ServiceSettings,
 } from "../../templates/runtime/index.js";
 import { normalizeService } from "../../src/policy/service.js";
 import { serviceSettings } from "../../src/emit/service.js";
 import { Service } from "../../src/policy/service-schema.js";
 import { listen, type Running } from "./helpers.js";
+import { operation } from "../runtime/helpers.js";
 
 const settings: ServiceSettings = {
   name: "shop",
@@ -27,15 +27,7 @@ const settings: ServiceSettings = {
   degradedHeader: "x-degraded",
 };
 
-const op: OperationSettings<{ kind: "value"; value: string }> = {
-  name: "list",
-  retrySafe: true,
-  idempotencyKey: null,
-  timeout: { attemptMs: 500, totalMs: 1_000 },
-  retry: null,
-  hedge: null,
-  fallback: { kind: "value", value: "none" },
-};
+const op = operation<{ kind: "value"; value: string }>({ name: "list", timeout: { attemptMs: 500, totalMs: 1_000 }, retry: null, fallback: { kind: "value", value: "none" } });
 
 function dependency(name: string): Dependency {
   return createDependency({ name, deadline: null, breaker: null, bulkhead: null, budget: null });

@@ -7,10 +7,11 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { context, ROOT_CONTEXT, type Context, type ContextManager } from "@opentelemetry/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDependency, createInboundMiddleware, type OperationSettings, type ServiceSettings } from "../../templates/runtime/index.js";
+import { createDependency, createInboundMiddleware, type ServiceSettings } from "../../templates/runtime/index.js";
 import { ATTR, installInboundOpenTelemetry, METRIC } from "../../templates/telemetry/opentelemetry.js";
 import { listen, type Running } from "../services/helpers.js";
 import { createSdk } from "./sdk.js";
+import { operation } from "../runtime/helpers.js";
 
 // the smallest AsyncLocalStorage context manager (what @opentelemetry/context-async-hooks provides)
 class AlsContextManager implements ContextManager {
@@ -40,15 +41,7 @@ const settings: ServiceSettings = {
   defaultPriority: "normal",
   priorities: [],
 };
-const op: OperationSettings<{ kind: "value"; value: string }> = {
-  name: "list",
-  retrySafe: true,
-  idempotencyKey: null,
-  timeout: { attemptMs: 500, totalMs: 1_000 },
-  retry: null,
-  hedge: null,
-  fallback: { kind: "value", value: "none" },
-};
+const op = operation<{ kind: "value"; value: string }>({ name: "list", timeout: { attemptMs: 500, totalMs: 1_000 }, retry: null, fallback: { kind: "value", value: "none" } });
 const down = (): Promise<string> => Promise.reject(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }));
 
 describe("OpenTelemetry adapter: degraded responses", () => {
