@@ -120,7 +120,7 @@ describe("OpenTelemetry adapter: a fault-injection run", () => {
     const attempts = (match: Record<string, string | number | boolean>) => m.histogram(METRIC.attemptDuration, match).count;
     expect(attempts({ ...CHARGE, [ATTR.outcome]: "success" })).toBe(3);
     expect(attempts({ ...CHARGE, [ATTR.outcome]: "failure", [ATTR.errorType]: "http", [ATTR.statusCode]: 503 })).toBe(3);
-    expect(attempts({ ...CHARGE, [ATTR.outcome]: "timeout", [ATTR.errorType]: "timeout" })).toBe(1);
+    expect(attempts({ ...CHARGE, [ATTR.outcome]: "timeout", [ATTR.errorType]: "timeout", [ATTR.timeoutTier]: "attempt" })).toBe(1);
     expect(attempts({ ...QUOTE, [ATTR.outcome]: "success", [ATTR.hedge]: true })).toBe(1);
     expect(attempts({ ...QUOTE, [ATTR.outcome]: "cancelled", [ATTR.hedge]: false, [ATTR.errorType]: "aborted" })).toBe(1);
     expect(attempts({})).toBe(9);
