@@ -16,7 +16,7 @@ import {
 import { describePlan, describeRetryOn } from "../policy/plan.js";
 import type { ResolvedOperation, ResolvedPolicy, ResolvedQueryParam } from "../policy/model.js";
 import { literal } from "./literal.js";
-import { access, camelCase, docText, pascalCase, propertyKey } from "./names.js";
+import { access, camelCase, docText, methodSignatureKey, pascalCase, propertyKey } from "./names.js";
 import { CLIENT_MEMBERS, clientNames, operationNames, type ClientMember, type OperationNames } from "./naming.js";
 import { isInterfaceSchema, schemaTypeNames, typeOf, type TypeContext } from "./types.js";
 
@@ -149,7 +149,7 @@ function build(policy: ResolvedPolicy, telemetry: boolean): (string | StatementS
     const docs = [methodDoc(op, http)];
     if (http) {
       return {
-        name: propertyKey(n.method),
+        name: methodSignatureKey(n.method),
         docs,
         // an optional input cannot come before required options
         parameters: [{ name: "input", type: n.input, hasQuestionToken: !requiresInput(op) && options.hasQuestionToken }, options].filter((p) => hasInput(op) || p.name !== "input"),

@@ -49,6 +49,14 @@ export function propertyKey(name: string): string {
   return IDENTIFIER.test(name) && name !== "__proto__" ? name : JSON.stringify(name);
 }
 
+/**
+ * The key of a method signature in an interface. `new(...)` there would declare a construct
+ * signature, not a method named new, so that one name is quoted.
+ */
+export function methodSignatureKey(name: string): string {
+  return name === "new" ? JSON.stringify(name) : propertyKey(name);
+}
+
 /** Property access on `target`: `target.name`, or `target["odd-name"]`. */
 export function access(target: string, name: string): string {
   return IDENTIFIER.test(name) ? `${target}.${name}` : `${target}[${JSON.stringify(name)}]`;

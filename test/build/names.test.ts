@@ -232,7 +232,18 @@ describe("valid names outside the reserved ones", () => {
         expect(written.filter((c) => !c.path.startsWith("runtime/")).length).toBe(policies.length + 1);
         expect(await compile(written.map((c) => join(dir, "generated", c.path)), "NodeNext")).toBe("");
       }),
-      { numRuns: 2, endOnFailure: true },
+      // seeded, so a run reproduces; the `new` example is a name that once compiled to a construct signature
+      {
+        numRuns: 2,
+        endOnFailure: true,
+        seed: 20261201,
+        examples: [[[
+          { dependency: "promise", ops: ["new", "random"], schema: "H", transport: "http" as const },
+          { dependency: "path", ops: ["object", "import"], schema: "M", transport: "http" as const },
+          { dependency: "sdk", ops: ["new"], schema: "S", transport: "function" as const },
+          { dependency: "orders", ops: ["get"], schema: "O", transport: "http" as const },
+        ]]],
+      },
     );
   }, 120_000);
 });
