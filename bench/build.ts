@@ -16,8 +16,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { Session } from "node:inspector/promises";
 import { cpus, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { build, type BuildResult } from "../src/build.js";
-import { main, type Io } from "../src/cli.js";
+import { build, type BuildResult } from "../src/build/build.js";
+import { main, type Io } from "../src/cli/cli.js";
 
 const profile = process.argv.includes("--profile");
 /** `--reporting`: only the reporting benchmark on large inputs, not the builds. */

@@ -1,7 +1,7 @@
 // Writes the generated docs (npm run docs).
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { renderDiagnosticsDoc } from "../src/diagnostics/docs.js";
+import { renderDiagnosticsDoc } from "./diagnostics-page.js";
 import { PACKAGE_ROOT } from "../src/version.js";
 
 writeFileSync(join(PACKAGE_ROOT, "docs", "diagnostics.md"), renderDiagnosticsDoc());

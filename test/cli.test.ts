@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { main, type Io } from "../src/cli.js";
+import { main, type Io } from "../src/cli/cli.js";
 import { PACKAGE_ROOT } from "../src/version.js";
 
 const run = async (...args: string[]) => {
@@ -107,7 +107,7 @@ describe("resgen check", () => {
   });
 
   it("runs as the installed binary", async () => {
-    expect(existsSync(`${PACKAGE_ROOT}/dist/src/cli.js`), "dist/ is built by npm ci (prepare)").toBe(true);
+    expect(existsSync(`${PACKAGE_ROOT}/dist/src/cli/cli.js`), "dist/ is built by npm ci (prepare)").toBe(true);
     const r = await promisify(execFile)(process.execPath, ["bin/resgen.js", "check", "examples/checkout", "--format", "json"], { cwd: PACKAGE_ROOT });
     expect(JSON.parse(r.stdout)).toEqual({ diagnostics: [], summary: { errors: 0, warnings: 0 } });
   });

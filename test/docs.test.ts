@@ -1,13 +1,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkTexts } from "../src/check.js";
-import { main } from "../src/cli.js";
+import { checkTexts } from "../src/program/check.js";
+import { main } from "../src/cli/cli.js";
 import { CODES, type Code } from "../src/diagnostics/codes.js";
-import { checkExample, renderDiagnosticsDoc } from "../src/diagnostics/docs.js";
-import { loadYaml } from "../src/policy/load.js";
-import { ProjectConfig } from "../src/policy/schema.js";
-import { validate } from "../src/policy/validate.js";
+import { checkExample, renderDiagnosticsDoc } from "../scripts/diagnostics-page.js";
+import { loadYaml } from "../src/language/parse.js";
+import { ProjectConfig } from "../src/language/schema.js";
+import { validate } from "../src/language/validate.js";
 import { PACKAGE_ROOT } from "../src/version.js";
 
 describe("docs/diagnostics.md", () => {

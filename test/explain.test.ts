@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { main, type Io } from "../src/cli.js";
-import { checkTexts } from "../src/check.js";
-import { explain, renderExplainText, type ExplainReport } from "../src/explain.js";
+import { main, type Io } from "../src/cli/cli.js";
+import { checkTexts } from "../src/program/check.js";
+import { explain, renderExplainText, type ExplainReport } from "../src/explain/explain.js";
 import { PACKAGE_ROOT } from "../src/version.js";
 
 const run = async (...args: string[]) => {

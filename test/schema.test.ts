@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { JSON_SCHEMAS } from "../src/policy/json-schema.js";
+import { JSON_SCHEMAS } from "../src/language/json-schema.js";
 import { PACKAGE_ROOT } from "../src/version.js";
 
 describe("schema/*.schema.json", () => {

@@ -3,8 +3,8 @@
  * breaker, a time window that never holds the minimum at the declared rate, and a window shorter
  * than the calls it is meant to judge.
  */
-import { formatMs } from "../policy/durations.js";
-import type { ResolvedPolicy } from "../policy/model.js";
+import { formatMs } from "../language/durations.js";
+import type { ResolvedPolicy } from "../model/resolved.js";
 import { finding, inherited, num, sectionRef, setAt, type AnalyzeContext, type Finding, type Place } from "./context.js";
 
 export const MIN_MEANINGFUL_CALLS = 5;

@@ -4,8 +4,8 @@
  * anything, even when every call hangs until its timeout. With no bulkhead and nothing to derive
  * one from, nothing bounds the calls in flight (RG224; docs/policy.md, "Derived defaults").
  */
-import { formatMs } from "../policy/durations.js";
-import type { ResolvedPolicy } from "../policy/model.js";
+import { formatMs } from "../language/durations.js";
+import type { ResolvedPolicy } from "../model/resolved.js";
 import { finding, inherited, inPolicy, num, sectionRef, setAt, type AnalyzeContext, type Finding } from "./context.js";
 
 /** No bulkhead, none derived, and not turned off with `bulkhead: false`: nothing bounds the calls in flight. */

@@ -6,9 +6,9 @@
  * Along the same chains each inner hop must also give up before its caller does (RG227).
  * This check reads every policy of one run.
  */
-import { formatMs } from "../policy/durations.js";
-import type { ResolvedOperation, ResolvedPolicy } from "../policy/model.js";
-import { didYouMean } from "../policy/suggest.js";
+import { formatMs } from "../language/durations.js";
+import type { ResolvedOperation, ResolvedPolicy } from "../model/resolved.js";
+import { didYouMean } from "../language/suggest.js";
 import { attemptsOf, finding, inPolicy, type AnalyzeContext, type Finding } from "./context.js";
 
 /** Calls at the bottom of a chain above which the multiplication is reported. */

@@ -2,7 +2,7 @@
  * Idempotency: which operations may be repeated, and by which layer. A repeated POST without a key
  * charges twice; a hedged one sends concurrent copies that the server must deduplicate.
  */
-import type { ResolvedOperation, ResolvedPolicy } from "../policy/model.js";
+import type { ResolvedOperation, ResolvedPolicy } from "../model/resolved.js";
 import { finding, inOperation, setAt, type AnalyzeContext, type Finding } from "./context.js";
 
 const ORIGIN_TEXT = { operation: "the operation", policy: "the policy", project: "the project defaults", derived: "a derived default", default: "a built-in default" } as const;

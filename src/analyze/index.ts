@@ -4,7 +4,7 @@
  * a check that fails on odd input is reported, never allowed to crash the run.
  */
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import type { ResolvedPolicy } from "../policy/model.js";
+import type { ResolvedPolicy } from "../model/resolved.js";
 import { checkBreaker } from "./breaker.js";
 import { checkBulkhead } from "./bulkhead.js";
 import { checkChains } from "./chains.js";

@@ -4,7 +4,7 @@
  * least one alternative matches) and `$ref` to the policy's `schemas`. Used to check constant
  * fallback values against the response they stand in for.
  */
-import type { JsonSchema } from "../policy/model.js";
+import type { JsonSchema } from "../model/resolved.js";
 
 export interface Mismatch {
   /** Where in the value, as a JSON-path-like string: `$`, `$.items[0].id`. */

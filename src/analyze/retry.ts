@@ -3,9 +3,9 @@
  * a herd, and retries without a budget multiply the load of an outage (see the AWS Architecture
  * Blog, "Exponential Backoff And Jitter", and gRPC A6 retry throttling).
  */
-import { formatMs } from "../policy/durations.js";
-import type { ResolvedOperation, ResolvedPolicy } from "../policy/model.js";
-import { DEFAULTS } from "../policy/normalize.js";
+import { formatMs } from "../language/durations.js";
+import type { ResolvedOperation, ResolvedPolicy } from "../model/resolved.js";
+import { DEFAULTS } from "../model/normalize.js";
 import { effectiveRetry, finding, inherited, num, setAt, type AnalyzeContext, type Finding } from "./context.js";
 
 /** Clients assumed to fail together when the policy declares no rate (the checkout service's pool of 200 in docs/performance.md). */

@@ -2,9 +2,9 @@
  * Types the emitter will need: every `$ref` names a schema of the policy, and an operation that
  * declares `params:` declares exactly the parameters of its path.
  */
-import type { JsonSchema, ResolvedPolicy } from "../policy/model.js";
-import { didYouMean } from "../policy/suggest.js";
-import { extractParams } from "../policy/normalize.js";
+import type { JsonSchema, ResolvedPolicy } from "../model/resolved.js";
+import { didYouMean } from "../language/suggest.js";
+import { extractParams } from "../model/normalize.js";
 import { finding, inOperation, inPolicy, type AnalyzeContext, type Finding } from "./context.js";
 
 type Segment = string | number;

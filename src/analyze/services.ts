@@ -4,14 +4,14 @@
  * essential dependency, `calls:` naming a dependency nobody declared, and a service without
  * admission control.
  */
-import { formatMs } from "../policy/durations.js";
-import type { ResolvedPolicy } from "../policy/model.js";
-import type { ResolvedService } from "../policy/service.js";
+import { formatMs } from "../language/durations.js";
+import type { ResolvedPolicy } from "../model/resolved.js";
+import type { ResolvedService } from "../model/service.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { Code } from "../diagnostics/codes.js";
 import { toDiagnostic, type AnalyzeContext, type Finding } from "./context.js";
-import { moduleName } from "../emit/names.js";
-import { serviceNames } from "../emit/service.js";
+import { moduleName } from "../model/identifiers.js";
+import { serviceNames } from "../model/names.js";
 
 function at(ctx: AnalyzeContext, service: ResolvedService, paths: readonly (readonly (string | number)[])[], key = false): { file: string; span: { start: number; end: number } } {
   for (const path of paths) {

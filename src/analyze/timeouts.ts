@@ -3,10 +3,11 @@
  * total, a retry plan whose worst case overruns the deadline, an attempt timeout that cuts healthy
  * calls or holds callers far longer than any healthy call takes.
  */
-import { formatMs } from "../policy/durations.js";
-import type { ResolvedOperation, ResolvedPolicy } from "../policy/model.js";
-import { backoffCeilings, worstCase } from "../policy/normalize.js";
-import { RANGES } from "../policy/schema.js";
+import { formatMs } from "../language/durations.js";
+import type { ResolvedOperation, ResolvedPolicy } from "../model/resolved.js";
+import { backoffCeilings, worstCase } from "../model/normalize.js";
+import { RANGES } from "../language/schema.js";
+import { attemptsWithin, hedgesWithin } from "../model/plan.js";
 import { effectiveHedge, effectiveRetry, finding, inherited, inPolicy, isEnabled, setAt, type AnalyzeContext, type Finding, type Place } from "./context.js";
 
 /** Candidate places for the attempt timeout: where it was set, else the latency it was derived from, else the operation. */
@@ -25,24 +26,6 @@ function totalPlaces(op: ResolvedOperation): Place[] {
   return [{ ref: setAt(op.provenance["timeout.total"]) }, { ref: op.source, key: true }];
 }
 
-/** How many attempts complete within `totalMs` when each one runs to its timeout. */
-export function attemptsWithin(totalMs: number, attemptMs: number, delays: readonly number[], maxAttempts: number): number {
-  let elapsed = 0;
-  let n = 0;
-  for (let i = 0; i < maxAttempts; i++) {
-    elapsed += (i > 0 ? (delays[i - 1] ?? 0) : 0) + attemptMs;
-    if (elapsed > totalMs) break;
-    n++;
-  }
-  return n;
-}
-
-/** How many hedged copies, launched `delayMs` apart, can run to their timeout within `totalMs`. */
-export function hedgesWithin(totalMs: number, attemptMs: number, delayMs: number, maxAttempts: number): number {
-  let n = 0;
-  for (let k = 1; k <= maxAttempts; k++) if ((k - 1) * delayMs + attemptMs <= totalMs) n = k;
-  return n;
-}
 
 /**
  * RG226: attempt timeouts that are resgen's built-in default (no p99 or p999 to derive them from,

@@ -13,11 +13,11 @@ import {
   type StatementStructures,
   VariableDeclarationKind,
 } from "ts-morph";
-import { describePlan, describeRetryOn } from "../policy/plan.js";
-import type { ResolvedOperation, ResolvedPolicy, ResolvedQueryParam } from "../policy/model.js";
+import { describePlan, describeRetryOn } from "../model/plan.js";
+import type { ResolvedOperation, ResolvedPolicy, ResolvedQueryParam } from "../model/resolved.js";
 import { literal } from "./literal.js";
-import { access, camelCase, docText, methodSignatureKey, pascalCase, propertyKey } from "./names.js";
-import { CLIENT_MEMBERS, clientNames, operationNames, type ClientMember, type OperationNames } from "./naming.js";
+import { access, camelCase, docText, methodSignatureKey, pascalCase, propertyKey } from "../model/identifiers.js";
+import { CLIENT_MEMBERS, clientNames, operationNames, type ClientMember, type OperationNames } from "../model/names.js";
 import { isInterfaceSchema, schemaTypeNames, typeOf, type TypeContext } from "./types.js";
 
 export const RUNTIME_IMPORT = "./runtime/index.js";

@@ -1,16 +1,18 @@
 /**
  * Emission of a whole output folder: one module per dependency, a barrel, and the runtime.
- * Returns file contents by relative path; writing them is src/write.ts's job.
+ * Returns file contents by relative path; writing them is src/build/write.ts's job.
  */
-import type { ResolvedPolicy } from "../policy/model.js";
-import type { ResolvedService } from "../policy/service.js";
-import type { ModuleMemo } from "./cache.js";
+import type { ResolvedPolicy } from "../model/resolved.js";
+import type { ResolvedService } from "../model/service.js";
 import { emitClient } from "./client.js";
-import { emitService, serviceNames } from "./service.js";
-import { BARREL_MODULE, clientNames } from "./naming.js";
-import { header } from "./header.js";
-import { moduleName } from "./names.js";
+import { emitService } from "./service.js";
+import { BARREL_MODULE, clientNames, serviceNames } from "../model/names.js";
+import { header } from "../model/header.js";
+import { moduleName } from "../model/identifiers.js";
 import { emitRuntime, emitTelemetry } from "./runtime.js";
+
+/** Recalls or emits one module: `inputs` must be everything `emit` depends on, as plain data. */
+export type ModuleMemo = (path: string, inputs: unknown, emit: () => string) => string;
 
 export interface EmitContext {
   /** The policy's path as it appears in the header: relative to the project, forward slashes. */
@@ -19,7 +21,7 @@ export interface EmitContext {
   readonly services?: readonly { readonly service: ResolvedService; readonly sourcePath: string }[] | undefined;
   /** `telemetry` of the project file: `opentelemetry` adds the adapter and installs it in every client. */
   readonly telemetry?: "none" | "opentelemetry" | undefined;
-  /** Recalls a client or service module emitted before from the same inputs (src/emit/cache.ts). */
+  /** Recalls a client or service module emitted before from the same inputs (src/build/emit-cache.ts). */
   readonly memo?: ModuleMemo | undefined;
 }
 

@@ -3,7 +3,7 @@
  * JSON-escaped, keys quoted when needed, and `__proto__` written as a computed key so that it
  * stays an own property instead of setting the prototype.
  */
-import { propertyKey } from "./names.js";
+import { propertyKey } from "../model/identifiers.js";
 
 export function literal(value: unknown, indent = ""): string {
   if (value === null || value === undefined) return "null";

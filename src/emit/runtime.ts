@@ -5,9 +5,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PACKAGE_ROOT } from "../version.js";
-import { header } from "./header.js";
-
-export const RUNTIME_DIR = "runtime";
+import { header } from "../model/header.js";
+import { RUNTIME_DIR, TELEMETRY_DIR } from "../model/layout.js";
 
 let cache: ReadonlyMap<string, string> | undefined;
 
@@ -23,8 +22,6 @@ export function emitRuntime(): ReadonlyMap<string, string> {
   cache = files;
   return files;
 }
-
-export const TELEMETRY_DIR = "telemetry";
 
 /**
  * The OpenTelemetry adapter (templates/telemetry/opentelemetry.ts), copied like the runtime but

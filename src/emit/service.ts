@@ -4,20 +4,14 @@
  * the runtime. Built with ts-morph from the resolved service model.
  */
 import { Project, VariableDeclarationKind } from "ts-morph";
-import type { ResolvedService } from "../policy/service.js";
+import type { ResolvedService } from "../model/service.js";
 import { RUNTIME_IMPORT } from "./client.js";
 import { literal } from "./literal.js";
-import { docText, moduleName, pascalCase } from "./names.js";
+import { SERVICE_RUNTIME_IMPORTS, serviceNames } from "../model/names.js";
+import { docText, moduleName, pascalCase } from "../model/identifiers.js";
 
 const project = new Project({ useInMemoryFileSystem: true, skipAddingFilesFromTsConfig: true });
 
-/** What a service module imports from the runtime: its factory may not take one of these names. */
-export const SERVICE_RUNTIME_IMPORTS = ["createInboundMiddleware", "InboundMiddleware", "InboundOptions", "ServiceSettings"] as const;
-
-/** Names a service policy becomes. */
-export function serviceNames(service: string): { readonly factory: string; readonly module: string } {
-  return { factory: `create${pascalCase(service)}Middleware`, module: `${moduleName(service)}-service` };
-}
 
 /** The runtime's `ServiceSettings` for a resolved service: plain data the module emits as a literal. */
 export function serviceSettings(service: ResolvedService): unknown {

@@ -4,8 +4,8 @@
  * work. `allOf` becomes an intersection, `oneOf` / `anyOf` a union, `const` a literal, a list of
  * types a union. Anything the subset cannot say precisely becomes `unknown`, never `any`.
  */
-import type { JsonSchema } from "../policy/model.js";
-import { docText, pascalCase, propertyKey } from "./names.js";
+import type { JsonSchema } from "../model/resolved.js";
+import { docText, pascalCase, propertyKey } from "../model/identifiers.js";
 
 export interface TypeContext {
   /** Type name of each named schema, by schema name. */

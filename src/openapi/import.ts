@@ -6,13 +6,13 @@
  * their resilience settings; normalisation then runs exactly as for inline operations.
  */
 import { diagnostic, type Diagnostic } from "../diagnostics/diagnostic.js";
-import type { Path, SourceDocument } from "../policy/load.js";
-import type { SourceRef } from "../policy/model.js";
-import { METHODS, NAME_PATTERN, type OperationInput, type PolicyInput, type TypeSchemaInput } from "../policy/schema.js";
-import { checkPathTemplate } from "../policy/structure.js";
-import { didYouMean } from "../policy/suggest.js";
-import { documentVersion, isObject, type Raw } from "./document.js";
-import { DocumentSet } from "./documents.js";
+import type { Path, SourceDocument } from "../language/parse.js";
+import type { SourceRef } from "../language/parse.js";
+import { METHODS, NAME_PATTERN, type OperationInput, type PolicyInput, type TypeSchemaInput } from "../language/schema.js";
+import { checkPathTemplate } from "../language/structure.js";
+import { didYouMean } from "../language/suggest.js";
+import { documentVersion, isObject, type Raw } from "./description.js";
+import { DocumentSet } from "./references.js";
 import { SchemaConverter } from "./schemas.js";
 
 /** Header parameters that carry an idempotency key unless the policy names others (compared case-insensitively). */

@@ -4,10 +4,10 @@
  * subset cannot say is reported with RG606, naming the schema, and left out of the type.
  */
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import type { Path } from "../policy/load.js";
-import { SCHEMA_TYPES, type TypeSchemaInput } from "../policy/schema.js";
-import { isObject, type OpenApiVersion, type Raw } from "./document.js";
-import type { DocumentSet } from "./documents.js";
+import type { Path } from "../language/parse.js";
+import { SCHEMA_TYPES, type TypeSchemaInput } from "../language/schema.js";
+import { isObject, type OpenApiVersion, type Raw } from "./description.js";
+import type { DocumentSet } from "./references.js";
 
 type SchemaType = (typeof SCHEMA_TYPES)[number];
 const TYPES: ReadonlySet<string> = new Set(SCHEMA_TYPES);

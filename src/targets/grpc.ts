@@ -3,11 +3,11 @@
  * one methodConfig per method (timeout, retryPolicy or hedgingPolicy) and retryThrottling from the
  * retry budget, as gRPC's service config and proposal A6 define them. docs/targets.md has the table.
  */
-import { jsonHeaderText } from "../emit/header.js";
-import { moduleName } from "../emit/names.js";
-import { formatMs } from "../policy/durations.js";
-import type { ResolvedOperation, ResolvedPolicy, RetryCondition } from "../policy/model.js";
-import { DEFAULTS } from "../policy/normalize.js";
+import { jsonHeaderText } from "../model/header.js";
+import { moduleName } from "../model/identifiers.js";
+import { formatMs } from "../language/durations.js";
+import type { ResolvedOperation, ResolvedPolicy, RetryCondition } from "../model/resolved.js";
+import { DEFAULTS } from "../model/normalize.js";
 import { effectiveHedge, effectiveRetry, MappingReport, noteApplicationOnly, protoDuration, singleAttemptMs, sortedPolicies, type Target } from "./report.js";
 
 /** gRPC clamps maxAttempts of retries and hedging to 5 (A6). */

@@ -3,7 +3,7 @@
  * files (under a folder named after the target) and a mapping report.
  */
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import type { ResolvedPolicy } from "../policy/model.js";
+import type { ResolvedPolicy } from "../model/resolved.js";
 import { emitGrpc } from "./grpc.js";
 import { emitIstio } from "./istio.js";
 import { emitLinkerd } from "./linkerd.js";

@@ -5,10 +5,10 @@
  * the published CRD schema and Envoy's route retry policy; docs/targets.md has the full table.
  */
 import { stringify } from "yaml";
-import { formatMs } from "../policy/durations.js";
-import { yamlHeader } from "../emit/header.js";
-import { moduleName } from "../emit/names.js";
-import type { ResolvedOperation, ResolvedPolicy, RetryCondition } from "../policy/model.js";
+import { formatMs } from "../language/durations.js";
+import { yamlHeader } from "../model/header.js";
+import { moduleName } from "../model/identifiers.js";
+import type { ResolvedOperation, ResolvedPolicy, RetryCondition } from "../model/resolved.js";
 import {
   effectiveHedge,
   effectiveRetry,

@@ -4,10 +4,10 @@
  * response classes for the retryable statuses) and the retry budget. docs/targets.md has the table.
  */
 import { stringify } from "yaml";
-import { formatMs } from "../policy/durations.js";
-import { yamlHeader } from "../emit/header.js";
-import { moduleName } from "../emit/names.js";
-import type { ResolvedOperation, ResolvedPolicy } from "../policy/model.js";
+import { formatMs } from "../language/durations.js";
+import { yamlHeader } from "../model/header.js";
+import { moduleName } from "../model/identifiers.js";
+import type { ResolvedOperation, ResolvedPolicy } from "../model/resolved.js";
 import {
   effectiveHedge,
   effectiveRetry,

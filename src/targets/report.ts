@@ -3,20 +3,20 @@
  * policy setting the target cannot express or expresses differently, at the node responsible),
  * routes derived from operations, and the duration notations of the engines.
  */
-import { effectiveHedge, effectiveRetry, place, setAt, sectionRef, type AnalyzeContext, type Place } from "../analyze/context.js";
+import { place, sectionRef, setAt, type Locator, type Place } from "../model/locate.js";
+import { effectiveHedge, effectiveRetry } from "../model/plan.js";
 import type { Code } from "../diagnostics/codes.js";
 import { diagnostic, type Diagnostic } from "../diagnostics/diagnostic.js";
-import type { ResolvedOperation, ResolvedPolicy, SourceRef } from "../policy/model.js";
-import { dnsLabel } from "../policy/normalize.js";
+import type { ResolvedOperation, ResolvedPolicy, SourceRef } from "../model/resolved.js";
+import { dnsLabel } from "../model/normalize.js";
 
-export const TARGETS = ["ts", "istio", "linkerd", "grpc"] as const;
-export type TargetName = (typeof TARGETS)[number];
-/** The targets other than the TypeScript client: each writes under a folder of its own name. */
-export type MeshTarget = Exclude<TargetName, "ts">;
+import { TARGETS, type MeshTarget, type TargetName } from "../model/layout.js";
+
+export { TARGETS, type MeshTarget, type TargetName };
 
 export interface TargetContext {
   /** Turns a policy node back into a span, for the mapping report. */
-  readonly locate: AnalyzeContext;
+  readonly locate: Locator;
   /** The policy's path as it appears in headers: relative to the project, forward slashes. */
   readonly sourcePath: (policy: ResolvedPolicy) => string;
 }

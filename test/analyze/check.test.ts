@@ -6,8 +6,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkTexts } from "../../src/check.js";
-import { main, type Io } from "../../src/cli.js";
+import { checkTexts } from "../../src/program/check.js";
+import { main, type Io } from "../../src/cli/cli.js";
 import { CODES, type Code } from "../../src/diagnostics/codes.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
 import { at } from "../helpers/diagnose.js";

@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { checkTexts } from "../../src/check.js";
+import { checkTexts } from "../../src/program/check.js";
 import { CODES } from "../../src/diagnostics/codes.js";
 
 const duration = fc.oneof(fc.integer({ min: 0, max: 100_000 }).map((n) => `${n}ms`), fc.constantFrom("0ms", "1ms", "1h", "0.5s"));

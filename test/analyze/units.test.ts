@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { firstMismatch } from "../../src/analyze/json-value.js";
-import { checkTexts } from "../../src/check.js";
-import type { JsonSchema } from "../../src/policy/model.js";
+import { checkTexts } from "../../src/program/check.js";
+import type { JsonSchema } from "../../src/model/resolved.js";
 
 const schemas: Record<string, JsonSchema> = {
   Item: { type: "object", properties: { id: { type: "string" }, score: { type: "number" }, tags: { type: "array", items: { type: "string" } } }, required: ["id"] },

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { build, watchBuild, type BuildResult } from "../../src/build.js";
+import { build, watchBuild, type BuildResult } from "../../src/build/build.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
 import { editFile, exampleProject, runCli } from "./helpers.js";
 

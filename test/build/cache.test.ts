@@ -1,7 +1,7 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { build } from "../../src/build.js";
+import { build } from "../../src/build/build.js";
 import { editFile, exampleProject, readTree, runCli } from "./helpers.js";
 
 // The example project: four dependency policies and one service policy, five emitted modules.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { build } from "../../src/build.js";
+import { build } from "../../src/build/build.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
 
 describe("examples/checkout/src/generated", () => {

@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
-import { main, type Io } from "../../src/cli.js";
+import { main, type Io } from "../../src/cli/cli.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
 
 /** A new temporary folder holding the example's project file and policies (nothing generated). */

@@ -9,8 +9,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { build } from "../../src/build.js";
-import { check } from "../../src/check.js";
+import { build } from "../../src/build/build.js";
+import { check } from "../../src/program/check.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
 import { exampleProject, readTree, runCli } from "./helpers.js";
 

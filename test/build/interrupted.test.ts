@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { build } from "../../src/build.js";
+import { build } from "../../src/build/build.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
 import { exampleProject, readTree } from "./helpers.js";
 

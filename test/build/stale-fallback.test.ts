@@ -7,7 +7,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { build } from "../../src/build.js";
+import { build } from "../../src/build/build.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
 import { compile } from "../helpers/tsc.js";
 

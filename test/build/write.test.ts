@@ -8,8 +8,8 @@ import { mkdir, rename, rm, rmdir, writeFile } from "node:fs/promises";
 import { dirname, join, posix } from "node:path";
 import { createHash } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { build } from "../../src/build.js";
-import { applyPlan, MANIFEST, WriteError, type Plan, type WriterFs } from "../../src/write.js";
+import { build } from "../../src/build/build.js";
+import { applyPlan, MANIFEST, WriteError, type Plan, type WriterFs } from "../../src/build/write.js";
 import { exampleProject, readTree } from "./helpers.js";
 
 let dir: string;

@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { main, type Io } from "../../src/cli.js";
+import { main, type Io } from "../../src/cli/cli.js";
 import { diagnostic } from "../../src/diagnostics/diagnostic.js";
 import { ELLIPSIS, formatPretty, FRAME_WIDTH, SourceTexts } from "../../src/diagnostics/format.js";
-import { loadYaml, MAX_NESTING_DEPTH } from "../../src/policy/load.js";
+import { loadYaml, MAX_NESTING_DEPTH } from "../../src/language/parse.js";
 
 /** The pretty report of one diagnostic over `text`, spanning `length` characters from `start`. */
 function frame(text: string, start: number, length = 1): string {

@@ -4,7 +4,7 @@
  */
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { build } from "../../src/build.js";
+import { build } from "../../src/build/build.js";
 import { isResilienceError, type ResilienceError } from "../../templates/runtime/index.js";
 
 export const repoRoot = resolve(fileURLToPath(new URL("../..", import.meta.url)));

@@ -7,8 +7,8 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { build, type BuildResult } from "../../src/build.js";
-import { header } from "../../src/emit/header.js";
+import { build, type BuildResult } from "../../src/build/build.js";
+import { header } from "../../src/model/header.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
 import { compile, MODULE_MODES } from "../helpers/tsc.js";
 

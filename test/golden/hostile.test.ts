@@ -7,7 +7,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { build } from "../../src/build.js";
+import { build } from "../../src/build/build.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
 
 const OUT = join(PACKAGE_ROOT, "test/golden/__out__/hostile-run");

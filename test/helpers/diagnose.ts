@@ -1,6 +1,6 @@
-import { checkPolicyText } from "../../src/check.js";
+import { checkPolicyText } from "../../src/program/check.js";
 import { LineIndex } from "../../src/diagnostics/position.js";
-import type { ProjectContext } from "../../src/policy/normalize.js";
+import type { ProjectContext } from "../../src/model/normalize.js";
 
 export interface Found {
   code: string;

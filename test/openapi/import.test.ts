@@ -3,7 +3,7 @@
  * idempotency), what is reported and where (file:line:col in the document or the policy).
  */
 import { describe, expect, it } from "vitest";
-import { check, checkTexts } from "../../src/check.js";
+import { check, checkTexts } from "../../src/program/check.js";
 import type { Diagnostic } from "../../src/diagnostics/diagnostic.js";
 import { SourceTexts } from "../../src/diagnostics/format.js";
 import { emitClient } from "../../src/emit/client.js";

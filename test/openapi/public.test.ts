@@ -8,7 +8,7 @@ import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { build, type BuildResult } from "../../src/build.js";
+import { build, type BuildResult } from "../../src/build/build.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
 import { compile, MODULE_MODES } from "../helpers/tsc.js";
 import { startRecorder, type Recorder } from "./recorder.js";

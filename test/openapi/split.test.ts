@@ -6,7 +6,7 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { build, type BuildResult } from "../../src/build.js";
+import { build, type BuildResult } from "../../src/build/build.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
 import { compile } from "../helpers/tsc.js";
 

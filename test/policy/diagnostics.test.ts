@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { CODES } from "../../src/diagnostics/codes.js";
-import { MAX_ALIAS_COUNT } from "../../src/policy/load.js";
+import { MAX_ALIAS_COUNT } from "../../src/language/parse.js";
 import { at, diagnose, policy } from "../helpers/diagnose.js";
 
 function only(text: string) {

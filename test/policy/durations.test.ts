@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { formatMs, parseDuration, parseRate } from "../../src/policy/durations.js";
+import { formatMs, parseDuration, parseRate } from "../../src/language/durations.js";
 
 describe("parseDuration", () => {
   it.each([

@@ -6,10 +6,10 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkPolicyText, checkTexts } from "../../src/check.js";
-import { MAX_DURATION_MS } from "../../src/policy/durations.js";
-import type { ResolvedPolicy } from "../../src/policy/model.js";
-import { RANGES } from "../../src/policy/schema.js";
+import { checkPolicyText, checkTexts } from "../../src/program/check.js";
+import { MAX_DURATION_MS } from "../../src/language/durations.js";
+import type { ResolvedPolicy } from "../../src/model/resolved.js";
+import { RANGES } from "../../src/language/schema.js";
 
 /** Digits as a YAML scalar: ordinary values most of the time, extremes often enough to matter. */
 const extreme = fc.constantFrom(

@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { checkPolicyText } from "../../src/check.js";
+import { checkPolicyText } from "../../src/program/check.js";
 import { CODES } from "../../src/diagnostics/codes.js";
 
 const examples = ["payments", "recommendations", "inventory", "geocoder"].map((name) =>

@@ -5,13 +5,13 @@
  * slow-call threshold (docs/policy.md, "Derived defaults"), with RG224 when nothing can.
  */
 import { describe, expect, it } from "vitest";
-import { main, type Io } from "../../src/cli.js";
-import { checkTexts } from "../../src/check.js";
-import { explain, renderExplainText } from "../../src/explain.js";
-import { loadYaml } from "../../src/policy/load.js";
-import type { ProjectContext } from "../../src/policy/normalize.js";
-import { ProjectConfig } from "../../src/policy/schema.js";
-import { validate } from "../../src/policy/validate.js";
+import { main, type Io } from "../../src/cli/cli.js";
+import { checkTexts } from "../../src/program/check.js";
+import { explain, renderExplainText } from "../../src/explain/explain.js";
+import { loadYaml } from "../../src/language/parse.js";
+import type { ProjectContext } from "../../src/model/normalize.js";
+import { ProjectConfig } from "../../src/language/schema.js";
+import { validate } from "../../src/language/validate.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
 
 const run = async (...args: string[]) => {

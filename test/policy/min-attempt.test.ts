@@ -3,10 +3,10 @@
  * operation's settings, shown by explain; deadline.minBudget of a service policy.
  */
 import { describe, expect, it } from "vitest";
-import { checkPolicyText } from "../../src/check.js";
+import { checkPolicyText } from "../../src/program/check.js";
 import { operationSettings } from "../../src/emit/client.js";
-import { explain } from "../../src/explain.js";
-import type { ResolvedPolicy } from "../../src/policy/model.js";
+import { explain } from "../../src/explain/explain.js";
+import type { ResolvedPolicy } from "../../src/model/resolved.js";
 import { policy } from "../helpers/diagnose.js";
 
 function resolve(text: string): ResolvedPolicy {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { checkPolicyText } from "../../src/check.js";
-import type { ResolvedPolicy } from "../../src/policy/model.js";
-import type { ProjectContext } from "../../src/policy/normalize.js";
+import { checkPolicyText } from "../../src/program/check.js";
+import type { ResolvedPolicy } from "../../src/model/resolved.js";
+import type { ProjectContext } from "../../src/model/normalize.js";
 import { policy } from "../helpers/diagnose.js";
 
 function resolve(text: string, project: ProjectContext = {}): ResolvedPolicy {

@@ -1,15 +1,15 @@
 /**
- * One attempt plan per operation (src/policy/plan.ts): `check`'s summary, `explain`, the
+ * One attempt plan per operation (src/model/plan.ts): `check`'s summary, `explain`, the
  * generated JSDoc and the runtime all read the same plan, so they cannot disagree about whether
  * an operation is attempted once, retried or hedged.
  */
 import { describe, expect, it } from "vitest";
-import { checkPolicyText } from "../../src/check.js";
-import { summary } from "../../src/cli.js";
+import { checkPolicyText } from "../../src/program/check.js";
+import { summary } from "../../src/cli/cli.js";
 import { emitClient, operationSettings } from "../../src/emit/client.js";
-import { explain, renderExplainText } from "../../src/explain.js";
-import type { ResolvedPolicy } from "../../src/policy/model.js";
-import { describePlan } from "../../src/policy/plan.js";
+import { explain, renderExplainText } from "../../src/explain/explain.js";
+import type { ResolvedPolicy } from "../../src/model/resolved.js";
+import { describePlan } from "../../src/model/plan.js";
 import { createDependency, createVirtualClock, ResilienceError, type OperationSettings } from "../../templates/runtime/index.js";
 
 /** Every combination of method, key, retry and hedge, one operation each. */

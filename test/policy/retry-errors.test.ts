@@ -3,9 +3,9 @@
  * retried"): positioned diagnostics, the resolved model, and the emitted runtime settings.
  */
 import { describe, expect, it } from "vitest";
-import { checkPolicyText } from "../../src/check.js";
+import { checkPolicyText } from "../../src/program/check.js";
 import { emitClient, operationSettings } from "../../src/emit/client.js";
-import type { ResolvedPolicy } from "../../src/policy/model.js";
+import type { ResolvedPolicy } from "../../src/model/resolved.js";
 import { at, diagnose, policy } from "../helpers/diagnose.js";
 
 function resolve(text: string): ResolvedPolicy {

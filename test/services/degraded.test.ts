@@ -11,9 +11,9 @@ import {
   type InboundEvent,
   type ServiceSettings,
 } from "../../templates/runtime/index.js";
-import { normalizeService } from "../../src/policy/service.js";
+import { normalizeService } from "../../src/model/service.js";
 import { serviceSettings } from "../../src/emit/service.js";
-import { Service } from "../../src/policy/service-schema.js";
+import { Service } from "../../src/language/service-schema.js";
 import { listen, type Running } from "./helpers.js";
 import { operation } from "../runtime/helpers.js";
 

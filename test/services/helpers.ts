@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { build } from "../../src/build.js";
+import { build } from "../../src/build/build.js";
 
 export const repoRoot = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 

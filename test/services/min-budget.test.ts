@@ -3,7 +3,7 @@
  * with expiredStatus (504), like a spent budget, before its handler runs (docs/services.md).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { checkTexts } from "../../src/check.js";
+import { checkTexts } from "../../src/program/check.js";
 import { serviceSettings } from "../../src/emit/service.js";
 import { createInboundMiddleware, type InboundEvent, type ServiceSettings } from "../../templates/runtime/index.js";
 import { listen, within, type Running } from "./helpers.js";

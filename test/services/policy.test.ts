@@ -6,7 +6,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { check, checkTexts } from "../../src/check.js";
+import { check, checkTexts } from "../../src/program/check.js";
 import { repoRoot } from "./helpers.js";
 
 const at = (text: string, d: { span: { start: number } }) => {

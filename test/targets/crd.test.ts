@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import type { ValidateFunction } from "ajv";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import type { BuildResult } from "../../src/build.js";
+import type { BuildResult } from "../../src/build/build.js";
 import { buildTargets, crdValidators as validators, emitted, SHARED_SCHEMAS } from "./helpers.js";
 
 const present = existsSync(SHARED_SCHEMAS);

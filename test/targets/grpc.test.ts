@@ -5,7 +5,7 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkTexts } from "../../src/check.js";
+import { checkTexts } from "../../src/program/check.js";
 import { emitGrpc } from "../../src/targets/grpc.js";
 
 const identity = (b: Buffer) => b;

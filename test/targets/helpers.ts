@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv, type ValidateFunction } from "ajv";
 import { parse } from "yaml";
-import { build, type BuildResult } from "../../src/build.js";
+import { build, type BuildResult } from "../../src/build/build.js";
 import type { TargetName } from "../../src/targets/index.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
 

@@ -10,8 +10,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments, stringify } from "yaml";
 import { contextFromDocuments } from "../../src/analyze/index.js";
-import { checkTexts } from "../../src/check.js";
-import { loadYaml } from "../../src/policy/load.js";
+import { checkTexts } from "../../src/program/check.js";
+import { loadYaml } from "../../src/language/parse.js";
 import { EMITTERS } from "../../src/targets/index.js";
 import { crdValidators, SHARED_SCHEMAS } from "./helpers.js";
 

@@ -47,20 +47,20 @@ const valid: Valid<Options>[] = [
   // look-alikes and shadowing
   "function run(fetch) { return fetch(x); }",
   "const fetch = makeFetch(); fetch(url);",
-  'import fetch from "./fetch-with-timeout"; fetch(url);',
+  'import fetch from "./fetch-with-timeout.js"; fetch(url);',
   "store.fetch(id);",
   "queryClient.fetchQuery();",
   "class A { load(id) { return this.requests.get(id); } }",
   "cache.get(k);",
   "map.get(k);",
-  'import axios from "./axios"; axios.get(u);',
+  'import axios from "./axios.js"; axios.get(u);',
   'const axios = require("./axios"); axios.get(u);',
   'import { get } from "lodash"; get(obj, "a");',
   "function load(axios) { return axios.get(u); }",
   // keys written differently
   `${AXIOS}axios.get(u, { "timeout": 5000 });`,
   `${AXIOS}axios.get(u, { ["timeout"]: 5000 });`,
-  `import { TIMEOUT_MS } from "./config";\n${AXIOS}axios.get(u, { timeout: TIMEOUT_MS });`,
+  `import { TIMEOUT_MS } from "./config.js";\n${AXIOS}axios.get(u, { timeout: TIMEOUT_MS });`,
   `${AXIOS}axios.get(u, { timeout: cfg.httpTimeout });`,
   `${AXIOS}const KEY = "timeout"; axios.get(u, { [KEY]: 5000 });`,
   // wrappers that already bound the call

@@ -28,13 +28,13 @@ const valid: Valid<Options>[] = [
   // a cockatiel retry outside a breaker call whose handler excludes the rejection
   `${C}${BREAKER}const r = retry(handleWhen((e) => !isBrokenCircuitError(e)), { maxAttempts: 3 });\nawait r.execute(() => breaker.execute(fn));`,
   // look-alikes: a project "breaker" and a fire() that is not opossum
-  'import pRetry from "p-retry";\nimport { CircuitBreaker } from "./breaker";\nconst breaker = new CircuitBreaker();\nawait pRetry(() => breaker.fire(x));',
+  'import pRetry from "p-retry";\nimport { CircuitBreaker } from "./breaker.js";\nconst breaker = new CircuitBreaker();\nawait pRetry(() => breaker.fire(x));',
   'import pRetry from "p-retry";\nawait pRetry(() => cannon.fire(x));',
   // generated clients called once, or health() which sends nothing
   `${GEN}await inventory.reserve({ body });`,
   `import pRetry from "p-retry";\n${GEN}await pRetry(() => inventory.health());`,
   // a create…Client from a module that is not generated
-  'import pRetry from "p-retry";\nimport { createRedisClient } from "./redis";\nconst redis = createRedisClient();\nawait pRetry(() => redis.get("k"));',
+  'import pRetry from "p-retry";\nimport { createRedisClient } from "./redis.js";\nconst redis = createRedisClient();\nawait pRetry(() => redis.get("k"));',
   // breakers built once
   `${O}${OB}app.post("/orders", async (req, res) => { res.json(await breaker.fire(req.body)); });`,
   'import CircuitBreaker from "opossum";\nclass Inventory { constructor() { this.breaker = new CircuitBreaker(call); } }',

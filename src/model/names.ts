@@ -2,13 +2,11 @@
  * The names a policy's dependency and operations get in generated code, and the clashes between
  * them. Pure and free of ts-morph, so `resgen check` reports clashes before anything is emitted.
  */
-import type { ResolvedOperation, ResolvedPolicy, SourceRef } from "../policy/model.js";
-import { TARGETS } from "../targets/report.js";
-import { camelCase, methodName, moduleName, pascalCase } from "./names.js";
-import { RUNTIME_DIR, TELEMETRY_DIR } from "./runtime.js";
+import type { ResolvedOperation, ResolvedPolicy, SourceRef } from "./resolved.js";
+import { camelCase, methodName, moduleName, pascalCase } from "./identifiers.js";
+import { BARREL_MODULE, RUNTIME_DIR, TARGETS, TELEMETRY_DIR } from "./layout.js";
 
-/** The barrel's module name: `index.ts` of the output folder (src/emit/index.ts writes it). */
-export const BARREL_MODULE = "index";
+export { BARREL_MODULE };
 
 /**
  * Members every generated client has besides the methods of its operations. src/emit/client.ts
@@ -123,3 +121,11 @@ export function findClashes(policy: ResolvedPolicy): NameClash[] {
   }
   return out;
 }
+
+/** Names a service policy becomes. */
+export function serviceNames(service: string): { readonly factory: string; readonly module: string } {
+  return { factory: `create${pascalCase(service)}Middleware`, module: `${moduleName(service)}-service` };
+}
+
+/** What a service module imports from the runtime: its factory may not take one of these names. */
+export const SERVICE_RUNTIME_IMPORTS = ["createInboundMiddleware", "InboundMiddleware", "InboundOptions", "ServiceSettings"] as const;

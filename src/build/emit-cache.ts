@@ -20,10 +20,11 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ts } from "ts-morph";
 import { VERSION } from "../version.js";
-import { isInside } from "../write.js";
+import { isInside } from "./write.js";
 
-/** Recalls or emits one module: `inputs` must be everything `emit` depends on, as plain data. */
-export type ModuleMemo = (path: string, inputs: unknown, emit: () => string) => string;
+import type { ModuleMemo } from "../emit/index.js";
+
+export type { ModuleMemo };
 
 export interface EmitCache {
   /** The memo for one output folder (absolute). */
@@ -140,13 +141,15 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 let fingerprintMemo: string | undefined;
 
-/** resgen's version, the TypeScript that ts-morph prints with, and the emitter's own code. */
+/** resgen's version, the TypeScript that ts-morph prints with, and the code of the emitter and the model it reads. */
 function emitterFingerprint(): string {
   if (fingerprintMemo !== undefined) return fingerprintMemo;
-  const here = dirname(fileURLToPath(import.meta.url));
+  const src = join(dirname(fileURLToPath(import.meta.url)), "..");
   const digest = createHash("sha256").update(`${VERSION}\0${ts.version}\0`);
-  for (const name of readdirSync(here).sort()) {
-    if (/\.[cm]?[jt]s$/.test(name) && !name.endsWith(".d.ts")) digest.update(name).update("\0").update(readFileSync(join(here, name))).update("\0");
+  for (const folder of ["emit", "model"]) {
+    for (const name of readdirSync(join(src, folder)).sort()) {
+      if (/\.[cm]?[jt]s$/.test(name) && !name.endsWith(".d.ts")) digest.update(`${folder}/${name}`).update("\0").update(readFileSync(join(src, folder, name))).update("\0");
+    }
   }
   return (fingerprintMemo = digest.digest("base64url"));
 }

@@ -4,14 +4,13 @@
  * transport), every effective value with where it came from, then the worst-case arithmetic.
  * Pure: model → report object → text (or JSON with the same values).
  */
-import { attemptsWithin, hedgesWithin } from "./analyze/timeouts.js";
-import type { Diagnostic } from "./diagnostics/diagnostic.js";
-import type { SourceTexts } from "./diagnostics/format.js";
-import { formatMs } from "./policy/durations.js";
-import type { SourceDocument } from "./policy/load.js";
-import type { Origin, Provenance, ResolvedOperation, ResolvedPolicy, SourceRef } from "./policy/model.js";
-import { backoffCeilings, DEFAULTS, worstCase } from "./policy/normalize.js";
-import { describePlan, describeRetryOn, type AttemptPlan } from "./policy/plan.js";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import type { SourceTexts } from "../diagnostics/format.js";
+import { formatMs } from "../language/durations.js";
+import type { SourceDocument } from "../language/parse.js";
+import type { Origin, Provenance, ResolvedOperation, ResolvedPolicy, SourceRef } from "../model/resolved.js";
+import { backoffCeilings, DEFAULTS, worstCase } from "../model/normalize.js";
+import { attemptsWithin, describePlan, describeRetryOn, hedgesWithin, type AttemptPlan } from "../model/plan.js";
 
 export type LayerName = "deadline" | "fallback" | "bulkhead" | "breaker" | "retry" | "hedge" | "attempt timeout" | "transport";
 
@@ -306,7 +305,7 @@ function explainOperation(policy: ResolvedPolicy, op: ResolvedOperation, where: 
 }
 
 function worst(policy: ResolvedPolicy, op: ResolvedOperation): ExplainWorstCase {
-  // the operation's one plan (src/policy/plan.ts) decides which layer's worst case counts
+  // the operation's one plan (src/model/plan.ts) decides which layer's worst case counts
   const retry = op.plan.kind === "retry" ? op.retry : null;
   const hedge = op.plan.kind === "hedge" ? op.hedge : null;
   const { attemptMs, totalMs } = op.timeout;

@@ -2,11 +2,10 @@
  * Reading a YAML file into plain data while keeping the YAML nodes, so any later stage can
  * point at file:line:col for a path into the document.
  */
+import { MAX_DOCUMENT_BYTES } from "../source/read.js";
 import { Composer, CST, isMap, isPair, isScalar, isSeq, Lexer, Parser, visit, YAMLParseError, type Document, type Node as YamlNode, type Pair } from "yaml";
 import { diagnostic, type Diagnostic, type Span } from "../diagnostics/diagnostic.js";
 
-/** Largest policy or project file accepted. Policies are small; anything bigger is a mistake or an attack. */
-export const MAX_DOCUMENT_BYTES = 1024 * 1024;
 /** Aliases a document may expand; beyond it the document is refused (a "billion laughs" bomb). */
 export const MAX_ALIAS_COUNT = 200;
 /**
@@ -20,6 +19,12 @@ export const MAX_NESTING_DEPTH = 256;
 
 export type PathSegment = string | number;
 export type Path = readonly PathSegment[];
+
+/** Where a node came from: a file and a path inside it. */
+export interface SourceRef {
+  readonly file: string;
+  readonly path: Path;
+}
 
 /** A parsed YAML file: its plain data and a way back from a path to a span of the text. */
 export class SourceDocument {

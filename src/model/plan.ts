@@ -4,7 +4,7 @@
  * operation reads it: `check`'s summary, `explain`, the generated JSDoc and the runtime settings
  * the client is emitted with (docs/runtime.md, "Retry").
  */
-import type { ErrorCondition, Jitter, ResolvedHedge, ResolvedRetry } from "./model.js";
+import type { ErrorCondition, Jitter, ResolvedHedge, ResolvedOperation, ResolvedRetry } from "./resolved.js";
 
 export type AttemptPlan =
   /**
@@ -45,4 +45,40 @@ export function describeRetryOn(retry: Pick<ResolvedRetry, "on" | "errors">): st
 
 function describeCondition(condition: ErrorCondition): string {
   return "code" in condition ? `code ${condition.code}` : `name ${condition.name}`;
+}
+
+/** The retry plan an operation really runs: none when it is not retry-safe or makes one attempt. */
+export function effectiveRetry(op: ResolvedOperation) {
+  return op.retrySafe && op.retry && op.retry.maxAttempts > 1 ? op.retry : null;
+}
+
+/** The hedge an operation really runs: none when it is not retry-safe. */
+export function effectiveHedge(op: ResolvedOperation) {
+  return op.retrySafe ? op.hedge : null;
+}
+
+/** Most attempts one logical call of `op` can make. */
+export function attemptsOf(op: ResolvedOperation): number {
+  const retry = effectiveRetry(op);
+  const hedge = effectiveHedge(op);
+  return Math.max(1, retry?.maxAttempts ?? 1, hedge?.maxAttempts ?? 1);
+}
+
+/** How many attempts complete within `totalMs` when each one runs to its timeout. */
+export function attemptsWithin(totalMs: number, attemptMs: number, delays: readonly number[], maxAttempts: number): number {
+  let elapsed = 0;
+  let n = 0;
+  for (let i = 0; i < maxAttempts; i++) {
+    elapsed += (i > 0 ? (delays[i - 1] ?? 0) : 0) + attemptMs;
+    if (elapsed > totalMs) break;
+    n++;
+  }
+  return n;
+}
+
+/** How many hedged copies, launched `delayMs` apart, can run to their timeout within `totalMs`. */
+export function hedgesWithin(totalMs: number, attemptMs: number, delayMs: number, maxAttempts: number): number {
+  let n = 0;
+  for (let k = 1; k <= maxAttempts; k++) if ((k - 1) * delayMs + attemptMs <= totalMs) n = k;
+  return n;
 }

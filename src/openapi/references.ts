@@ -9,8 +9,8 @@
  */
 import type { Code } from "../diagnostics/codes.js";
 import { diagnostic, type Diagnostic, type Span } from "../diagnostics/diagnostic.js";
-import type { Path, SourceDocument } from "../policy/load.js";
-import { describeMissing, isObject, pointerPath, valueAt } from "./document.js";
+import type { Path, SourceDocument } from "../language/parse.js";
+import { describeMissing, isObject, pointerPath, valueAt } from "./description.js";
 
 const MARKER = "\u0000document:";
 /** A reference with a scheme (`https:`, `file:`): not a path next to the description. */

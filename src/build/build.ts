@@ -4,17 +4,17 @@
  */
 import { watch as watchFs, type FSWatcher } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
-import { check, type CheckResult } from "./check.js";
-import { countBySeverity, diagnostic, sortDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
-import { defaultCacheFile, openEmitCache, type ModuleMemo } from "./emit/cache.js";
-import { emitProject } from "./emit/index.js";
-import type { ResolvedPolicy } from "./policy/model.js";
-import type { ResolvedService } from "./policy/service.js";
-import { displayPath } from "./project.js";
+import { check, type CheckResult } from "../program/check.js";
+import { countBySeverity, diagnostic, sortDiagnostics, type Diagnostic } from "../diagnostics/diagnostic.js";
+import { defaultCacheFile, openEmitCache, type ModuleMemo } from "./emit-cache.js";
+import { emitProject } from "../emit/index.js";
+import type { ResolvedPolicy } from "../model/resolved.js";
+import type { ResolvedService } from "../model/service.js";
+import { displayPath } from "../source/inputs.js";
 import { applyPlan, planWrite, WriteError, type Plan } from "./write.js";
-import { isWithin } from "./read.js";
-import { contextFromDocuments } from "./analyze/index.js";
-import { emitTargets, ownedBy, type TargetName } from "./targets/index.js";
+import { isWithin } from "../source/read.js";
+import { contextFromDocuments } from "../analyze/index.js";
+import { emitTargets, ownedBy, type TargetName } from "../targets/index.js";
 
 export const DEFAULT_OUT = "src/generated";
 
@@ -28,7 +28,7 @@ export interface BuildOptions {
   /** What to generate: the TypeScript clients (ts, the default) and/or mesh configuration (docs/targets.md). */
   readonly targets?: readonly TargetName[];
   /**
-   * The emit cache file (src/emit/cache.ts), or `false` to emit every module. Defaults to
+   * The emit cache file (src/build/emit-cache.ts), or `false` to emit every module. Defaults to
    * `node_modules/.cache/resgen/emit.json` in the nearest `node_modules` above `cwd`, if any.
    */
   readonly cache?: string | false;

@@ -3,19 +3,19 @@
  * allowed unless --max-warnings says otherwise), 1 errors found, 2 usage or I/O error.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
-import { build, watchBuild, type BuildResult } from "./build.js";
-import { check, type CheckResult } from "./check.js";
-import { explain, renderExplainJson, renderExplainText, reportFindings, sourceLocator } from "./explain.js";
-import { displayPath } from "./project.js";
-import { MANIFEST } from "./write.js";
-import { countBySeverity } from "./diagnostics/diagnostic.js";
-import { FORMATS, format, type Format } from "./diagnostics/format.js";
-import { formatMs } from "./policy/durations.js";
-import { describePlan } from "./policy/plan.js";
-import type { ResolvedOperation, ResolvedPolicy } from "./policy/model.js";
-import { VERSION } from "./version.js";
-import { describeService } from "./policy/service.js";
-import { parseTargets, TARGETS, type TargetName } from "./targets/index.js";
+import { build, watchBuild, type BuildResult } from "../build/build.js";
+import { check, type CheckResult } from "../program/check.js";
+import { explain, renderExplainJson, renderExplainText, reportFindings, sourceLocator } from "../explain/explain.js";
+import { displayPath } from "../source/inputs.js";
+import { MANIFEST } from "../build/write.js";
+import { countBySeverity } from "../diagnostics/diagnostic.js";
+import { FORMATS, format, type Format } from "../diagnostics/format.js";
+import { formatMs } from "../language/durations.js";
+import { describePlan } from "../model/plan.js";
+import type { ResolvedOperation, ResolvedPolicy } from "../model/resolved.js";
+import { VERSION } from "../version.js";
+import { describeService } from "../model/service.js";
+import { parseTargets, TARGETS, type TargetName } from "../targets/index.js";
 
 export interface Io {
   readonly stdout: (text: string) => void;

@@ -3,25 +3,25 @@
  * all files in one run. Reading files happens here; every stage below is a pure function.
  */
 import { dirname, posix, resolve } from "node:path";
-import { analyze, contextFromDocuments } from "./analyze/index.js";
-import { diagnostic, sortDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
-import { SourceTexts } from "./diagnostics/format.js";
-import { loadYaml, SourceDocument } from "./policy/load.js";
-import type { ResolvedPolicy, SourceRef } from "./policy/model.js";
-import { normalize, type ProjectContext } from "./policy/normalize.js";
-import { Policy, ProjectConfig, type ProjectConfigInput } from "./policy/schema.js";
-import { checkServiceSource, isServiceDocument, type ResolvedService } from "./policy/service.js";
-import { analyzeServices } from "./analyze/services.js";
-import { checkStructure } from "./policy/structure.js";
-import { validate } from "./policy/validate.js";
-import { DEFAULT_POLICY_GLOB, displayPath, expandInputs } from "./project.js";
-import { outsideProblem, readInput, type ReadCode, type ReadOutcome } from "./read.js";
-import { clientNames, findClashes } from "./emit/naming.js";
-import { moduleName } from "./emit/names.js";
-import { SERVICE_RUNTIME_IMPORTS, serviceNames } from "./emit/service.js";
-import { isOpenApiDocument } from "./openapi/document.js";
-import { DocumentSet, gatherDocuments, refFile } from "./openapi/documents.js";
-import { documentOf, mergeOpenApi } from "./openapi/import.js";
+import { analyze, contextFromDocuments } from "../analyze/index.js";
+import { diagnostic, sortDiagnostics, type Diagnostic } from "../diagnostics/diagnostic.js";
+import { SourceTexts } from "../diagnostics/format.js";
+import { loadYaml, SourceDocument } from "../language/parse.js";
+import type { ResolvedPolicy, SourceRef } from "../model/resolved.js";
+import { normalize, type ProjectContext } from "../model/normalize.js";
+import { Policy, ProjectConfig, type ProjectConfigInput } from "../language/schema.js";
+import { checkServiceSource, isServiceDocument, type ResolvedService } from "../model/service.js";
+import { analyzeServices } from "../analyze/services.js";
+import { checkStructure } from "../language/structure.js";
+import { validate } from "../language/validate.js";
+import { DEFAULT_POLICY_GLOB, displayPath, expandInputs } from "../source/inputs.js";
+import { outsideProblem, readInput, type ReadCode, type ReadOutcome } from "../source/read.js";
+import { clientNames, findClashes } from "../model/names.js";
+import { moduleName } from "../model/identifiers.js";
+import { SERVICE_RUNTIME_IMPORTS, serviceNames } from "../model/names.js";
+import { isOpenApiDocument } from "../openapi/description.js";
+import { DocumentSet, gatherDocuments, refFile } from "../openapi/references.js";
+import { documentOf, mergeOpenApi } from "../openapi/import.js";
 
 export interface CheckOptions {
   /** Directory that relative arguments and displayed paths are relative to. Defaults to process.cwd(). */
@@ -69,7 +69,7 @@ export async function check(paths: readonly string[], options: CheckOptions = {}
 
   // Policy files are read all at once (one at a time, a large project waits on the disk most of
   // the time) and parsed in order. A settled read never rejects, so none goes unhandled.
-  // Every read goes through readInput: regular files only, their size checked first (src/read.ts).
+  // Every read goes through readInput: regular files only, their size checked first (src/source/read.ts).
   const reads = new Map<string, Promise<ReadOutcome>>();
   const startRead = (file: string) => {
     if (!reads.has(file)) reads.set(file, readInput(file));

@@ -5,8 +5,8 @@
  * The formulas are documented in docs/policy.md ("Derived defaults").
  */
 import { attemptPlan } from "./plan.js";
-import { parseDuration, parseRate, formatMs } from "./durations.js";
-import type { Path } from "./load.js";
+import { parseDuration, parseRate, formatMs } from "../language/durations.js";
+import type { Path } from "../language/parse.js";
 import type {
   ResolvedBackoff,
   ResolvedBreaker,
@@ -27,8 +27,8 @@ import type {
   RetryCondition,
   ErrorCondition,
   SourceRef,
-} from "./model.js";
-import { RANGES, type DefaultsInput, type FallbackInput, type OperationInput, type PolicyInput, type ProjectConfigInput } from "./schema.js";
+} from "./resolved.js";
+import { RANGES, type DefaultsInput, type FallbackInput, type OperationInput, type PolicyInput, type ProjectConfigInput } from "../language/schema.js";
 
 /** Built-in defaults, used when neither the policy, the project nor latency says otherwise. */
 export const DEFAULTS = {

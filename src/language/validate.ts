@@ -6,7 +6,7 @@ import type { z } from "zod";
 import { diagnostic, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { Code } from "../diagnostics/codes.js";
 import { checkDurationRange, checkRateRange, describe, parseDuration, parseRate, type DurationRange, type RateRange } from "./durations.js";
-import type { Path, PathSegment, SourceDocument } from "./load.js";
+import type { Path, PathSegment, SourceDocument } from "./parse.js";
 import { kindOf, rangeOf, type ValueKind } from "./schema.js";
 import { didYouMean } from "./suggest.js";
 

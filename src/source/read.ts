@@ -15,7 +15,9 @@
 import { constants } from "node:fs";
 import { open, realpath, stat } from "node:fs/promises";
 import { isAbsolute, relative } from "node:path";
-import { MAX_DOCUMENT_BYTES } from "./policy/load.js";
+
+/** Largest policy or project file accepted. Policies are small; anything bigger is a mistake or an attack. */
+export const MAX_DOCUMENT_BYTES = 1024 * 1024;
 
 /** The code that reports a file not read: RG004 unreadable, RG115 outside the project, RG116 not a regular file, RG003 too large. */
 export type ReadCode = "RG003" | "RG004" | "RG115" | "RG116";

@@ -18,8 +18,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import { lstat, mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, join, posix, resolve, sep } from "node:path";
-import { isGenerated } from "./emit/header.js";
-import { failure, isWithin } from "./read.js";
+import { isGenerated } from "../model/header.js";
+import { failure, isWithin } from "../source/read.js";
 
 /** The output folder's record of what resgen wrote there. */
 export const MANIFEST = ".resgen-manifest.json";

@@ -4,7 +4,7 @@
  * defensively, so they run even when the schema found other problems in the same file.
  */
 import { diagnostic, type Diagnostic } from "../diagnostics/diagnostic.js";
-import type { SourceDocument } from "./load.js";
+import type { SourceDocument } from "./parse.js";
 
 type Raw = Record<string, unknown>;
 const isObject = (v: unknown): v is Raw => v !== null && typeof v === "object" && !Array.isArray(v);

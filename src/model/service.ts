@@ -3,12 +3,12 @@
  * into the resolved service model the analyzer and the emitter read.
  */
 import { diagnostic, type Diagnostic } from "../diagnostics/diagnostic.js";
-import { formatMs, parseDuration } from "./durations.js";
-import type { Path, SourceDocument } from "./load.js";
-import type { Origin, Provenance, SourceRef } from "./model.js";
+import { formatMs, parseDuration } from "../language/durations.js";
+import type { Path, SourceDocument } from "../language/parse.js";
+import type { Origin, Provenance, SourceRef } from "./resolved.js";
 import { DEFAULTS, type ProjectContext } from "./normalize.js";
-import { Service, type ServiceInput } from "./service-schema.js";
-import { validate } from "./validate.js";
+import { Service, type ServiceInput } from "../language/service-schema.js";
+import { validate } from "../language/validate.js";
 
 export type PriorityName = "critical" | "high" | "normal" | "low";
 

@@ -1,6 +1,6 @@
 /**
  * Finding the inputs: which policy files a command means, and which project file governs each.
- * With src/read.ts (which reads inputs) and the writer, the only modules that look at the file system.
+ * Reading the files themselves is src/source/read.ts's job.
  */
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { isWithin } from "./read.js";

@@ -3,17 +3,13 @@
  * readonly data with durations in milliseconds and rates as fractions; no YAML or zod objects.
  * Each node keeps a reference to its source so a late check can still point at file:line:col.
  */
-import type { Path } from "./load.js";
-import type { TypeSchemaInput } from "./schema.js";
+import type { SourceRef } from "../language/parse.js";
+import type { TypeSchemaInput } from "../language/schema.js";
 import type { AttemptPlan } from "./plan.js";
 
 export type { AttemptPlan } from "./plan.js";
+export type { SourceRef } from "../language/parse.js";
 
-/** Where a node came from: a file and a path inside it. */
-export interface SourceRef {
-  readonly file: string;
-  readonly path: Path;
-}
 
 /**
  * Where an effective value came from, for `explain` and for messages:
@@ -173,7 +169,7 @@ export interface ResolvedOperation {
   /** The retry plan as configured; the runtime still attempts a non-retry-safe operation once. */
   readonly retry: ResolvedRetry | null;
   readonly hedge: ResolvedHedge | null;
-  /** What runs: attempted once, retried or hedged (src/policy/plan.ts). Read it rather than `retry` and `hedge`. */
+  /** What runs: attempted once, retried or hedged (src/model/plan.ts). Read it rather than `retry` and `hedge`. */
   readonly plan: AttemptPlan;
   readonly fallback: ResolvedFallback | null;
   /** The gRPC method the operation calls, when the policy names one. */

@@ -3,10 +3,10 @@
  * table has one, an example policy and the output resgen prints for it. `npm run docs` writes
  * it; a test fails when the committed file differs.
  */
-import { checkTexts } from "../check.js";
-import { CODES, type Code, type CodeInfo } from "./codes.js";
-import type { Diagnostic } from "./diagnostic.js";
-import { formatPretty, SourceTexts } from "./format.js";
+import { checkTexts } from "../src/program/check.js";
+import { CODES, type Code, type CodeInfo } from "../src/diagnostics/codes.js";
+import type { Diagnostic } from "../src/diagnostics/diagnostic.js";
+import { formatPretty, SourceTexts } from "../src/diagnostics/format.js";
 
 /** The files of a code's example: the example itself first, then the policies checked with it. */
 export function exampleFiles(code: Code): { file: string; text: string }[] {

@@ -2,7 +2,7 @@
  * Reading an OpenAPI document loaded with its YAML nodes: what kind of document it is, JSON
  * pointers, and the values they name (following `$ref`s across files is documents.ts's job).
  */
-import type { Path } from "../policy/load.js";
+import type { Path } from "../language/parse.js";
 
 export type Raw = Record<string, unknown>;
 export const isObject = (v: unknown): v is Raw => v !== null && typeof v === "object" && !Array.isArray(v);
