@@ -150,11 +150,11 @@ function perRequestRetriesOff(resolver: Resolver, request: HttpRequest): boolean
 /** got/ky told to retry POST: `retry: { methods: ["POST"] }` with no key header next to it. */
 export function checkRetryMethods(resolver: Resolver, methods: TSESTree.Property, settings: Settings): Problem[] {
   const retryObject = methods.parent;
-  if (retryObject?.type !== AST_NODE_TYPES.ObjectExpression) return [];
+  if (retryObject.type !== AST_NODE_TYPES.ObjectExpression) return [];
   const retryProp = retryObject.parent;
-  if (retryProp?.type !== AST_NODE_TYPES.Property || propertyKey(retryProp) !== "retry") return [];
+  if (retryProp.type !== AST_NODE_TYPES.Property || propertyKey(retryProp) !== "retry") return [];
   const options = retryProp.parent;
-  if (options?.type !== AST_NODE_TYPES.ObjectExpression) return [];
+  if (options.type !== AST_NODE_TYPES.ObjectExpression) return [];
   const limit = readKey(resolver, retryObject, exactKey("limit"));
   if (limit.kind === "value" && (numberValue(resolver, limit.node) ?? 1) <= 0) return [];
   const list = skipWrappers(methods.value);

@@ -1,4 +1,4 @@
-import { AST_NODE_TYPES, type TSESLint, type TSESTree } from "@typescript-eslint/utils";
+import { AST_NODE_TYPES, TSESLint, type TSESTree } from "@typescript-eslint/utils";
 import { calleeName, contains, isFunction, memberName, outerParent, skipWrappers, type Node } from "../utils/ast.js";
 import { classifyOutbound, configArgument, type Outbound } from "../utils/clients.js";
 import { createRule } from "../utils/create-rule.js";
@@ -55,7 +55,7 @@ function unresolved(ctx: Context, outbound: Outbound, at: Node): Problem | null 
 /** `fetch(url, init)`: bounded only by an abort signal (undici's fetch may also get a dispatcher). */
 export function checkFetch(ctx: Context, outbound: Outbound): Problem | null {
   const { call } = outbound;
-  let init: Node | undefined = configArgument(outbound);
+  const init: Node | undefined = configArgument(outbound);
   const first = call.arguments[0];
   if (init === undefined && first !== undefined && first.type !== AST_NODE_TYPES.SpreadElement) {
     // fetch(new Request(url, init)) carries its init on the request.
@@ -233,7 +233,7 @@ function timeoutHandlers(resolver: Resolver, call: TSESTree.CallExpression): { s
   let current: Node = call;
   for (;;) {
     const { parent, child } = outerParent(current);
-    if (parent?.type === AST_NODE_TYPES.MemberExpression && parent.object === child && parent.parent?.type === AST_NODE_TYPES.CallExpression && parent.parent.callee === parent) {
+    if (parent?.type === AST_NODE_TYPES.MemberExpression && parent.object === child && parent.parent.type === AST_NODE_TYPES.CallExpression && parent.parent.callee === parent) {
       inspect(memberName(parent), parent.parent.arguments);
       current = parent.parent;
       continue;
@@ -247,7 +247,7 @@ function timeoutHandlers(resolver: Resolver, call: TSESTree.CallExpression): { s
         if (use === parent.id) continue;
         const { parent: up, child: wrapped } = outerParent(use);
         if (up?.type === AST_NODE_TYPES.MemberExpression && up.object === wrapped) {
-          if (up.parent?.type === AST_NODE_TYPES.CallExpression && up.parent.callee === up) inspect(memberName(up), up.parent.arguments);
+          if (up.parent.type === AST_NODE_TYPES.CallExpression && up.parent.callee === up) inspect(memberName(up), up.parent.arguments);
           continue;
         }
         // Handed to other code, which may attach its own handlers.
@@ -268,7 +268,7 @@ function destroysRequest(resolver: Resolver, handler: TSESTree.CallExpressionArg
   if (value.type === AST_NODE_TYPES.Identifier) {
     const variable = resolver.variableOf(value);
     const def = variable?.defs[0];
-    if (def?.type === "FunctionName") return DESTROYS.test(resolver.sourceCode.getText(def.node));
+    if (def?.type === TSESLint.Scope.DefinitionType.FunctionName) return DESTROYS.test(resolver.sourceCode.getText(def.node));
   }
   // A handler defined elsewhere: assume it does its job.
   return true;

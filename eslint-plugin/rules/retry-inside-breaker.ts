@@ -99,8 +99,8 @@ export function handlesBrokenCircuit(resolver: Resolver, handler: Node, depth = 
 
 function returnsTrue(fn: FunctionNode): boolean {
   const body = fn.body;
-  if (body?.type === AST_NODE_TYPES.Literal) return body.value === true;
-  if (body?.type !== AST_NODE_TYPES.BlockStatement || body.body.length !== 1) return false;
+  if (body.type === AST_NODE_TYPES.Literal) return body.value === true;
+  if (body.type !== AST_NODE_TYPES.BlockStatement || body.body.length !== 1) return false;
   const only = body.body[0]!;
   return only.type === AST_NODE_TYPES.ReturnStatement && only.argument?.type === AST_NODE_TYPES.Literal && only.argument.value === true;
 }
@@ -192,7 +192,7 @@ function isRequestHandler(resolver: Resolver, fn: FunctionNode): boolean {
   const params = fn.params.map((p) => (p.type === AST_NODE_TYPES.Identifier ? p.name : ""));
   if (/^(req|request)$/.test(params[0] ?? "") && /^(res|reply|response)$/.test(params[1] ?? "")) return true;
   const parent = fn.parent;
-  if (parent?.type === AST_NODE_TYPES.CallExpression && parent.arguments.includes(fn as TSESTree.Expression)) {
+  if (parent.type === AST_NODE_TYPES.CallExpression && parent.arguments.includes(fn as TSESTree.Expression)) {
     const callee = skipWrappers(parent.callee);
     const name = callee.type === AST_NODE_TYPES.MemberExpression ? memberName(callee) : callee.type === AST_NODE_TYPES.Identifier ? callee.name : null;
     if (name === "createServer") return true;
@@ -200,11 +200,11 @@ function isRequestHandler(resolver: Resolver, fn: FunctionNode): boolean {
     if (name !== null && ROUTE_METHODS.has(name) && path !== null && path.startsWith("/") && parent.arguments[0] !== fn) return true;
   }
   // export async function handler(event) / export const POST = async (request) => …
-  const declared = fn.type === AST_NODE_TYPES.FunctionDeclaration ? fn : parent?.type === AST_NODE_TYPES.VariableDeclarator ? parent : null;
+  const declared = fn.type === AST_NODE_TYPES.FunctionDeclaration ? fn : parent.type === AST_NODE_TYPES.VariableDeclarator ? parent : null;
   const id = declared?.id;
   if (id?.type === AST_NODE_TYPES.Identifier && HANDLER_EXPORTS.has(id.name)) {
     const variable = resolver.variableOf(id);
-    const exported = variable?.references.some((ref) => ref.identifier.parent?.type === AST_NODE_TYPES.ExportSpecifier) ?? false;
+    const exported = variable?.references.some((ref) => ref.identifier.parent.type === AST_NODE_TYPES.ExportSpecifier) ?? false;
     let holder: Node | undefined = declared ?? undefined;
     while (holder && holder.type !== AST_NODE_TYPES.ExportNamedDeclaration && holder.type !== AST_NODE_TYPES.Program) holder = holder.parent;
     if (exported || holder?.type === AST_NODE_TYPES.ExportNamedDeclaration) return true;

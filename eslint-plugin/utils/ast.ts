@@ -122,11 +122,11 @@ export function alwaysThrows(node: Node | null | undefined): boolean {
  * Walks a subtree depth-first, calling `visit` on every node. `visit` returning false stops
  * the descent into that node's children. Keys that lead back up or to metadata are skipped.
  */
-export function walk(root: Node, visit: (node: Node) => boolean | void): void {
+export function walk(root: Node, visit: (node: Node) => boolean): void {
   const stack: Node[] = [root];
   while (stack.length > 0) {
     const node = stack.pop()!;
-    if (visit(node) === false) continue;
+    if (!visit(node)) continue;
     for (const key of Object.keys(node)) {
       if (key === "parent" || key === "loc" || key === "range" || key === "typeAnnotation") continue;
       const value = (node as unknown as Record<string, unknown>)[key];

@@ -72,7 +72,7 @@ function splitLast(origin: Origin): { base: Origin; last: string | null } {
   if (origin.kind === "unknown" || origin.path.length === 0) return { base: origin, last: null };
   const last = origin.path[origin.path.length - 1]!;
   const path = origin.path.slice(0, -1);
-  return { base: { ...origin, path } as Origin, last };
+  return { base: { ...origin, path }, last };
 }
 
 /**

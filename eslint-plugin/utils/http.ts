@@ -1,4 +1,4 @@
-import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
+import { AST_NODE_TYPES, TSESLint, type TSESTree } from "@typescript-eslint/utils";
 import { contains, memberName, skipWrappers, someInside, staticString, type Node } from "./ast.js";
 import { argumentAt, classifyOutbound, configArgument, type Outbound } from "./clients.js";
 import { anyKeyOf, exactKey, readKey, stringValue, type KeyLookup } from "./objects.js";
@@ -132,11 +132,11 @@ function setCalls(resolver: Resolver, id: TSESTree.Identifier, match: (key: stri
   if (!variable) return null;
   for (const ref of variable.references) {
     const parent = ref.identifier.parent;
-    if (parent?.type !== AST_NODE_TYPES.MemberExpression || parent.object !== ref.identifier) continue;
+    if (parent.type !== AST_NODE_TYPES.MemberExpression || parent.object !== ref.identifier) continue;
     const method = memberName(parent);
     if (method !== "set" && method !== "append") continue;
     const call = parent.parent;
-    if (call?.type !== AST_NODE_TYPES.CallExpression) continue;
+    if (call.type !== AST_NODE_TYPES.CallExpression) continue;
     const name = call.arguments[0] === undefined ? null : stringValue(resolver, call.arguments[0]);
     const value = call.arguments[1];
     if (name === null) return { kind: "unknown" };
@@ -207,7 +207,7 @@ export function isFreshInside(resolver: Resolver, value: Node, region: Node, inp
 function changesPerAttempt(resolver: Resolver, id: TSESTree.Identifier, inputs: AttemptInputs): boolean {
   const variable = resolver.variableOf(id);
   if (!variable) return false;
-  if (inputs.fn !== null && variable.defs.some((def) => def.type === "Parameter" && def.node === inputs.fn)) return true;
+  if (inputs.fn !== null && variable.defs.some((def) => def.type === TSESLint.Scope.DefinitionType.Parameter && def.node === inputs.fn)) return true;
   const loop = inputs.loop;
   if (loop === null) return false;
   return variable.references.some((ref) => ref.isWrite() && !ref.init && contains(loop, ref.identifier));
@@ -215,7 +215,6 @@ function changesPerAttempt(resolver: Resolver, id: TSESTree.Identifier, inputs: 
 
 function isIdentifierRead(id: TSESTree.Identifier): boolean {
   const parent = id.parent;
-  if (!parent) return false;
   if (parent.type === AST_NODE_TYPES.MemberExpression && parent.property === id && !parent.computed) return false;
   if (parent.type === AST_NODE_TYPES.Property && parent.key === id && !parent.computed) return false;
   return true;

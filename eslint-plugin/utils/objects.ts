@@ -109,7 +109,6 @@ function lastMutation(resolver: Resolver, id: TSESTree.Identifier, match: KeyMat
   for (const ref of variable.references) {
     const use = ref.identifier;
     const parent = use.parent;
-    if (!parent) continue;
     if (
       parent.type === AST_NODE_TYPES.CallExpression &&
       parent.arguments[0] === use &&
@@ -123,9 +122,9 @@ function lastMutation(resolver: Resolver, id: TSESTree.Identifier, match: KeyMat
     if (name === null || !match(name)) continue;
     const grand = parent.parent;
     let result: KeyLookup | null = null;
-    if (grand?.type === AST_NODE_TYPES.AssignmentExpression && grand.left === parent) {
+    if (grand.type === AST_NODE_TYPES.AssignmentExpression && grand.left === parent) {
       result = grand.operator === "=" ? { kind: "value", node: grand.right, via: name } : UNKNOWN;
-    } else if (grand?.type === AST_NODE_TYPES.UnaryExpression && grand.operator === "delete") {
+    } else if (grand.type === AST_NODE_TYPES.UnaryExpression && grand.operator === "delete") {
       result = ABSENT;
     }
     if (result && (last === null || parent.range[0] > last.at)) last = { at: parent.range[0], result };

@@ -1,4 +1,4 @@
-import { AST_NODE_TYPES, ASTUtils, type TSESLint, type TSESTree } from "@typescript-eslint/utils";
+import { AST_NODE_TYPES, ASTUtils, TSESLint, type TSESTree } from "@typescript-eslint/utils";
 import { memberName, propertyKey, skipWrappers, staticString, type CallLike, type Node } from "./ast.js";
 
 /**
@@ -104,15 +104,15 @@ export class Resolver {
     const variable = this.variableOf(id);
     if (!variable || variable.defs.length !== 1) return null;
     const def = variable.defs[0]!;
-    if (def.type !== "Variable") return null;
-    const declarator = def.node as TSESTree.VariableDeclarator;
+    if (def.type !== TSESLint.Scope.DefinitionType.Variable) return null;
+    const declarator = def.node;
     const declaration = def.parent as TSESTree.VariableDeclaration | null;
     if (!declarator.init) return null;
     if (declaration?.kind !== "const") {
       const writes = variable.references.filter((ref) => ref.isWrite() && ref.identifier !== declarator.id && !isInitWrite(ref, declarator));
       if (writes.length > 0) return null;
     }
-    const keys = patternPath(declarator.id, def.name as TSESTree.Identifier);
+    const keys = patternPath(declarator.id, def.name);
     if (keys === null) return null;
     return { init: declarator.init, keys };
   }
@@ -179,14 +179,14 @@ export class Resolver {
     if (variable === null || variable.defs.length === 0) return { kind: "global", path: [id.name] };
     if (variable.defs.length !== 1) return UNKNOWN;
     const def = variable.defs[0]!;
-    if (def.type === "ImportBinding") {
+    if (def.type === TSESLint.Scope.DefinitionType.ImportBinding) {
       const spec = def.node;
       const declaration = def.parent as TSESTree.ImportDeclaration;
       if (declaration.importKind === "type") return UNKNOWN;
       const module = normaliseModule(declaration.source.value);
       if (spec.type === AST_NODE_TYPES.ImportSpecifier) {
-        if ((spec as TSESTree.ImportSpecifier).importKind === "type") return UNKNOWN;
-        const imported = spec.imported.type === AST_NODE_TYPES.Identifier ? spec.imported.name : String(spec.imported.value);
+        if (spec.importKind === "type") return UNKNOWN;
+        const imported = spec.imported.type === AST_NODE_TYPES.Identifier ? spec.imported.name : spec.imported.value;
         return withMember({ kind: "module", module, path: [] }, imported);
       }
       return { kind: "module", module, path: [] };
@@ -229,7 +229,7 @@ function thisPropertyValue(node: TSESTree.MemberExpression, name: string): Node 
   // `this` inside arrow functions refers to the enclosing method's `this`.
   while (current && current.type !== AST_NODE_TYPES.ClassBody) {
     if (current.type === AST_NODE_TYPES.FunctionDeclaration) return null;
-    if (current.type === AST_NODE_TYPES.FunctionExpression && current.parent?.type !== AST_NODE_TYPES.MethodDefinition && current.parent?.type !== AST_NODE_TYPES.Property) {
+    if (current.type === AST_NODE_TYPES.FunctionExpression && current.parent.type !== AST_NODE_TYPES.MethodDefinition && current.parent.type !== AST_NODE_TYPES.Property) {
       return null;
     }
     current = current.parent;

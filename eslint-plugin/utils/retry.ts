@@ -1,4 +1,4 @@
-import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
+import { AST_NODE_TYPES, TSESLint, type TSESTree } from "@typescript-eslint/utils";
 import { alwaysThrows, calleeName, isFunction, isRetryableLoop, skipWrappers, someInside, type FunctionNode, type LoopNode, type Node } from "./ast.js";
 import { exactKey, numberValue, readKey } from "./objects.js";
 import { isModule, type Origin, type Resolver } from "./resolve.js";
@@ -81,7 +81,7 @@ function functionOf(resolver: Resolver, node: Node | undefined): FunctionNode | 
   if (isFunction(value)) return value;
   if (value.type === AST_NODE_TYPES.Identifier) {
     const def = resolver.variableOf(value)?.defs[0];
-    if (def?.type === "FunctionName" && def.node.type === AST_NODE_TYPES.FunctionDeclaration) return def.node;
+    if (def?.type === TSESLint.Scope.DefinitionType.FunctionName && def.node.type === AST_NODE_TYPES.FunctionDeclaration) return def.node;
   }
   return null;
 }
@@ -145,7 +145,7 @@ export function isRetryLoop(attempt: TSESTree.TryStatement): boolean {
 function callSitesOf(resolver: Resolver, fn: FunctionNode): { name: string; calls: TSESTree.CallExpression[] } | null {
   let id: TSESTree.Identifier | null = null;
   if (fn.type === AST_NODE_TYPES.FunctionDeclaration) id = fn.id;
-  else if (fn.parent?.type === AST_NODE_TYPES.VariableDeclarator && fn.parent.id.type === AST_NODE_TYPES.Identifier) id = fn.parent.id;
+  else if (fn.parent.type === AST_NODE_TYPES.VariableDeclarator && fn.parent.id.type === AST_NODE_TYPES.Identifier) id = fn.parent.id;
   if (id === null) return null;
   const variable = resolver.variableOf(id);
   if (!variable) return null;
