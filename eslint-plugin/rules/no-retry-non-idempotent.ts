@@ -1,10 +1,24 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import { isFunction, memberName, propertyKey, skipWrappers, type Node } from "../utils/ast.js";
 import { createRule } from "../utils/create-rule.js";
-import { httpRequestOf, idempotencyKeyOf, isFreshInside, urlText, type HttpRequest } from "../utils/http.js";
+import {
+  httpRequestOf,
+  idempotencyKeyOf,
+  isFreshInside,
+  urlText,
+  type HttpRequest,
+} from "../utils/http.js";
 import { anyKeyOf, exactKey, numberValue, readKey } from "../utils/objects.js";
 import { isModule, normaliseModule, resolverFor, type Resolver } from "../utils/resolve.js";
-import { attemptRegion, conditionNodes, describeRetrier, findRetryScope, onlyNeverProcessed, retriesDisabled, type RetryScope } from "../utils/retry.js";
+import {
+  attemptRegion,
+  conditionNodes,
+  describeRetrier,
+  findRetryScope,
+  onlyNeverProcessed,
+  retriesDisabled,
+  type RetryScope,
+} from "../utils/retry.js";
 
 export type Options = [
   {
@@ -21,7 +35,12 @@ export type Options = [
   },
 ];
 
-export type MessageIds = "retriedWithoutKey" | "keyPerAttempt" | "unsafeRetryMethods" | "axiosRetryEveryMethod" | "axiosRetryDefaultCondition";
+export type MessageIds =
+  | "retriedWithoutKey"
+  | "keyPerAttempt"
+  | "unsafeRetryMethods"
+  | "axiosRetryEveryMethod"
+  | "axiosRetryDefaultCondition";
 
 interface Settings {
   readonly headers: readonly string[];
@@ -57,7 +76,11 @@ function isIgnoredUrl(resolver: Resolver, request: HttpRequest, settings: Settin
 }
 
 /** A non-idempotent request run again by a retry wrapper or loop. */
-export function checkRetriedRequest(resolver: Resolver, request: HttpRequest, settings: Settings): Problem | null {
+export function checkRetriedRequest(
+  resolver: Resolver,
+  request: HttpRequest,
+  settings: Settings,
+): Problem | null {
   if (request.method === null || !settings.methods.has(request.method)) return null;
   const scope = findRetryScope(resolver, request.call, settings.wrappers);
   if (!scope) return null;
@@ -66,20 +89,31 @@ export function checkRetriedRequest(resolver: Resolver, request: HttpRequest, se
   const key = idempotencyKeyOf(resolver, request, settings.headers);
   if (key.kind === "unknown") return null;
   if (key.kind === "absent") {
-    return { node: request.call, messageId: "retriedWithoutKey", data: { method: request.method, retrier: describeRetrier(scope) } };
+    return {
+      node: request.call,
+      messageId: "retriedWithoutKey",
+      data: { method: request.method, retrier: describeRetrier(scope) },
+    };
   }
   const inputs = {
     fn: scope.kind === "wrapper" && scope.via.length === 0 ? scope.fn : null,
     loop: scope.kind === "loop" && scope.via.length === 0 ? scope.loop : null,
   };
   if (isFreshInside(resolver, key.node, attemptRegion(scope), inputs)) {
-    return { node: key.node, messageId: "keyPerAttempt", data: { retrier: describeRetrier(scope) } };
+    return {
+      node: key.node,
+      messageId: "keyPerAttempt",
+      data: { retrier: describeRetrier(scope) },
+    };
   }
   return null;
 }
 
 /** What an axios-retry `retryCondition` does with a POST. */
-function axiosRetryCondition(resolver: Resolver, options: Node | undefined): "every-method" | "default" | "safe" | "unknown" {
+function axiosRetryCondition(
+  resolver: Resolver,
+  options: Node | undefined,
+): "every-method" | "default" | "safe" | "unknown" {
   if (options === undefined) return "default";
   const found = readKey(resolver, options, exactKey("retryCondition"));
   if (found.kind === "absent") return "default";
@@ -100,12 +134,18 @@ function axiosRetryCondition(resolver: Resolver, options: Node | undefined): "ev
   return "unknown";
 }
 
-function returnsTrue(fn: TSESTree.ArrowFunctionExpression | TSESTree.FunctionExpression | TSESTree.FunctionDeclaration): boolean {
+function returnsTrue(
+  fn: TSESTree.ArrowFunctionExpression | TSESTree.FunctionExpression | TSESTree.FunctionDeclaration,
+): boolean {
   const body = fn.body;
   if (body.type === AST_NODE_TYPES.Literal) return body.value === true;
   if (body.type !== AST_NODE_TYPES.BlockStatement || body.body.length !== 1) return false;
   const only = body.body[0]!;
-  return only.type === AST_NODE_TYPES.ReturnStatement && only.argument?.type === AST_NODE_TYPES.Literal && only.argument.value === true;
+  return (
+    only.type === AST_NODE_TYPES.ReturnStatement &&
+    only.argument?.type === AST_NODE_TYPES.Literal &&
+    only.argument.value === true
+  );
 }
 
 interface AxiosRetrySetup {
@@ -114,13 +154,27 @@ interface AxiosRetrySetup {
 }
 
 /** A POST sent through a client that axios-retry was attached to in this file. */
-export function checkAxiosRetry(resolver: Resolver, request: HttpRequest, setups: readonly AxiosRetrySetup[], settings: Settings): Problem | null {
+export function checkAxiosRetry(
+  resolver: Resolver,
+  request: HttpRequest,
+  setups: readonly AxiosRetrySetup[],
+  settings: Settings,
+): Problem | null {
   const outbound = request.outbound;
-  if (!outbound || outbound.library !== "axios" || request.method === null || !settings.methods.has(request.method)) return null;
+  if (
+    !outbound ||
+    outbound.library !== "axios" ||
+    request.method === null ||
+    !settings.methods.has(request.method)
+  )
+    return null;
   const client = outbound.instance[0] ?? null;
   for (const setup of setups) {
     const target = resolver.origin(setup.target);
-    const matches = client === null ? isModule(target, "axios") : target.kind === "result" && target.path.length === 0 && target.call === client;
+    const matches =
+      client === null
+        ? isModule(target, "axios")
+        : target.kind === "result" && target.path.length === 0 && target.call === client;
     if (!matches || retriesDisabled(resolver, setup.options)) continue;
     const condition = axiosRetryCondition(resolver, setup.options);
     if (condition === "safe" || condition === "unknown") continue;
@@ -148,7 +202,11 @@ function perRequestRetriesOff(resolver: Resolver, request: HttpRequest): boolean
 }
 
 /** got/ky told to retry POST: `retry: { methods: ["POST"] }` with no key header next to it. */
-export function checkRetryMethods(resolver: Resolver, methods: TSESTree.Property, settings: Settings): Problem[] {
+export function checkRetryMethods(
+  resolver: Resolver,
+  methods: TSESTree.Property,
+  settings: Settings,
+): Problem[] {
   const retryObject = methods.parent;
   if (retryObject.type !== AST_NODE_TYPES.ObjectExpression) return [];
   const retryProp = retryObject.parent;
@@ -171,7 +229,8 @@ export function checkRetryMethods(resolver: Resolver, methods: TSESTree.Property
     const value = resolver.valueOf(element);
     if (value.type !== AST_NODE_TYPES.Literal || typeof value.value !== "string") continue;
     const method = value.value.toUpperCase();
-    if (settings.methods.has(method)) problems.push({ node: element, messageId: "unsafeRetryMethods", data: { method } });
+    if (settings.methods.has(method))
+      problems.push({ node: element, messageId: "unsafeRetryMethods", data: { method } });
   }
   return problems;
 }
@@ -183,7 +242,8 @@ export default createRule<Options, MessageIds>({
   meta: {
     type: "problem",
     docs: {
-      description: "Disallow retrying POST/PATCH requests without an idempotency key created once per logical call",
+      description:
+        "Disallow retrying POST/PATCH requests without an idempotency key created once per logical call",
       recommended: true,
       requiresTypeChecking: false,
     },
@@ -210,14 +270,16 @@ export default createRule<Options, MessageIds>({
             items: { type: "string" },
             minItems: 1,
             uniqueItems: true,
-            description: "Header names that carry an idempotency key, compared case-insensitively. Defaults to Idempotency-Key and X-Idempotency-Key.",
+            description:
+              "Header names that carry an idempotency key, compared case-insensitively. Defaults to Idempotency-Key and X-Idempotency-Key.",
           },
           nonIdempotentMethods: {
             type: "array",
             items: { type: "string" },
             minItems: 1,
             uniqueItems: true,
-            description: "HTTP methods that must not be retried without a key, compared case-insensitively. Defaults to POST and PATCH.",
+            description:
+              "HTTP methods that must not be retried without a key, compared case-insensitively. Defaults to POST and PATCH.",
           },
           ignoreUrls: {
             type: "array",
@@ -230,7 +292,8 @@ export default createRule<Options, MessageIds>({
             type: "array",
             items: { type: "string" },
             uniqueItems: true,
-            description: "Names of project functions that retry the function passed to them, in addition to p-retry, async-retry, promise-retry, exponential-backoff and cockatiel.",
+            description:
+              "Names of project functions that retry the function passed to them, in addition to p-retry, async-retry, promise-retry, exponential-backoff and cockatiel.",
           },
           axiosRetryDefaultCondition: {
             type: "string",
@@ -255,7 +318,9 @@ export default createRule<Options, MessageIds>({
     const resolver = resolverFor(context.sourceCode);
     const settings: Settings = {
       headers: options.idempotencyHeaders ?? ["Idempotency-Key", "X-Idempotency-Key"],
-      methods: new Set((options.nonIdempotentMethods ?? ["POST", "PATCH"]).map((m) => m.toUpperCase())),
+      methods: new Set(
+        (options.nonIdempotentMethods ?? ["POST", "PATCH"]).map((m) => m.toUpperCase()),
+      ),
       ignoreUrls: (options.ignoreUrls ?? []).map((source) => new RegExp(source)),
       wrappers: new Set(options.retryWrappers ?? []),
       axiosDefault: options.axiosRetryDefaultCondition ?? "report",
@@ -265,7 +330,8 @@ export default createRule<Options, MessageIds>({
     let importsRetryingClient = false;
     const retryMethodLists: TSESTree.Property[] = [];
     const report = (problem: Problem | null): void => {
-      if (problem) context.report({ node: problem.node, messageId: problem.messageId, data: problem.data });
+      if (problem)
+        context.report({ node: problem.node, messageId: problem.messageId, data: problem.data });
     };
     return {
       ImportDeclaration(node) {
@@ -275,15 +341,20 @@ export default createRule<Options, MessageIds>({
         const callee = skipWrappers(node.callee);
         if (callee.type === AST_NODE_TYPES.Identifier && callee.name === "require") {
           const origin = resolver.origin(node);
-          if (origin.kind === "module" && RETRYING_CLIENTS.has(origin.module)) importsRetryingClient = true;
+          if (origin.kind === "module" && RETRYING_CLIENTS.has(origin.module))
+            importsRetryingClient = true;
         }
         const mayBeAxiosRetry =
-          callee.type === AST_NODE_TYPES.Identifier || (callee.type === AST_NODE_TYPES.MemberExpression && memberName(callee) === "default");
+          callee.type === AST_NODE_TYPES.Identifier ||
+          (callee.type === AST_NODE_TYPES.MemberExpression && memberName(callee) === "default");
         if (mayBeAxiosRetry && isModule(resolver.origin(callee), "axios-retry")) {
           const target = node.arguments[0];
           if (target && target.type !== AST_NODE_TYPES.SpreadElement) {
             const second = node.arguments[1];
-            axiosRetry.push({ target, options: second && second.type !== AST_NODE_TYPES.SpreadElement ? second : undefined });
+            axiosRetry.push({
+              target,
+              options: second && second.type !== AST_NODE_TYPES.SpreadElement ? second : undefined,
+            });
           }
           return;
         }
@@ -298,10 +369,12 @@ export default createRule<Options, MessageIds>({
       },
       "Program:exit"() {
         if (axiosRetry.length > 0) {
-          for (const request of unsafeAxios) report(checkAxiosRetry(resolver, request, axiosRetry, settings));
+          for (const request of unsafeAxios)
+            report(checkAxiosRetry(resolver, request, axiosRetry, settings));
         }
         if (importsRetryingClient) {
-          for (const list of retryMethodLists) for (const problem of checkRetryMethods(resolver, list, settings)) report(problem);
+          for (const list of retryMethodLists)
+            for (const problem of checkRetryMethods(resolver, list, settings)) report(problem);
         }
       },
     };

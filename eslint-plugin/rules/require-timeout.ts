@@ -1,5 +1,13 @@
 import { AST_NODE_TYPES, TSESLint, type TSESTree } from "@typescript-eslint/utils";
-import { calleeName, contains, isFunction, memberName, outerParent, skipWrappers, type Node } from "../utils/ast.js";
+import {
+  calleeName,
+  contains,
+  isFunction,
+  memberName,
+  outerParent,
+  skipWrappers,
+  type Node,
+} from "../utils/ast.js";
 import { classifyOutbound, configArgument, type Outbound } from "../utils/clients.js";
 import { createRule } from "../utils/create-rule.js";
 import { optionFix } from "../utils/fixes.js";
@@ -34,7 +42,10 @@ interface Problem {
   readonly node: Node;
   readonly messageId: Exclude<MessageIds, "addSignal" | "addTimeout">;
   readonly data: Record<string, string>;
-  readonly fix?: { readonly messageId: "addSignal" | "addTimeout"; readonly fix: (fixer: Fixer) => Fix } | null;
+  readonly fix?: {
+    readonly messageId: "addSignal" | "addTimeout";
+    readonly fix: (fixer: Fixer) => Fix;
+  } | null;
 }
 
 const SUGGESTED_MS = "10_000";
@@ -62,7 +73,11 @@ export function checkFetch(ctx: Context, outbound: Outbound): Problem | null {
     const request = ctx.resolver.valueOf(first);
     if (request.type === AST_NODE_TYPES.NewExpression) {
       const ctor = skipWrappers(request.callee);
-      if (ctor.type === AST_NODE_TYPES.Identifier && ctor.name === "Request" && ctx.resolver.isGlobal(ctor)) {
+      if (
+        ctor.type === AST_NODE_TYPES.Identifier &&
+        ctor.name === "Request" &&
+        ctx.resolver.isGlobal(ctor)
+      ) {
         const requestInit = request.arguments[1];
         if (requestInit === undefined) return missingSignal(outbound, null);
         if (requestInit.type === AST_NODE_TYPES.SpreadElement) return null;
@@ -79,13 +94,21 @@ function signalOf(ctx: Context, outbound: Outbound, init: Node, inCall: boolean)
   const signal = readKey(ctx.resolver, init, exactKey("signal"));
   if (signal.kind === "unknown") return unresolved(ctx, outbound, init);
   if (signal.kind === "value" && !meansNoTimeout(ctx.resolver, signal.node)) return null;
-  if (outbound.label === "undici fetch" && readKey(ctx.resolver, init, exactKey("dispatcher")).kind !== "absent") return null;
-  return missingSignal(outbound, inCall ? (signal.kind === "value" ? signal.node : null) : undefined);
+  if (
+    outbound.label === "undici fetch" &&
+    readKey(ctx.resolver, init, exactKey("dispatcher")).kind !== "absent"
+  )
+    return null;
+  return missingSignal(
+    outbound,
+    inCall ? (signal.kind === "value" ? signal.node : null) : undefined,
+  );
 }
 
 /** `existing`: the value to replace, null to add a property, undefined for no suggestion. */
 function missingSignal(outbound: Outbound, existing: Node | null | undefined): Problem {
-  const fix = existing === undefined ? null : optionFix(outbound.call, 1, "signal", SIGNAL_TEXT, existing);
+  const fix =
+    existing === undefined ? null : optionFix(outbound.call, 1, "signal", SIGNAL_TEXT, existing);
   return {
     node: outbound.call,
     messageId: "fetchWithoutSignal",
@@ -106,13 +129,19 @@ function ownTimeout(
   const timeout = readKey(ctx.resolver, config, exactKey(keys.timeout));
   if (timeout.kind === "value") {
     if (!meansNoTimeout(ctx.resolver, timeout.node)) return { verdict: "bounded", problem: null };
-    return { verdict: "decided-none", problem: disabled(outbound, timeout.node, keys.timeout, suggestValue) };
+    return {
+      verdict: "decided-none",
+      problem: disabled(outbound, timeout.node, keys.timeout, suggestValue),
+    };
   }
-  if (timeout.kind === "unknown") return { verdict: "unknown", problem: unresolved(ctx, outbound, config) };
+  if (timeout.kind === "unknown")
+    return { verdict: "unknown", problem: unresolved(ctx, outbound, config) };
   for (const key of keys.alsoBounding) {
     const other = readKey(ctx.resolver, config, exactKey(key));
-    if (other.kind === "unknown") return { verdict: "unknown", problem: unresolved(ctx, outbound, config) };
-    if (other.kind === "value" && !meansNoTimeout(ctx.resolver, other.node)) return { verdict: "bounded", problem: null };
+    if (other.kind === "unknown")
+      return { verdict: "unknown", problem: unresolved(ctx, outbound, config) };
+    if (other.kind === "value" && !meansNoTimeout(ctx.resolver, other.node))
+      return { verdict: "bounded", problem: null };
   }
   return { verdict: "absent", problem: null };
 }
@@ -138,29 +167,50 @@ function missing(outbound: Outbound, key: string, suggestValue: string): Problem
 }
 
 /** The answer of an instance-level or module-level default timeout. */
-function defaultVerdict(ctx: Context, lookup: KeyLookup): "bounded" | "none" | "unknown" | "absent" {
-  if (lookup.kind === "value") return meansNoTimeout(ctx.resolver, lookup.node) ? "none" : "bounded";
+function defaultVerdict(
+  ctx: Context,
+  lookup: KeyLookup,
+): "bounded" | "none" | "unknown" | "absent" {
+  if (lookup.kind === "value")
+    return meansNoTimeout(ctx.resolver, lookup.node) ? "none" : "bounded";
   return lookup.kind;
 }
 
 /** axios and axios instances: request config, then `instance.defaults`, `create()` config, `axios.defaults`. */
 export function checkAxios(ctx: Context, outbound: Outbound): Problem | null {
-  const own = ownTimeout(ctx, outbound, { timeout: "timeout", alsoBounding: ["signal"] }, SUGGESTED_MS);
+  const own = ownTimeout(
+    ctx,
+    outbound,
+    { timeout: "timeout", alsoBounding: ["signal"] },
+    SUGGESTED_MS,
+  );
   if (own.verdict !== "absent") return own.problem;
   const layers: KeyLookup[] = [];
   for (const created of outbound.instance) {
     const write = ctx.axiosDefaults.get(created);
     layers.push(write ? { kind: "value", node: write, via: "timeout" } : { kind: "absent" });
     const config = created.arguments[0];
-    layers.push(config === undefined ? { kind: "absent" } : readKey(ctx.resolver, config, exactKey("timeout")));
+    layers.push(
+      config === undefined
+        ? { kind: "absent" }
+        : readKey(ctx.resolver, config, exactKey("timeout")),
+    );
   }
   const globalWrite = ctx.axiosDefaults.get(null);
-  layers.push(globalWrite ? { kind: "value", node: globalWrite, via: "timeout" } : { kind: "absent" });
+  layers.push(
+    globalWrite ? { kind: "value", node: globalWrite, via: "timeout" } : { kind: "absent" },
+  );
   for (const layer of layers) {
     const verdict = defaultVerdict(ctx, layer);
     if (verdict === "bounded") return null;
     if (verdict === "unknown") return unresolved(ctx, outbound, outbound.call);
-    if (verdict === "none") return { node: outbound.call, messageId: "disabledTimeout", data: { client: outbound.label, key: "timeout" }, fix: null };
+    if (verdict === "none")
+      return {
+        node: outbound.call,
+        messageId: "disabledTimeout",
+        data: { client: outbound.label, key: "timeout" },
+        fix: null,
+      };
   }
   return missing(outbound, "timeout", SUGGESTED_MS);
 }
@@ -168,7 +218,12 @@ export function checkAxios(ctx: Context, outbound: Outbound): Problem | null {
 /** got and `got.extend()` instances. */
 export function checkGot(ctx: Context, outbound: Outbound): Problem | null {
   const suggestion = `{ request: ${SUGGESTED_MS} }`;
-  const own = ownTimeout(ctx, outbound, { timeout: "timeout", alsoBounding: ["signal"] }, suggestion);
+  const own = ownTimeout(
+    ctx,
+    outbound,
+    { timeout: "timeout", alsoBounding: ["signal"] },
+    suggestion,
+  );
   if (own.verdict !== "absent") return own.problem;
   for (const created of outbound.instance) {
     const config = created.arguments[0];
@@ -176,14 +231,25 @@ export function checkGot(ctx: Context, outbound: Outbound): Problem | null {
     const verdict = defaultVerdict(ctx, readKey(ctx.resolver, config, exactKey("timeout")));
     if (verdict === "bounded") return null;
     if (verdict === "unknown") return unresolved(ctx, outbound, outbound.call);
-    if (verdict === "none") return { node: outbound.call, messageId: "disabledTimeout", data: { client: outbound.label, key: "timeout" }, fix: null };
+    if (verdict === "none")
+      return {
+        node: outbound.call,
+        messageId: "disabledTimeout",
+        data: { client: outbound.label, key: "timeout" },
+        fix: null,
+      };
   }
   return missing(outbound, "timeout", suggestion);
 }
 
 /** undici `request()`: bounded by `signal` or a non-zero `headersTimeout`; a dispatcher may carry its own. */
 export function checkUndici(ctx: Context, outbound: Outbound): Problem | null {
-  const own = ownTimeout(ctx, outbound, { timeout: "headersTimeout", alsoBounding: ["signal", "dispatcher"] }, SUGGESTED_MS);
+  const own = ownTimeout(
+    ctx,
+    outbound,
+    { timeout: "headersTimeout", alsoBounding: ["signal", "dispatcher"] },
+    SUGGESTED_MS,
+  );
   if (own.verdict !== "absent") return own.problem;
   return missing(outbound, "headersTimeout", SUGGESTED_MS);
 }
@@ -208,23 +274,55 @@ export function checkHttp(ctx: Context, outbound: Outbound): Problem | null {
   if (handlers === "escapes") return null;
   if (handlers.enforced) return null;
   if (hasTimeout || handlers.setTimeout) {
-    return { node: outbound.call, messageId: "timeoutNotEnforced", data: { client: outbound.label }, fix: null };
+    return {
+      node: outbound.call,
+      messageId: "timeoutNotEnforced",
+      data: { client: outbound.label },
+      fix: null,
+    };
   }
-  return { node: outbound.call, messageId: "missingTimeout", data: { client: outbound.label, key: "timeout" }, fix: null };
+  return {
+    node: outbound.call,
+    messageId: "missingTimeout",
+    data: { client: outbound.label, key: "timeout" },
+    fix: null,
+  };
 }
 
-const LISTENER_METHODS = new Set(["on", "once", "addListener", "prependListener", "prependOnceListener"]);
+const LISTENER_METHODS = new Set([
+  "on",
+  "once",
+  "addListener",
+  "prependListener",
+  "prependOnceListener",
+]);
 
 /** The `timeout` listeners attached to the request object a call returns, if they can be seen. */
-function timeoutHandlers(resolver: Resolver, call: TSESTree.CallExpression): { setTimeout: boolean; enforced: boolean } | "escapes" {
+function timeoutHandlers(
+  resolver: Resolver,
+  call: TSESTree.CallExpression,
+): { setTimeout: boolean; enforced: boolean } | "escapes" {
   const result = { setTimeout: false, enforced: false };
-  const inspect = (member: string | null, args: readonly TSESTree.CallExpressionArgument[]): void => {
+  const inspect = (
+    member: string | null,
+    args: readonly TSESTree.CallExpressionArgument[],
+  ): void => {
     if (member === "setTimeout") {
       result.setTimeout = true;
       if (args[1] !== undefined && destroysRequest(resolver, args[1])) result.enforced = true;
-    } else if (member !== null && LISTENER_METHODS.has(member) && args[0] !== undefined && resolver.valueOf(args[0]).type === AST_NODE_TYPES.Literal) {
+    } else if (
+      member !== null &&
+      LISTENER_METHODS.has(member) &&
+      args[0] !== undefined &&
+      resolver.valueOf(args[0]).type === AST_NODE_TYPES.Literal
+    ) {
       const event = resolver.valueOf(args[0]);
-      if (event.type === AST_NODE_TYPES.Literal && event.value === "timeout" && args[1] !== undefined && destroysRequest(resolver, args[1])) {
+      if (
+        event.type === AST_NODE_TYPES.Literal &&
+        event.value === "timeout" &&
+        args[1] !== undefined &&
+        destroysRequest(resolver, args[1])
+      ) {
         result.enforced = true;
       }
     }
@@ -233,13 +331,22 @@ function timeoutHandlers(resolver: Resolver, call: TSESTree.CallExpression): { s
   let current: Node = call;
   for (;;) {
     const { parent, child } = outerParent(current);
-    if (parent?.type === AST_NODE_TYPES.MemberExpression && parent.object === child && parent.parent.type === AST_NODE_TYPES.CallExpression && parent.parent.callee === parent) {
+    if (
+      parent?.type === AST_NODE_TYPES.MemberExpression &&
+      parent.object === child &&
+      parent.parent.type === AST_NODE_TYPES.CallExpression &&
+      parent.parent.callee === parent
+    ) {
       inspect(memberName(parent), parent.parent.arguments);
       current = parent.parent;
       continue;
     }
     if (parent?.type === AST_NODE_TYPES.ExpressionStatement) return result;
-    if (parent?.type === AST_NODE_TYPES.VariableDeclarator && parent.init === child && parent.id.type === AST_NODE_TYPES.Identifier) {
+    if (
+      parent?.type === AST_NODE_TYPES.VariableDeclarator &&
+      parent.init === child &&
+      parent.id.type === AST_NODE_TYPES.Identifier
+    ) {
       const variable = resolver.variableOf(parent.id);
       if (!variable) return "escapes";
       for (const ref of variable.references) {
@@ -247,7 +354,8 @@ function timeoutHandlers(resolver: Resolver, call: TSESTree.CallExpression): { s
         if (use === parent.id) continue;
         const { parent: up, child: wrapped } = outerParent(use);
         if (up?.type === AST_NODE_TYPES.MemberExpression && up.object === wrapped) {
-          if (up.parent.type === AST_NODE_TYPES.CallExpression && up.parent.callee === up) inspect(memberName(up), up.parent.arguments);
+          if (up.parent.type === AST_NODE_TYPES.CallExpression && up.parent.callee === up)
+            inspect(memberName(up), up.parent.arguments);
           continue;
         }
         // Handed to other code, which may attach its own handlers.
@@ -268,7 +376,8 @@ function destroysRequest(resolver: Resolver, handler: TSESTree.CallExpressionArg
   if (value.type === AST_NODE_TYPES.Identifier) {
     const variable = resolver.variableOf(value);
     const def = variable?.defs[0];
-    if (def?.type === TSESLint.Scope.DefinitionType.FunctionName) return DESTROYS.test(resolver.sourceCode.getText(def.node));
+    if (def?.type === TSESLint.Scope.DefinitionType.FunctionName)
+      return DESTROYS.test(resolver.sourceCode.getText(def.node));
   }
   // A handler defined elsewhere: assume it does its job.
   return true;
@@ -276,17 +385,29 @@ function destroysRequest(resolver: Resolver, handler: TSESTree.CallExpressionArg
 
 /** ky bounds every request at 10 s unless told otherwise: only `timeout: false` (or 0, Infinity) removes it. */
 export function checkKy(ctx: Context, outbound: Outbound): Problem | null {
-  const configs = [configArgument(outbound), ...outbound.instance.map((created) => created.arguments[0])];
+  const configs = [
+    configArgument(outbound),
+    ...outbound.instance.map((created) => created.arguments[0]),
+  ];
   for (const config of configs) {
     if (config === undefined) continue;
     const timeout = readKey(ctx.resolver, config, exactKey("timeout"));
     if (timeout.kind === "unknown") return null;
     if (timeout.kind !== "value") continue;
     const value = ctx.resolver.valueOf(timeout.node);
-    const none = (value.type === AST_NODE_TYPES.Literal && value.value === false) || meansNoTimeout(ctx.resolver, timeout.node);
+    const none =
+      (value.type === AST_NODE_TYPES.Literal && value.value === false) ||
+      meansNoTimeout(ctx.resolver, timeout.node);
     if (!none) return null;
     const own = config === configArgument(outbound);
-    return own ? disabled(outbound, timeout.node, "timeout", SUGGESTED_MS) : { node: outbound.call, messageId: "disabledTimeout", data: { client: outbound.label, key: "timeout" }, fix: null };
+    return own
+      ? disabled(outbound, timeout.node, "timeout", SUGGESTED_MS)
+      : {
+          node: outbound.call,
+          messageId: "disabledTimeout",
+          data: { client: outbound.label, key: "timeout" },
+          fix: null,
+        };
   }
   return null;
 }
@@ -295,9 +416,17 @@ export function checkKy(ctx: Context, outbound: Outbound): Problem | null {
 function insideWrapper(node: Node, wrappers: ReadonlySet<string>): boolean {
   if (wrappers.size === 0) return false;
   for (let current = node.parent; current; current = current.parent) {
-    if (current.type === AST_NODE_TYPES.CallExpression || current.type === AST_NODE_TYPES.NewExpression) {
+    if (
+      current.type === AST_NODE_TYPES.CallExpression ||
+      current.type === AST_NODE_TYPES.NewExpression
+    ) {
       const name = calleeName(current);
-      if (name !== null && wrappers.has(name) && current.arguments.some((arg) => contains(arg, node))) return true;
+      if (
+        name !== null &&
+        wrappers.has(name) &&
+        current.arguments.some((arg) => contains(arg, node))
+      )
+        return true;
     }
   }
   return false;
@@ -305,7 +434,11 @@ function insideWrapper(node: Node, wrappers: ReadonlySet<string>): boolean {
 
 export function checkOutbound(ctx: Context, outbound: Outbound): Problem | null {
   // f(...args) may carry the options anywhere.
-  if (outbound.call.arguments.some((arg, i) => i <= outbound.configIndex && arg.type === AST_NODE_TYPES.SpreadElement)) {
+  if (
+    outbound.call.arguments.some(
+      (arg, i) => i <= outbound.configIndex && arg.type === AST_NODE_TYPES.SpreadElement,
+    )
+  ) {
     return unresolved(ctx, outbound, outbound.call);
   }
   switch (outbound.library) {
@@ -375,7 +508,8 @@ export default createRule<Options, MessageIds>({
             type: "array",
             items: { type: "string" },
             uniqueItems: true,
-            description: "Extra global or imported names that behave like `fetch(url, init)` and need a `signal`.",
+            description:
+              "Extra global or imported names that behave like `fetch(url, init)` and need a `signal`.",
           },
         },
       },
@@ -396,9 +530,18 @@ export default createRule<Options, MessageIds>({
       AssignmentExpression(node) {
         // X.defaults.timeout = value
         const left = node.left;
-        if (node.operator !== "=" || left.type !== AST_NODE_TYPES.MemberExpression || memberName(left) !== "timeout") return;
+        if (
+          node.operator !== "=" ||
+          left.type !== AST_NODE_TYPES.MemberExpression ||
+          memberName(left) !== "timeout"
+        )
+          return;
         const defaults = skipWrappers(left.object);
-        if (defaults.type !== AST_NODE_TYPES.MemberExpression || memberName(defaults) !== "defaults") return;
+        if (
+          defaults.type !== AST_NODE_TYPES.MemberExpression ||
+          memberName(defaults) !== "defaults"
+        )
+          return;
         defaultWrites.push({ target: defaults.object, value: node.right });
       },
       "Program:exit"() {
@@ -407,19 +550,32 @@ export default createRule<Options, MessageIds>({
         for (const write of defaultWrites) {
           const origin = resolver.origin(write.target);
           if (isModule(origin, "axios")) axiosDefaults.set(null, write.value);
-          else if (origin.kind === "result" && origin.path.length === 0 && origin.call.type === AST_NODE_TYPES.CallExpression) {
+          else if (
+            origin.kind === "result" &&
+            origin.path.length === 0 &&
+            origin.call.type === AST_NODE_TYPES.CallExpression
+          ) {
             axiosDefaults.set(origin.call, write.value);
           }
         }
-        const ctx: Context = { resolver, reportUnresolved: options.reportUnresolved === true, axiosDefaults };
+        const ctx: Context = {
+          resolver,
+          reportUnresolved: options.reportUnresolved === true,
+          axiosDefaults,
+        };
         for (const outbound of candidates) {
           const problem = checkOutbound(ctx, outbound);
           if (!problem || insideWrapper(outbound.call, wrappers)) continue;
           context.report({
             node: problem.node,
             messageId: problem.messageId,
-            data: { ...problem.data, client: displayName(context.sourceCode.getText(outbound.call.callee), outbound.label) },
-            ...(problem.fix ? { suggest: [{ messageId: problem.fix.messageId, fix: problem.fix.fix }] } : {}),
+            data: {
+              ...problem.data,
+              client: displayName(context.sourceCode.getText(outbound.call.callee), outbound.label),
+            },
+            ...(problem.fix
+              ? { suggest: [{ messageId: problem.fix.messageId, fix: problem.fix.fix }] }
+              : {}),
           });
         }
       },

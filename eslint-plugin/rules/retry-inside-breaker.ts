@@ -1,8 +1,22 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
-import { isFunction, memberName, skipWrappers, staticString, type CallLike, type FunctionNode, type Node } from "../utils/ast.js";
+import {
+  isFunction,
+  memberName,
+  skipWrappers,
+  staticString,
+  type CallLike,
+  type FunctionNode,
+  type Node,
+} from "../utils/ast.js";
 import { createRule } from "../utils/create-rule.js";
 import { isModule, resolverFor, type Origin, type Resolver } from "../utils/resolve.js";
-import { conditionNodes, describeRetrier, findRetryScope, retriesDisabled, type RetryScope } from "../utils/retry.js";
+import {
+  conditionNodes,
+  describeRetrier,
+  findRetryScope,
+  retriesDisabled,
+  type RetryScope,
+} from "../utils/retry.js";
 import { typeKindOf, type TypeAware } from "../utils/types.js";
 
 export type Options = [
@@ -16,12 +30,14 @@ export type Options = [
   },
 ];
 
-export type MessageIds = "retryWrapsBreaker" | "retryAroundOpenBreaker" | "retryAroundGeneratedClient" | "breakerPerCall";
+export type MessageIds =
+  "retryWrapsBreaker" | "retryAroundOpenBreaker" | "retryAroundGeneratedClient" | "breakerPerCall";
 
 export const DEFAULT_GENERATED_MODULES = ["(^|/)generated(/|$)"];
 const CLIENT_FACTORY = /^create[A-Z][A-Za-z0-9_]*Client$/;
 /** Text that shows a retry condition looks at the open-circuit rejection. */
-const OPEN_CIRCUIT = /EOPENBREAKER|BrokenCircuitError|isBrokenCircuitError|\.opened\b|circuit-open|isCircuitOpen/;
+const OPEN_CIRCUIT =
+  /EOPENBREAKER|BrokenCircuitError|isBrokenCircuitError|\.opened\b|circuit-open|isCircuitOpen/;
 
 interface Problem {
   readonly node: Node;
@@ -40,7 +56,8 @@ type BreakerKind = "opossum" | "cockatiel";
 /** The breaker a value is: `new CircuitBreaker(...)` (opossum) or cockatiel's `circuitBreaker(...)`, possibly inside `wrap(...)`. */
 export function breakerOf(resolver: Resolver, origin: Origin, depth = 0): BreakerKind | null {
   if (depth > 4 || origin.kind !== "result" || origin.path.length !== 0) return null;
-  if (isModule(origin.callee, "opossum") && origin.call.type === AST_NODE_TYPES.NewExpression) return "opossum";
+  if (isModule(origin.callee, "opossum") && origin.call.type === AST_NODE_TYPES.NewExpression)
+    return "opossum";
   if (isModule(origin.callee, "cockatiel", "circuitBreaker")) return "cockatiel";
   if (isModule(origin.callee, "cockatiel", "wrap")) {
     for (const arg of origin.call.arguments) {
@@ -52,7 +69,11 @@ export function breakerOf(resolver: Resolver, origin: Origin, depth = 0): Breake
 }
 
 function isRetryPolicy(origin: Origin): origin is Extract<Origin, { kind: "result" }> {
-  return origin.kind === "result" && origin.path.length === 0 && isModule(origin.callee, "cockatiel", "retry");
+  return (
+    origin.kind === "result" &&
+    origin.path.length === 0 &&
+    isModule(origin.callee, "cockatiel", "retry")
+  );
 }
 
 /**
@@ -79,17 +100,32 @@ export function handlesBrokenCircuit(resolver: Resolver, handler: Node, depth = 
   if (base === true) return true;
   let own: boolean | null = null;
   const first = value.arguments[0];
-  if ((name === "handleType" || name === "orType") && first && first.type !== AST_NODE_TYPES.SpreadElement) {
+  if (
+    (name === "handleType" || name === "orType") &&
+    first &&
+    first.type !== AST_NODE_TYPES.SpreadElement
+  ) {
     const type = resolver.origin(first);
-    const catchesAll = (type.kind === "global" && type.path.join(".") === "Error") || isModule(type, "cockatiel", "BrokenCircuitError");
+    const catchesAll =
+      (type.kind === "global" && type.path.join(".") === "Error") ||
+      isModule(type, "cockatiel", "BrokenCircuitError");
     own = catchesAll && value.arguments.length < 2 ? true : catchesAll ? null : false;
-  } else if ((name === "handleWhen" || name === "orWhen") && first && first.type !== AST_NODE_TYPES.SpreadElement) {
+  } else if (
+    (name === "handleWhen" || name === "orWhen") &&
+    first &&
+    first.type !== AST_NODE_TYPES.SpreadElement
+  ) {
     const predicate = resolver.valueOf(first);
     const text = resolver.sourceCode.getText(predicate);
     if (OPEN_CIRCUIT.test(text)) own = false;
     else if (isFunction(predicate) && returnsTrue(predicate)) own = true;
     else own = null;
-  } else if (name === "handleResultType" || name === "handleWhenResult" || name === "orResultType" || name === "orWhenResult") {
+  } else if (
+    name === "handleResultType" ||
+    name === "handleWhenResult" ||
+    name === "orResultType" ||
+    name === "orWhenResult"
+  ) {
     own = false;
   }
   if (own === true) return true;
@@ -102,7 +138,11 @@ function returnsTrue(fn: FunctionNode): boolean {
   if (body.type === AST_NODE_TYPES.Literal) return body.value === true;
   if (body.type !== AST_NODE_TYPES.BlockStatement || body.body.length !== 1) return false;
   const only = body.body[0]!;
-  return only.type === AST_NODE_TYPES.ReturnStatement && only.argument?.type === AST_NODE_TYPES.Literal && only.argument.value === true;
+  return (
+    only.type === AST_NODE_TYPES.ReturnStatement &&
+    only.argument?.type === AST_NODE_TYPES.Literal &&
+    only.argument.value === true
+  );
 }
 
 /** cockatiel `wrap(retry, ..., breaker)`: the retry outside the breaker catching its rejection. */
@@ -112,7 +152,9 @@ export function checkWrap(resolver: Resolver, call: TSESTree.CallExpression): Pr
     const arg = args[i]!;
     const origin = resolver.origin(arg);
     if (!isRetryPolicy(origin)) continue;
-    const inner = args.slice(i + 1).some((later) => breakerOf(resolver, resolver.origin(later)) !== null);
+    const inner = args
+      .slice(i + 1)
+      .some((later) => breakerOf(resolver, resolver.origin(later)) !== null);
     if (!inner) continue;
     const handler = origin.call.arguments[0];
     if (!handler || handler.type === AST_NODE_TYPES.SpreadElement) continue;
@@ -132,14 +174,19 @@ function stopsOnOpenCircuit(resolver: Resolver, scope: RetryScope): boolean | nu
     const handles = handlesBrokenCircuit(resolver, handler);
     return handles === null ? null : !handles;
   }
-  const texts: Node[] = scope.kind === "wrapper" ? [scope.fn, ...conditionNodes(resolver, scope)] : [scope.loop];
+  const texts: Node[] =
+    scope.kind === "wrapper" ? [scope.fn, ...conditionNodes(resolver, scope)] : [scope.loop];
   if (scope.via.length > 0) texts.push(scope.region);
   if (scope.kind === "wrapper" && scope.options !== undefined) texts.push(scope.options);
   return texts.some((node) => OPEN_CIRCUIT.test(resolver.sourceCode.getText(node)));
 }
 
 /** What a call's receiver is: a breaker, a generated client, or neither. */
-function receiverKind(resolver: Resolver, call: TSESTree.CallExpression, settings: Settings): { kind: "breaker"; breaker: BreakerKind } | { kind: "client"; name: string } | null {
+function receiverKind(
+  resolver: Resolver,
+  call: TSESTree.CallExpression,
+  settings: Settings,
+): { kind: "breaker"; breaker: BreakerKind } | { kind: "client"; name: string } | null {
   const callee = skipWrappers(call.callee);
   if (callee.type !== AST_NODE_TYPES.MemberExpression) return null;
   const method = memberName(callee);
@@ -150,76 +197,148 @@ function receiverKind(resolver: Resolver, call: TSESTree.CallExpression, setting
     if (breaker === "opossum" && method === "fire") return { kind: "breaker", breaker };
     if (breaker === "cockatiel" && method === "execute") return { kind: "breaker", breaker };
   }
-  if (origin.kind === "result" && origin.path.length === 0 && origin.callee.kind === "module" && origin.callee.path.length === 1) {
+  if (
+    origin.kind === "result" &&
+    origin.path.length === 0 &&
+    origin.callee.kind === "module" &&
+    origin.callee.path.length === 1
+  ) {
     const factory = origin.callee.path[0]!;
     const module = origin.callee.module;
-    if (CLIENT_FACTORY.test(factory) && settings.generated.some((pattern) => pattern.test(module)) && method !== "health") {
+    if (
+      CLIENT_FACTORY.test(factory) &&
+      settings.generated.some((pattern) => pattern.test(module)) &&
+      method !== "health"
+    ) {
       return { kind: "client", name: factory };
     }
   }
   if (settings.types && origin.kind === "unknown") {
     const typed = typeKindOf(settings.types, callee.object, settings.generated);
     if (typed === "opossum" && method === "fire") return { kind: "breaker", breaker: "opossum" };
-    if (typed === "cockatiel" && method === "execute") return { kind: "breaker", breaker: "cockatiel" };
-    if (typed === "generated-client" && method !== "health") return { kind: "client", name: "a generated client" };
+    if (typed === "cockatiel" && method === "execute")
+      return { kind: "breaker", breaker: "cockatiel" };
+    if (typed === "generated-client" && method !== "health")
+      return { kind: "client", name: "a generated client" };
   }
   return null;
 }
 
 /** A breaker call or a generated-client call that a retry runs again. */
-export function checkRetriedCall(resolver: Resolver, call: TSESTree.CallExpression, settings: Settings): Problem | null {
+export function checkRetriedCall(
+  resolver: Resolver,
+  call: TSESTree.CallExpression,
+  settings: Settings,
+): Problem | null {
   const receiver = receiverKind(resolver, call, settings);
   if (!receiver) return null;
   const scope = findRetryScope(resolver, call, settings.wrappers);
   if (!scope) return null;
   if (scope.kind === "wrapper" && retriesDisabled(resolver, scope.options)) return null;
   if (receiver.kind === "client") {
-    return { node: call, messageId: "retryAroundGeneratedClient", data: { retrier: describeRetrier(scope), factory: receiver.name } };
+    return {
+      node: call,
+      messageId: "retryAroundGeneratedClient",
+      data: { retrier: describeRetrier(scope), factory: receiver.name },
+    };
   }
   if (stopsOnOpenCircuit(resolver, scope) !== false) return null;
   const hint =
     receiver.breaker === "opossum"
       ? "stop when `error.code === 'EOPENBREAKER'` (p-retry: throw an AbortError or use shouldRetry; async-retry: call bail)"
       : "stop on `isBrokenCircuitError(error)` (cockatiel: handleWhen(e => !isBrokenCircuitError(e)))";
-  return { node: call, messageId: "retryAroundOpenBreaker", data: { retrier: describeRetrier(scope), breaker: receiver.breaker, hint } };
+  return {
+    node: call,
+    messageId: "retryAroundOpenBreaker",
+    data: { retrier: describeRetrier(scope), breaker: receiver.breaker, hint },
+  };
 }
 
-const ROUTE_METHODS = new Set(["get", "post", "put", "patch", "delete", "all", "use", "head", "options", "route"]);
+const ROUTE_METHODS = new Set([
+  "get",
+  "post",
+  "put",
+  "patch",
+  "delete",
+  "all",
+  "use",
+  "head",
+  "options",
+  "route",
+]);
 const HANDLER_EXPORTS = new Set(["handler", "GET", "POST", "PUT", "PATCH", "DELETE"]);
 
 /** Whether a function runs once per inbound request. */
 function isRequestHandler(resolver: Resolver, fn: FunctionNode): boolean {
   const params = fn.params.map((p) => (p.type === AST_NODE_TYPES.Identifier ? p.name : ""));
-  if (/^(req|request)$/.test(params[0] ?? "") && /^(res|reply|response)$/.test(params[1] ?? "")) return true;
+  if (/^(req|request)$/.test(params[0] ?? "") && /^(res|reply|response)$/.test(params[1] ?? ""))
+    return true;
   const parent = fn.parent;
-  if (parent.type === AST_NODE_TYPES.CallExpression && parent.arguments.includes(fn as TSESTree.Expression)) {
+  if (
+    parent.type === AST_NODE_TYPES.CallExpression &&
+    parent.arguments.includes(fn as TSESTree.Expression)
+  ) {
     const callee = skipWrappers(parent.callee);
-    const name = callee.type === AST_NODE_TYPES.MemberExpression ? memberName(callee) : callee.type === AST_NODE_TYPES.Identifier ? callee.name : null;
+    const name =
+      callee.type === AST_NODE_TYPES.MemberExpression
+        ? memberName(callee)
+        : callee.type === AST_NODE_TYPES.Identifier
+          ? callee.name
+          : null;
     if (name === "createServer") return true;
     const path = staticString(parent.arguments[0]);
-    if (name !== null && ROUTE_METHODS.has(name) && path !== null && path.startsWith("/") && parent.arguments[0] !== fn) return true;
+    if (
+      name !== null &&
+      ROUTE_METHODS.has(name) &&
+      path !== null &&
+      path.startsWith("/") &&
+      parent.arguments[0] !== fn
+    )
+      return true;
   }
   // export async function handler(event) / export const POST = async (request) => …
-  const declared = fn.type === AST_NODE_TYPES.FunctionDeclaration ? fn : parent.type === AST_NODE_TYPES.VariableDeclarator ? parent : null;
+  const declared =
+    fn.type === AST_NODE_TYPES.FunctionDeclaration
+      ? fn
+      : parent.type === AST_NODE_TYPES.VariableDeclarator
+        ? parent
+        : null;
   const id = declared?.id;
   if (id?.type === AST_NODE_TYPES.Identifier && HANDLER_EXPORTS.has(id.name)) {
     const variable = resolver.variableOf(id);
-    const exported = variable?.references.some((ref) => ref.identifier.parent.type === AST_NODE_TYPES.ExportSpecifier) ?? false;
+    const exported =
+      variable?.references.some(
+        (ref) => ref.identifier.parent.type === AST_NODE_TYPES.ExportSpecifier,
+      ) ?? false;
     let holder: Node | undefined = declared ?? undefined;
-    while (holder && holder.type !== AST_NODE_TYPES.ExportNamedDeclaration && holder.type !== AST_NODE_TYPES.Program) holder = holder.parent;
+    while (
+      holder &&
+      holder.type !== AST_NODE_TYPES.ExportNamedDeclaration &&
+      holder.type !== AST_NODE_TYPES.Program
+    )
+      holder = holder.parent;
     if (exported || holder?.type === AST_NODE_TYPES.ExportNamedDeclaration) return true;
   }
   return false;
 }
 
 /** A breaker constructed where it runs once per call, so it never accumulates failures. */
-export function checkBreakerConstruction(resolver: Resolver, node: CallLike, settings: Settings): Problem | null {
+export function checkBreakerConstruction(
+  resolver: Resolver,
+  node: CallLike,
+  settings: Settings,
+): Problem | null {
   const origin = resolver.origin(node);
   if (origin.kind !== "result" || origin.path.length !== 0) return null;
   const opossum = isModule(origin.callee, "opossum") && node.type === AST_NODE_TYPES.NewExpression;
   if (!opossum && !isModule(origin.callee, "cockatiel", "circuitBreaker")) return null;
   const scope = findRetryScope(resolver, node, settings.wrappers);
-  if (scope) return { node, messageId: "breakerPerCall", data: { where: `inside the code ${describeRetrier(scope)} runs on every attempt` } };
+  if (scope)
+    return {
+      node,
+      messageId: "breakerPerCall",
+      data: { where: `inside the code ${describeRetrier(scope)} runs on every attempt` },
+    };
   for (let current: Node | undefined = node.parent; current; current = current.parent) {
     if (isFunction(current) && isRequestHandler(resolver, current)) {
       return { node, messageId: "breakerPerCall", data: { where: "inside a request handler" } };
@@ -231,9 +350,15 @@ export function checkBreakerConstruction(resolver: Resolver, node: CallLike, set
 const REQUIRE_SOURCE = /\brequire\(\s*["'`]([^"'`]+)["'`]\s*\)/g;
 
 /** A cheap whole-file look, once per file before any node is visited: what could be here at all. */
-function fileMentions(text: string, program: TSESTree.Program, generated: readonly RegExp[]): { breakers: boolean; clients: boolean } {
+function fileMentions(
+  text: string,
+  program: TSESTree.Program,
+  generated: readonly RegExp[],
+): { breakers: boolean; clients: boolean } {
   const breakers = /\b(opossum|cockatiel)\b/.test(text);
-  const sources = program.body.flatMap((statement) => (statement.type === AST_NODE_TYPES.ImportDeclaration ? [statement.source.value] : []));
+  const sources = program.body.flatMap((statement) =>
+    statement.type === AST_NODE_TYPES.ImportDeclaration ? [statement.source.value] : [],
+  );
   for (const match of text.matchAll(REQUIRE_SOURCE)) sources.push(match[1]!);
   const clients = sources.some((source) => generated.some((pattern) => pattern.test(source)));
   return { breakers, clients };
@@ -246,7 +371,8 @@ export default createRule<Options, MessageIds>({
   meta: {
     type: "problem",
     docs: {
-      description: "Disallow retries that re-try a circuit breaker's own rejection, retries around generated clients, and breakers built per call",
+      description:
+        "Disallow retries that re-try a circuit breaker's own rejection, retries around generated clients, and breakers built per call",
       recommended: true,
       requiresTypeChecking: false,
     },
@@ -277,45 +403,72 @@ export default createRule<Options, MessageIds>({
             type: "array",
             items: { type: "string" },
             uniqueItems: true,
-            description: "Names of project functions that retry the function passed to them, in addition to p-retry, async-retry, promise-retry, exponential-backoff and cockatiel.",
+            description:
+              "Names of project functions that retry the function passed to them, in addition to p-retry, async-retry, promise-retry, exponential-backoff and cockatiel.",
           },
           useTypeInformation: {
             type: "boolean",
             description:
-              "Use the TypeScript type checker, when the parser provides one, to recognise opossum and cockatiel breakers and generated clients that reach a retry through parameters or properties. Off by default; `configs[\"recommended-type-checked\"]` turns it on.",
+              'Use the TypeScript type checker, when the parser provides one, to recognise opossum and cockatiel breakers and generated clients that reach a retry through parameters or properties. Off by default; `configs["recommended-type-checked"]` turns it on.',
           },
         },
       },
     ],
-    defaultOptions: [{ generatedClientModules: DEFAULT_GENERATED_MODULES, retryWrappers: [], useTypeInformation: false }],
+    defaultOptions: [
+      {
+        generatedClientModules: DEFAULT_GENERATED_MODULES,
+        retryWrappers: [],
+        useTypeInformation: false,
+      },
+    ],
   },
   create(context, [options]) {
     const resolver = resolverFor(context.sourceCode);
     const services = context.sourceCode.parserServices;
     const types: TypeAware | null =
-      options.useTypeInformation === true && services?.program && services.esTreeNodeToTSNodeMap ? { program: services.program, map: services.esTreeNodeToTSNodeMap } : null;
+      options.useTypeInformation === true && services?.program && services.esTreeNodeToTSNodeMap
+        ? { program: services.program, map: services.esTreeNodeToTSNodeMap }
+        : null;
     const settings: Settings = {
-      generated: (options.generatedClientModules ?? DEFAULT_GENERATED_MODULES).map((source) => new RegExp(source)),
+      generated: (options.generatedClientModules ?? DEFAULT_GENERATED_MODULES).map(
+        (source) => new RegExp(source),
+      ),
       wrappers: new Set(options.retryWrappers ?? []),
       types,
     };
     // Files that import neither a breaker library nor a generated client have nothing to report.
-    const mentions = fileMentions(context.sourceCode.text, context.sourceCode.ast, settings.generated);
+    const mentions = fileMentions(
+      context.sourceCode.text,
+      context.sourceCode.ast,
+      settings.generated,
+    );
     if (!types && !mentions.breakers && !mentions.clients) return {};
     const anyMember = types !== null || mentions.clients;
     const report = (problem: Problem | null): void => {
-      if (problem) context.report({ node: problem.node, messageId: problem.messageId, data: problem.data });
+      if (problem)
+        context.report({ node: problem.node, messageId: problem.messageId, data: problem.data });
     };
     return {
       CallExpression(node) {
         const callee = skipWrappers(node.callee);
-        if (callee.type !== AST_NODE_TYPES.Identifier && callee.type !== AST_NODE_TYPES.MemberExpression) return;
+        if (
+          callee.type !== AST_NODE_TYPES.Identifier &&
+          callee.type !== AST_NODE_TYPES.MemberExpression
+        )
+          return;
         // Without generated clients in view, only breaker methods and cockatiel factories matter.
-        if (callee.type === AST_NODE_TYPES.MemberExpression && !anyMember && !BREAKER_MEMBERS.has(memberName(callee) ?? "")) return;
+        if (
+          callee.type === AST_NODE_TYPES.MemberExpression &&
+          !anyMember &&
+          !BREAKER_MEMBERS.has(memberName(callee) ?? "")
+        )
+          return;
         const origin = resolver.origin(callee);
         if (isModule(origin, "cockatiel", "wrap")) report(checkWrap(resolver, node));
-        else if (isModule(origin, "cockatiel", "circuitBreaker")) report(checkBreakerConstruction(resolver, node, settings));
-        else if (callee.type === AST_NODE_TYPES.MemberExpression) report(checkRetriedCall(resolver, node, settings));
+        else if (isModule(origin, "cockatiel", "circuitBreaker"))
+          report(checkBreakerConstruction(resolver, node, settings));
+        else if (callee.type === AST_NODE_TYPES.MemberExpression)
+          report(checkRetriedCall(resolver, node, settings));
       },
       NewExpression(node) {
         report(checkBreakerConstruction(resolver, node, settings));

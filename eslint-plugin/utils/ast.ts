@@ -3,14 +3,9 @@ import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 export type Node = TSESTree.Node;
 export type Expression = TSESTree.Expression;
 export type FunctionNode =
-  | TSESTree.ArrowFunctionExpression
-  | TSESTree.FunctionExpression
-  | TSESTree.FunctionDeclaration;
+  TSESTree.ArrowFunctionExpression | TSESTree.FunctionExpression | TSESTree.FunctionDeclaration;
 export type CallLike = TSESTree.CallExpression | TSESTree.NewExpression;
-export type LoopNode =
-  | TSESTree.ForStatement
-  | TSESTree.WhileStatement
-  | TSESTree.DoWhileStatement;
+export type LoopNode = TSESTree.ForStatement | TSESTree.WhileStatement | TSESTree.DoWhileStatement;
 
 /**
  * Strips the wrappers that do not change which value an expression denotes: TypeScript
@@ -128,7 +123,8 @@ export function walk(root: Node, visit: (node: Node) => boolean): void {
     const node = stack.pop()!;
     if (!visit(node)) continue;
     for (const key of Object.keys(node)) {
-      if (key === "parent" || key === "loc" || key === "range" || key === "typeAnnotation") continue;
+      if (key === "parent" || key === "loc" || key === "range" || key === "typeAnnotation")
+        continue;
       const value = (node as unknown as Record<string, unknown>)[key];
       if (Array.isArray(value)) {
         for (let i = value.length - 1; i >= 0; i--) {
@@ -143,11 +139,19 @@ export function walk(root: Node, visit: (node: Node) => boolean): void {
 }
 
 function isNode(value: unknown): value is Node {
-  return typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { type?: unknown }).type === "string"
+  );
 }
 
 /** Whether a subtree contains a node satisfying `test`, without entering nested functions. */
-export function someInside(root: Node, test: (node: Node) => boolean, enterFunctions = false): boolean {
+export function someInside(
+  root: Node,
+  test: (node: Node) => boolean,
+  enterFunctions = false,
+): boolean {
   let found = false;
   walk(root, (node) => {
     if (found) return false;

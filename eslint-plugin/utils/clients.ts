@@ -49,13 +49,23 @@ function urlOrOptionsIndex(resolver: Resolver, call: TSESTree.CallExpression): n
 }
 
 /** The creating calls of an instance (`axios.create(...)`, `got.extend(...).extend(...)`). */
-function instanceChain(origin: Origin, module: string, factories: readonly string[]): TSESTree.CallExpression[] | null {
+function instanceChain(
+  origin: Origin,
+  module: string,
+  factories: readonly string[],
+): TSESTree.CallExpression[] | null {
   const chain: TSESTree.CallExpression[] = [];
   let current: Origin = origin;
   for (let i = 0; i < 8; i++) {
-    if (current.kind !== "result" || current.call.type !== AST_NODE_TYPES.CallExpression) return null;
+    if (current.kind !== "result" || current.call.type !== AST_NODE_TYPES.CallExpression)
+      return null;
     const callee = current.callee;
-    const factory = callee.kind === "module" ? callee.path[callee.path.length - 1] : callee.kind === "result" ? callee.path[callee.path.length - 1] : undefined;
+    const factory =
+      callee.kind === "module"
+        ? callee.path[callee.path.length - 1]
+        : callee.kind === "result"
+          ? callee.path[callee.path.length - 1]
+          : undefined;
     if (factory === undefined || !factories.includes(factory)) return null;
     chain.push(current.call);
     if (callee.kind === "module") {
@@ -79,7 +89,10 @@ function splitLast(origin: Origin): { base: Origin; last: string | null } {
  * A cheap first look: only a plain name (`fetch`, `axios`, `got`, an alias) or a member with a
  * sending name (`.get`, `.post`, `.request`, `.fetch`, …) can be an outbound call.
  */
-export function mayBeOutbound(call: TSESTree.CallExpression, extraFetch: readonly string[] = []): boolean {
+export function mayBeOutbound(
+  call: TSESTree.CallExpression,
+  extraFetch: readonly string[] = [],
+): boolean {
   const callee = skipWrappers(call.callee);
   if (callee.type === AST_NODE_TYPES.Identifier) return true;
   if (callee.type !== AST_NODE_TYPES.MemberExpression) return false;
@@ -88,19 +101,29 @@ export function mayBeOutbound(call: TSESTree.CallExpression, extraFetch: readonl
 }
 
 /** Classifies a call as an outbound request of a known client, or returns null. */
-export function classifyOutbound(resolver: Resolver, call: TSESTree.CallExpression, extraFetch: readonly string[] = []): Outbound | null {
+export function classifyOutbound(
+  resolver: Resolver,
+  call: TSESTree.CallExpression,
+  extraFetch: readonly string[] = [],
+): Outbound | null {
   if (!mayBeOutbound(call, extraFetch)) return null;
   const callee = skipWrappers(call.callee);
-  if (callee.type !== AST_NODE_TYPES.Identifier && callee.type !== AST_NODE_TYPES.MemberExpression) return null;
+  if (callee.type !== AST_NODE_TYPES.Identifier && callee.type !== AST_NODE_TYPES.MemberExpression)
+    return null;
   const origin = resolver.origin(callee);
   if (origin.kind === "unknown") return null;
 
-  if (callee.type === AST_NODE_TYPES.Identifier && extraFetch.includes(callee.name) && origin.kind !== "result") {
+  if (
+    callee.type === AST_NODE_TYPES.Identifier &&
+    extraFetch.includes(callee.name) &&
+    origin.kind !== "result"
+  ) {
     return { library: "fetch", call, configIndex: 1, verb: null, instance: [], label: callee.name };
   }
   if (origin.kind === "global") {
     const name = origin.path.join(".");
-    if (name === "fetch" || extraFetch.includes(name)) return { library: "fetch", call, configIndex: 1, verb: null, instance: [], label: name };
+    if (name === "fetch" || extraFetch.includes(name))
+      return { library: "fetch", call, configIndex: 1, verb: null, instance: [], label: name };
     return null;
   }
   if (origin.kind === "module") {
@@ -108,22 +131,53 @@ export function classifyOutbound(resolver: Resolver, call: TSESTree.CallExpressi
       return { library: "fetch", call, configIndex: 1, verb: null, instance: [], label: "fetch" };
     }
     if (origin.path.length === 1 && extraFetch.includes(origin.path[0]!)) {
-      return { library: "fetch", call, configIndex: 1, verb: null, instance: [], label: origin.path[0]! };
+      return {
+        library: "fetch",
+        call,
+        configIndex: 1,
+        verb: null,
+        instance: [],
+        label: origin.path[0]!,
+      };
     }
     if (origin.module === "undici" && origin.path.length === 1) {
-      if (origin.path[0] === "fetch") return { library: "fetch", call, configIndex: 1, verb: null, instance: [], label: "undici fetch" };
-      if (origin.path[0] === "request") return { library: "undici", call, configIndex: 1, verb: null, instance: [], label: "undici request" };
+      if (origin.path[0] === "fetch")
+        return {
+          library: "fetch",
+          call,
+          configIndex: 1,
+          verb: null,
+          instance: [],
+          label: "undici fetch",
+        };
+      if (origin.path[0] === "request")
+        return {
+          library: "undici",
+          call,
+          configIndex: 1,
+          verb: null,
+          instance: [],
+          label: "undici request",
+        };
       return null;
     }
     if ((origin.module === "http" || origin.module === "https") && origin.path.length === 1) {
       const member = origin.path[0]!;
       if (member !== "request" && member !== "get") return null;
-      return { library: "http", call, configIndex: urlOrOptionsIndex(resolver, call), verb: member === "get" ? "get" : null, instance: [], label: `${origin.module}.${member}` };
+      return {
+        library: "http",
+        call,
+        configIndex: urlOrOptionsIndex(resolver, call),
+        verb: member === "get" ? "get" : null,
+        instance: [],
+        label: `${origin.module}.${member}`,
+      };
     }
   }
 
   const direct = classifyClient(origin);
-  if (direct) return withPosition(resolver, call, direct.library, null, direct.instance, direct.label);
+  if (direct)
+    return withPosition(resolver, call, direct.library, null, direct.instance, direct.label);
   const { base, last } = splitLast(origin);
   if (last === null) return null;
   const client = classifyClient(base);
@@ -131,7 +185,9 @@ export function classifyOutbound(resolver: Resolver, call: TSESTree.CallExpressi
   return withPosition(resolver, call, client.library, last, client.instance, client.label);
 }
 
-function classifyClient(origin: Origin): { library: Library; instance: TSESTree.CallExpression[]; label: string } | null {
+function classifyClient(
+  origin: Origin,
+): { library: Library; instance: TSESTree.CallExpression[]; label: string } | null {
   if (isModule(origin, "axios")) return { library: "axios", instance: [], label: "axios" };
   if (isModule(origin, "got")) return { library: "got", instance: [], label: "got" };
   if (isModule(origin, "ky")) return { library: "ky", instance: [], label: "ky" };
@@ -158,20 +214,49 @@ function withPosition(
     case "axios":
       if (member === null) {
         const first = argumentAt(call, 0);
-        const isConfig = first !== undefined && resolver.valueOf(first).type === AST_NODE_TYPES.ObjectExpression;
-        return { library, call, configIndex: isConfig || call.arguments.length === 0 ? 0 : 1, verb: null, instance, label: name };
+        const isConfig =
+          first !== undefined && resolver.valueOf(first).type === AST_NODE_TYPES.ObjectExpression;
+        return {
+          library,
+          call,
+          configIndex: isConfig || call.arguments.length === 0 ? 0 : 1,
+          verb: null,
+          instance,
+          label: name,
+        };
       }
-      if (member === "request") return { library, call, configIndex: 0, verb: null, instance, label: name };
-      if (AXIOS_NO_DATA.has(member)) return { library, call, configIndex: 1, verb: member, instance, label: name };
-      if (AXIOS_WITH_DATA.has(member)) return { library, call, configIndex: 2, verb: member.replace("Form", ""), instance, label: name };
+      if (member === "request")
+        return { library, call, configIndex: 0, verb: null, instance, label: name };
+      if (AXIOS_NO_DATA.has(member))
+        return { library, call, configIndex: 1, verb: member, instance, label: name };
+      if (AXIOS_WITH_DATA.has(member))
+        return {
+          library,
+          call,
+          configIndex: 2,
+          verb: member.replace("Form", ""),
+          instance,
+          label: name,
+        };
       return null;
     case "got":
-      if (member === null) return { library, call, configIndex: urlOrOptionsIndex(resolver, call), verb: null, instance, label: name };
-      if (GOT_VERBS.has(member)) return { library, call, configIndex: 1, verb: member, instance, label: name };
+      if (member === null)
+        return {
+          library,
+          call,
+          configIndex: urlOrOptionsIndex(resolver, call),
+          verb: null,
+          instance,
+          label: name,
+        };
+      if (GOT_VERBS.has(member))
+        return { library, call, configIndex: 1, verb: member, instance, label: name };
       return null;
     case "ky":
-      if (member === null) return { library, call, configIndex: 1, verb: null, instance, label: name };
-      if (KY_VERBS.has(member)) return { library, call, configIndex: 1, verb: member, instance, label: name };
+      if (member === null)
+        return { library, call, configIndex: 1, verb: null, instance, label: name };
+      if (KY_VERBS.has(member))
+        return { library, call, configIndex: 1, verb: member, instance, label: name };
       return null;
     default:
       return null;

@@ -11,4 +11,6 @@ export interface ResgenRuleDocs {
   readonly requiresTypeChecking: boolean;
 }
 
-export const createRule = ESLintUtils.RuleCreator<ResgenRuleDocs>((name) => `${DOCS_BASE}${name}.md`);
+export const createRule = ESLintUtils.RuleCreator<ResgenRuleDocs>(
+  (name) => `${DOCS_BASE}${name}.md`,
+);

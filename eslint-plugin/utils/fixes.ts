@@ -34,7 +34,9 @@ export function optionFix(
   const object = skipWrappers(arg);
   if (object.type !== AST_NODE_TYPES.ObjectExpression) return null;
   if (existing !== null) {
-    const own = object.properties.find((p) => p.type === AST_NODE_TYPES.Property && p.value === existing);
+    const own = object.properties.find(
+      (p) => p.type === AST_NODE_TYPES.Property && p.value === existing,
+    );
     if (own === undefined || own.type !== AST_NODE_TYPES.Property || own.shorthand) return null;
     return (fixer) => fixer.replaceText(own.value, value);
   }

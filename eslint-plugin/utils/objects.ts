@@ -73,7 +73,12 @@ export function readKey(resolver: Resolver, node: Node, match: KeyMatcher, depth
   }
 }
 
-function readObjectLiteral(resolver: Resolver, object: TSESTree.ObjectExpression, match: KeyMatcher, depth: number): KeyLookup {
+function readObjectLiteral(
+  resolver: Resolver,
+  object: TSESTree.ObjectExpression,
+  match: KeyMatcher,
+  depth: number,
+): KeyLookup {
   for (let i = object.properties.length - 1; i >= 0; i--) {
     const prop = object.properties[i]!;
     if (prop.type === AST_NODE_TYPES.SpreadElement) {
@@ -102,7 +107,11 @@ function readObjectLiteral(resolver: Resolver, object: TSESTree.ObjectExpression
  * overrides whatever the initialiser said. Any other escape of the variable into a
  * mutating call such as `Object.assign(cfg, …)` makes the answer unknown.
  */
-function lastMutation(resolver: Resolver, id: TSESTree.Identifier, match: KeyMatcher): KeyLookup | null {
+function lastMutation(
+  resolver: Resolver,
+  id: TSESTree.Identifier,
+  match: KeyMatcher,
+): KeyLookup | null {
   const variable = resolver.variableOf(id);
   if (!variable) return null;
   let last: { at: number; result: KeyLookup } | null = null;
@@ -127,7 +136,8 @@ function lastMutation(resolver: Resolver, id: TSESTree.Identifier, match: KeyMat
     } else if (grand.type === AST_NODE_TYPES.UnaryExpression && grand.operator === "delete") {
       result = ABSENT;
     }
-    if (result && (last === null || parent.range[0] > last.at)) last = { at: parent.range[0], result };
+    if (result && (last === null || parent.range[0] > last.at))
+      last = { at: parent.range[0], result };
   }
   return last?.result ?? null;
 }
@@ -143,10 +153,20 @@ export function meansNoTimeout(resolver: Resolver, node: Node): boolean {
   }
   if (value.type === AST_NODE_TYPES.UnaryExpression) {
     if (value.operator === "void") return true;
-    if (value.operator === "-" || value.operator === "+") return value.operator === "+" ? meansNoTimeout(resolver, value.argument) : isZero(resolver, value.argument);
+    if (value.operator === "-" || value.operator === "+")
+      return value.operator === "+"
+        ? meansNoTimeout(resolver, value.argument)
+        : isZero(resolver, value.argument);
   }
-  if (value.type === AST_NODE_TYPES.MemberExpression && value.object.type === AST_NODE_TYPES.Identifier) {
-    return value.object.name === "Number" && memberName(value) === "POSITIVE_INFINITY" && resolver.isGlobal(value.object);
+  if (
+    value.type === AST_NODE_TYPES.MemberExpression &&
+    value.object.type === AST_NODE_TYPES.Identifier
+  ) {
+    return (
+      value.object.name === "Number" &&
+      memberName(value) === "POSITIVE_INFINITY" &&
+      resolver.isGlobal(value.object)
+    );
   }
   return false;
 }

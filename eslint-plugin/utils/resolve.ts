@@ -1,5 +1,12 @@
 import { AST_NODE_TYPES, ASTUtils, TSESLint, type TSESTree } from "@typescript-eslint/utils";
-import { memberName, propertyKey, skipWrappers, staticString, type CallLike, type Node } from "./ast.js";
+import {
+  memberName,
+  propertyKey,
+  skipWrappers,
+  staticString,
+  type CallLike,
+  type Node,
+} from "./ast.js";
 
 /**
  * Where a value comes from, as far as a careful reader of one file can tell.
@@ -35,7 +42,8 @@ function withMember(origin: Origin, name: string): Origin {
     case "unknown":
       return origin;
     case "global":
-      if (origin.path.length === 1 && GLOBAL_OBJECTS.has(origin.path[0]!)) return { kind: "global", path: [name] };
+      if (origin.path.length === 1 && GLOBAL_OBJECTS.has(origin.path[0]!))
+        return { kind: "global", path: [name] };
       return { kind: "global", path: [...origin.path, name] };
     case "module":
       if (origin.path.length === 0 && name === "default") return origin;
@@ -51,7 +59,11 @@ export function normaliseModule(source: string): string {
 }
 
 /** Whether an origin is `module` with the given name and exact path. */
-export function isModule(origin: Origin, module: string | readonly string[], ...path: string[]): boolean {
+export function isModule(
+  origin: Origin,
+  module: string | readonly string[],
+  ...path: string[]
+): boolean {
   if (origin.kind !== "module") return false;
   const names = typeof module === "string" ? [module] : module;
   if (!names.includes(origin.module)) return false;
@@ -109,7 +121,9 @@ export class Resolver {
     const declaration = def.parent as TSESTree.VariableDeclaration | null;
     if (!declarator.init) return null;
     if (declaration?.kind !== "const") {
-      const writes = variable.references.filter((ref) => ref.isWrite() && ref.identifier !== declarator.id && !isInitWrite(ref, declarator));
+      const writes = variable.references.filter(
+        (ref) => ref.isWrite() && ref.identifier !== declarator.id && !isInitWrite(ref, declarator),
+      );
       if (writes.length > 0) return null;
     }
     const keys = patternPath(declarator.id, def.name);
@@ -163,7 +177,9 @@ export class Resolver {
           this.isGlobal(callee)
         ) {
           const source = staticString(node.arguments[0]);
-          return source === null ? UNKNOWN : { kind: "module", module: normaliseModule(source), path: [] };
+          return source === null
+            ? UNKNOWN
+            : { kind: "module", module: normaliseModule(source), path: [] };
         }
         const calleeOrigin = this.origin(callee, depth + 1);
         if (calleeOrigin.kind === "unknown") return UNKNOWN;
@@ -186,7 +202,10 @@ export class Resolver {
       const module = normaliseModule(declaration.source.value);
       if (spec.type === AST_NODE_TYPES.ImportSpecifier) {
         if (spec.importKind === "type") return UNKNOWN;
-        const imported = spec.imported.type === AST_NODE_TYPES.Identifier ? spec.imported.name : spec.imported.value;
+        const imported =
+          spec.imported.type === AST_NODE_TYPES.Identifier
+            ? spec.imported.name
+            : spec.imported.value;
         return withMember({ kind: "module", module, path: [] }, imported);
       }
       return { kind: "module", module, path: [] };
@@ -199,8 +218,15 @@ export class Resolver {
   }
 }
 
-function isInitWrite(ref: TSESLint.Scope.Reference, declarator: TSESTree.VariableDeclarator): boolean {
-  return ref.init === true && declarator.range[0] <= ref.identifier.range[0] && ref.identifier.range[1] <= declarator.range[1];
+function isInitWrite(
+  ref: TSESLint.Scope.Reference,
+  declarator: TSESTree.VariableDeclarator,
+): boolean {
+  return (
+    ref.init === true &&
+    declarator.range[0] <= ref.identifier.range[0] &&
+    ref.identifier.range[1] <= declarator.range[1]
+  );
 }
 
 /** The keys leading from a destructuring pattern's root to `target`, or null if nested oddly. */
@@ -229,7 +255,11 @@ function thisPropertyValue(node: TSESTree.MemberExpression, name: string): Node 
   // `this` inside arrow functions refers to the enclosing method's `this`.
   while (current && current.type !== AST_NODE_TYPES.ClassBody) {
     if (current.type === AST_NODE_TYPES.FunctionDeclaration) return null;
-    if (current.type === AST_NODE_TYPES.FunctionExpression && current.parent.type !== AST_NODE_TYPES.MethodDefinition && current.parent.type !== AST_NODE_TYPES.Property) {
+    if (
+      current.type === AST_NODE_TYPES.FunctionExpression &&
+      current.parent.type !== AST_NODE_TYPES.MethodDefinition &&
+      current.parent.type !== AST_NODE_TYPES.Property
+    ) {
       return null;
     }
     current = current.parent;
@@ -237,10 +267,19 @@ function thisPropertyValue(node: TSESTree.MemberExpression, name: string): Node 
   if (!current) return null;
   const found: Node[] = [];
   for (const member of current.body) {
-    if (member.type === AST_NODE_TYPES.PropertyDefinition && !member.static && propertyKey(member) === name && member.value) {
+    if (
+      member.type === AST_NODE_TYPES.PropertyDefinition &&
+      !member.static &&
+      propertyKey(member) === name &&
+      member.value
+    ) {
       found.push(member.value);
     }
-    if (member.type === AST_NODE_TYPES.MethodDefinition && member.kind === "constructor" && member.value.body) {
+    if (
+      member.type === AST_NODE_TYPES.MethodDefinition &&
+      member.kind === "constructor" &&
+      member.value.body
+    ) {
       for (const statement of member.value.body.body) {
         if (statement.type !== AST_NODE_TYPES.ExpressionStatement) continue;
         const expr = statement.expression;

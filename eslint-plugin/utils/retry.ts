@@ -1,5 +1,15 @@
 import { AST_NODE_TYPES, TSESLint, type TSESTree } from "@typescript-eslint/utils";
-import { alwaysThrows, calleeName, isFunction, isRetryableLoop, skipWrappers, someInside, type FunctionNode, type LoopNode, type Node } from "./ast.js";
+import {
+  alwaysThrows,
+  calleeName,
+  isFunction,
+  isRetryableLoop,
+  skipWrappers,
+  someInside,
+  type FunctionNode,
+  type LoopNode,
+  type Node,
+} from "./ast.js";
 import { exactKey, numberValue, readKey } from "./objects.js";
 import { isModule, type Origin, type Resolver } from "./resolve.js";
 
@@ -36,8 +46,18 @@ function plainArg(call: TSESTree.CallExpression, index: number): Node | undefine
 }
 
 /** The cockatiel `retry(...)` call inside a policy origin (`retry(...)` or `wrap(..., retry(...), ...)`). */
-export function cockatielRetryPolicy(resolver: Resolver, origin: Origin, depth = 0): TSESTree.CallExpression | null {
-  if (depth > 4 || origin.kind !== "result" || origin.path.length !== 0 || origin.call.type !== AST_NODE_TYPES.CallExpression) return null;
+export function cockatielRetryPolicy(
+  resolver: Resolver,
+  origin: Origin,
+  depth = 0,
+): TSESTree.CallExpression | null {
+  if (
+    depth > 4 ||
+    origin.kind !== "result" ||
+    origin.path.length !== 0 ||
+    origin.call.type !== AST_NODE_TYPES.CallExpression
+  )
+    return null;
   if (isModule(origin.callee, "cockatiel", "retry")) return origin.call;
   if (isModule(origin.callee, "cockatiel", "wrap")) {
     for (const arg of origin.call.arguments) {
@@ -49,26 +69,43 @@ export function cockatielRetryPolicy(resolver: Resolver, origin: Origin, depth =
 }
 
 /** What kind of retry wrapper a call is, if any. */
-export function retryWrapperOf(resolver: Resolver, call: TSESTree.CallExpression, extraWrappers: ReadonlySet<string>): WrapperShape | null {
+export function retryWrapperOf(
+  resolver: Resolver,
+  call: TSESTree.CallExpression,
+  extraWrappers: ReadonlySet<string>,
+): WrapperShape | null {
   const callee = skipWrappers(call.callee);
-  if (callee.type !== AST_NODE_TYPES.Identifier && callee.type !== AST_NODE_TYPES.MemberExpression) return null;
+  if (callee.type !== AST_NODE_TYPES.Identifier && callee.type !== AST_NODE_TYPES.MemberExpression)
+    return null;
   const origin = resolver.origin(callee);
-  if (isModule(origin, "p-retry") || isModule(origin, "async-retry") || isModule(origin, "exponential-backoff", "backOff")) {
+  if (
+    isModule(origin, "p-retry") ||
+    isModule(origin, "async-retry") ||
+    isModule(origin, "exponential-backoff", "backOff")
+  ) {
     const library = origin.kind === "module" ? origin.module : "retry";
     return { library, fn: plainArg(call, 0), options: plainArg(call, 1), policy: null };
   }
   if (isModule(origin, "promise-retry")) {
     const first = plainArg(call, 0);
     const firstIsFn = first !== undefined && isFunction(resolver.valueOf(first));
-    return { library: "promise-retry", fn: firstIsFn ? first : plainArg(call, 1), options: firstIsFn ? plainArg(call, 1) : first, policy: null };
+    return {
+      library: "promise-retry",
+      fn: firstIsFn ? first : plainArg(call, 1),
+      options: firstIsFn ? plainArg(call, 1) : first,
+      policy: null,
+    };
   }
   if (origin.kind === "result" && origin.path.length === 1 && origin.path[0] === "execute") {
     const policy = cockatielRetryPolicy(resolver, { ...origin, path: [] });
-    if (policy) return { library: "cockatiel", fn: plainArg(call, 0), options: plainArg(policy, 1), policy };
+    if (policy)
+      return { library: "cockatiel", fn: plainArg(call, 0), options: plainArg(policy, 1), policy };
   }
   const name = calleeName(call);
   if (name !== null && extraWrappers.has(name)) {
-    const fn = call.arguments.find((arg) => arg.type !== AST_NODE_TYPES.SpreadElement && isFunction(resolver.valueOf(arg)));
+    const fn = call.arguments.find(
+      (arg) => arg.type !== AST_NODE_TYPES.SpreadElement && isFunction(resolver.valueOf(arg)),
+    );
     return { library: name, fn: fn as Node | undefined, options: undefined, policy: null };
   }
   return null;
@@ -81,24 +118,45 @@ function functionOf(resolver: Resolver, node: Node | undefined): FunctionNode | 
   if (isFunction(value)) return value;
   if (value.type === AST_NODE_TYPES.Identifier) {
     const def = resolver.variableOf(value)?.defs[0];
-    if (def?.type === TSESLint.Scope.DefinitionType.FunctionName && def.node.type === AST_NODE_TYPES.FunctionDeclaration) return def.node;
+    if (
+      def?.type === TSESLint.Scope.DefinitionType.FunctionName &&
+      def.node.type === AST_NODE_TYPES.FunctionDeclaration
+    )
+      return def.node;
   }
   return null;
 }
 
 /** The retry wrapper calls that run `fn` (written in place or passed by name). */
-function wrappersRunning(resolver: Resolver, fn: FunctionNode, extra: ReadonlySet<string>): RetryScope | null {
+function wrappersRunning(
+  resolver: Resolver,
+  fn: FunctionNode,
+  extra: ReadonlySet<string>,
+): RetryScope | null {
   const { parent } = outer(fn);
   if (parent?.type === AST_NODE_TYPES.CallExpression) {
     const shape = retryWrapperOf(resolver, parent, extra);
     if (shape && functionOf(resolver, shape.fn) === fn) {
-      return { kind: "wrapper", library: shape.library, call: parent, fn, options: shape.options, policy: shape.policy, region: fn, via: [] };
+      return {
+        kind: "wrapper",
+        library: shape.library,
+        call: parent,
+        fn,
+        options: shape.options,
+        policy: shape.policy,
+        region: fn,
+        via: [],
+      };
     }
   }
   // const op = async () => ...; pRetry(op)   /   function op() {...}; pRetry(op)
   let id: TSESTree.Identifier | null = null;
   if (fn.type === AST_NODE_TYPES.FunctionDeclaration) id = fn.id;
-  else if (parent?.type === AST_NODE_TYPES.VariableDeclarator && parent.id.type === AST_NODE_TYPES.Identifier) id = parent.id;
+  else if (
+    parent?.type === AST_NODE_TYPES.VariableDeclarator &&
+    parent.id.type === AST_NODE_TYPES.Identifier
+  )
+    id = parent.id;
   if (id === null) return null;
   const variable = resolver.variableOf(id);
   if (!variable) return null;
@@ -107,7 +165,16 @@ function wrappersRunning(resolver: Resolver, fn: FunctionNode, extra: ReadonlySe
     if (use.parent?.type !== AST_NODE_TYPES.CallExpression) continue;
     const shape = retryWrapperOf(resolver, use.parent, extra);
     if (shape && shape.fn !== undefined && skipWrappers(shape.fn) === ref.identifier) {
-      return { kind: "wrapper", library: shape.library, call: use.parent, fn, options: shape.options, policy: shape.policy, region: fn, via: [] };
+      return {
+        kind: "wrapper",
+        library: shape.library,
+        call: use.parent,
+        fn,
+        options: shape.options,
+        policy: shape.policy,
+        region: fn,
+        via: [],
+      };
     }
   }
   return null;
@@ -142,17 +209,28 @@ export function isRetryLoop(attempt: TSESTree.TryStatement): boolean {
 }
 
 /** A local function's name and the calls that run it (`send(x)` for `function send` / `const send = …`). */
-function callSitesOf(resolver: Resolver, fn: FunctionNode): { name: string; calls: TSESTree.CallExpression[] } | null {
+function callSitesOf(
+  resolver: Resolver,
+  fn: FunctionNode,
+): { name: string; calls: TSESTree.CallExpression[] } | null {
   let id: TSESTree.Identifier | null = null;
   if (fn.type === AST_NODE_TYPES.FunctionDeclaration) id = fn.id;
-  else if (fn.parent.type === AST_NODE_TYPES.VariableDeclarator && fn.parent.id.type === AST_NODE_TYPES.Identifier) id = fn.parent.id;
+  else if (
+    fn.parent.type === AST_NODE_TYPES.VariableDeclarator &&
+    fn.parent.id.type === AST_NODE_TYPES.Identifier
+  )
+    id = fn.parent.id;
   if (id === null) return null;
   const variable = resolver.variableOf(id);
   if (!variable) return null;
   const calls: TSESTree.CallExpression[] = [];
   for (const ref of variable.references) {
     const use = outer(ref.identifier);
-    if (use.parent?.type === AST_NODE_TYPES.CallExpression && skipWrappers(use.parent.callee) === ref.identifier) calls.push(use.parent);
+    if (
+      use.parent?.type === AST_NODE_TYPES.CallExpression &&
+      skipWrappers(use.parent.callee) === ref.identifier
+    )
+      calls.push(use.parent);
   }
   return { name: id.name, calls };
 }
@@ -163,11 +241,17 @@ const MAX_HOPS = 2;
  * The innermost retry scope around `node`, if any. A local helper function that a retried
  * function calls (`pRetry(() => createOrder(x))`) is followed up to two calls deep.
  */
-export function findRetryScope(resolver: Resolver, node: Node, extra: ReadonlySet<string>, hops = 0): RetryScope | null {
+export function findRetryScope(
+  resolver: Resolver,
+  node: Node,
+  extra: ReadonlySet<string>,
+  hops = 0,
+): RetryScope | null {
   let previous: Node = node;
   let attempt: TSESTree.TryStatement | null = null;
   for (let current = node.parent; current; previous = current, current = current.parent) {
-    if (current.type === AST_NODE_TYPES.TryStatement && current.block === previous) attempt = current;
+    if (current.type === AST_NODE_TYPES.TryStatement && current.block === previous)
+      attempt = current;
     if (isFunction(current)) {
       const scope = wrappersRunning(resolver, current, extra);
       if (scope) return scope;
@@ -176,11 +260,17 @@ export function findRetryScope(resolver: Resolver, node: Node, extra: ReadonlySe
         for (const call of helper?.calls ?? []) {
           if (call.range[0] >= current.range[0] && call.range[1] <= current.range[1]) continue; // recursion
           const outerScope = findRetryScope(resolver, call, extra, hops + 1);
-          if (outerScope) return { ...outerScope, region: current, via: [helper!.name, ...outerScope.via] };
+          if (outerScope)
+            return { ...outerScope, region: current, via: [helper!.name, ...outerScope.via] };
         }
       }
     }
-    if (isRetryableLoop(current) && attempt !== null && current.body === previous && isRetryLoop(attempt)) {
+    if (
+      isRetryableLoop(current) &&
+      attempt !== null &&
+      current.body === previous &&
+      isRetryLoop(attempt)
+    ) {
       return { kind: "loop", loop: current, attempt, region: current.body, via: [] };
     }
   }
@@ -195,7 +285,9 @@ export function attemptRegion(scope: RetryScope): Node {
 /** "p-retry", "a retry loop", "p-retry through createOrder()". */
 export function describeRetrier(scope: RetryScope): string {
   const base = scope.kind === "wrapper" ? scope.library : "a retry loop";
-  return scope.via.length === 0 ? base : `${base} through ${scope.via.map((name) => `${name}()`).join(" and ")}`;
+  return scope.via.length === 0
+    ? base
+    : `${base} through ${scope.via.map((name) => `${name}()`).join(" and ")}`;
 }
 
 const ATTEMPT_KEYS: readonly { key: string; atMost: number }[] = [
@@ -219,7 +311,13 @@ export function retriesDisabled(resolver: Resolver, options: Node | undefined): 
 }
 
 /** The option keys under which retry libraries take a "should this error be retried" predicate. */
-export const CONDITION_KEYS = ["shouldRetry", "retryIf", "retryCondition", "retry", "shouldRetryError"];
+export const CONDITION_KEYS = [
+  "shouldRetry",
+  "retryIf",
+  "retryCondition",
+  "retry",
+  "shouldRetryError",
+];
 
 /** The text of the wrapper's retry condition, when one is given. */
 export function conditionNodes(resolver: Resolver, scope: RetryScope): Node[] {
@@ -241,11 +339,12 @@ export function conditionNodes(resolver: Resolver, scope: RetryScope): Node[] {
   return nodes;
 }
 
-export const NEVER_PROCESSED_CODES = /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)\b/;
-const MAYBE_PROCESSED = /\b(ECONNRESET|ETIMEDOUT|ECONNABORTED|EPIPE|ESOCKETTIMEDOUT|isNetworkError|isRetryableError|status|response)\b/;
+export const NEVER_PROCESSED_CODES =
+  /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)\b/;
+const MAYBE_PROCESSED =
+  /\b(ECONNRESET|ETIMEDOUT|ECONNABORTED|EPIPE|ESOCKETTIMEDOUT|isNetworkError|isRetryableError|status|response)\b/;
 
 /** Whether a predicate's text only admits failures where the request provably never left. */
 export function onlyNeverProcessed(text: string): boolean {
   return NEVER_PROCESSED_CODES.test(text) && !MAYBE_PROCESSED.test(text);
 }
-
