@@ -26,6 +26,13 @@ export function checkExample(code: Code): Diagnostic[] {
   return diagnostics.filter((d) => d.code === code || (d.code !== "RG224" && d.code !== "RG226"));
 }
 
+/** The exit status of a run that reports a code (and nothing worse). */
+function exitStatus(info: CodeInfo): string {
+  if (info.exit !== "findings") return "2";
+  return info.severity === "error" ? "1" : "0";
+}
+
+/** The text of docs/diagnostics.md. */
 export function renderDiagnosticsDoc(): string {
   const out: string[] = [
     "# Diagnostics",
@@ -34,7 +41,9 @@ export function renderDiagnosticsDoc(): string {
     "",
     "Every problem resgen reports has a code, a severity, and a position (`file:line:col`) pointing at",
     "the YAML node responsible. Errors stop `resgen build`; warnings do not (unless `--max-warnings`",
-    "says otherwise). Exit codes: `0` clean, `1` errors found, `2` usage or I/O error.",
+    "says otherwise). Exit codes: `0` clean, `1` errors found, `2` usage or I/O error. Each code's",
+    "exit category says which: the `exit` column gives the status a run that reports it ends with",
+    "(a warning's `0` becomes `1` past `--max-warnings`; docs/build.md has the JSON printed on failure).",
     "",
     "RG0xx and RG1xx come from loading and validating a file. RG2xx come from the analyzer, which",
     "checks what a valid policy would do: each shows a policy that triggers it, the output, why it",
@@ -47,14 +56,14 @@ export function renderDiagnosticsDoc(): string {
     "target cannot express, or expresses differently, and says what stays in the application",
     "(docs/targets.md has the mapping tables).",
     "",
-    "| code | severity | meaning |",
-    "| --- | --- | --- |",
+    "| code | severity | exit | meaning |",
+    "| --- | --- | --- | --- |",
   ];
   const codes = Object.keys(CODES) as Code[];
-  for (const code of codes) out.push(`| [${code}](#${code.toLowerCase()}) | ${CODES[code].severity} | ${CODES[code].title} |`);
+  for (const code of codes) out.push(`| [${code}](#${code.toLowerCase()}) | ${CODES[code].severity} | ${exitStatus(CODES[code])} | ${CODES[code].title} |`);
   for (const code of codes) {
     const info: CodeInfo = CODES[code];
-    out.push("", `## ${code}`, "", `**${info.title}** (${info.severity})`, "");
+    out.push("", `## ${code}`, "", `**${info.title}** (${info.severity}${info.exit === "findings" ? "" : `, exit ${exitStatus(info)}: ${info.exit === "usage" ? "usage or I/O error" : "internal error"}`})`, "");
     out.push(info.fix === undefined ? info.help : `**Why it matters.** ${info.help}`);
     const files = exampleFiles(code);
     if (files.length > 0) {

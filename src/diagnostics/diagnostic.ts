@@ -18,6 +18,7 @@ export interface Diagnostic {
   readonly hint?: string;
 }
 
+/** A diagnostic of `code`, with the code's severity. */
 export function diagnostic(
   code: Code,
   file: string,
@@ -29,29 +30,71 @@ export function diagnostic(
   return hint === undefined ? d : { ...d, hint };
 }
 
-/** Orders by file, then position, then code, and drops exact repeats (same code, place, message). */
+/**
+ * Orders by file, then position, then code, and drops exact repeats: the order and the single
+ * de-duplication of a {@link DiagnosticSink}, for a list collected elsewhere.
+ */
 export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
-  const seen = new Set<string>();
-  const unique: Diagnostic[] = [];
-  for (const d of diagnostics) {
-    const key = `${d.file}\0${d.span.start}\0${d.code}\0${d.message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    unique.push(d);
+  const sink = new DiagnosticSink();
+  sink.report(diagnostics);
+  return sink.all();
+}
+
+/**
+ * Where every stage of a run reports its diagnostics. It keeps one of each diagnostic (by code,
+ * file, span and message, so a problem reached by two routes, such as a file named twice, is
+ * reported once) and hands them back ordered by file, position, code and message.
+ */
+export class DiagnosticSink {
+  private readonly byKey = new Map<string, Diagnostic>();
+
+  /** Adds diagnostics; a repeat of one already reported is dropped. */
+  report(diagnostics: Diagnostic | Iterable<Diagnostic>): void {
+    for (const d of isDiagnostic(diagnostics) ? [diagnostics] : diagnostics) {
+      const key = `${d.code}\0${d.file}\0${d.span.start}\0${d.span.end}\0${d.message}`;
+      if (!this.byKey.has(key)) this.byKey.set(key, d);
+    }
   }
-  return unique.sort(
-    (a, b) =>
-      compare(a.file, b.file) ||
-      a.span.start - b.span.start ||
-      compare(a.code, b.code) ||
-      compare(a.message, b.message),
-  );
+
+  /** Whether an error has been reported. */
+  hasErrors(): boolean {
+    for (const d of this.byKey.values()) if (d.severity === "error") return true;
+    return false;
+  }
+
+  /** Everything reported, each once, sorted. */
+  all(): Diagnostic[] {
+    return [...this.byKey.values()].sort(
+      (a, b) =>
+        compare(a.file, b.file) ||
+        a.span.start - b.span.start ||
+        compare(a.code, b.code) ||
+        compare(a.message, b.message),
+    );
+  }
+}
+
+function isDiagnostic(value: Diagnostic | Iterable<Diagnostic>): value is Diagnostic {
+  return typeof (value as Diagnostic).code === "string";
+}
+
+/**
+ * The exit status of a command that reported `diagnostics` (docs/build.md, "Exit codes"): 2 when
+ * any has the exit category `usage` or `internal`, else 1 with errors, or with more warnings than
+ * `maxWarnings`, else 0.
+ */
+export function exitCode(diagnostics: readonly Diagnostic[], options: { readonly maxWarnings?: number | undefined } = {}): 0 | 1 | 2 {
+  if (diagnostics.some((d) => CODES[d.code].exit !== "findings")) return 2;
+  const { errors, warnings } = countBySeverity(diagnostics);
+  if (errors > 0) return 1;
+  return options.maxWarnings !== undefined && warnings > options.maxWarnings ? 1 : 0;
 }
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** How many of `diagnostics` are errors, and how many warnings. */
 export function countBySeverity(diagnostics: readonly Diagnostic[]): { errors: number; warnings: number } {
   let errors = 0;
   for (const d of diagnostics) if (d.severity === "error") errors++;

@@ -1,11 +1,12 @@
 /**
  * Finding the inputs: which policy files a command means, and which project file governs each.
- * Reading the files themselves is src/source/read.ts's job.
+ * Every question about files goes to a host (src/source/host.ts); reading the files themselves
+ * is src/source/read.ts's job.
  */
-import { existsSync, realpathSync, statSync } from "node:fs";
-import { isWithin } from "./read.js";
+import { existsSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { glob } from "tinyglobby";
+import type { Host } from "./host.js";
+import { wait, type Task } from "./task.js";
 
 export const CONFIG_FILE = "resgen.config.yaml";
 export const DEFAULT_POLICY_GLOB = "resilience/*.yaml";
@@ -41,7 +42,7 @@ export interface Inputs {
 }
 
 /**
- * Expands command-line arguments:
+ * Expands command-line arguments, asking `host` about the files:
  * - none: the project file in the working directory or above, else `resilience/*.yaml`;
  * - a directory with a project file: that project's policies;
  * - another directory: the `*.yaml` and `*.yml` files in it;
@@ -49,22 +50,24 @@ export interface Inputs {
  * - anything else: a glob relative to the working directory.
  * `projectGlobs` gives the policy globs of project files (read by the caller, which validates them).
  */
-export async function expandInputs(
+export function* expandInputs(
+  host: Host,
   args: readonly string[],
-  cwd: string,
-  projectGlobs: (configFile: string) => Promise<readonly string[]>,
+  projectGlobs: (configFile: string) => Task<readonly string[]>,
   options: { readonly allowOutsideProject?: boolean } = {},
-): Promise<Inputs> {
+): Task<Inputs> {
+  const cwd = host.cwd;
   const files = new Map<string, string | undefined>();
   const projects = new Set<string>();
   const unmatched: string[] = [];
   const missing: string[] = [];
   const outside: { file: string; config: string }[] = [];
   const outsideGlobs: { glob: string; config: string }[] = [];
-  const addProject = async (configFile: string) => {
+  const isConfig = (file: string) => file.endsWith(sep + CONFIG_FILE) || file.endsWith("/" + CONFIG_FILE);
+  function* addProject(configFile: string): Task<number> {
     projects.add(configFile);
     const root = dirname(configFile);
-    let globs = await projectGlobs(configFile);
+    let globs = yield* projectGlobs(configFile);
     if (!options.allowOutsideProject) {
       // a glob that climbs out of the project is refused before it is walked: `/**/*.yaml` would
       // otherwise read the whole machine before a single match could be refused
@@ -72,54 +75,54 @@ export async function expandInputs(
       globs = globs.filter((pattern) => !leavesProject(pattern));
       if (globs.length === 0) return 1;
     }
-    const matched = await glob([...globs], { cwd: root, absolute: true, onlyFiles: true });
-    const realRoot = realpathOr(root);
-    for (const f of matched) {
-      const file = resolve(f);
+    const matched = yield* wait(host.glob(globs, root));
+    for (const file of matched) {
       if (file === configFile) continue;
-      if (!options.allowOutsideProject && !isWithin(realRoot, realpathOr(file))) outside.push({ file, config: configFile });
+      if (!options.allowOutsideProject && !(yield* wait(host.isInside(root, file)))) outside.push({ file, config: configFile });
       else files.set(file, configFile);
     }
     return matched.length;
-  };
+  }
+  function* governed(matched: readonly string[]): Task<void> {
+    for (const file of matched) files.set(file, yield* wait(host.findProject(dirname(file))));
+  }
 
   if (args.length === 0) {
-    const config = findConfig(cwd);
+    const config = yield* wait(host.findProject(cwd));
     if (config) {
-      if ((await addProject(config)) === 0) unmatched.push(relative(cwd, config) || CONFIG_FILE);
+      if ((yield* addProject(config)) === 0) unmatched.push(relative(cwd, config) || CONFIG_FILE);
     } else {
-      const matched = await glob([DEFAULT_POLICY_GLOB], { cwd, absolute: true, onlyFiles: true });
-      for (const f of matched) files.set(resolve(f), undefined);
+      const matched = yield* wait(host.glob([DEFAULT_POLICY_GLOB], cwd));
+      for (const file of matched) files.set(file, undefined);
       if (matched.length === 0) unmatched.push(DEFAULT_POLICY_GLOB);
     }
   }
 
   for (const arg of args) {
     const full = isAbsolute(arg) ? arg : resolve(cwd, arg);
-    const stat = statOrUndefined(full);
-    if (stat?.isDirectory()) {
+    const kind = yield* wait(host.kind(full));
+    if (kind === "directory") {
       const config = join(full, CONFIG_FILE);
-      if (existsSync(config)) {
-        if ((await addProject(config)) === 0) unmatched.push(arg);
+      if ((yield* wait(host.kind(config))) !== undefined) {
+        if ((yield* addProject(config)) === 0) unmatched.push(arg);
         continue;
       }
-      const matched = await glob(["*.yaml", "*.yml"], { cwd: full, absolute: true, onlyFiles: true });
-      const policies = matched.filter((f) => !f.endsWith(sep + CONFIG_FILE) && !f.endsWith("/" + CONFIG_FILE));
-      for (const f of policies) files.set(resolve(f), findConfig(dirname(f)));
+      const policies = (yield* wait(host.glob(["*.yaml", "*.yml"], full))).filter((f) => !isConfig(f));
+      yield* governed(policies);
       if (policies.length === 0) unmatched.push(arg);
-    } else if (stat?.isFile()) {
-      if (full.endsWith(sep + CONFIG_FILE) || full.endsWith("/" + CONFIG_FILE)) {
-        if ((await addProject(full)) === 0) unmatched.push(arg);
+    } else if (kind === "file") {
+      if (isConfig(full)) {
+        if ((yield* addProject(full)) === 0) unmatched.push(arg);
       } else {
-        files.set(full, findConfig(dirname(full)));
+        yield* governed([full]);
       }
     } else {
       if (!/[*?[\]{}]/.test(arg)) {
         missing.push(full);
         continue;
       }
-      const matched = await glob([arg], { cwd, absolute: true, onlyFiles: true });
-      for (const f of matched) files.set(resolve(f), findConfig(dirname(f)));
+      const matched = yield* wait(host.glob([arg], cwd));
+      yield* governed(matched);
       if (matched.length === 0) unmatched.push(arg);
     }
   }
@@ -132,22 +135,6 @@ export async function expandInputs(
 /** Whether a glob can match outside the folder it is read from: absolute, or with a `..` segment anywhere (braces included). */
 function leavesProject(pattern: string): boolean {
   return isAbsolute(pattern) || /^[\\/]|^[A-Za-z]:/.test(pattern) || pattern.split(/[\\/{},]/).some((segment) => segment === "..");
-}
-
-function realpathOr(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
-
-function statOrUndefined(path: string) {
-  try {
-    return statSync(path);
-  } catch {
-    return undefined;
-  }
 }
 
 /** A path as shown to users: relative to the working directory, with forward slashes. */

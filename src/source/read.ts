@@ -84,7 +84,8 @@ async function realpathOr(path: string): Promise<string> {
   }
 }
 
-function tooLarge(size: number, maxBytes: number): string {
+/** Why a file of `size` bytes is refused, in words (RG003). */
+export function tooLarge(size: number, maxBytes: number): string {
   return `it is ${size} bytes or more, over the ${maxBytes} byte limit`;
 }
 

@@ -97,8 +97,8 @@ describe("service policies", () => {
     const dep = "version: 1\ndependency: shop-service\noperations:\n  get: { method: GET, path: /s }\nbulkhead: false\ntimeout: { attempt: 500ms }\n";
     const r = checkTexts([{ file: "shop.yaml", text: shop }, { file: "dep.yaml", text: dep }, { file: "shop2.yaml", text: shop }]);
     expect(r.diagnostics.map((d) => `${d.code} ${d.file} ${d.message}`)).toEqual([
-      'RG301 shop.yaml service "shop" and dependency "shop-service" (dep.yaml) both become shop-service.ts',
-      'RG301 shop2.yaml service "shop" and dependency "shop-service" (dep.yaml) both become shop-service.ts',
+      'RG301 shop.yaml service "shop" becomes the module shop-service.ts, as dependency "shop-service" does',
+      'RG301 shop2.yaml service "shop" becomes the module shop-service.ts, as dependency "shop-service" does',
     ]);
   });
 
