@@ -30,8 +30,20 @@ export default defineConfig(
       // no-unnecessary-type-assertion still reports a `!` that the types do not need.
       "@typescript-eslint/no-non-null-assertion": "off",
       // Numbers are what a compiler of timeouts and rates prints (`${ms}ms`); their text is exact.
-      // Objects, nullish values and booleans in a template stay errors.
-      "@typescript-eslint/restrict-template-expressions": ["error", { allowNumber: true }],
+      // Objects, arrays, nullish values, booleans and any in a template stay errors.
+      // Every option is spelled out: any option left out would take the rule's lax default.
+      "@typescript-eslint/restrict-template-expressions": [
+        "error",
+        {
+          allowAny: false,
+          allowArray: false,
+          allowBoolean: false,
+          allowNever: false,
+          allowNullish: false,
+          allowNumber: true,
+          allowRegExp: false,
+        },
+      ],
       // `() => listener(x)` as a callback reads as a statement; returning a void call from a
       // braced function body is still reported.
       "@typescript-eslint/no-confusing-void-expression": ["error", { ignoreArrowShorthand: true }],
