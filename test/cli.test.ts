@@ -1,17 +1,21 @@
 import { execFile } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { promisify } from "node:util";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { main, type Io } from "../src/cli/cli.js";
 import { PACKAGE_ROOT } from "../src/version.js";
+import { EMITTERS } from "../src/targets/index.js";
 
-const run = async (...args: string[]) => {
+const runIn = async (cwd: string, ...args: string[]) => {
   let stdout = "";
   let stderr = "";
-  const io: Io = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), cwd: PACKAGE_ROOT, color: false };
+  const io: Io = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), cwd, color: false };
   const code = await main(["node", "resgen", ...args], io);
   return { code, stdout, stderr };
 };
+const run = (...args: string[]) => runIn(PACKAGE_ROOT, ...args);
 
 const THREE = "test/fixtures/check/three-problems.yaml";
 
@@ -110,5 +114,80 @@ describe("resgen check", () => {
     expect(existsSync(`${PACKAGE_ROOT}/dist/src/cli/cli.js`), "dist/ is built by npm ci (prepare)").toBe(true);
     const r = await promisify(execFile)(process.execPath, ["bin/resgen.js", "check", "examples/checkout", "--format", "json"], { cwd: PACKAGE_ROOT });
     expect(JSON.parse(r.stdout)).toEqual({ diagnostics: [], summary: { errors: 0, warnings: 0 } });
+  });
+});
+
+interface JsonReport {
+  diagnostics: { code: string; severity: string; file: string; line: number; column: number; message: string }[];
+  summary: { errors: number; warnings: number };
+}
+
+describe("--format json on failure", () => {
+  const dirs: string[] = [];
+  const folder = () => {
+    const dir = mkdtempSync(join(tmpdir(), "resgen-cli-"));
+    dirs.push(dir);
+    return dir;
+  };
+  afterEach(() => {
+    vi.restoreAllMocks();
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("writes JSON for a glob that matches nothing, and nothing on stderr (exit 2)", async () => {
+    const r = await run("check", "test/fixtures/nowhere/*.yaml", "--format", "json");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("");
+    const json = JSON.parse(r.stdout) as JsonReport;
+    expect(json.diagnostics.map((d) => [d.code, d.file, d.line, d.column, d.message])).toEqual([["RG114", "test/fixtures/nowhere/*.yaml", 1, 1, 'no policy files match "test/fixtures/nowhere/*.yaml"']]);
+    expect(json.summary).toEqual({ errors: 1, warnings: 0 });
+  });
+
+  it("writes JSON for a missing file, for check and for build (exit 2)", async () => {
+    for (const command of ["check", "build"]) {
+      const r = await run(command, "test/fixtures/check/missing.yaml", "--format", "json");
+      expect(r.code, command).toBe(2);
+      expect((JSON.parse(r.stdout) as JsonReport).diagnostics.map((d) => d.code), command).toEqual(["RG004"]);
+    }
+  });
+
+  it("writes JSON for a project file that cannot be read", async () => {
+    const dir = folder();
+    mkdirSync(join(dir, "resgen.config.yaml"));
+    mkdirSync(join(dir, "resilience"));
+    writeFileSync(join(dir, "resilience/stock.yaml"), "version: 1\ndependency: stock\ntimeout: { attempt: 300ms }\noperations:\n  get: { method: GET, path: /stock }\n");
+    const r = await runIn(dir, "check", ".", "--format", "json");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe("");
+    const json = JSON.parse(r.stdout) as JsonReport;
+    expect(json.diagnostics.filter((d) => d.severity === "error").map((d) => [d.code, d.file, d.message])).toEqual([["RG116", "resgen.config.yaml", "cannot read resgen.config.yaml: it is a directory, not a regular file"]]);
+  });
+
+  it("writes JSON for explain's usage errors (exit 2)", async () => {
+    const many = await run("explain", "examples/checkout", "--format", "json");
+    expect(many.code).toBe(2);
+    expect(many.stderr).toBe("");
+    expect((JSON.parse(many.stdout) as JsonReport).diagnostics.map((d) => [d.code, d.file])).toEqual([["RG117", "examples/checkout"]]);
+    const unknown = await run("explain", "examples/checkout/resilience/payments.yaml", "--operation", "refund", "--format", "json");
+    expect(unknown.code).toBe(2);
+    expect((JSON.parse(unknown.stdout) as JsonReport).diagnostics.map((d) => d.message)).toEqual(['payments has no operation "refund"; it has getCharge, createCharge']);
+  });
+
+  it("reports a target that crashes as RG417, without a stack trace, and writes nothing", async () => {
+    const dir = folder();
+    mkdirSync(join(dir, "resilience"));
+    writeFileSync(join(dir, "resilience/stock.yaml"), "version: 1\ndependency: stock\ntimeout: { attempt: 300ms }\noperations:\n  get: { method: GET, path: /stock }\n");
+    vi.spyOn(EMITTERS, "istio").mockImplementation(() => {
+      throw new Error("boom");
+    });
+    for (const fmt of ["json", "pretty"]) {
+      const r = await runIn(dir, "build", "--target", "ts,istio", "--no-cache", "--format", fmt);
+      expect(r.code, fmt).toBe(2);
+      expect(r.stderr, fmt).toBe("");
+      expect(r.stdout, fmt).not.toMatch(/\n\s+at /);
+      expect(r.stdout, fmt).toContain("the istio target failed on these policies (boom); nothing is written");
+      if (fmt === "json") expect((JSON.parse(r.stdout) as JsonReport).diagnostics.map((d) => [d.code, d.file, d.line])).toContainEqual(["RG417", "resilience/stock.yaml", 2]);
+    }
+    expect(existsSync(join(dir, "src/generated"))).toBe(false);
   });
 });

@@ -1,6 +1,8 @@
 /**
- * The command line: commander wiring and output, nothing else. Exit codes: 0 clean (warnings
- * allowed unless --max-warnings says otherwise), 1 errors found, 2 usage or I/O error.
+ * The command line: commander wiring and output, nothing else. The exit code follows the exit
+ * category of the codes reported (src/diagnostics/codes.ts, docs/build.md): 0 clean (warnings
+ * allowed unless --max-warnings says otherwise), 1 errors found, 2 usage or I/O error. With
+ * `--format json` (or sarif) every outcome a command reaches is written in that format.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { build, watchBuild, type BuildResult } from "../build/build.js";
@@ -8,8 +10,8 @@ import { check, type CheckResult } from "../program/check.js";
 import { explain, renderExplainJson, renderExplainText, reportFindings, sourceLocator } from "../explain/explain.js";
 import { displayPath } from "../source/inputs.js";
 import { MANIFEST } from "../build/write.js";
-import { countBySeverity } from "../diagnostics/diagnostic.js";
-import { FORMATS, format, type Format } from "../diagnostics/format.js";
+import { countBySeverity, diagnostic, exitCode, type Diagnostic } from "../diagnostics/diagnostic.js";
+import { FORMATS, format, SourceTexts, type Format } from "../diagnostics/format.js";
 import { formatMs } from "../language/durations.js";
 import { describePlan } from "../model/plan.js";
 import type { ResolvedOperation, ResolvedPolicy } from "../model/resolved.js";
@@ -124,10 +126,10 @@ function reportBuild(result: BuildResult, opts: { check?: boolean; format: Forma
   } else if (result.diagnostics.length > 0) {
     io.stdout(format("pretty", result.diagnostics, checked.sources, { color: io.color }));
   }
-  const { errors, warnings } = countBySeverity(result.diagnostics);
+  const { errors } = countBySeverity(result.diagnostics);
   if (errors > 0) {
     if (opts.format === "pretty") io.stdout(result.plans.length === 0 ? "nothing written: fix the errors above first\n" : "nothing written\n");
-    return result.diagnostics.some((d) => d.code === "RG004" || d.code === "RG307") ? 2 : 1;
+    return exitCode(result.diagnostics);
   }
   const log = opts.format === "pretty" ? io.stdout : io.stderr;
   let stale = 0;
@@ -152,29 +154,32 @@ function reportBuild(result: BuildResult, opts: { check?: boolean; format: Forma
     log(stale === 0 ? "generated code is up to date\n" : `${stale} generated file${stale === 1 ? " is" : "s are"} not up to date: run resgen build\n`);
     if (stale > 0) return 1;
   }
-  if (opts.maxWarnings !== undefined && warnings > opts.maxWarnings) return 1;
-  return 0;
+  return exitCode(result.diagnostics, { maxWarnings: opts.maxWarnings });
 }
 
 async function runExplain(file: string, opts: { operation?: string; format: "text" | "json"; allowOutsideProject?: boolean }, io: Io): Promise<number> {
   const result = await check([file], { cwd: io.cwd, allowOutsideProject: opts.allowOutsideProject === true });
-  if (result.diagnostics.some((d) => d.code === "RG004")) {
-    io.stdout(format("pretty", result.diagnostics, result.sources, { color: io.color }));
-    return 2;
-  }
-  if (result.unmatched.length > 0 || result.fileCount !== 1) {
-    io.stderr(`resgen: explain takes exactly one policy file; "${file}" matches ${result.fileCount}\n`);
-    return 2;
-  }
-  const { errors } = countBySeverity(result.diagnostics);
+  /** Prints why explain cannot go on, as the diagnostics JSON with --format json, and returns the exit code. */
+  const refuse = (diagnostics: readonly Diagnostic[], sources: SourceTexts): number => {
+    io.stdout(format(opts.format === "json" ? "json" : "pretty", diagnostics, sources, { color: io.color }));
+    return exitCode(diagnostics);
+  };
+  /** A usage error of explain (RG117): a line on stderr, or the diagnostics JSON. */
+  const misuse = (message: string): number => {
+    if (opts.format !== "json") {
+      io.stderr(`resgen: ${message}\n`);
+      return 2;
+    }
+    const sources = new SourceTexts();
+    sources.set(file, "");
+    return refuse([diagnostic("RG117", file, { start: 0, end: 0 }, message)], sources);
+  };
+  if (exitCode(result.diagnostics) === 2 && result.unmatched.length === 0) return refuse(result.diagnostics, result.sources);
+  if (result.unmatched.length > 0 || result.fileCount !== 1) return misuse(`explain takes exactly one policy file; "${file}" matches ${result.fileCount}`);
   const policy = result.policies[0];
-  if (errors > 0 || !policy) {
-    io.stdout(format("pretty", result.diagnostics, result.sources, { color: io.color }));
-    return 1;
-  }
+  if (countBySeverity(result.diagnostics).errors > 0 || !policy) return refuse(result.diagnostics, result.sources);
   if (opts.operation !== undefined && !policy.operations.some((o) => o.name === opts.operation)) {
-    io.stderr(`resgen: ${policy.dependency} has no operation "${opts.operation}"; it has ${policy.operations.map((o) => o.name).join(", ")}\n`);
-    return 2;
+    return misuse(`${policy.dependency} has no operation "${opts.operation}"; it has ${policy.operations.map((o) => o.name).join(", ")}`);
   }
   const report = explain(policy, {
     ...(opts.operation === undefined ? {} : { operation: opts.operation }),
@@ -199,28 +204,26 @@ function parseCount(value: string): number {
 }
 
 function report(result: CheckResult, fmt: Format, maxWarnings: number | undefined, io: Io): number {
+  const status = exitCode(result.diagnostics, { maxWarnings });
+  if (fmt !== "pretty") {
+    // every outcome, arguments matching nothing included, in the format asked for (docs/build.md)
+    io.stdout(format(fmt, result.diagnostics, result.sources));
+    return status;
+  }
   if (result.unmatched.length > 0) {
     for (const arg of result.unmatched) io.stderr(`resgen: error RG114 no policy files match "${arg}"\n`);
-    return 2;
+    return status;
   }
-  const { errors, warnings } = countBySeverity(result.diagnostics);
-  if (fmt === "pretty") {
-    io.stdout(summary(result.policies));
-    for (const service of result.services) io.stdout(describeService(service) + "\n");
-    if (result.diagnostics.length > 0) io.stdout("\n");
-    const text = format("pretty", result.diagnostics, result.sources, { color: io.color });
-    const fileCount = `${result.fileCount} ${result.fileCount === 1 ? "policy" : "policies"} checked: `;
-    // the count goes before the last line (the summary); found by index, not a regex, which
-    // would rescan every long frame line to its end and take quadratic time
-    const last = text.endsWith("\n") ? text.lastIndexOf("\n", text.length - 2) + 1 : -1;
-    io.stdout(last < 0 ? text : text.slice(0, last) + fileCount + text.slice(last));
-  } else {
-    io.stdout(format(fmt, result.diagnostics, result.sources));
-  }
-  if (result.diagnostics.some((d) => d.code === "RG004")) return 2;
-  if (errors > 0) return 1;
-  if (maxWarnings !== undefined && warnings > maxWarnings) return 1;
-  return 0;
+  io.stdout(summary(result.policies));
+  for (const service of result.services) io.stdout(describeService(service) + "\n");
+  if (result.diagnostics.length > 0) io.stdout("\n");
+  const text = format("pretty", result.diagnostics, result.sources, { color: io.color });
+  const fileCount = `${result.fileCount} ${result.fileCount === 1 ? "policy" : "policies"} checked: `;
+  // the count goes before the last line (the summary); found by index, not a regex, which
+  // would rescan every long frame line to its end and take quadratic time
+  const last = text.endsWith("\n") ? text.lastIndexOf("\n", text.length - 2) + 1 : -1;
+  io.stdout(last < 0 ? text : text.slice(0, last) + fileCount + text.slice(last));
+  return status;
 }
 
 /** What was found: one block per policy with its operations and their effective stack. */

@@ -2,7 +2,8 @@
  * The targets besides the TypeScript client: each is a pure function from resolved policies to
  * files (under a folder named after the target) and a mapping report.
  */
-import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { diagnostic, type Diagnostic } from "../diagnostics/diagnostic.js";
+import { place } from "../model/locate.js";
 import type { ResolvedPolicy } from "../model/resolved.js";
 import { emitGrpc } from "./grpc.js";
 import { emitIstio } from "./istio.js";
@@ -36,18 +37,41 @@ export function ownedBy(targets: readonly TargetName[]): (path: string) => boole
   };
 }
 
-/** Emits every mesh target of `targets` (ts is emitted by src/emit). */
+/**
+ * Emits every mesh target of `targets` (ts is emitted by src/emit). A target that fails is
+ * reported (RG417), never allowed to crash the run: the other targets still run, and the error
+ * keeps the build from writing an output folder that lacks the failed target's files.
+ */
 export function emitTargets(policies: readonly ResolvedPolicy[], targets: readonly TargetName[], ctx: TargetContext): { files: Map<string, string>; diagnostics: Diagnostic[] } {
   const files = new Map<string, string>();
   const diagnostics: Diagnostic[] = [];
   for (const target of targets) {
     if (target === "ts") continue;
-    const out = EMITTERS[target](policies, ctx);
-    for (const [path, text] of out.files) files.set(path, text);
-    diagnostics.push(...out.diagnostics);
-    if (targets.includes("ts")) diagnostics.push(...layeredRetries(policies, target, ctx));
+    try {
+      const out = EMITTERS[target](policies, ctx);
+      const layered = targets.includes("ts") ? layeredRetries(policies, target, ctx) : [];
+      for (const [path, text] of out.files) files.set(path, text);
+      diagnostics.push(...out.diagnostics, ...layered);
+    } catch (error) {
+      diagnostics.push(targetFailure(target, policies, ctx, error));
+    }
   }
   return { files, diagnostics };
+}
+
+/** A target's failure as a diagnostic, at the first policy's `dependency` (else the start of its file). */
+function targetFailure(target: MeshTarget, policies: readonly ResolvedPolicy[], ctx: TargetContext, error: unknown): Diagnostic {
+  const first = policies[0];
+  let at = { file: first?.file ?? "", span: { start: 0, end: 0 } };
+  if (first) {
+    try {
+      at = place(ctx.locate, first, [{ ref: { file: first.file, path: ["dependency"] }, key: true }]);
+    } catch {
+      // the position is a courtesy: the failure is reported at the start of the file instead
+    }
+  }
+  const reason = error instanceof Error ? error.message : String(error);
+  return diagnostic("RG417", at.file, at.span, `the ${target} target failed on these policies (${reason}); nothing is written`, "this is a bug in resgen: please report it with the policies");
 }
 
 /** Operations retried both by the generated client and by the engine of `target` (RG416). */
