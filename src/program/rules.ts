@@ -1,7 +1,7 @@
 /**
  * The pipeline's cross-policy rules: what no single file can be judged on. Two policies may not
  * declare one dependency (RG113), and no two dependencies or services may become the same
- * factory or module file (RG301). Candidates are judged in file order; the later one of a clash
+ * factory or module file (RG301), a service included. Candidates are judged in file order; the later one of a clash
  * is reported and left out.
  */
 import { diagnostic, type DiagnosticSink } from "../diagnostics/diagnostic.js";
@@ -44,7 +44,9 @@ export function crossPolicyRules(candidates: readonly Candidate[], sink: Diagnos
         ? `becomes ${names.factory}(), the runtime function its module calls`
         : factories.has(`${names.module}.ts`)
           ? `becomes the module ${names.module}.ts, as dependency "${factories.get(`${names.module}.ts`)!.dependency}" does`
-          : undefined;
+          : serviceModules.has(`${names.module}.ts`)
+            ? `becomes the module ${names.module}.ts, as service "${serviceModules.get(`${names.module}.ts`)!}" does`
+            : undefined;
       if (clash !== undefined) {
         sink.report(diagnostic("RG301", source.file, source.spanOf(["service"]), `service "${service.service}" ${clash}`, "rename the service"));
         continue;

@@ -54,6 +54,12 @@ describe("every entry point applies every rule", () => {
     expect(errors.map((d) => [d.file, d.code])).toEqual([["d.yaml", "RG301"]]);
   });
 
+  it("checkTexts reports RG301 for two services that become one module", () => {
+    const service = "version: 1\nkind: service\nservice: shop\nadmission: { maxConcurrent: 8 }\n";
+    const errors = checkTexts([{ file: "a.yaml", text: service }, { file: "b.yaml", text: service }]).diagnostics.filter((d) => d.severity === "error");
+    expect(errors.map((d) => [d.file, d.code, d.message])).toEqual([["b.yaml", "RG301", 'service "shop" becomes the module shop-service.ts, as service "shop" does']]);
+  });
+
   it("checkPolicyText reports what check and checkTexts report for one file", async () => {
     const broken = { file: "p.yaml", text: "version: 1\ndependency: p\nretry: { maxAtempts: 3 }\noperations:\n  get: { path: /x }\n" };
     const onDisk = (await checkOnDisk([broken])).diagnostics.map(row);
