@@ -22,7 +22,8 @@ const JITTER_AT = (() => {
   const line = lines.findIndex((l) => /backoff: \{.*jitter: full/.test(l));
   return `${line + 1}:${lines[line]!.indexOf("full") + 1}`;
 })();
-const ORDER = ["deadline", "fallback", "bulkhead", "breaker", "retry", "attempt timeout", "transport"];
+/** The runtime's order: the breaker admits each attempt, inside the retry loop (templates/runtime/call.ts). */
+const ORDER = ["deadline", "fallback", "bulkhead", "retry", "breaker", "attempt timeout", "transport"];
 
 describe("resgen explain", () => {
   it("prints the stack of payments.yaml in call order, with provenance and the worst case", async () => {

@@ -10,7 +10,7 @@ import { finding, inherited, inPolicy, num, sectionRef, setAt, type AnalyzeConte
 
 /** No bulkhead, none derived, and not turned off with `bulkhead: false`: nothing bounds the calls in flight. */
 function unbounded(policy: ResolvedPolicy, ctx: AnalyzeContext): Finding[] {
-  if (policy.bulkhead || policy.provenance["bulkhead"]?.origin !== "default") return [];
+  if (policy.bulkhead || policy.provenance["bulkhead"]?.origin !== "absent") return [];
   const l = policy.latency;
   const declared = Object.keys(l).length > 0;
   const missing = [...(l.rps === undefined ? ["rps"] : []), ...(l.p99Ms === undefined && l.p999Ms === undefined ? ["p99 (or p999)"] : [])].join(" and ");
@@ -35,11 +35,8 @@ export function checkBulkhead(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
   if (rps === undefined) return [];
   const from = inherited(ctx, "bulkhead", policy.provenance["bulkhead"]);
   const provenance = policy.provenance["bulkhead.maxConcurrent"];
-  const at = [
-    { ref: setAt(provenance) },
-    ...(provenance?.origin === "derived" ? [{ ref: inPolicy(policy, "latency") , key: true }] : []),
-    { ref: sectionRef(policy, "bulkhead"), key: true },
-  ];
+  // a derived size points at the section it was derived from (`latency:`)
+  const at = [{ ref: setAt(provenance) }, { ref: provenance?.origin === "derived" ? provenance.source : undefined, key: true }, { ref: sectionRef(policy, "bulkhead"), key: true }];
   const n = b.maxConcurrent;
   if (p99Ms !== undefined) {
     const healthy = rps * (p99Ms / 1000);

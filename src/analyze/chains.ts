@@ -9,14 +9,14 @@
 import { formatMs } from "../language/durations.js";
 import type { ResolvedOperation, ResolvedPolicy } from "../model/resolved.js";
 import { didYouMean } from "../language/suggest.js";
-import { attemptsOf, finding, inPolicy, type AnalyzeContext, type Finding } from "./context.js";
+import { finding, inPolicy, type AnalyzeContext, type Finding } from "./context.js";
 
 /** Calls at the bottom of a chain above which the multiplication is reported. */
 export const CHAIN_LIMIT = 10;
 
 /** Most attempts one logical call to the dependency can make, over its operations. */
 export function dependencyAttempts(policy: ResolvedPolicy): number {
-  return policy.operations.reduce((m, op) => Math.max(m, attemptsOf(op)), 1);
+  return policy.operations.reduce((m, op) => Math.max(m, op.plan.attempts), 1);
 }
 
 interface Chain {

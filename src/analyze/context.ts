@@ -9,7 +9,6 @@ import { locatorFromDocuments, place, type Locator, type Place } from "../model/
 import type { Provenance, ResolvedOperation, ResolvedPolicy } from "../model/resolved.js";
 
 export { inOperation, inPolicy, place, projectFile, sectionRef, setAt, type Locator, type Place } from "../model/locate.js";
-export { attemptsOf, effectiveHedge, effectiveRetry } from "../model/plan.js";
 
 export interface AnalyzeContext extends Locator {
   /**
@@ -94,6 +93,15 @@ export function inherited(ctx: AnalyzeContext, layer: string, provenance: Proven
 
 
 
+
+/**
+ * Candidate places for a derived value: the inputs it was computed from (`latency.p999`), then
+ * the key of the section they sit in (`latency:`); nothing for a value that is not derived.
+ */
+export function derivedFrom(provenance: Provenance | undefined): Place[] {
+  if (provenance?.origin !== "derived") return [];
+  return [...(provenance.inputs ?? []).map((i) => ({ ref: i.source })), { ref: provenance.source, key: true }];
+}
 
 /** A number for messages: integers as is, others with up to two decimals. */
 export function num(n: number): string {

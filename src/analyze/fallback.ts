@@ -13,7 +13,7 @@ export function checkFallback(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
   const out: Finding[] = [];
   for (const op of policy.operations) {
     const provenance = op.provenance["fallback"];
-    if (!policy.essential && op.fallback === null && (provenance?.origin ?? "default") === "default") {
+    if (!policy.essential && op.fallback === null && (provenance?.origin ?? "absent") === "absent") {
       out.push(
         finding(
           ctx,
@@ -84,7 +84,7 @@ export function checkFallback(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
  * safe to repeat, not a read).
  */
 export function isRetrySafeRead(op: ResolvedOperation, transport: "http" | "function"): boolean {
-  if (!op.retrySafe) return false;
+  if (!op.plan.repeatable) return false;
   if (transport === "http") return op.method === "GET" || op.method === "HEAD";
   return op.idempotency === "asserted" || (op.idempotency === "method" && (op.method === "GET" || op.method === "HEAD"));
 }

@@ -5,7 +5,7 @@
 import type { ResolvedOperation, ResolvedPolicy } from "../model/resolved.js";
 import { finding, inOperation, setAt, type AnalyzeContext, type Finding } from "./context.js";
 
-const ORIGIN_TEXT = { operation: "the operation", policy: "the policy", project: "the project defaults", derived: "a derived default", default: "a built-in default" } as const;
+const ORIGIN_TEXT = { operation: "the operation", policy: "the policy", project: "the project defaults", derived: "a derived default", default: "a built-in default", absent: "nowhere" } as const;
 
 function kind(op: ResolvedOperation): string {
   if (op.method) return op.idempotency === "none" && op.method !== "POST" && op.method !== "PATCH" ? `${op.method} marked idempotent: false` : op.method;
@@ -15,6 +15,7 @@ function kind(op: ResolvedOperation): string {
 export function checkIdempotency(policy: ResolvedPolicy, ctx: AnalyzeContext): Finding[] {
   const out: Finding[] = [];
   for (const op of policy.operations) {
+    // the layers as declared: a retry of one attempt repeats nothing (the plan says "maxAttempts 1")
     const retry = op.retry && op.retry.maxAttempts > 1 ? op.retry : null;
     const hedge = op.hedge;
     const layers = [
@@ -23,7 +24,7 @@ export function checkIdempotency(policy: ResolvedPolicy, ctx: AnalyzeContext): F
     ];
     const opKey = { ref: op.source, key: true };
 
-    if (!op.retrySafe) {
+    if (!op.plan.repeatable) {
       for (const layer of layers) {
         const origin = layer.provenance?.origin ?? "default";
         const where = setAt(layer.provenance);

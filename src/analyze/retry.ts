@@ -6,7 +6,7 @@
 import { formatMs } from "../language/durations.js";
 import type { ResolvedOperation, ResolvedPolicy } from "../model/resolved.js";
 import { DEFAULTS } from "../model/normalize.js";
-import { effectiveRetry, finding, inherited, num, setAt, type AnalyzeContext, type Finding } from "./context.js";
+import { finding, inherited, num, setAt, type AnalyzeContext, type Finding } from "./context.js";
 
 /** Clients assumed to fail together when the policy declares no rate (the checkout service's pool of 200 in docs/performance.md). */
 export const HERD_WITHOUT_RPS = 200;
@@ -42,7 +42,7 @@ export function checkRetry(policy: ResolvedPolicy, ctx: AnalyzeContext): Finding
         ),
       );
     }
-    const retry = effectiveRetry(op);
+    const retry = op.plan.retry;
     if (!retry || retry.backoff.jitter !== "none") continue;
     const window = retry.backoff.baseMs;
     out.push(
@@ -58,10 +58,10 @@ export function checkRetry(policy: ResolvedPolicy, ctx: AnalyzeContext): Finding
     );
   }
 
-  if (policy.budget === null && policy.provenance["retry.budget"]?.origin === "default") {
-    const retrying = policy.operations.filter((op) => effectiveRetry(op) !== null);
-    const worst = retrying.reduce((m, op) => Math.max(m, effectiveRetry(op)!.maxAttempts), 1);
-    const first = retrying.find((op) => effectiveRetry(op)!.maxAttempts === worst);
+  if (policy.budget === null && policy.provenance["retry.budget"]?.origin === "absent") {
+    const retrying = policy.operations.filter((op) => op.plan.kind === "retry");
+    const worst = retrying.reduce((m, op) => Math.max(m, op.plan.attempts), 1);
+    const first = retrying.find((op) => op.plan.attempts === worst);
     if (first) {
       const rps = policy.latency.rps;
       const load = rps === undefined ? "" : ` (${num(rps)} rps become ${num(rps * worst)} rps)`;

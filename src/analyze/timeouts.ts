@@ -5,21 +5,13 @@
  */
 import { formatMs } from "../language/durations.js";
 import type { ResolvedOperation, ResolvedPolicy } from "../model/resolved.js";
-import { backoffCeilings, worstCase } from "../model/normalize.js";
 import { RANGES } from "../language/schema.js";
-import { attemptsWithin, hedgesWithin } from "../model/plan.js";
-import { effectiveHedge, effectiveRetry, finding, inherited, inPolicy, isEnabled, setAt, type AnalyzeContext, type Finding, type Place } from "./context.js";
+import { derivedFrom, finding, inherited, inPolicy, isEnabled, setAt, type AnalyzeContext, type Finding, type Place } from "./context.js";
 
-/** Candidate places for the attempt timeout: where it was set, else the latency it was derived from, else the operation. */
-function attemptPlaces(policy: ResolvedPolicy, op: ResolvedOperation): Place[] {
+/** Candidate places for the attempt timeout: where it was set, else the latency entries it was derived from, else the operation. */
+function attemptPlaces(op: ResolvedOperation): Place[] {
   const p = op.provenance["timeout.attempt"];
-  const formula = p?.formula ?? "";
-  const latencyKey = /p999/.test(formula) ? "p999" : /p99/.test(formula) ? "p99" : undefined;
-  return [
-    { ref: setAt(p) },
-    ...(p?.origin === "derived" && latencyKey ? [{ ref: inPolicy(policy, "latency", latencyKey) }, { ref: inPolicy(policy, "latency"), key: true }] : []),
-    { ref: op.source, key: true },
-  ];
+  return [{ ref: setAt(p) }, ...derivedFrom(p), { ref: op.source, key: true }];
 }
 
 function totalPlaces(op: ResolvedOperation): Place[] {
@@ -73,12 +65,11 @@ export function checkTimeouts(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
   for (const op of policy.operations) {
     const { attemptMs, totalMs } = op.timeout;
     const totalDerived = op.provenance["timeout.total"]?.origin === "derived";
-    const retry = effectiveRetry(op);
-    const hedge = effectiveHedge(op);
-
-    const attempts = Math.max(retry?.maxAttempts ?? 1, hedge?.maxAttempts ?? 1);
+    const plan = op.plan;
+    const retry = plan.retry;
+    const attempts = plan.attempts;
     // a retry (or hedge) inherited from the project defaults: say where it was turned on, and how to turn it off
-    const planLayer = retry ? "retry" : hedge ? "hedge" : undefined;
+    const planLayer = plan.kind === "single" ? undefined : plan.kind;
     const from = planLayer ? inherited(ctx, planLayer, op.provenance[planLayer]) : "";
     const turnOff = from ? `; or \`${planLayer}: false\` in the policy turns the inherited ${planLayer} off` : "";
     // one attempt as long as the whole call is harmless; longer, or with retries to fit, it is not
@@ -89,7 +80,7 @@ export function checkTimeouts(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
           ctx,
           policy,
           "RG205",
-          explicitAttempt ? [...attemptPlaces(policy, op)] : [...totalPlaces(op)],
+          explicitAttempt ? attemptPlaces(op) : totalPlaces(op),
           `attempt timeout ${formatMs(attemptMs)}${explicitAttempt ? "" : " (derived)"} is not below the total timeout ${formatMs(totalMs)}: ${attempts > 1 ? `one slow attempt uses the whole deadline, so the other ${attempts - 1 === 1 ? "attempt" : `${attempts - 1} attempts`} can never run` : "the attempt timeout can never fire before the deadline"}${from}`,
           (p999Ms !== undefined && Math.ceil(1.5 * p999Ms) * attempts < totalMs
             ? `set timeout.attempt below timeout.total, e.g. 1.5 × p999 = ${formatMs(Math.ceil(1.5 * p999Ms))}`
@@ -99,13 +90,10 @@ export function checkTimeouts(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
       );
     } else {
       // a derived total is the worst case itself, unless it was capped at the longest total
-      const [worst, formula] = worstCase(attemptMs, retry, hedge);
+      const { ms: worst, formula } = plan.worstCase;
       if (worst > totalMs) {
-        const plan = retry ?? null;
-        const max = plan?.maxAttempts ?? hedge?.maxAttempts ?? 1;
-        const fit = plan
-          ? attemptsWithin(totalMs, attemptMs, backoffCeilings(plan.backoff, plan.maxAttempts - 1), plan.maxAttempts)
-          : hedgesWithin(totalMs, attemptMs, hedge?.delayMs ?? 0, max);
+        const max = plan.attempts;
+        const fit = plan.attemptsWithinTotal;
         out.push(
           finding(
             ctx,
@@ -145,7 +133,7 @@ export function checkTimeouts(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
           ctx,
           policy,
           "RG208",
-          attemptPlaces(policy, op),
+          attemptPlaces(op),
           `attempt timeout ${formatMs(attemptMs)} is under p99 ${formatMs(p99Ms)}: more than 1% of healthy calls are cut off${retry ? " and retried, adding load exactly when the dependency is slow" : ""}`,
           p999Ms !== undefined
             ? `set timeout.attempt above p99, e.g. 1.5 × p999 = ${formatMs(Math.ceil(1.5 * p999Ms))} (the derived default)`
@@ -159,7 +147,7 @@ export function checkTimeouts(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
           ctx,
           policy,
           "RG209",
-          attemptPlaces(policy, op),
+          attemptPlaces(op),
           `attempt timeout ${formatMs(attemptMs)} is over 5 × p999 (5 × ${formatMs(p999Ms)} = ${formatMs(5 * p999Ms)}): a stuck call holds its caller ${Math.round(attemptMs / p999Ms)}× longer than the slowest healthy one`,
           `set timeout.attempt near 1.5 × p999 = ${formatMs(Math.ceil(1.5 * p999Ms))}`,
           op,

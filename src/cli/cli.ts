@@ -13,7 +13,6 @@ import { MANIFEST } from "../build/write.js";
 import { countBySeverity, diagnostic, exitCode, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { FORMATS, format, SourceTexts, type Format } from "../diagnostics/format.js";
 import { formatMs } from "../language/durations.js";
-import { describePlan } from "../model/plan.js";
 import type { ResolvedOperation, ResolvedPolicy } from "../model/resolved.js";
 import { VERSION } from "../version.js";
 import { describeService } from "../model/service.js";
@@ -248,7 +247,7 @@ function describeOperation(op: ResolvedOperation): string {
   const parts: string[] = [];
   if (op.method) parts.push(`${op.method} ${op.path ?? ""}`.trim());
   parts.push(`attempt ${formatMs(op.timeout.attemptMs)} / total ${formatMs(op.timeout.totalMs)}`);
-  parts.push(describePlan(op.plan));
+  parts.push(op.plan.description);
   if (op.idempotencyKey) parts.push(`key ${op.idempotencyKey.header}`);
   if (op.fallback) parts.push(`fallback ${op.fallback.kind}${op.fallback.kind === "stale" && op.fallback.otherwise ? `, else ${op.fallback.otherwise.kind}` : ""}`);
   return parts.join(" · ");

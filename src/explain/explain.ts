@@ -1,7 +1,9 @@
 /**
  * `resgen explain`: the resolved stack of one policy, layer by layer in the order a call passes
- * through it (deadline → fallback → bulkhead → breaker → retry/hedge → attempt timeout →
- * transport), every effective value with where it came from, then the worst-case arithmetic.
+ * through it (deadline → fallback → bulkhead → retry/hedge → breaker → attempt timeout →
+ * transport: the runtime asks the breaker before each attempt, retries and hedged copies
+ * included, templates/runtime/call.ts), every effective value with where it came from, then the
+ * worst case of the operation's plan (src/model/plan.ts).
  * Pure: model → report object → text (or JSON with the same values).
  */
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
@@ -9,8 +11,7 @@ import type { SourceTexts } from "../diagnostics/format.js";
 import { formatMs } from "../language/durations.js";
 import type { SourceDocument } from "../language/parse.js";
 import type { Origin, Provenance, ResolvedOperation, ResolvedPolicy, SourceRef } from "../model/resolved.js";
-import { backoffCeilings, DEFAULTS, worstCase } from "../model/normalize.js";
-import { attemptsWithin, describePlan, describeRetryOn, hedgesWithin, type AttemptPlan } from "../model/plan.js";
+import { attemptPlanOf, describePlan, describeRetryOn, type AttemptPlan } from "../model/plan.js";
 
 export type LayerName = "deadline" | "fallback" | "bulkhead" | "breaker" | "retry" | "hedge" | "attempt timeout" | "transport";
 
@@ -64,7 +65,8 @@ export interface ExplainOperation {
   readonly name: string;
   readonly method?: string;
   readonly path?: string;
-  readonly retrySafe: boolean;
+  /** Whether repeating the call is safe (the plan's `repeatable`); `idempotency` says why. */
+  readonly repeatable: boolean;
   /** What runs: attempted once, retried or hedged, the same plan `check` and the generated JSDoc show. */
   readonly plan: AttemptPlan;
   readonly idempotency: ResolvedOperation["idempotency"];
@@ -164,14 +166,7 @@ function explainOperation(policy: ResolvedPolicy, op: ResolvedOperation, where: 
       // the floor under which a call fails at once, with its formula (p50, or the policy's value)
       ms("deadline.minAttempt", op.timeout.minAttemptMs ?? 0),
       setting("deadline.propagate", policy.deadline.propagate, String(policy.deadline.propagate)),
-      setting(
-        "deadline.header",
-        policy.deadline.header,
-        `${policy.deadline.header} (${policy.deadline.format})`,
-        policy.deadline.header === DEFAULTS.header || policy.deadline.header === DEFAULTS.grpcHeader
-          ? { origin: "default", formula: `built-in default for format ${policy.deadline.format}` }
-          : { origin: "project" },
-      ),
+      setting("deadline.header", policy.deadline.header, `${policy.deadline.header} (${policy.deadline.format})`),
     ],
   };
 
@@ -238,7 +233,7 @@ function explainOperation(policy: ResolvedPolicy, op: ResolvedOperation, where: 
     ? {
         layer: "retry",
         active: op.plan.kind === "retry",
-        ...(op.retrySafe ? {} : { note: notSafe }),
+        ...(op.plan.repeatable ? {} : { note: notSafe }),
         settings: [
           setting("retry.maxAttempts", r.maxAttempts, String(r.maxAttempts)),
           ms("retry.backoff.base", r.backoff.baseMs),
@@ -259,7 +254,7 @@ function explainOperation(policy: ResolvedPolicy, op: ResolvedOperation, where: 
     ? {
         layer: "hedge",
         active: op.plan.kind === "hedge",
-        ...(op.retrySafe ? {} : { note: notSafe }),
+        ...(op.plan.repeatable ? {} : { note: notSafe }),
         settings: [ms("hedge.delay", h.delayMs), setting("hedge.maxAttempts", h.maxAttempts, String(h.maxAttempts)), setting("hedge.budget", h.budget, pct(h.budget))],
       }
     : undefined;
@@ -276,18 +271,8 @@ function explainOperation(policy: ResolvedPolicy, op: ResolvedOperation, where: 
     active: true,
     settings: [
       setting("transport", policy.transport, policy.transport === "http" ? `http ${op.method ?? ""} ${op.path ?? ""}`.trim() : "function (the caller's async function)"),
-      setting(
-        "idempotency",
-        op.idempotency,
-        basis,
-        op.idempotency === "method" || (op.idempotency === "none" && !op.method)
-          ? { origin: "default", formula: op.method ? "RFC 9110: GET, HEAD, OPTIONS, PUT and DELETE are idempotent" : "a function call is not idempotent unless asserted" }
-          : op.idempotency === "none" && op.method !== "POST" && op.method !== "PATCH"
-            ? { origin: "operation", source: { file: policy.file, path: [...op.source.path, "idempotent"] } }
-            : op.idempotency === "none"
-              ? { origin: "default", formula: "RFC 9110: POST and PATCH are not idempotent" }
-              : (op.provenance["idempotency"] ?? { origin: "operation", source: { file: policy.file, path: [...op.source.path, op.idempotency === "key" ? "idempotency" : "idempotent"] } }),
-      ),
+      // where the model decided it: the key, `idempotent:` as written, or the method
+      setting("idempotency", op.idempotency, basis),
     ],
   };
 
@@ -296,41 +281,38 @@ function explainOperation(policy: ResolvedPolicy, op: ResolvedOperation, where: 
     name: op.name,
     ...(op.method === undefined ? {} : { method: op.method }),
     ...(op.path === undefined ? {} : { path: op.path }),
-    retrySafe: op.retrySafe,
+    repeatable: op.plan.repeatable,
     idempotency: op.idempotency,
-    plan: op.plan,
-    stack: [deadline, fallback, bulkhead, breaker, ...middle, attempt, transport],
+    plan: attemptPlanOf(op.plan),
+    // the runtime's order: the breaker admits each attempt inside the retry loop (or each hedged copy)
+    stack: [deadline, fallback, bulkhead, ...middle, breaker, attempt, transport],
     worstCase: worst(policy, op),
   };
 }
 
 function worst(policy: ResolvedPolicy, op: ResolvedOperation): ExplainWorstCase {
-  // the operation's one plan (src/model/plan.ts) decides which layer's worst case counts
-  const retry = op.plan.kind === "retry" ? op.retry : null;
-  const hedge = op.plan.kind === "hedge" ? op.hedge : null;
-  const { attemptMs, totalMs } = op.timeout;
-  const [maxTimeMs, formula] = worstCase(attemptMs, retry, hedge);
-  const plan = retry ? "retry" : hedge ? "hedge" : "single";
-  const maxAttempts = retry ? retry.maxAttempts : hedge ? hedge.maxAttempts : 1;
-  const within = retry
-    ? attemptsWithin(totalMs, attemptMs, backoffCeilings(retry.backoff, retry.maxAttempts - 1), retry.maxAttempts)
-    : hedge
-      ? hedgesWithin(totalMs, attemptMs, hedge.delayMs, hedge.maxAttempts)
-      : attemptMs <= totalMs ? 1 : 0;
+  // the operation's one plan (src/model/plan.ts): its kind, attempts, worst case and budget
+  const p = op.plan;
+  const { totalMs } = op.timeout;
+  const { ms: maxTimeMs, formula } = p.worstCase;
+  const plan = p.kind;
+  const maxAttempts = p.attempts;
+  const within = p.attemptsWithinTotal;
   const rps = policy.latency.rps;
   const calls = Math.max(1, Math.round(rps ?? 100));
   const callsBasis = rps === undefined ? "100 calls (no rps declared)" : `one second at ${rps} rps`;
   const without = calls * maxAttempts;
   let withBudget: number | null = null;
   let budgetFormula: string | undefined;
-  if (retry && policy.budget) {
-    const half = policy.budget.maxTokens / 2;
+  const budget = p.budget;
+  if (budget?.kind === "retry") {
+    const half = budget.maxTokens / 2;
     withBudget = Math.min(without, Math.floor(calls + half + 1));
-    budgetFormula = `gRPC A6 retry budget: N + maxTokens/2 + 1 = ${calls} + ${policy.budget.maxTokens}/2 + 1 = ${calls + half + 1}`;
-  } else if (hedge && !retry) {
-    const hedged = Math.ceil(calls * hedge.budget);
-    withBudget = calls + hedged * (hedge.maxAttempts - 1);
-    budgetFormula = `hedge budget ${pct(hedge.budget)}: N + ceil(N × ${hedge.budget}) × ${hedge.maxAttempts - 1} = ${withBudget}`;
+    budgetFormula = `gRPC A6 retry budget: N + maxTokens/2 + 1 = ${calls} + ${budget.maxTokens}/2 + 1 = ${calls + half + 1}`;
+  } else if (budget?.kind === "hedge") {
+    const hedged = Math.ceil(calls * budget.ratio);
+    withBudget = calls + hedged * (maxAttempts - 1);
+    budgetFormula = `hedge budget ${pct(budget.ratio)}: N + ceil(N × ${budget.ratio}) × ${maxAttempts - 1} = ${withBudget}`;
   }
   return {
     maxAttempts,
@@ -355,11 +337,16 @@ function worst(policy: ResolvedPolicy, op: ResolvedOperation): ExplainWorstCase 
 // ---------------------------------------------------------------------------------------------
 // Text
 
+const ORIGIN_LABEL: Readonly<Record<Origin, string>> = { operation: "operation", policy: "policy", project: "project defaults", derived: "derived", default: "default", absent: "absent" };
+/** Settings of the project file outside `defaults:` (docs/policy.md, "The project file"). */
+const PROJECT_SETTINGS: ReadonlySet<string> = new Set(["deadline.header", "deadline.format"]);
+
 function originText(s: ExplainSetting, policyFile: string): string {
-  const label = { operation: "operation", policy: "policy", project: "project defaults", derived: "derived", default: "default" }[s.origin];
+  // the project file holds defaults (under `defaults:`) and project-wide settings, which no policy overrides
+  const label = s.origin === "project" && PROJECT_SETTINGS.has(s.key) ? "project file" : ORIGIN_LABEL[s.origin];
   // the header names the policy file; its own lines are shown by base name to keep rows short
   if (s.source) return `${label} (${s.source.startsWith(`${policyFile}:`) ? s.source.slice(policyFile.lastIndexOf("/") + 1) : s.source})`;
-  if (s.formula) return s.origin === "default" ? s.formula : `${label}: ${s.formula}`;
+  if (s.formula) return s.origin === "default" || s.origin === "absent" ? s.formula : `${label}: ${s.formula}`;
   return label;
 }
 

@@ -4,7 +4,7 @@
  * latency → built-in default, and the step that supplied it is recorded as its provenance.
  * The formulas are documented in docs/policy.md ("Derived defaults").
  */
-import { attemptPlan } from "./plan.js";
+import { planOperation, planWorstCase, type PlanInputs } from "./plan.js";
 import { parseDuration, parseRate, formatMs } from "../language/durations.js";
 import type { Path } from "../language/parse.js";
 import type {
@@ -24,6 +24,7 @@ import type {
   IdempotencyBasis,
   Origin,
   Provenance,
+  ProvenanceInput,
   RetryCondition,
   ErrorCondition,
   SourceRef,
@@ -57,11 +58,18 @@ export const DEFAULTS = {
 /** Methods that are idempotent by HTTP semantics (RFC 9110 §9.2.2). */
 export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
 
-export interface ProjectContext {
-  /** The project file, when there is one. */
+/**
+ * resgen.config.yaml as the model reads it: the file's name and its validated content, whose
+ * `defaults:` each policy inherits and whose settings (`deadline`, `kubernetes`) apply to all.
+ */
+export interface ConfigSettings {
+  /** The project file's name as the model's SourceRefs spell it, when there is one. */
   readonly configFile?: string;
   readonly config?: ProjectConfigInput;
 }
+
+/** @deprecated the old name of {@link ConfigSettings}. */
+export type ProjectContext = ConfigSettings;
 
 type Sections = DefaultsInput;
 
@@ -106,9 +114,25 @@ const fraction = (raw: string | number): number => {
 };
 const same = <T>(v: T): T => v;
 const builtIn = (value: unknown): Provenance => ({ origin: "default", formula: `built-in default ${String(value)}` });
+/** A layer nothing declares and nothing derives: `why` says how to get one. */
+const absent = (why: string): Provenance => ({ origin: "absent", formula: why });
+/** A value derived from `inputs`, positioned at `source` (the section it was derived from). */
+const derived = (formula: string, source: SourceRef | undefined, inputs: readonly ProvenanceInput[]): Provenance => ({
+  origin: "derived",
+  ...(source === undefined ? {} : { source }),
+  inputs,
+  formula,
+});
+/** A latency entry as an input of a derived value. */
+const latencyInput = (file: string, key: string): ProvenanceInput => ({ key: `latency.${key}`, source: { file, path: ["latency", key] } });
+/** An input that is itself an effective value: its key and, when it was set in a file, where. */
+const valueInput = (key: string, provenance: Provenance | undefined): ProvenanceInput => {
+  const set = provenance?.source && (provenance.origin === "operation" || provenance.origin === "policy" || provenance.origin === "project") ? provenance.source : undefined;
+  return set ? { key, source: set } : { key };
+};
 
-/** Resolves one validated policy against the project context. Pure; never throws on valid input. */
-export function normalize(policy: PolicyInput, file: string, project: ProjectContext = {}): ResolvedPolicy {
+/** Resolves one validated policy against the project file's defaults and settings. Pure; never throws on valid input. */
+export function normalize(policy: PolicyInput, file: string, project: ConfigSettings = {}): ResolvedPolicy {
   const defaults: Sections = project.config?.defaults ?? {};
   const configFile = project.configFile ?? "resgen.config.yaml";
   const at = (path: Path): SourceRef => ({ file, path });
@@ -126,6 +150,13 @@ export function normalize(policy: PolicyInput, file: string, project: ProjectCon
   const transport = t.pick("transport", layers(["transport"], policy.transport, defaults.transport), same, () => [DEFAULTS.transport, builtIn(DEFAULTS.transport)]);
 
   const format = project.config?.deadline?.format ?? "ms";
+  // project-wide settings: no policy overrides them, so they are noted where the project file sets them
+  const deadlineSettings = project.config?.deadline;
+  t.note("deadline.format", deadlineSettings?.format === undefined ? builtIn("ms") : { origin: "project", source: { file: configFile, path: ["deadline", "format"] } });
+  t.note(
+    "deadline.header",
+    deadlineSettings?.header === undefined ? { origin: "default", formula: `built-in default for format ${format}` } : { origin: "project", source: { file: configFile, path: ["deadline", "header"] } },
+  );
   const deadline: ResolvedDeadline = {
     propagate: t.pick("deadline.propagate", layers(["deadline", "propagate"], policy.deadline?.propagate, defaults.deadline?.propagate), same, () => [DEFAULTS.propagate, builtIn(DEFAULTS.propagate)]),
     marginMs: t.pick("deadline.margin", layers(["deadline", "margin"], policy.deadline?.margin, defaults.deadline?.margin), ms, () => [DEFAULTS.marginMs, builtIn("10ms")]),
@@ -133,12 +164,12 @@ export function normalize(policy: PolicyInput, file: string, project: ProjectCon
     format,
   };
 
-  const breaker = resolveBreaker(policy, defaults, t, layers, at, atProject, latency);
-  const bulkhead = resolveBulkhead(policy, defaults, t, layers, at, atProject, latency);
+  const breaker = resolveBreaker(policy, defaults, t, layers, at, atProject, latency, file);
+  const bulkhead = resolveBulkhead(policy, defaults, t, layers, at, atProject, latency, file);
   const budget = resolveBudget(policy, defaults, t, layers);
 
   const operations = Object.entries(policy.operations ?? {}).map(([name, op]) =>
-    resolveOperation(name, op, { policy, defaults, latency, transport, file, configFile, marginMs: deadline.marginMs }),
+    resolveOperation(name, op, { policy, defaults, latency, transport, file, configFile, marginMs: deadline.marginMs, margin: t.provenance["deadline.margin"], budget }),
   );
 
   return {
@@ -163,7 +194,7 @@ export function normalize(policy: PolicyInput, file: string, project: ProjectCon
 }
 
 /** The namespace of mesh resources and the dependency's host; `host` records where the host came from. */
-function resolveKubernetes(policy: PolicyInput, project: ProjectContext, t: Tracer, hostRef: SourceRef): { namespace: string; host: string } {
+function resolveKubernetes(policy: PolicyInput, project: ConfigSettings, t: Tracer, hostRef: SourceRef): { namespace: string; host: string } {
   const k = project.config?.kubernetes;
   const namespace = k?.namespace ?? DEFAULTS.kubernetes.namespace;
   if (policy.host !== undefined) {
@@ -172,7 +203,17 @@ function resolveKubernetes(policy: PolicyInput, project: ProjectContext, t: Trac
   }
   const label = dnsLabel(policy.dependency);
   const host = `${label}.${namespace}.${k?.hostSuffix ?? DEFAULTS.kubernetes.hostSuffix}`;
-  t.note("host", { origin: "derived", formula: `<dependency>.<namespace>.<hostSuffix> = ${host}` });
+  const configFile = project.configFile ?? "resgen.config.yaml";
+  const setting = (key: "namespace" | "hostSuffix"): ProvenanceInput =>
+    k?.[key] === undefined ? { key: `kubernetes.${key}` } : { key: `kubernetes.${key}`, source: { file: configFile, path: ["kubernetes", key] } };
+  t.note(
+    "host",
+    derived(`<dependency>.<namespace>.<hostSuffix> = ${host}`, { file: hostRef.file, path: ["dependency"] }, [
+      { key: "dependency", source: { file: hostRef.file, path: ["dependency"] } },
+      setting("namespace"),
+      setting("hostSuffix"),
+    ]),
+  );
   return { namespace, host };
 }
 
@@ -207,9 +248,10 @@ function noteLayer(t: Tracer, key: string, own: object | false | undefined, proj
   else if (project !== undefined) t.note(key, { origin: "project", source: atProject([key]) });
 }
 
-function resolveBreaker(policy: PolicyInput, defaults: Sections, t: Tracer, layers: Layers, at: (path: Path) => SourceRef, atProject: (path: Path) => SourceRef, latency: ResolvedLatency): ResolvedBreaker | null {
+function resolveBreaker(policy: PolicyInput, defaults: Sections, t: Tracer, layers: Layers, at: (path: Path) => SourceRef, atProject: (path: Path) => SourceRef, latency: ResolvedLatency, file: string): ResolvedBreaker | null {
   const project = defaults.breaker;
   noteLayer(t, "breaker", policy.breaker, project, at, atProject);
+  if (policy.breaker === undefined && project === undefined) t.note("breaker", absent("no breaker unless one is declared"));
   // `breaker: false` in the policy turns a breaker inherited from the project defaults off
   if (policy.breaker === false || (!policy.breaker && !project)) return null;
   const own = policy.breaker;
@@ -221,7 +263,7 @@ function resolveBreaker(policy: PolicyInput, defaults: Sections, t: Tracer, laye
         durationMs: t.pick("breaker.slowCall.duration", layers(["breaker", "slowCall", "duration"], own?.slowCall?.duration, project?.slowCall?.duration), ms, () => [0, builtIn(0)]),
         rate: t.pick("breaker.slowCall.rate", layers(["breaker", "slowCall", "rate"], own?.slowCall?.rate, project?.slowCall?.rate), fraction, () => [DEFAULTS.slowCallRate, builtIn("100%")]),
       }
-    : derivedSlowCall(latency, t);
+    : derivedSlowCall(latency, t, file);
   const w = own?.window ?? project?.window;
   if (w?.calls !== undefined) {
     const fromPolicy = own?.window !== undefined;
@@ -238,10 +280,10 @@ function resolveBreaker(policy: PolicyInput, defaults: Sections, t: Tracer, laye
   const minCalls = t.pick("breaker.minCalls", layers(["breaker", "minCalls"], own?.minCalls, project?.minCalls), same, () => [d.minCalls, builtIn(d.minCalls)]);
   const openForMs = t.pick("breaker.openFor", layers(["breaker", "openFor"], own?.openFor, project?.openFor), ms, () => [d.openForMs, builtIn("30s")]);
   const maxCalls = t.pick("breaker.halfOpen.maxCalls", layers(["breaker", "halfOpen", "maxCalls"], own?.halfOpen?.maxCalls, project?.halfOpen?.maxCalls), same, () => [d.halfOpenMaxCalls, builtIn(d.halfOpenMaxCalls)]);
-  const successes = t.pick("breaker.halfOpen.successes", layers(["breaker", "halfOpen", "successes"], own?.halfOpen?.successes, project?.halfOpen?.successes), same, () => [
-    maxCalls,
-    { origin: "derived", formula: `halfOpen.maxCalls = ${maxCalls}` },
-  ]);
+  const successes = t.pick("breaker.halfOpen.successes", layers(["breaker", "halfOpen", "successes"], own?.halfOpen?.successes, project?.halfOpen?.successes), same, () => {
+    const input = valueInput("breaker.halfOpen.maxCalls", t.provenance["breaker.halfOpen.maxCalls"]);
+    return [maxCalls, derived(`halfOpen.maxCalls = ${maxCalls}`, input.source, [input])];
+  });
   // slow start after recovery: only when asked for, so breakers without one keep their settings as they were
   const rampUpMs =
     (own?.rampUp ?? project?.rampUp) === undefined ? undefined : t.pick("breaker.rampUp", layers(["breaker", "rampUp"], own?.rampUp, project?.rampUp), ms, () => [0, builtIn(0)]);
@@ -255,7 +297,7 @@ function resolveBreaker(policy: PolicyInput, defaults: Sections, t: Tracer, laye
  * far from half: only a dependency whose median call is slower than its healthy tail trips it.
  * Without p999 or p99 nothing bounds the healthy tail, so nothing is derived.
  */
-function derivedSlowCall(latency: ResolvedLatency, t: Tracer): ResolvedBreaker["slowCall"] {
+function derivedSlowCall(latency: ResolvedLatency, t: Tracer, file: string): ResolvedBreaker["slowCall"] {
   const { p99Ms, p999Ms } = latency;
   let durationMs: number;
   let formula: string;
@@ -266,22 +308,24 @@ function derivedSlowCall(latency: ResolvedLatency, t: Tracer): ResolvedBreaker["
     durationMs = 2 * p99Ms;
     formula = `2 × p99 (${formatMs(p99Ms)}) = ${formatMs(durationMs)}`;
   } else {
-    t.note("breaker.slowCall", { origin: "default", formula: "no slow-call threshold: declare it, or latency.p99 or p999 to derive one" });
+    t.note("breaker.slowCall", absent("no slow-call threshold: declare it, or latency.p99 or p999 to derive one"));
     return null;
   }
+  const section: SourceRef = { file, path: ["latency"] };
+  const inputs = [latencyInput(file, p999Ms !== undefined ? "p999" : "p99")];
   if (durationMs > RANGES.slowCall.max) {
     durationMs = RANGES.slowCall.max;
     formula += `, capped at ${formatMs(durationMs)}, the longest slow-call duration`;
   }
   const rate = DEFAULTS.derivedSlowCallRate;
-  t.note("breaker.slowCall", { origin: "derived", formula: "derived from latency: no slowCall declared" });
-  t.note("breaker.slowCall.duration", { origin: "derived", formula });
-  t.note("breaker.slowCall.rate", { origin: "derived", formula: `${rate * 100}%, far above the ${p999Ms !== undefined ? "0.1%" : "1%"} of healthy calls that slow` });
+  t.note("breaker.slowCall", derived("derived from latency: no slowCall declared", section, inputs));
+  t.note("breaker.slowCall.duration", derived(formula, section, inputs));
+  t.note("breaker.slowCall.rate", derived(`${rate * 100}%, far above the ${p999Ms !== undefined ? "0.1%" : "1%"} of healthy calls that slow`, section, inputs));
   return { durationMs, rate };
 }
 
 /** Little's law with 2× headroom (docs/policy.md, "Derived defaults"): rps × p99 × 2, else rps × p999 × 2, never below the built-in 10. */
-function littlesLaw(latency: ResolvedLatency): [number, Provenance] | undefined {
+function littlesLaw(latency: ResolvedLatency, file: string): [number, Provenance] | undefined {
   const rps = latency.rps;
   const tail = latency.p99Ms !== undefined ? (["p99", latency.p99Ms] as const) : latency.p999Ms !== undefined ? (["p999", latency.p999Ms] as const) : undefined;
   if (rps === undefined || tail === undefined) return undefined;
@@ -290,10 +334,11 @@ function littlesLaw(latency: ResolvedLatency): [number, Provenance] | undefined 
   const floor = DEFAULTS.bulkhead.maxConcurrent;
   const value = Math.min(Math.max(exact, floor), RANGES.bulkhead.max);
   const adjusted = value < exact ? `, capped at ${RANGES.bulkhead.max}, the largest bulkhead` : value > exact ? `, raised to ${floor}, the smallest derived bulkhead` : "";
-  return [value, { origin: "derived", formula: `Little's law with 2× headroom: ceil(rps ${rps} × ${name} ${formatMs(tailMs)} × 2) = ${exact}${adjusted}` }];
+  const formula = `Little's law with 2× headroom: ceil(rps ${rps} × ${name} ${formatMs(tailMs)} × 2) = ${exact}${adjusted}`;
+  return [value, derived(formula, { file, path: ["latency"] }, [latencyInput(file, "rps"), latencyInput(file, name)])];
 }
 
-function resolveBulkhead(policy: PolicyInput, defaults: Sections, t: Tracer, layers: Layers, at: (path: Path) => SourceRef, atProject: (path: Path) => SourceRef, latency: ResolvedLatency): ResolvedBulkhead | null {
+function resolveBulkhead(policy: PolicyInput, defaults: Sections, t: Tracer, layers: Layers, at: (path: Path) => SourceRef, atProject: (path: Path) => SourceRef, latency: ResolvedLatency, file: string): ResolvedBulkhead | null {
   const project = defaults.bulkhead;
   noteLayer(t, "bulkhead", policy.bulkhead, project, at, atProject);
   // `bulkhead: false` turns off a bulkhead inherited from the project defaults or derived from latency
@@ -302,20 +347,20 @@ function resolveBulkhead(policy: PolicyInput, defaults: Sections, t: Tracer, lay
   const d = DEFAULTS.bulkhead;
   if (!own && !project) {
     // no bulkhead declared: with rps and a tail percentile, one is derived by Little's law
-    const derived = littlesLaw(latency);
-    if (!derived) {
-      t.note("bulkhead", { origin: "default", formula: "no bulkhead: declare one, or latency.rps and p99 (or p999) to derive one" });
+    const sized = littlesLaw(latency, file);
+    if (!sized) {
+      t.note("bulkhead", absent("no bulkhead: declare one, or latency.rps and p99 (or p999) to derive one"));
       return null;
     }
-    t.note("bulkhead", { origin: "derived", formula: "derived from latency: no bulkhead declared" });
-    t.note("bulkhead.maxConcurrent", derived[1]);
+    t.note("bulkhead", derived("derived from latency: no bulkhead declared", sized[1].source, sized[1].inputs ?? []));
+    t.note("bulkhead.maxConcurrent", sized[1]);
     t.note("bulkhead.maxQueue", builtIn(d.maxQueue));
     t.note("bulkhead.queueTimeout", builtIn("0ms"));
     t.note("bulkhead.overflow", builtIn(d.overflow));
-    return { maxConcurrent: derived[0], maxQueue: d.maxQueue, queueTimeoutMs: d.queueTimeoutMs, overflow: d.overflow };
+    return { maxConcurrent: sized[0], maxQueue: d.maxQueue, queueTimeoutMs: d.queueTimeoutMs, overflow: d.overflow };
   }
   const maxConcurrent = t.pick("bulkhead.maxConcurrent", layers(["bulkhead", "maxConcurrent"], own?.maxConcurrent, project?.maxConcurrent), same, (): [number, Provenance] => {
-    return littlesLaw(latency) ?? [d.maxConcurrent, builtIn(d.maxConcurrent)];
+    return littlesLaw(latency, file) ?? [d.maxConcurrent, builtIn(d.maxConcurrent)];
   });
   return {
     maxConcurrent,
@@ -330,7 +375,9 @@ function resolveBudget(policy: PolicyInput, defaults: Sections, t: Tracer, layer
   const project = defaults.retry?.budget;
   const chosen = own !== undefined ? own : project;
   if (chosen === undefined || chosen === false) {
-    t.note("retry.budget", chosen === false ? { origin: own === false ? "policy" : "project" } : { origin: "default", formula: "no budget unless one is declared" });
+    // `budget: false` is noted where it was written, so a finding about it can point there
+    const off = layers(["retry", "budget"], own, project).find((l) => l.value === false);
+    t.note("retry.budget", off ? { origin: off.origin, source: off.source } : absent("no budget unless one is declared"));
     return null;
   }
   const ownObj = own === false ? undefined : own;
@@ -350,10 +397,14 @@ interface OperationContext {
   readonly configFile: string;
   /** The deadline margin: a derived total leaves it, so a single attempt's own timeout fires first. */
   readonly marginMs: number;
+  /** Where the margin came from, an input of a derived total. */
+  readonly margin: Provenance | undefined;
+  /** The dependency's retry budget, which bounds a retry plan. */
+  readonly budget: ResolvedBudget | null;
 }
 
 function resolveOperation(name: string, op: OperationInput, ctx: OperationContext): ResolvedOperation {
-  const { policy, defaults, latency, file, configFile, marginMs } = ctx;
+  const { policy, defaults, latency, file, configFile, marginMs, transport } = ctx;
   const t = new Tracer();
   const opPath: Path = ["operations", name];
   /** Operation override, then the policy's section, then the project default, for one key. */
@@ -365,30 +416,31 @@ function resolveOperation(name: string, op: OperationInput, ctx: OperationContex
 
   // --- idempotency (docs/policy.md, "Operations"): the key wins, then the author's assertion, then the method
   const idempotencyKey = op.idempotency ? { header: op.idempotency.header } : null;
-  let idempotency: IdempotencyBasis;
-  if (idempotencyKey) idempotency = "key";
-  else if (op.idempotent === true) idempotency = "asserted";
-  else if (op.idempotent === false) idempotency = "none";
-  else idempotency = op.method !== undefined && IDEMPOTENT_METHODS.has(op.method) ? "method" : "none";
+  const [idempotency, idempotencyProvenance] = decideIdempotency(op, transport, { file, path: opPath });
+  t.note("idempotency", idempotencyProvenance);
 
   // --- layers present for this operation: `false` turns an inherited layer off
   const retryLayers = chain<OperationInput["retry"]>(["retry"], op.retry, policy.retry, defaults.retry);
   const retrySource = retryLayers.find((l) => l.value !== undefined);
   const retryInput = retrySource?.value;
   const retry = retryInput ? resolveRetry(op, policy, defaults, t, chain) : null;
-  t.note("retry", retrySource ? { origin: retrySource.origin, source: retrySource.source } : { origin: "default", formula: "no retry unless one is declared" });
+  t.note("retry", retrySource ? { origin: retrySource.origin, source: retrySource.source } : absent("no retry unless one is declared"));
 
   const hedgeLayers = chain<OperationInput["hedge"]>(["hedge"], op.hedge, policy.hedge, defaults.hedge);
   const hedgeSource = hedgeLayers.find((l) => l.value !== undefined);
-  const hedge = hedgeSource?.value ? resolveHedge(op, policy, defaults, t, chain, latency) : null;
-  t.note("hedge", hedgeSource ? { origin: hedgeSource.origin, source: hedgeSource.source } : { origin: "default", formula: "no hedging unless declared" });
+  const hedge = hedgeSource?.value ? resolveHedge(op, policy, defaults, t, chain, latency, file) : null;
+  t.note("hedge", hedgeSource ? { origin: hedgeSource.origin, source: hedgeSource.source } : absent("no hedging unless declared"));
 
   const fallbackLayers = chain<FallbackInput>(["fallback"], op.fallback, policy.fallback, defaults.fallback);
   const fallbackSource = fallbackLayers.find((l) => l.value !== undefined);
   const fallback = fallbackSource?.value ? resolveFallback(fallbackSource.value) : null;
-  t.note("fallback", fallbackSource ? { origin: fallbackSource.origin, source: fallbackSource.source } : { origin: "default", formula: "no fallback unless declared" });
+  t.note("fallback", fallbackSource ? { origin: fallbackSource.origin, source: fallbackSource.source } : absent("no fallback unless declared"));
 
-  const timeout = resolveTimeout(op, policy, defaults, t, chain, latency, retry, hedge, marginMs);
+  // --- the effective plan: computed once, here; the total timeout is derived from its worst case
+  const repeatable = idempotency !== "none";
+  const planInputs: PlanInputs = { repeatable, idempotency, retry, hedge, budget: ctx.budget };
+  const timeout = resolveTimeout(op, policy, defaults, t, chain, latency, planInputs, marginMs, ctx.margin, file);
+  const plan = planOperation(planInputs, timeout);
 
   const pathParams = op.path === undefined ? [] : extractParams(op.path);
   return {
@@ -418,17 +470,39 @@ function resolveOperation(name: string, op: OperationInput, ctx: OperationContex
     })),
     ...(op.body === undefined ? {} : { body: op.body }),
     ...(op.response === undefined ? {} : { response: op.response }),
-    retrySafe: idempotency !== "none",
+    repeatable,
+    // the old name, still read by the emitter until it reads plan.repeatable
+    // eslint-disable-next-line @typescript-eslint/no-deprecated
+    retrySafe: repeatable,
     idempotency,
     idempotencyKey,
     timeout,
     retry,
     hedge,
-    plan: attemptPlan(idempotency !== "none", retry, hedge),
+    plan,
     fallback,
     ...(op.grpc === undefined ? {} : { grpc: { service: op.grpc.service, method: op.grpc.method } }),
     provenance: t.provenance,
   };
+}
+
+/**
+ * Whether an operation may be repeated, and where that was decided: an idempotency key, then
+ * `idempotent:` as written, then the method (RFC 9110 §9.2.2); a function call without either
+ * is not idempotent.
+ */
+function decideIdempotency(op: OperationInput, transport: "http" | "function", at: SourceRef): [IdempotencyBasis, Provenance] {
+  const under = (key: string): SourceRef => ({ file: at.file, path: [...at.path, key] });
+  if (op.idempotency) return ["key", { origin: "operation", source: under("idempotency") }];
+  if (op.idempotent === true) return ["asserted", { origin: "operation", source: under("idempotent") }];
+  if (op.idempotent === false) return ["none", { origin: "operation", source: under("idempotent") }];
+  if (op.method === undefined) {
+    return ["none", { origin: "default", formula: transport === "function" ? "a function call is not idempotent unless asserted" : "no method: not idempotent unless asserted" }];
+  }
+  const method = [{ key: "method", source: under("method") }];
+  return IDEMPOTENT_METHODS.has(op.method)
+    ? ["method", derived("RFC 9110: GET, HEAD, OPTIONS, PUT and DELETE are idempotent", under("method"), method)]
+    : ["none", derived(`RFC 9110: ${op.method} is not idempotent`, under("method"), method)];
 }
 
 type Chain = <T>(path: Path, fromOp: T | undefined, fromPolicy: T | undefined, fromProject: T | undefined) => Layer<T>[];
@@ -473,14 +547,14 @@ function splitRetryOn(raw: readonly (RetryCondition | { readonly code?: string |
   return { on: [...on], errors: [...errors.values()] };
 }
 
-function resolveHedge(op: OperationInput, policy: PolicyInput, defaults: Sections, t: Tracer, chain: Chain, latency: ResolvedLatency): ResolvedHedge {
+function resolveHedge(op: OperationInput, policy: PolicyInput, defaults: Sections, t: Tracer, chain: Chain, latency: ResolvedLatency, file: string): ResolvedHedge {
   const o = obj(op.hedge);
   const p = obj(policy.hedge);
   const d = defaults.hedge;
   const D = DEFAULTS.hedge;
   return {
     delayMs: t.pick("hedge.delay", chain(["hedge", "delay"], o?.delay, p?.delay, d?.delay), ms, (): [number, Provenance] => {
-      if (latency.p95Ms !== undefined) return [latency.p95Ms, { origin: "derived", formula: `p95 = ${formatMs(latency.p95Ms)}` }];
+      if (latency.p95Ms !== undefined) return [latency.p95Ms, derived(`p95 = ${formatMs(latency.p95Ms)}`, { file: file, path: ["latency"] }, [latencyInput(file, "p95")])];
       return [D.delayMs, builtIn("50ms")];
     }),
     maxAttempts: t.pick("hedge.maxAttempts", chain(["hedge", "maxAttempts"], o?.maxAttempts, p?.maxAttempts, d?.maxAttempts), same, () => [D.maxAttempts, builtIn(D.maxAttempts)]),
@@ -514,20 +588,26 @@ function resolveTimeout(
   t: Tracer,
   chain: Chain,
   latency: ResolvedLatency,
-  retry: ResolvedRetry | null,
-  hedge: ResolvedHedge | null,
+  plan: PlanInputs,
   marginMs: number,
+  margin: Provenance | undefined,
+  file: string,
 ): ResolvedTimeout {
-  const explicitTotal = [op.timeout?.total, policy.timeout?.total, defaults.timeout?.total].find((v) => v !== undefined);
+  const totalLayers = chain(["timeout", "total"], op.timeout?.total, policy.timeout?.total, defaults.timeout?.total);
+  const explicitTotal = totalLayers.find((l) => l.value !== undefined);
+  const section: SourceRef = { file, path: ["latency"] };
   const attemptMs = t.pick("timeout.attempt", chain(["timeout", "attempt"], op.timeout?.attempt, policy.timeout?.attempt, defaults.timeout?.attempt), ms, (): [number, Provenance] => {
     let value: number;
     let formula: string;
+    let inputs: ProvenanceInput[];
     if (latency.p999Ms !== undefined) {
       value = Math.ceil(latency.p999Ms * 1.5);
       formula = `1.5 × p999 (${formatMs(latency.p999Ms)}) = ${formatMs(value)}`;
+      inputs = [latencyInput(file, "p999")];
     } else if (latency.p99Ms !== undefined) {
       value = latency.p99Ms * 3;
       formula = `3 × p99 (${formatMs(latency.p99Ms)}) = ${formatMs(value)}`;
+      inputs = [latencyInput(file, "p99")];
     } else {
       return [DEFAULTS.attemptMs, builtIn("2s (no latency declared)")];
     }
@@ -535,23 +615,30 @@ function resolveTimeout(
       value = RANGES.attempt.max;
       formula += `, capped at ${formatMs(value)}, the longest attempt timeout`;
     }
-    if (explicitTotal !== undefined && value > ms(explicitTotal)) {
-      value = ms(explicitTotal);
+    if (explicitTotal?.value !== undefined && value > ms(explicitTotal.value)) {
+      value = ms(explicitTotal.value);
       formula += `, capped at the total timeout ${formatMs(value)}`;
+      inputs = [...inputs, { key: "timeout.total", source: explicitTotal.source }];
     }
-    return [value, { origin: "derived", formula }];
+    return [value, derived(formula, section, inputs)];
   });
-  const totalMs = t.pick("timeout.total", chain(["timeout", "total"], op.timeout?.total, policy.timeout?.total, defaults.timeout?.total), ms, (): [number, Provenance] => {
-    // The worst case of the plan, plus the deadline margin: the runtime gives an attempt
+  const totalMs = t.pick("timeout.total", totalLayers, ms, (): [number, Provenance] => {
+    // The worst case of the effective plan, plus the deadline margin: the runtime gives an attempt
     // min(attempt timeout, time left − margin), so with the margin left over every attempt,
     // the last one included, ends by its own timeout (a `timeout` failure), not by the deadline.
-    const [worst, plan] = worstCase(attemptMs, retry, hedge);
-    const wanted = worst + marginMs;
-    const sum = plan.slice(0, plan.lastIndexOf(" = "));
-    const formula = marginMs === 0 ? plan : `${sum === "one attempt" ? `one attempt ${formatMs(attemptMs)}` : sum} + margin ${formatMs(marginMs)} = ${formatMs(wanted)}`;
+    const worst = planWorstCase(plan, attemptMs);
+    const wanted = worst.ms + marginMs;
+    const sum = worst.formula.slice(0, worst.formula.lastIndexOf(" = "));
+    const formula = marginMs === 0 ? worst.formula : `${sum === "one attempt" ? `one attempt ${formatMs(attemptMs)}` : sum} + margin ${formatMs(marginMs)} = ${formatMs(wanted)}`;
     // the worst case may exceed the longest total; the analyzer then says how many attempts fit (RG207)
     const value = Math.min(wanted, RANGES.total.max);
-    return [value, { origin: "derived", formula: value < wanted ? `${formula}, capped at ${formatMs(value)}, the longest total timeout` : formula }];
+    const layer = plan.repeatable && plan.hedge ? "hedge" : plan.repeatable && plan.retry && plan.retry.maxAttempts > 1 ? "retry" : undefined;
+    const inputs = [
+      valueInput("timeout.attempt", t.provenance["timeout.attempt"]),
+      ...(layer ? [valueInput(layer, t.provenance[layer])] : []),
+      valueInput("deadline.margin", margin),
+    ];
+    return [value, derived(value < wanted ? `${formula}, capped at ${formatMs(value)}, the longest total timeout` : formula, inputs.find((i) => i.source)?.source, inputs)];
   });
   const connect = [op.timeout?.connect, policy.timeout?.connect, defaults.timeout?.connect].find((v) => v !== undefined);
   const headers = [op.timeout?.headers, policy.timeout?.headers, defaults.timeout?.headers].find((v) => v !== undefined);
@@ -562,32 +649,10 @@ function resolveTimeout(
     if (latency.p50Ms === undefined) return [0, builtIn("0ms (no p50 declared)")];
     const value = Math.min(latency.p50Ms, attemptMs);
     const formula = `p50 (${formatMs(latency.p50Ms)})${value < latency.p50Ms ? `, capped at the attempt timeout ${formatMs(value)}` : ""} = ${formatMs(value)}`;
-    return [value, { origin: "derived", formula }];
+    const inputs = [latencyInput(file, "p50"), ...(value < latency.p50Ms ? [valueInput("timeout.attempt", t.provenance["timeout.attempt"])] : [])];
+    return [value, derived(formula, section, inputs)];
   });
   return { attemptMs, totalMs, ...(connect === undefined ? {} : { connectMs: ms(connect) }), ...(headersMs === undefined ? {} : { headersMs }), ...(minAttemptMs > 0 ? { minAttemptMs } : {}) };
-}
-
-/** Worst case of the retry (or hedge) plan: every attempt at its timeout, every backoff at its cap. */
-export function worstCase(attemptMs: number, retry: ResolvedRetry | null, hedge: ResolvedHedge | null): [number, string] {
-  if (hedge && !retry) {
-    const value = hedge.delayMs * (hedge.maxAttempts - 1) + attemptMs;
-    return [value, `hedge delay ${formatMs(hedge.delayMs)} × ${hedge.maxAttempts - 1} + attempt ${formatMs(attemptMs)} = ${formatMs(value)}`];
-  }
-  if (!retry || retry.maxAttempts === 1) return [attemptMs, `one attempt = ${formatMs(attemptMs)}`];
-  const delays = backoffCeilings(retry.backoff, retry.maxAttempts - 1);
-  const value = attemptMs * retry.maxAttempts + delays.reduce((a, b) => a + b, 0);
-  return [value, `${retry.maxAttempts} attempts × ${formatMs(attemptMs)} + backoff ${delays.map(formatMs).join(" + ")} = ${formatMs(value)}`];
-}
-
-/** The largest delay jitter can draw before each retry: min(cap, base × multiplier^(n−1)). */
-export function backoffCeilings(b: ResolvedBackoff, retries: number): number[] {
-  const out: number[] = [];
-  for (let n = 1; n <= retries; n++) {
-    // decorrelated jitter can reach the cap from the second retry on
-    const exp = b.jitter === "decorrelated" && n > 1 ? b.capMs : Math.min(b.capMs, b.baseMs * b.multiplier ** (n - 1));
-    out.push(Math.round(exp));
-  }
-  return out;
 }
 
 /** The `{name}` parameters of a path template, in order. */

@@ -1,26 +1,178 @@
 /**
- * An operation's attempt plan: whether it is attempted once, retried or hedged, and why. It is
- * computed once, when the policy is resolved, and everything that describes or runs the
- * operation reads it: `check`'s summary, `explain`, the generated JSDoc and the runtime settings
- * the client is emitted with (docs/runtime.md, "Retry").
+ * An operation's effective plan: whether it is attempted once, retried or hedged, and why; how
+ * many attempts one call makes, its worst case in time, its budget, whether it may be repeated
+ * and the settings the runtime is given. It is computed once, when the policy is resolved
+ * (src/model/normalize.ts), and everything that describes or runs the operation reads it:
+ * the analyzer, `check`'s summary, `explain`, the targets, the generated JSDoc and the runtime
+ * settings the client is emitted with (docs/runtime.md, "Retry").
  */
-import type { ErrorCondition, Jitter, ResolvedHedge, ResolvedOperation, ResolvedRetry } from "./resolved.js";
+import { formatMs } from "../language/durations.js";
+import type { ErrorCondition, IdempotencyBasis, Jitter, ResolvedBackoff, ResolvedBudget, ResolvedHedge, ResolvedRetry } from "./resolved.js";
 
+/**
+ * Why an operation is attempted once: no retry or hedge is declared; the retry allows one
+ * attempt (`maxAttempts: 1`, which is a single attempt, not a retry); or the operation is not
+ * repeatable, so what is declared is not run.
+ */
+export type SingleReason = "none declared" | "maxAttempts 1" | "not repeatable";
+
+/** What runs, in short: the part of the plan `explain --format json` shows. */
 export type AttemptPlan =
-  /**
-   * One attempt. `why`: no retry or hedge is declared; the retry allows one attempt
-   * (`maxAttempts: 1`); or the operation is not retry-safe, so what is declared is not run.
-   */
-  | { readonly kind: "single"; readonly why: "none declared" | "maxAttempts 1" | "not retry-safe" }
+  | { readonly kind: "single"; readonly why: SingleReason }
   | { readonly kind: "retry"; readonly maxAttempts: number; readonly jitter: Jitter }
   | { readonly kind: "hedge"; readonly maxAttempts: number; readonly delayMs: number };
 
-/** The plan of an operation with these layers. A hedge wins over a retry (declaring both is RG203). */
-export function attemptPlan(retrySafe: boolean, retry: ResolvedRetry | null, hedge: ResolvedHedge | null): AttemptPlan {
-  if ((retry || hedge) && !retrySafe) return { kind: "single", why: "not retry-safe" };
+/** The budget that bounds the extra attempts of a plan: the dependency's retry budget, or the hedge budget. */
+export type PlanBudget =
+  | ({ readonly kind: "retry" } & ResolvedBudget)
+  /** At most `ratio` of calls send hedged copies. */
+  | { readonly kind: "hedge"; readonly ratio: number };
+
+/** Every attempt at its timeout and every backoff at its cap. */
+export interface WorstCase {
+  readonly ms: number;
+  /** The sum in words: "3 attempts × 500ms + backoff 50ms + 100ms = 1650ms". */
+  readonly formula: string;
+}
+
+/**
+ * What the generated client gives the runtime for this operation (templates/runtime/stack.ts,
+ * OperationSettings): the emitter writes these as they are.
+ */
+export interface RuntimePlan {
+  /** Whether the runtime may send the operation more than once; emitted as `retrySafe`. */
+  readonly repeatable: boolean;
+  /**
+   * The retry as declared, also when the plan attempts once: its `on` still says which failures
+   * are transient (a hedge launches its next copy on one). Null when none is declared.
+   */
+  readonly retry: ResolvedRetry | null;
+  /** The hedge, only when the plan hedges (a hedge on an operation that is not repeatable never runs). */
+  readonly hedge: ResolvedHedge | null;
+}
+
+interface PlanCommon {
+  /** Most attempts one logical call makes: 1, the retry's or the hedge's maxAttempts. */
+  readonly attempts: number;
+  /** Whether repeating the call is safe (docs/policy.md, "Operations"); `idempotency` says why. */
+  readonly repeatable: boolean;
+  readonly idempotency: IdempotencyBasis;
+  /** The largest backoff before each retry (retry plans; empty otherwise). */
+  readonly backoffCeilings: readonly number[];
+  readonly worstCase: WorstCase;
+  /** Attempts (or hedged copies) that can run to their timeout within the total timeout. */
+  readonly attemptsWithinTotal: number;
+  /** What bounds the extra attempts; null for a single attempt, or a retry without a budget. */
+  readonly budget: PlanBudget | null;
+  /** The plan in words, the same wherever it is shown ({@link describePlan}). */
+  readonly description: string;
+  /** What a retry plan retries, in words ({@link describeRetryOn}); null for other plans. */
+  readonly retriedOn: string | null;
+  readonly runtime: RuntimePlan;
+}
+
+/** The effective plan of one operation; read it rather than the operation's declared `retry` and `hedge`. */
+export type OperationPlan =
+  | (PlanCommon & { readonly kind: "single"; readonly why: SingleReason; readonly retry: null; readonly hedge: null })
+  | (PlanCommon & { readonly kind: "retry"; readonly maxAttempts: number; readonly jitter: Jitter; readonly retry: ResolvedRetry; readonly hedge: null })
+  | (PlanCommon & { readonly kind: "hedge"; readonly maxAttempts: number; readonly delayMs: number; readonly retry: null; readonly hedge: ResolvedHedge });
+
+/** What decides the plan of an operation: its repeatability and its declared layers. */
+export interface PlanInputs {
+  readonly repeatable: boolean;
+  readonly idempotency: IdempotencyBasis;
+  readonly retry: ResolvedRetry | null;
+  readonly hedge: ResolvedHedge | null;
+  readonly budget: ResolvedBudget | null;
+}
+
+/**
+ * What runs, from the declared layers: a hedge wins over a retry (declaring both is RG203), a
+ * retry of one attempt is a single attempt, and nothing is repeated on an operation that is not
+ * repeatable.
+ */
+export function attemptPlan(repeatable: boolean, retry: ResolvedRetry | null, hedge: ResolvedHedge | null): AttemptPlan {
+  if ((retry || hedge) && !repeatable) return { kind: "single", why: "not repeatable" };
   if (hedge) return { kind: "hedge", maxAttempts: hedge.maxAttempts, delayMs: hedge.delayMs };
   if (retry && retry.maxAttempts > 1) return { kind: "retry", maxAttempts: retry.maxAttempts, jitter: retry.backoff.jitter };
   return { kind: "single", why: retry ? "maxAttempts 1" : "none declared" };
+}
+
+/** The effective plan of an operation whose attempt and total timeouts are `timeout`. */
+export function planOperation(inputs: PlanInputs, timeout: { readonly attemptMs: number; readonly totalMs: number }): OperationPlan {
+  const { attemptMs, totalMs } = timeout;
+  const what = attemptPlan(inputs.repeatable, inputs.retry, inputs.hedge);
+  const common = {
+    repeatable: inputs.repeatable,
+    idempotency: inputs.idempotency,
+    description: describePlan(what),
+    runtime: { repeatable: inputs.repeatable, retry: inputs.retry, hedge: what.kind === "hedge" ? inputs.hedge : null },
+  };
+  switch (what.kind) {
+    case "retry": {
+      const retry = inputs.retry!;
+      const delays = backoffCeilings(retry.backoff, retry.maxAttempts - 1);
+      const ms = attemptMs * retry.maxAttempts + delays.reduce((a, b) => a + b, 0);
+      return {
+        ...what,
+        ...common,
+        retry,
+        hedge: null,
+        attempts: retry.maxAttempts,
+        backoffCeilings: delays,
+        worstCase: { ms, formula: `${retry.maxAttempts} attempts × ${formatMs(attemptMs)} + backoff ${delays.map(formatMs).join(" + ")} = ${formatMs(ms)}` },
+        attemptsWithinTotal: attemptsWithin(totalMs, attemptMs, delays, retry.maxAttempts),
+        budget: inputs.budget ? { kind: "retry", ...inputs.budget } : null,
+        retriedOn: describeRetryOn(retry),
+      };
+    }
+    case "hedge": {
+      const hedge = inputs.hedge!;
+      const ms = hedge.delayMs * (hedge.maxAttempts - 1) + attemptMs;
+      return {
+        ...what,
+        ...common,
+        retry: null,
+        hedge,
+        attempts: hedge.maxAttempts,
+        backoffCeilings: [],
+        worstCase: { ms, formula: `hedge delay ${formatMs(hedge.delayMs)} × ${hedge.maxAttempts - 1} + attempt ${formatMs(attemptMs)} = ${formatMs(ms)}` },
+        attemptsWithinTotal: hedgesWithin(totalMs, attemptMs, hedge.delayMs, hedge.maxAttempts),
+        budget: { kind: "hedge", ratio: hedge.budget },
+        retriedOn: null,
+      };
+    }
+    case "single":
+      return {
+        ...what,
+        ...common,
+        retry: null,
+        hedge: null,
+        attempts: 1,
+        backoffCeilings: [],
+        worstCase: { ms: attemptMs, formula: `one attempt = ${formatMs(attemptMs)}` },
+        attemptsWithinTotal: attemptMs <= totalMs ? 1 : 0,
+        budget: null,
+        retriedOn: null,
+      };
+  }
+}
+
+/** The worst case of the plan these inputs make, for deriving the total timeout from it. */
+export function planWorstCase(inputs: PlanInputs, attemptMs: number): WorstCase {
+  return planOperation(inputs, { attemptMs, totalMs: Number.POSITIVE_INFINITY }).worstCase;
+}
+
+/** The short form of a plan: what runs, without its arithmetic. */
+export function attemptPlanOf(plan: OperationPlan): AttemptPlan {
+  switch (plan.kind) {
+    case "retry":
+      return { kind: "retry", maxAttempts: plan.maxAttempts, jitter: plan.jitter };
+    case "hedge":
+      return { kind: "hedge", maxAttempts: plan.maxAttempts, delayMs: plan.delayMs };
+    case "single":
+      return { kind: "single", why: plan.why };
+  }
 }
 
 /** The plan in words, the same wherever it is shown: "up to 3 attempts (full jitter)". */
@@ -31,6 +183,7 @@ export function describePlan(plan: AttemptPlan): string {
     case "hedge":
       return `hedged: up to ${plan.maxAttempts} copies, ${plan.delayMs} ms apart`;
     case "single":
+      // "retry-safe" is the policy language's word for a repeatable operation (docs/policy.md, "Operations")
       return plan.why === "none declared" ? "attempted once (no retry declared)" : plan.why === "maxAttempts 1" ? "attempted once (retry.maxAttempts: 1)" : "attempted once (not retry-safe)";
   }
 }
@@ -47,21 +200,15 @@ function describeCondition(condition: ErrorCondition): string {
   return "code" in condition ? `code ${condition.code}` : `name ${condition.name}`;
 }
 
-/** The retry plan an operation really runs: none when it is not retry-safe or makes one attempt. */
-export function effectiveRetry(op: ResolvedOperation) {
-  return op.retrySafe && op.retry && op.retry.maxAttempts > 1 ? op.retry : null;
-}
-
-/** The hedge an operation really runs: none when it is not retry-safe. */
-export function effectiveHedge(op: ResolvedOperation) {
-  return op.retrySafe ? op.hedge : null;
-}
-
-/** Most attempts one logical call of `op` can make. */
-export function attemptsOf(op: ResolvedOperation): number {
-  const retry = effectiveRetry(op);
-  const hedge = effectiveHedge(op);
-  return Math.max(1, retry?.maxAttempts ?? 1, hedge?.maxAttempts ?? 1);
+/** The largest delay jitter can draw before each retry: min(cap, base × multiplier^(n−1)). */
+export function backoffCeilings(b: ResolvedBackoff, retries: number): number[] {
+  const out: number[] = [];
+  for (let n = 1; n <= retries; n++) {
+    // decorrelated jitter can reach the cap from the second retry on
+    const exp = b.jitter === "decorrelated" && n > 1 ? b.capMs : Math.min(b.capMs, b.baseMs * b.multiplier ** (n - 1));
+    out.push(Math.round(exp));
+  }
+  return out;
 }
 
 /** How many attempts complete within `totalMs` when each one runs to its timeout. */

@@ -5,26 +5,43 @@
  */
 import type { SourceRef } from "../language/parse.js";
 import type { TypeSchemaInput } from "../language/schema.js";
-import type { AttemptPlan } from "./plan.js";
+import type { OperationPlan } from "./plan.js";
 
-export type { AttemptPlan } from "./plan.js";
+export type { AttemptPlan, OperationPlan } from "./plan.js";
 export type { SourceRef } from "../language/parse.js";
 
 
 /**
- * Where an effective value came from, for `explain` and for messages:
+ * Which step of the lookup supplied an effective value (docs/policy.md, "Derived defaults"):
  * - `operation`: the operation's own override;
  * - `policy`: the dependency's section;
- * - `project`: `defaults:` in resgen.config.yaml;
- * - `derived`: computed from `latency` or other settings (the formula says how);
- * - `default`: resgen's built-in default.
+ * - `project`: resgen.config.yaml, under `defaults:` or a project-wide setting (`deadline.header`);
+ * - `derived`: computed from `latency` or other settings (`inputs` says from which);
+ * - `default`: resgen's built-in default value;
+ * - `absent`: a layer (retry, hedge, fallback, bulkhead, budget, slow-call threshold) that nothing
+ *   declares and nothing derives, so it is not there; unlike `default`, there is no value.
  */
-export type Origin = "operation" | "policy" | "project" | "derived" | "default";
+export type Origin = "operation" | "policy" | "project" | "derived" | "default" | "absent";
 
+/** A value a derived value was computed from: its key (`latency.p99`, `timeout.total`) and where it is set. */
+export interface ProvenanceInput {
+  readonly key: string;
+  /** Where the input is set; absent when it is itself a default. */
+  readonly source?: SourceRef;
+}
+
+/**
+ * Where an effective value came from, typed so later stages read it instead of parsing text.
+ * `source` is its position: for a value set in a file (operation, policy, project) the node
+ * that set it; for a derived value the section it was derived from (`latency`); absent for a
+ * built-in default or an absent layer.
+ */
 export interface Provenance {
   readonly origin: Origin;
   readonly source?: SourceRef;
-  /** For derived values: the arithmetic, e.g. "1.5 × p999 (200ms) = 300ms". */
+  /** For derived values: the values it was computed from, in the order the formula uses them. */
+  readonly inputs?: readonly ProvenanceInput[];
+  /** The arithmetic or the default in words, for `explain`: "1.5 × p999 (200ms) = 300ms". */
   readonly formula?: string;
 }
 
@@ -145,7 +162,8 @@ export interface ResolvedQueryParam {
 
 /**
  * Why an operation may or may not be repeated (docs/policy.md, "Operations"): its method is idempotent, the author
- * asserted `idempotent: true`, or an idempotency key makes repeats safe.
+ * asserted `idempotent: true`, or an idempotency key makes repeats safe; `none`: none of them (a POST or PATCH,
+ * a function call, or `idempotent: false`). The operation's `provenance.idempotency` says where it was decided.
  */
 export type IdempotencyBasis = "method" | "asserted" | "key" | "none";
 
@@ -161,20 +179,29 @@ export interface ResolvedOperation {
   readonly query: readonly ResolvedQueryParam[];
   readonly body?: JsonSchema;
   readonly response?: JsonSchema;
-  /** Whether repeating the call is safe, and why. */
+  /**
+   * Whether repeating the call is safe (the runtime's word: templates/runtime/call.ts); `idempotency` says why.
+   * The same as `plan.repeatable`.
+   */
+  readonly repeatable: boolean;
+  /** @deprecated the old name of {@link ResolvedOperation.repeatable}, kept until every reader uses `plan.repeatable`. */
   readonly retrySafe: boolean;
   readonly idempotency: IdempotencyBasis;
   readonly idempotencyKey: { readonly header: string } | null;
   readonly timeout: ResolvedTimeout;
-  /** The retry plan as configured; the runtime still attempts a non-retry-safe operation once. */
+  /** The retry as declared; what runs is `plan` (a repeatable operation only, and more than one attempt). */
   readonly retry: ResolvedRetry | null;
+  /** The hedge as declared; what runs is `plan`. */
   readonly hedge: ResolvedHedge | null;
-  /** What runs: attempted once, retried or hedged (src/model/plan.ts). Read it rather than `retry` and `hedge`. */
-  readonly plan: AttemptPlan;
+  /**
+   * The effective plan (src/model/plan.ts): attempted once, retried or hedged, with its attempts,
+   * worst case, budget, repeatability and runtime settings. Read it rather than `retry` and `hedge`.
+   */
+  readonly plan: OperationPlan;
   readonly fallback: ResolvedFallback | null;
   /** The gRPC method the operation calls, when the policy names one. */
   readonly grpc?: { readonly service: string; readonly method: string };
-  /** Where each effective value came from, keyed by setting ("timeout.attempt", "retry", ...). */
+  /** Where each effective value came from, keyed by setting ("timeout.attempt", "retry", "idempotency", ...). */
   readonly provenance: Readonly<Record<string, Provenance>>;
 }
 

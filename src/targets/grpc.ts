@@ -8,7 +8,7 @@ import { moduleName } from "../model/identifiers.js";
 import { formatMs } from "../language/durations.js";
 import type { ResolvedOperation, ResolvedPolicy, RetryCondition } from "../model/resolved.js";
 import { DEFAULTS } from "../model/normalize.js";
-import { effectiveHedge, effectiveRetry, MappingReport, noteApplicationOnly, protoDuration, singleAttemptMs, sortedPolicies, type Target } from "./report.js";
+import { MappingReport, noteApplicationOnly, protoDuration, singleAttemptMs, sortedPolicies, type Target } from "./report.js";
 
 /** gRPC clamps maxAttempts of retries and hedging to 5 (A6). */
 export const GRPC_MAX_ATTEMPTS = 5;
@@ -57,10 +57,10 @@ export const emitGrpc: Target = (policies, ctx) => {
 function methodConfig(policy: ResolvedPolicy, op: ResolvedOperation, report: MappingReport): object {
   const name = [{ service: op.grpc!.service, method: op.grpc!.method }];
   noteApplicationOnly(report, policy, op);
-  const retry = effectiveRetry(op);
-  const hedge = effectiveHedge(op);
+  // what runs is the plan's: a hedge wins over a retry, and neither runs on an operation that is not repeatable
+  const { retry, hedge } = op.plan;
 
-  if (hedge && !retry) {
+  if (hedge) {
     const maxAttempts = capAttempts(policy, op, hedge.maxAttempts, "hedge.maxAttempts", report);
     const codes = statusCodes(policy, op, op.retry?.on ?? DEFAULTS.retryOn, report, "as non-fatal outcomes of hedged copies");
     report.noteSetting(policy, op, "RG406", "hedge.budget", `gRPC has no hedge budget (${Math.round(hedge.budget * 1000) / 10}% of calls): only retryThrottling limits hedged copies`);

@@ -10,8 +10,6 @@ import { yamlHeader } from "../model/header.js";
 import { moduleName } from "../model/identifiers.js";
 import type { ResolvedOperation, ResolvedPolicy, RetryCondition } from "../model/resolved.js";
 import {
-  effectiveHedge,
-  effectiveRetry,
   goDuration,
   kubernetesOf,
   MappingReport,
@@ -79,11 +77,10 @@ function httpRoute(policy: ResolvedPolicy, op: ResolvedOperation, route: Route, 
   const base = { name: op.name, match: [{ uri, method: { exact: route.method } }], route: [{ destination: { host } }] };
   noteApplicationOnly(report, policy, op);
 
-  const hedge = effectiveHedge(op);
+  const { retry, hedge } = op.plan;
   if (hedge) {
     report.noteSetting(policy, op, "RG406", "hedge", `Istio cannot hedge: the route makes one attempt of ${formatMs(singleAttemptMs(op))}; hedging (${hedge.maxAttempts} copies after ${formatMs(hedge.delayMs)}) stays in the application`);
   }
-  const retry = effectiveRetry(op);
   const retryOn = retry ? retryConditions(policy, op, route, retry.on, report) : [];
   if (!retry || retryOn.length === 0) {
     // attempts: 0 turns off the retries Istio would otherwise add by default

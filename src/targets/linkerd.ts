@@ -9,8 +9,6 @@ import { yamlHeader } from "../model/header.js";
 import { moduleName } from "../model/identifiers.js";
 import type { ResolvedOperation, ResolvedPolicy } from "../model/resolved.js";
 import {
-  effectiveHedge,
-  effectiveRetry,
   escapeRegex,
   goDuration,
   kubernetesOf,
@@ -82,10 +80,9 @@ function profileRoute(policy: ResolvedPolicy, op: ResolvedOperation, route: Rout
   const condition = { method: route.method, pathRegex: route.exact !== undefined ? escapeRegex(route.exact) : route.regex };
   const base = { name: `${route.method} ${route.template}`, condition };
   noteApplicationOnly(report, policy, op);
-  const hedge = effectiveHedge(op);
+  const { retry, hedge } = op.plan;
   if (hedge) report.noteSetting(policy, op, "RG406", "hedge", `Linkerd cannot hedge: the route makes one attempt of ${formatMs(singleAttemptMs(op))}; hedging stays in the application`);
 
-  const retry = effectiveRetry(op);
   if (!retry) return { ...base, timeout: goDuration(singleAttemptMs(op)) };
   if (!route.grpc && !retry.on.some((c) => typeof c === "number")) {
     // marking the route retryable would retry 5xx, which the policy does not ask for

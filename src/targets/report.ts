@@ -4,10 +4,9 @@
  * routes derived from operations, and the duration notations of the engines.
  */
 import { place, sectionRef, setAt, type Locator, type Place } from "../model/locate.js";
-import { effectiveHedge, effectiveRetry } from "../model/plan.js";
 import type { Code } from "../diagnostics/codes.js";
 import { diagnostic, type Diagnostic } from "../diagnostics/diagnostic.js";
-import type { ResolvedOperation, ResolvedPolicy, SourceRef } from "../model/resolved.js";
+import type { ResolvedOperation, ResolvedPolicy, ResolvedRetry, SourceRef } from "../model/resolved.js";
 import { dnsLabel } from "../model/normalize.js";
 
 import { TARGETS, type MeshTarget, type TargetName } from "../model/layout.js";
@@ -156,8 +155,10 @@ export function routedOperations(policy: ResolvedPolicy): { op: ResolvedOperatio
   return [...routed.filter((r) => r.route.exact !== undefined), ...routed.filter((r) => r.route.exact === undefined)];
 }
 
-/** The retry an operation really runs, and its hedge (see analyze/context.ts). */
-export { effectiveHedge, effectiveRetry };
+/** The retry an operation runs: its plan's (src/model/plan.ts), null unless the plan retries. */
+export function effectiveRetry(op: ResolvedOperation): ResolvedRetry | null {
+  return op.plan.retry;
+}
 
 /** The single-attempt budget of an operation that neither retries nor hedges: one attempt, within the total. */
 export function singleAttemptMs(op: ResolvedOperation): number {

@@ -9,7 +9,7 @@ import { main, type Io } from "../../src/cli/cli.js";
 import { checkTexts } from "../../src/program/check.js";
 import { explain, renderExplainText } from "../../src/explain/explain.js";
 import { loadYaml } from "../../src/language/parse.js";
-import type { ProjectContext } from "../../src/model/normalize.js";
+import type { ConfigSettings } from "../../src/model/normalize.js";
 import { ProjectConfig } from "../../src/language/schema.js";
 import { validate } from "../../src/language/validate.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
@@ -23,11 +23,11 @@ const run = async (...args: string[]) => {
 
 const op = 'operations:\n  get: { method: GET, path: "/x/{id}" }\n';
 /** Checks one policy; these policies leave the attempt timeout at its default, and RG226's warning about that is not the subject here. */
-const check = (body: string, project: ProjectContext = {}) => {
+const check = (body: string, project: ConfigSettings = {}) => {
   const result = checkTexts([{ file: "p.yaml", text: `version: 1\ndependency: p\n${body}${op}` }], project);
   return { ...result, diagnostics: result.diagnostics.filter((d) => d.code !== "RG226") };
 };
-const project = (defaults: object): ProjectContext => ({ configFile: "resgen.config.yaml", config: { defaults } as ProjectContext["config"] & object });
+const project = (defaults: object): ConfigSettings => ({ configFile: "resgen.config.yaml", config: { defaults } as ConfigSettings["config"] & object });
 const codes = (r: ReturnType<typeof check>) => r.diagnostics.map((d) => d.code);
 
 describe("turning inherited layers off", () => {
@@ -92,7 +92,15 @@ describe("a bulkhead derived from latency", () => {
     expect(codes(r)).toEqual([]);
     const p = r.policies[0]!;
     expect(p.bulkhead).toEqual({ maxConcurrent: 32, maxQueue: 0, queueTimeoutMs: 0, overflow: "reject" });
-    expect(p.provenance["bulkhead.maxConcurrent"]).toEqual({ origin: "derived", formula: "Little's law with 2× headroom: ceil(rps 200 × p99 80ms × 2) = 32" });
+    expect(p.provenance["bulkhead.maxConcurrent"]).toEqual({
+      origin: "derived",
+      source: { file: "p.yaml", path: ["latency"] },
+      inputs: [
+        { key: "latency.rps", source: { file: "p.yaml", path: ["latency", "rps"] } },
+        { key: "latency.p99", source: { file: "p.yaml", path: ["latency", "p99"] } },
+      ],
+      formula: "Little's law with 2× headroom: ceil(rps 200 × p99 80ms × 2) = 32",
+    });
     const text = renderExplainText(explain(p));
     expect(text).toMatch(/bulkhead\.maxConcurrent\s+32\s+derived: Little's law with 2× headroom: ceil\(rps 200 × p99 80ms × 2\) = 32/);
   });
@@ -122,7 +130,12 @@ describe("a slow-call threshold derived from latency", () => {
   it("is p999 (else 2 × p99) at a 50% rate, for a breaker that declares none", () => {
     const p = check("latency: { p99: 80ms, p999: 200ms, rps: 200 }\nbreaker: {}\n").policies[0]!;
     expect(p.breaker?.slowCall).toEqual({ durationMs: 200, rate: 0.5 });
-    expect(p.provenance["breaker.slowCall.duration"]).toEqual({ origin: "derived", formula: "p999 = 200ms" });
+    expect(p.provenance["breaker.slowCall.duration"]).toEqual({
+      origin: "derived",
+      source: { file: "p.yaml", path: ["latency"] },
+      inputs: [{ key: "latency.p999", source: { file: "p.yaml", path: ["latency", "p999"] } }],
+      formula: "p999 = 200ms",
+    });
     const q = check("latency: { p99: 80ms, rps: 200 }\nbreaker: {}\n").policies[0]!;
     expect(q.breaker?.slowCall).toEqual({ durationMs: 160, rate: 0.5 });
     expect(renderExplainText(explain(q))).toMatch(/breaker\.slowCall\.duration\s+160ms\s+derived: 2 × p99 \(80ms\) = 160ms/);

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { checkPolicyText } from "../../src/program/check.js";
 import type { ResolvedPolicy } from "../../src/model/resolved.js";
-import type { ProjectContext } from "../../src/model/normalize.js";
+import type { ConfigSettings } from "../../src/model/normalize.js";
 import { policy } from "../helpers/diagnose.js";
 
-function resolve(text: string, project: ProjectContext = {}): ResolvedPolicy {
+function resolve(text: string, project: ConfigSettings = {}): ResolvedPolicy {
   const { policy: resolved, diagnostics } = checkPolicyText("policy.yaml", text, project);
   expect(diagnostics).toEqual([]);
   return resolved!;
@@ -22,7 +22,12 @@ describe("normalize", () => {
   it("derives the attempt timeout from p999, then p99, and says how", () => {
     const fromP999 = op(resolve(policy("latency: { p99: 80ms, p999: 200ms }\n")), "get");
     expect(fromP999.timeout.attemptMs).toBe(300);
-    expect(fromP999.provenance["timeout.attempt"]).toEqual({ origin: "derived", formula: "1.5 × p999 (200ms) = 300ms" });
+    expect(fromP999.provenance["timeout.attempt"]).toEqual({
+      origin: "derived",
+      source: { file: "policy.yaml", path: ["latency"] },
+      inputs: [{ key: "latency.p999", source: { file: "policy.yaml", path: ["latency", "p999"] } }],
+      formula: "1.5 × p999 (200ms) = 300ms",
+    });
     const fromP99 = op(resolve(policy("latency: { p99: 80ms }\n")), "get");
     expect(fromP99.timeout.attemptMs).toBe(240);
     expect(fromP99.provenance["timeout.attempt"]?.formula).toBe("3 × p99 (80ms) = 240ms");
@@ -68,7 +73,7 @@ describe("normalize", () => {
         ].join("\n"),
       ),
     );
-    const basis = Object.fromEntries(p.operations.map((o) => [o.name, [o.idempotency, o.retrySafe]]));
+    const basis = Object.fromEntries(p.operations.map((o) => [o.name, [o.idempotency, o.repeatable]]));
     expect(basis).toEqual({
       read: ["method", true],
       write: ["none", false],
@@ -98,7 +103,7 @@ describe("normalize", () => {
   });
 
   it("merges project defaults under the policy, and the policy wins", () => {
-    const project: ProjectContext = {
+    const project: ConfigSettings = {
       configFile: "resgen.config.yaml",
       config: {
         deadline: { header: "x-deadline", format: "ms" },

@@ -7,10 +7,10 @@ import { describe, expect, it } from "vitest";
 import { checkPolicyText } from "../../src/program/check.js";
 import { explain } from "../../src/explain/explain.js";
 import type { ResolvedPolicy } from "../../src/model/resolved.js";
-import type { ProjectContext } from "../../src/model/normalize.js";
+import type { ConfigSettings } from "../../src/model/normalize.js";
 import { policy } from "../helpers/diagnose.js";
 
-function resolve(text: string, project: ProjectContext = {}): ResolvedPolicy {
+function resolve(text: string, project: ConfigSettings = {}): ResolvedPolicy {
   const { policy: resolved, diagnostics } = checkPolicyText("policy.yaml", text, project);
   expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
   return resolved!;

@@ -124,7 +124,7 @@ const patchProductOperation = {
   name: "patchProduct",
   retrySafe: false,
   idempotencyKey: null,
-  timeout: { attemptMs: 225, totalMs: 835 },
+  timeout: { attemptMs: 225, totalMs: 235 },
   retry: {
     maxAttempts: 3,
     backoff: { baseMs: 50, capMs: 1000, multiplier: 2, jitter: "full" },
@@ -180,7 +180,7 @@ export interface CatalogV2Client {
    *
    * `PATCH /products/{productId}`
    *
-   * Stack: attempt timeout 225 ms, total 835 ms; attempted once (not retry-safe).
+   * Stack: attempt timeout 225 ms, total 235 ms; attempted once (not retry-safe).
    */
   patchProduct(input: PatchProductInput, options?: HttpCallOptions<PatchProductResponse>): Promise<PatchProductResponse>;
   /** Breaker state and window counts, bulkhead occupancy and retry-budget tokens, for a health endpoint. */
