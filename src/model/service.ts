@@ -6,7 +6,7 @@ import { diagnostic, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { formatMs, parseDuration } from "../language/durations.js";
 import type { Path, SourceDocument } from "../language/parse.js";
 import type { Origin, Provenance, SourceRef } from "./resolved.js";
-import { DEFAULTS, type ProjectContext } from "./normalize.js";
+import { DEFAULTS, type ConfigSettings } from "./normalize.js";
 import { Service, type ServiceInput } from "../language/service-schema.js";
 import { validate } from "../language/validate.js";
 
@@ -86,7 +86,7 @@ const ms = (raw: string): number => {
 };
 
 /** Resolves a validated service policy. Pure; never throws on valid input. */
-export function normalizeService(input: ServiceInput, file: string, project: ProjectContext = {}): ResolvedService {
+export function normalizeService(input: ServiceInput, file: string, project: ConfigSettings = {}): ResolvedService {
   const provenance: Record<string, Provenance> = {};
   const at = (path: Path): SourceRef => ({ file, path });
   const pick = <T>(key: string, path: Path, value: T | undefined, fallback: T, origin: Origin = "default"): T => {
@@ -158,7 +158,7 @@ export function normalizeService(input: ServiceInput, file: string, project: Pro
 }
 
 /** Validates and resolves one loaded service policy; the service is returned only when the file has no errors. */
-export function checkServiceSource(source: SourceDocument, project: ProjectContext = {}): { service: ResolvedService | undefined; diagnostics: Diagnostic[] } {
+export function checkServiceSource(source: SourceDocument, project: ConfigSettings = {}): { service: ResolvedService | undefined; diagnostics: Diagnostic[] } {
   const result = validate(Service, source);
   const diagnostics = [...result.diagnostics];
   // read from the raw data, so this is reported in the same run as any schema error
