@@ -1,3 +1,4 @@
+// The admission gate of inbound middleware: concurrency limit, priority queue and load shedding.
 import type { Clock, TimerHandle } from "./clock.js";
 
 /**

@@ -1,3 +1,4 @@
+// Backoff between retries: exponential delays with jitter.
 import type { Random } from "./random.js";
 
 /**

@@ -1,3 +1,4 @@
+// The circuit breaker: closed, open, half-open and isolated states over an outcome window, with optional slow start.
 import type { Clock } from "./clock.js";
 import type { BreakerStateName } from "./events.js";
 import { createWindow, type OutcomeWindow, type WindowCounts, type WindowSettings } from "./window.js";

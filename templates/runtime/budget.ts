@@ -1,3 +1,4 @@
+// The retry budget: a token bucket that keeps retries to a fraction of a dependency's calls.
 /**
  * Retry throttling as in gRPC proposal A6 ("Client-side retry support"): one token bucket shared
  * by every operation of a dependency, so retries stop amplifying load during an outage.

@@ -1,3 +1,4 @@
+// The bulkhead: a dependency's concurrency limit, with a bounded queue.
 import type { Clock, TimerHandle } from "./clock.js";
 import { abortedError, ResilienceError } from "./errors.js";
 import type { Emitter } from "./events.js";

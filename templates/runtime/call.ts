@@ -1,16 +1,18 @@
-import { admitAttempt, annotate, openAttempt, recordFailure, recordSuccess } from "./attempt.js";
-import type { CircuitBreaker, Permit } from "./breaker.js";
+// The call engine: one logical call from admission until it settles, with its attempts, retries, hedged copies and fallback.
+import { REJECTED, type CircuitBreaker, type Permit } from "./breaker.js";
 import type { RetryBudget } from "./budget.js";
 import type { Bulkhead } from "./bulkhead.js";
-import type { ErrorClassifier, ErrorCondition } from "./classify.js";
-import type { Clock, TimerHandle } from "./clock.js";
+import { isNetworkFailure, isProgrammingError, matchesErrorCondition, type ErrorClassifier, type ErrorCondition } from "./classify.js";
+import { armEntry, DUE, TimerEntry, type Clock, type TimerHandle } from "./clock.js";
 import { Deadline, encodeTimeout, type DeadlineFormat } from "./deadline.js";
-import { abortedError, isResilienceError, ResilienceError } from "./errors.js";
-import type { Emitter } from "./events.js";
-import { runHedged, type HedgeBudget, type HedgeSettings } from "./hedge.js";
+import { abortedError, describesRequest, isDependencyFailure, isRequestStatus, isResilienceError, ResilienceError } from "./errors.js";
+import type { AttemptOutcome, Emitter } from "./events.js";
+import { serveFallback, type FallbackSettings, type Outcome, type StaleCache } from "./fallback.js";
+import type { HedgeBudget } from "./hedge-budget.js";
+import type { OperationSettings } from "./operation.js";
 import type { Random } from "./random.js";
-import { retryDelay, type RetryCondition, type RetrySettings } from "./retry.js";
-import type { Attempt, AttemptOwner, AttemptSettlement, Transport } from "./timeout.js";
+import { DEFAULT_RETRY_ON, matchesRetryOn, retryDelay, type RetryCondition } from "./retry.js";
+import type { AttemptContext, Transport } from "./transport.js";
 
 /** The shared parts of a dependency that every call uses. */
 export interface DependencyParts {
@@ -24,253 +26,347 @@ export interface DependencyParts {
   readonly propagation: { readonly header: string; readonly format: DeadlineFormat } | null;
   /** The `classify` hook for errors a transport throws, if one was given. */
   readonly classify: ErrorClassifier | undefined;
-}
-
-/**
- * How a call that has a fallback ends: the data as a fresh outcome, and a failure as a degraded
- * one when the fallback can serve it.
- */
-export interface CallEnding {
-  /** What the call resolves with when an attempt returned `data`. */
-  succeeded(data: unknown): unknown;
-  /** A promise of what to resolve with instead of failing, or `undefined` to fail with `error`. */
-  failed(error: unknown): Promise<unknown> | undefined;
-}
-
-/** Per-call inputs fixed before the first attempt. */
-export interface CallPlan<T> {
-  /** Identifies the logical call in events. */
-  readonly id: number;
-  readonly operation: string;
-  readonly transport: Transport<T>;
-  /** The deadline: absolute clock time; `Infinity` for none. */
-  readonly at: number;
+  /** Milliseconds set aside from every deadline for the caller's own work (`deadline.marginMs`, at least 0). */
   readonly marginMs: number;
-  /** Attempt timeout in milliseconds; `Infinity` for none. */
-  readonly attemptMs: number;
-  /**
-   * The least time left (past the margin) worth starting an attempt with, in milliseconds; 0 for
-   * any. Below it the call fails at once with `deadline` (docs/runtime.md, "Deadlines").
-   */
-  readonly minAttemptMs: number;
-  /** Time to the response headers, in milliseconds (`timeout.headers`); `Infinity` for no limit of its own. */
-  readonly headersMs: number;
-  /** Retry; `null` for a single attempt. */
-  readonly retry: RetrySettings | null;
-  readonly retryOn: readonly RetryCondition[];
-  /** Thrown errors the retry settings name by code or name: transient. */
-  readonly retryErrors: readonly ErrorCondition[];
-  /** Whether the operation may be sent more than once (retried or hedged). */
-  readonly repeatable: boolean;
-  readonly idempotencyKey: string | undefined;
-  readonly idempotencyHeader: string | null;
-  readonly signal: AbortSignal | undefined;
-  /** The fallback's say in how the call ends; `null` without a fallback. */
-  readonly ending: CallEnding | null;
 }
 
-/** Hedging of one operation: its settings and the budget its calls share. */
-export interface Hedging {
-  readonly settings: HedgeSettings;
-  readonly budget: HedgeBudget;
-}
+/** A fallback that answers for something: `none` is said with `null`. */
+export type ActiveFallback = Exclude<FallbackSettings, { kind: "none" }>;
 
 /**
- * One logical call, from its first admitted attempt until it settles: the retry loop (or
- * hedging), the caller's abort signal, the bulkhead slot it holds and the fallback.
- *
- * Attempts in sequence report to the call directly ({@link AttemptSettlement}) and the call
- * settles its one promise, so a call whose first attempt succeeds costs one promise and one
- * microtask on top of the transport's: no async frame per layer.
+ * What a call's fallback needs beyond its settings. Only calls that have one of these carry the
+ * object; a `value` fallback outside an inbound request's scope needs none.
  */
-export class Call<T> implements AttemptOwner, AttemptSettlement<T> {
-  /** The dependency the call goes to. */
-  readonly dep: DependencyParts;
-  /** Inputs fixed before the first attempt. */
-  readonly plan: CallPlan<T>;
-  /** Attempts that reached the transport so far. */
-  attempts = 0;
-  /** Attempts in flight, so a caller abort can end them. */
-  readonly live: Attempt[] = [];
-  /** The most recent attempt failure. */
-  lastError: ResilienceError | undefined;
-  #deadline: Deadline | undefined;
+export interface FallbackInputs {
+  /** The operation's stale cache, for a `stale` fallback. */
+  readonly cache: StaleCache | null;
+  /** The request's key in the stale cache (`""` without a cache). */
+  readonly cacheKey: string;
+  /** The caller's own fallback, for a `provided` one. */
+  readonly provided: ((error: ResilienceError) => unknown) | undefined;
+  /** The inbound request's collector of degraded dependencies, when its middleware reports them. */
+  readonly degraded: Set<string> | undefined;
+}
+
+const NO_ERRORS: readonly ErrorCondition[] = [];
+
+// The resolving functions of the promise `capture` last ran for (Promise runs its executor at once).
+const captured: { resolve: (value: unknown) => void; reject: (error: unknown) => void } = { resolve: ignore, reject: ignore };
+function capture(resolve: (value: unknown) => void, reject: (error: unknown) => void): void {
+  captured.resolve = resolve;
+  captured.reject = reject;
+}
+
+// How an attempt reports its end to its call: set by `Call`'s static block, so the call's state
+// stays private to it while `Attempt`, in this module, can still report.
+let attemptEnded: (call: Call<unknown>, attempt: Attempt, ok: boolean, result: unknown) => void;
+
+/**
+ * One logical call, from admission until it settles: the retry loop (or hedging), the caller's
+ * abort signal, the bulkhead slot it holds and the fallback. Its state is its own; attempts
+ * report to it as their race settles, and it settles its one promise, so a call whose first
+ * attempt succeeds costs one promise and one microtask on top of the transport's.
+ */
+export class Call<T> {
+  readonly #dep: DependencyParts;
+  readonly #op: OperationSettings;
+  readonly #id: number;
+  readonly #transport: Transport<T>;
+  readonly #at: number;
+  readonly #repeatable: boolean;
+  readonly #idempotencyKey: string | undefined;
+  readonly #signal: AbortSignal | undefined;
+  readonly #fallback: ActiveFallback | null;
+  readonly #fallbackInputs: FallbackInputs | undefined;
+  readonly #hedgeBudget: HedgeBudget | null;
+  // attempts that reached the transport so far
+  #attempts = 0;
+  // the attempt in flight of a call in sequence; a hedged call keeps its copies in #live
+  #current: Attempt | undefined = undefined;
+  #live: Attempt[] | undefined = undefined;
+  #lastError: ResilienceError | undefined = undefined;
+  #deadline: Deadline | undefined = undefined;
   #resolve: (value: unknown) => void = ignore;
   #reject: (error: unknown) => void = ignore;
   #slot: Bulkhead | null = null;
   #done = false;
-  #previousMs: number;
+  #previousMs = 0;
   // The attempt after which the server last set the wait (0: never): the backoff counts its
   // retries from there, so that it starts again from its base.
   #pushedBackAt = 0;
-  #sleep: TimerHandle | undefined;
-  #onAbort: (() => void) | undefined;
+  // a backoff sleep, or the wait before the next hedged copy
+  #timer: TimerHandle | undefined = undefined;
+  #onAbort: (() => void) | undefined = undefined;
+  // hedged copies still running, and the transient failures of those that ended, by launch order
+  #running = 0;
+  #failures: ResilienceError[] | undefined = undefined;
 
-  constructor(dep: DependencyParts, plan: CallPlan<T>) {
-    this.dep = dep;
-    this.plan = plan;
-    this.#previousMs = plan.retry?.backoff.baseMs ?? 0;
+  static {
+    attemptEnded = (call, attempt, ok, result) => {
+      if (ok) call.#attemptSucceeded(attempt, result);
+      else call.#attemptFailed(attempt, result);
+    };
   }
 
+  /**
+   * @param id Identifies the logical call in events.
+   * @param at The deadline: absolute clock time; `Infinity` for none.
+   * @param repeatable Whether the operation may be sent more than once (retried or hedged).
+   * @param signal The caller's signal, joined with the ambient one.
+   * @param fallback The fallback; `null` without one.
+   * @param hedgeBudget The hedge budget of an operation that hedges; `null` to retry in sequence.
+   */
+  constructor(
+    dep: DependencyParts,
+    op: OperationSettings,
+    id: number,
+    transport: Transport<T>,
+    at: number,
+    repeatable: boolean,
+    idempotencyKey: string | undefined,
+    signal: AbortSignal | undefined,
+    fallback: ActiveFallback | null,
+    fallbackInputs: FallbackInputs | undefined,
+    hedgeBudget: HedgeBudget | null,
+  ) {
+    this.#dep = dep;
+    this.#op = op;
+    this.#id = id;
+    this.#transport = transport;
+    this.#at = at;
+    this.#repeatable = repeatable;
+    this.#idempotencyKey = idempotencyKey;
+    this.#signal = signal;
+    this.#fallback = fallback;
+    this.#fallbackInputs = fallbackInputs;
+    this.#hedgeBudget = hedgeBudget;
+  }
+
+  /** The clock of the call's dependency. */
   get clock(): Clock {
-    return this.dep.clock;
+    return this.#dep.clock;
   }
+  /** The dependency's name. */
   get dependency(): string {
-    return this.dep.name;
+    return this.#dep.name;
   }
+  /** The operation's name. */
   get operation(): string {
-    return this.plan.operation;
+    return this.#op.name;
   }
+  /** The idempotency key, the same on every attempt, if the operation has one. */
   get idempotencyKey(): string | undefined {
-    return this.plan.idempotencyKey;
+    return this.#idempotencyKey;
   }
   /** The call's deadline, made when a transport first asks for it. */
   get deadline(): Deadline {
-    return (this.#deadline ??= new Deadline(this.plan.at, this.dep.clock));
+    return (this.#deadline ??= new Deadline(this.#at, this.#dep.clock));
   }
+  /** Failures the operation retries. */
   get retryOn(): readonly RetryCondition[] {
-    return this.plan.retryOn;
+    return this.#op.retry?.on ?? DEFAULT_RETRY_ON;
   }
 
-  /**
-   * Milliseconds an attempt starting now could take before the deadline minus margin.
-   *
-   * @param now The clock's current time, when the caller has just read it.
-   */
-  timeLeft(now: number = this.dep.clock.now()): number {
-    return this.plan.at - this.plan.marginMs - now;
-  }
-
-  /** Whether `left` (see {@link timeLeft}) is too little to start an attempt with: none, or under the minimum. */
-  tooLittle(left: number): boolean {
-    return left <= 0 || left < this.plan.minAttemptMs;
-  }
-
+  /** Headers of an attempt that may take `timeoutMs`: the propagated remaining time and the idempotency key. */
   headersFor(timeoutMs: number): Record<string, string> {
     const headers: Record<string, string> = {};
-    const propagation = this.dep.propagation;
+    const propagation = this.#dep.propagation;
     if (propagation !== null && Number.isFinite(timeoutMs)) {
       headers[propagation.header] = encodeTimeout(timeoutMs, propagation.format);
     }
-    if (this.plan.idempotencyHeader !== null && this.plan.idempotencyKey !== undefined) {
-      headers[this.plan.idempotencyHeader] = this.plan.idempotencyKey;
-    }
+    const header = this.#op.idempotencyKey?.header ?? null;
+    if (header !== null && this.#idempotencyKey !== undefined) headers[header] = this.#idempotencyKey;
     return headers;
   }
 
-  /** Ends every attempt in flight with `error` (caller abort, or siblings of a hedge winner). */
-  cancelLive(error: ResilienceError, except?: Attempt): void {
-    for (const attempt of [...this.live]) if (attempt !== except) attempt.cancel(error);
+  /**
+   * Admits the call and runs it. The checks up to the first breaker permit run synchronously,
+   * so load shedding (open breaker, full bulkhead, expired deadline, caller abort) returns a
+   * promise without entering async frames; they all use `now`, read once by the caller.
+   * Resolves with the data (or the fallback's outcome); rejects with an annotated
+   * {@link ResilienceError}, or a programming error as it was thrown.
+   *
+   * @param now The clock's time, read once when the call entered the stack.
+   * @param bulkhead The dependency's bulkhead, whose slot the call holds until it settles.
+   */
+  start(now: number, bulkhead: Bulkhead | null): Promise<unknown> {
+    const signal = this.#signal;
+    if (signal?.aborted === true) return this.#refused(abortedError(signal.reason));
+    const left = this.#at - this.#dep.marginMs - now;
+    const minAttemptMs = this.#op.timeout.minAttemptMs ?? 0;
+    if (left <= 0 || left < minAttemptMs) return this.#refused(this.#deadlineError(left));
+    if (bulkhead !== null) {
+      // the queue wait ends while the minimum attempt budget is still left
+      const entry = bulkhead.enter(this.#op.name, left - minAttemptMs, signal);
+      if (entry instanceof Promise) return this.#afterQueue(entry, bulkhead);
+      if (entry !== undefined) return this.#refused(entry);
+    }
+    const permit = this.#admit(now);
+    if (typeof permit === "number") return this.#run(permit, now, bulkhead);
+    bulkhead?.leave();
+    return this.#refused(permit);
+  }
+
+  #run(first: Permit, now: number, slot: Bulkhead | null): Promise<unknown> {
+    // one executor for every call, so the promise costs no closure of its own
+    const promise = new Promise<unknown>(capture);
+    this.#resolve = captured.resolve;
+    this.#reject = captured.reject;
+    this.#slot = slot;
+    const signal = this.#signal;
+    if (signal !== undefined) {
+      this.#onAbort = () => this.#abort(abortedError(signal.reason));
+      signal.addEventListener("abort", this.#onAbort, { once: true });
+    }
+    const hedgeBudget = this.#hedgeBudget;
+    if (hedgeBudget === null) {
+      this.#previousMs = this.#op.retry?.backoff.baseMs ?? 0;
+      this.#open(first, false, now);
+    } else {
+      this.#live = [];
+      this.#failures = [];
+      hedgeBudget.onCall();
+      this.#launch(first, now);
+    }
+    return promise;
+  }
+
+  // The bulkhead's queue admitted the call: it now holds `slot`.
+  #afterQueue(wait: Promise<void>, slot: Bulkhead): Promise<unknown> {
+    return wait.then(
+      () => {
+        // the caller may have aborted between the queue handing over the slot and now
+        const signal = this.#signal;
+        if (signal?.aborted === true) {
+          slot.leave();
+          return this.#refused(abortedError(signal.reason));
+        }
+        const now = this.#dep.clock.now();
+        const permit = this.#admit(now);
+        if (typeof permit === "number") return this.#run(permit, now, slot);
+        slot.leave();
+        return this.#refused(permit);
+      },
+      (error: unknown) => this.#refused(error),
+    );
+  }
+
+  // Milliseconds an attempt starting at `now` could take before the deadline minus margin.
+  #timeLeft(now: number): number {
+    return this.#at - this.#dep.marginMs - now;
+  }
+
+  // Whether `left` is too little to start an attempt with: none, or under the minimum.
+  #tooLittle(left: number): boolean {
+    return left <= 0 || left < (this.#op.timeout.minAttemptMs ?? 0);
   }
 
   /**
-   * A `deadline` error for when no time (or less than the minimum attempt budget) is left to
-   * start an attempt.
-   *
-   * @param left The time left past the margin, when the caller knows it: a positive value names the minimum it is under.
+   * Checks the deadline and asks the breaker for a permit. Returns the permit, or the `deadline`
+   * or `circuit-open` error to reject with: returned rather than thrown because this is the
+   * load-shedding path, and throwing costs more than the rest of the rejection.
    */
-  deadlineError(left = 0): ResilienceError {
-    if (this.dep.events.active) {
-      this.dep.events.emit({
-        type: "deadline-exceeded",
-        dependency: this.dep.name,
-        operation: this.plan.operation,
-        stage: this.attempts === 0 ? "before-call" : "attempt",
-      });
+  #admit(now: number): Permit | ResilienceError {
+    // too little time left fails as `deadline` before the breaker is asked: no attempt, no verdict
+    const left = this.#timeLeft(now);
+    if (this.#tooLittle(left)) return this.#deadlineError(left);
+    const breaker = this.#dep.breaker;
+    if (breaker === null) return 0;
+    const permit = breaker.tryAcquire(now);
+    if (permit !== REJECTED) return permit;
+    const { events, name } = this.#dep;
+    const operation = this.#op.name;
+    const state = breaker.state.state;
+    // a closed breaker rejects only while ramping up after recovery (docs/runtime.md, "Circuit breaker")
+    const admitted = state === "closed" ? breaker.rampFraction(now) ?? undefined : undefined;
+    if (events.active) {
+      events.emit({ type: "breaker-rejected", dependency: name, operation, state, ...(admitted === undefined ? {} : { admitted }) });
     }
+    const detail =
+      state === "open" ? `trials in ${Math.ceil(breaker.retryInMs(now))} ms` : admitted !== undefined ? `ramping up after recovery, ${Math.floor(admitted * 100)} % admitted` : state;
     return new ResilienceError({
-      kind: "deadline",
-      message:
-        left > 0
-          ? `${this.dep.name}.${this.plan.operation}: ${Math.floor(left)} ms left before attempt ${this.attempts + 1}, under its minimum of ${this.plan.minAttemptMs} ms`
-          : `${this.dep.name}.${this.plan.operation}: deadline reached before attempt ${this.attempts + 1}`,
-      tier: "deadline",
-      dependency: this.dep.name,
-      operation: this.plan.operation,
-      cause: this.lastError,
+      kind: "circuit-open",
+      message: `${name}.${operation}: circuit open (${detail})`,
+      dependency: name,
+      operation,
+      // the failure that opened the breaker, stored once when it opened (docs/runtime.md); a
+      // breaker isolated by hand has none, and a retry then keeps its own last failure
+      cause: breaker.openedBy ?? this.#lastError,
       withoutStack: true,
     });
   }
 
   /**
-   * Runs the call from its first attempt, admitted under `first`. Resolves with the data (or the
-   * fallback's outcome); rejects with an annotated {@link ResilienceError}.
-   *
-   * @param now The clock's time when `first` was granted.
-   * @param slot The bulkhead whose slot the call holds, given back as the call settles.
-   * @param hedging Hedging, for a repeatable operation that hedges; `null` to retry in sequence.
+   * A `deadline` error for when no time (or less than the minimum attempt budget) is left to
+   * start an attempt. A positive `left` names the minimum it is under.
    */
-  run(first: Permit, now: number, slot: Bulkhead | null, hedging: Hedging | null): Promise<unknown> {
-    return new Promise<unknown>((resolve, reject) => {
-      this.#resolve = resolve;
-      this.#reject = reject;
-      this.#slot = slot;
-      const signal = this.plan.signal;
-      if (signal !== undefined) {
-        this.#onAbort = () => this.#abort(abortedError(signal.reason));
-        signal.addEventListener("abort", this.#onAbort, { once: true });
-      }
-      if (hedging === null) this.#attempt(first, now);
-      else {
-        runHedged(this, hedging.settings, hedging.budget, first).then(
-          (value) => this.#succeed(value),
-          (error: unknown) => this.#fail(error),
-        );
-      }
+  #deadlineError(left: number): ResilienceError {
+    const { events, name } = this.#dep;
+    const operation = this.#op.name;
+    if (events.active) {
+      events.emit({ type: "deadline-exceeded", dependency: name, operation, stage: this.#attempts === 0 ? "before-call" : "attempt" });
+    }
+    return new ResilienceError({
+      kind: "deadline",
+      message:
+        left > 0
+          ? `${name}.${operation}: ${Math.floor(left)} ms left before attempt ${this.#attempts + 1}, under its minimum of ${this.#op.timeout.minAttemptMs ?? 0} ms`
+          : `${name}.${operation}: deadline reached before attempt ${this.#attempts + 1}`,
+      tier: "deadline",
+      dependency: name,
+      operation,
+      cause: this.#lastError,
+      withoutStack: true,
     });
   }
 
-  /** Runs the call once `wait` (a bulkhead queue) admits it; the call then holds `slot`. */
-  runAfter(wait: Promise<void>, slot: Bulkhead, hedging: Hedging | null): Promise<unknown> {
-    return wait.then(
-      () => {
-        // the caller may have aborted between the queue handing over the slot and now
-        const signal = this.plan.signal;
-        if (signal?.aborted === true) {
-          slot.leave();
-          return this.refused(abortedError(signal.reason));
-        }
-        const now = this.dep.clock.now();
-        const permit = admitAttempt(this, now);
-        if (typeof permit === "number") return this.run(permit, now, slot, hedging);
-        slot.leave();
-        return this.refused(permit);
-      },
-      (error: unknown) => this.refused(error),
-    );
-  }
-
   /**
-   * Ends a call refused before its first attempt (load shedding: open breaker, full bulkhead,
-   * expired deadline, caller abort). Degraded by the fallback when it can serve; otherwise
-   * rejected one microtask from now (see {@link rejectSoon}).
+   * Opens and starts the next attempt under an admitted permit: its timeout is the attempt
+   * timeout or what is left before the deadline minus margin, whichever is shorter.
    */
-  refused(error: unknown): Promise<unknown> {
-    this.#done = true;
-    annotate(error, this);
-    return this.plan.ending?.failed(error) ?? rejectSoon(error);
+  #open(permit: Permit, hedge: boolean, now: number): void {
+    const timeout = this.#op.timeout;
+    const left = this.#timeLeft(now);
+    const attemptMs = timeout.attemptMs ?? Number.POSITIVE_INFINITY;
+    const byDeadline = left < attemptMs;
+    const timeoutMs = byDeadline ? left : attemptMs;
+    const headersMs = timeout.headersMs ?? Number.POSITIVE_INFINITY;
+    const attempt = new Attempt(this as Call<unknown>, ++this.#attempts, hedge, timeoutMs, byDeadline, permit, now, headersMs < timeoutMs ? headersMs : Number.POSITIVE_INFINITY);
+    if (this.#live === undefined) this.#current = attempt;
+    else this.#live.push(attempt);
+    const events = this.#dep.events;
+    if (events.active) {
+      events.emit({
+        type: "attempt-start",
+        dependency: this.#dep.name,
+        operation: this.#op.name,
+        call: this.#id,
+        attempt: attempt.attempt,
+        hedge,
+        timeoutMs,
+      });
+    }
+    attempt.start(this.#transport);
   }
 
-  /** @internal An attempt in sequence returned `value`. */
-  succeeded(attempt: Attempt, value: T): void {
-    recordSuccess(this, attempt);
-    this.#succeed(value);
+  #attemptSucceeded(attempt: Attempt, value: unknown): void {
+    this.#recordSuccess(attempt);
+    if (this.#live !== undefined) this.#running--;
+    this.#succeed(value as T);
   }
 
-  /** @internal An attempt in sequence failed: retry it after a backoff, or end the call. */
-  failed(attempt: Attempt, raw: unknown): void {
-    const error = recordFailure(this, attempt, raw);
+  #attemptFailed(attempt: Attempt, raw: unknown): void {
+    const hedged = this.#live !== undefined;
+    const error = this.#recordFailure(attempt, raw, hedged);
+    if (hedged) this.#running--;
     if (this.#done) return;
-    // a programming error is thrown as it is: no retry, no fallback
+    // a programming error is thrown as it is: no retry, no hedge, no fallback
     if (!isResilienceError(error)) return this.#fail(error);
+    if (hedged) return this.#copyFailed(attempt, error);
     const delayMs = this.#retryDelay(error, attempt.attempt);
     if (typeof delayMs !== "number") return this.#fail(delayMs);
-    if (delayMs > 0) this.#sleep = this.dep.clock.setTimer(() => this.#wake(), delayMs);
+    if (delayMs > 0) this.#timer = this.#dep.clock.setTimer(() => this.#wake(), delayMs);
     else queueMicrotask(() => this.#wake());
-  }
-
-  #attempt(permit: Permit, now?: number): void {
-    openAttempt(this, permit, false, now).start(this.plan.transport, this);
   }
 
   /**
@@ -280,10 +376,10 @@ export class Call<T> implements AttemptOwner, AttemptSettlement<T> {
    * with (an exhausted budget ends it with `budget-exhausted`, the failure as its cause).
    */
   #retryDelay(error: ResilienceError, n: number): number | ResilienceError {
-    const retry = this.plan.retry;
-    if (retry === null || !this.plan.repeatable || !error.transient || n >= Math.max(1, Math.floor(retry.maxAttempts))) return error;
-    const { random, events, budget, name } = this.dep;
-    const operation = this.plan.operation;
+    const retry = this.#op.retry;
+    if (retry === null || !this.#repeatable || !error.transient || n >= Math.max(1, Math.floor(retry.maxAttempts))) return error;
+    const { random, events, budget, name, clock } = this.#dep;
+    const operation = this.#op.name;
     if (budget !== null && !budget.allowsRetry()) {
       if (events.active) events.emit({ type: "budget-exhausted", dependency: name, operation, tokens: budget.tokens });
       return new ResilienceError({
@@ -307,7 +403,7 @@ export class Call<T> implements AttemptOwner, AttemptSettlement<T> {
       this.#previousMs = delayMs;
     }
     // the retry must still start with at least the minimum attempt budget left
-    if (this.tooLittle(this.timeLeft() - delayMs)) {
+    if (this.#tooLittle(this.#timeLeft(clock.now()) - delayMs)) {
       if (events.active) events.emit({ type: "deadline-exceeded", dependency: name, operation, stage: "retry" });
       return error;
     }
@@ -316,7 +412,7 @@ export class Call<T> implements AttemptOwner, AttemptSettlement<T> {
         type: "retry-scheduled",
         dependency: name,
         operation,
-        call: this.plan.id,
+        call: this.#id,
         attempt: n,
         delayMs,
         retryAfter: fromRetryAfter,
@@ -329,43 +425,505 @@ export class Call<T> implements AttemptOwner, AttemptSettlement<T> {
   // The backoff is over: the next attempt needs a permit like the first (a breaker rejection is
   // final: it is never retried and nothing sleeps).
   #wake(): void {
-    this.#sleep = undefined;
+    this.#timer = undefined;
     if (this.#done) return;
-    const now = this.dep.clock.now();
-    const permit = admitAttempt(this, now);
-    if (typeof permit === "number") this.#attempt(permit, now);
+    const now = this.#dep.clock.now();
+    const permit = this.#admit(now);
+    if (typeof permit === "number") this.#open(permit, false, now);
     else this.#fail(permit);
+  }
+
+  // Hedging (docs/runtime.md, "Hedging"): the first copy, then another each `delayMs` (or at
+  // once after a transient failure, as gRPC hedging does) while copies remain, the deadline
+  // allows, the retry budget consents, the hedge budget has a token and the breaker admits it
+  // (asked first, so a hedge it refuses spends no token). The first success wins and the other
+  // copies are aborted (their breaker permits released without a verdict). A failure that is
+  // not transient ends the call at once; when every copy fails, the first-launched copy's error
+  // is thrown with the others in `others`.
+
+  #launch(permit: Permit, now?: number): void {
+    const hedge = this.#attempts > 0;
+    const { clock, events } = this.#dep;
+    this.#running++;
+    if (hedge && events.active) {
+      events.emit({ type: "hedge-launched", dependency: this.#dep.name, operation: this.#op.name, call: this.#id, attempt: this.#attempts + 1 });
+    }
+    // the wait for the next copy is set before this one starts: a copy that settles at once
+    // may launch the next itself, or end the call, which clears the wait
+    this.#stopTimer();
+    const settings = this.#op.hedge!;
+    if (this.#attempts + 1 < Math.max(1, Math.floor(settings.maxAttempts))) {
+      this.#timer = clock.setTimer(() => {
+        this.#timer = undefined;
+        this.#tryHedge();
+      }, settings.delayMs);
+    }
+    this.#open(permit, hedge, now ?? clock.now());
+  }
+
+  #tryHedge(): boolean {
+    const settings = this.#op.hedge!;
+    if (this.#done || this.#attempts >= Math.max(1, Math.floor(settings.maxAttempts))) return false;
+    const { clock, events, budget, breaker, name } = this.#dep;
+    if (this.#tooLittle(this.#timeLeft(clock.now()))) return false;
+    if (budget !== null && !budget.allowsRetry()) {
+      if (events.active) events.emit({ type: "budget-exhausted", dependency: name, operation: this.#op.name, tokens: budget.tokens });
+      return false;
+    }
+    // the breaker is asked before the hedge token is spent, so a refused hedge costs nothing
+    const hedgeBudget = this.#hedgeBudget!;
+    if (hedgeBudget.tokens < 1) return false;
+    const permit = breaker === null ? 0 : breaker.tryAcquire();
+    if (permit === REJECTED) return false;
+    hedgeBudget.tryTake();
+    this.#launch(permit);
+    return true;
+  }
+
+  #copyFailed(attempt: Attempt, error: ResilienceError): void {
+    if (!error.transient) return this.#fail(error);
+    const failures = this.#failures!;
+    failures[attempt.attempt - 1] = error;
+    if (this.#tryHedge() || this.#running > 0) return;
+    const first = failures[0] ?? error;
+    first.others = failures.filter((f) => f !== first);
+    this.#fail(first);
+  }
+
+  #stopTimer(): void {
+    if (this.#timer !== undefined) this.#dep.clock.clearTimer(this.#timer);
+    this.#timer = undefined;
+  }
+
+  // Ends every attempt in flight with `error` (caller abort, or the siblings of a settled hedge).
+  #cancelLive(error: ResilienceError): void {
+    const current = this.#current;
+    if (current !== undefined) current.cancel(error);
+    const live = this.#live;
+    if (live !== undefined) for (const attempt of [...live]) attempt.cancel(error);
+  }
+
+  #removeLive(attempt: Attempt): void {
+    const live = this.#live;
+    if (live === undefined) {
+      if (this.#current === attempt) this.#current = undefined;
+      return;
+    }
+    const i = live.indexOf(attempt);
+    if (i >= 0) live.splice(i, 1);
+  }
+
+  /**
+   * Records a successful attempt with the breaker (exactly once), the retry budget and the
+   * observers. The clock is read only when something needs the attempt's duration: a slow-call
+   * check or an observer.
+   */
+  #recordSuccess(attempt: Attempt): void {
+    const { clock, events, breaker, budget } = this.#dep;
+    const timed = events.active || (breaker !== null && breaker.settings.slowCall !== null);
+    const ended = timed ? clock.now() : attempt.started;
+    const durationMs = ended > attempt.started ? ended - attempt.started : 0;
+    if (breaker !== null) breaker.onSuccess(attempt.permit, durationMs, ended);
+    if (budget !== null) budget.onSuccess();
+    if (events.active) this.#emitEnd(attempt, "success", durationMs, undefined);
+    this.#removeLive(attempt);
+  }
+
+  /**
+   * Classifies a failed attempt and records it with the breaker (exactly once), the retry budget
+   * and the observers. Returns the classified error, or a programming error as it was thrown.
+   *
+   * Verdicts (docs/runtime.md, "What counts against the breaker and the budget"):
+   * - caller cancellation, errors that describe the request, programming errors, and an attempt
+   *   cut short by the call's deadline (before its own attempt timeout) give the breaker permit
+   *   back without a verdict and cost no budget token;
+   * - every other failure counts against the breaker, and costs a token only when the retry
+   *   policy would retry it (transient, on a repeatable operation that retries or hedges).
+   */
+  #recordFailure(attempt: Attempt, raw: unknown, hedged: boolean): unknown {
+    const { clock, events, breaker, budget } = this.#dep;
+    const error = this.#classify(attempt, raw);
+    const ended = clock.now();
+    const durationMs = Math.max(0, ended - attempt.started);
+    if (!isResilienceError(error)) {
+      // a bug in the transport or the caller's code: not the dependency's health
+      breaker?.release(attempt.permit);
+      if (events.active) this.#emitEnd(attempt, "failure", durationMs, undefined);
+      this.#removeLive(attempt);
+      return error;
+    }
+    let outcome: AttemptOutcome;
+    if (error.kind === "aborted") {
+      breaker?.release(attempt.permit);
+      outcome = "cancelled";
+    } else if (error.kind === "deadline") {
+      // the caller's deadline ended it, not the dependency: slowness upstream must not open breakers downstream
+      breaker?.release(attempt.permit);
+      outcome = "timeout";
+    } else if (describesRequest(error)) {
+      breaker?.release(attempt.permit);
+      outcome = "failure";
+    } else {
+      breaker?.onFailure(attempt.permit, durationMs, ended, error);
+      if (budget !== null && error.transient && this.#wouldRepeat(hedged)) budget.onFailure();
+      outcome = error.kind === "timeout" ? "timeout" : "failure";
+    }
+    this.#lastError = error;
+    if (events.active) this.#emitEnd(attempt, outcome, durationMs, error);
+    this.#removeLive(attempt);
+    return error;
+  }
+
+  // Whether the call repeats a transient failure at all: gRPC A6 charges only those.
+  #wouldRepeat(hedged: boolean): boolean {
+    if (!this.#repeatable) return false;
+    const retry = this.#op.retry;
+    return hedged || (retry !== null && retry.maxAttempts >= 2);
+  }
+
+  #emitEnd(attempt: Attempt, outcome: AttemptOutcome, durationMs: number, error: ResilienceError | undefined): void {
+    this.#dep.events.emit({
+      type: "attempt-end",
+      dependency: this.#dep.name,
+      operation: this.#op.name,
+      call: this.#id,
+      attempt: attempt.attempt,
+      hedge: attempt.hedge,
+      outcome,
+      durationMs,
+      error,
+      tier: error?.tier,
+    });
+  }
+
+  /**
+   * Turns whatever the transport threw into a {@link ResilienceError}: the runtime's own timeout
+   * or cancellation first, then errors that already are resilience errors (transient re-derived
+   * from this operation's retry conditions, or a `network` error whose cause the retry settings
+   * name), then a caller abort. Anything else is transient only when recognised
+   * (docs/runtime.md, "What counts as transient"): the `classify` hook's verdict first, then an
+   * error the retry settings name by code or name, then a Node or undici network failure; a
+   * programming error is returned as it is; any other error is a `network` failure, not retried.
+   */
+  #classify(attempt: Attempt, raw: unknown): unknown {
+    const { name } = this.#dep;
+    const operation = this.#op.name;
+    const retryOn = this.retryOn;
+    const retryErrors = this.#op.retry?.errors ?? NO_ERRORS;
+    let error: ResilienceError;
+    if (attempt.cancelledWith !== undefined) {
+      return attempt.cancelledWith;
+    } else if (isResilienceError(raw)) {
+      error = raw;
+      if (error.kind === "http" || error.kind === "network" || error.kind === "timeout") {
+        // a status that describes the request is never retried, whatever retry.on says (errors.ts, describesRequest)
+        error.transient =
+          !(error.kind === "http" && isRequestStatus(error.status)) &&
+          (matchesRetryOn(error, retryOn) || (error.kind === "network" && matchesErrorCondition(error.cause, retryErrors)));
+      }
+    } else if (this.#signal?.aborted === true) {
+      error = abortedError(this.#signal.reason);
+    } else {
+      const verdict = this.#dep.classify?.(raw, { dependency: name, operation });
+      let transient: boolean;
+      if (verdict === "bug") return raw;
+      else if (verdict !== undefined) transient = verdict === "transient";
+      else if (matchesErrorCondition(raw, retryErrors)) transient = true;
+      else if (isNetworkFailure(raw)) transient = retryOn.includes("network");
+      else if (isProgrammingError(raw)) return raw;
+      else transient = false;
+      const text = raw instanceof Error ? raw.message : String(raw);
+      error = new ResilienceError({ kind: "network", message: `${name}.${operation}: ${text}`, cause: raw, transient });
+    }
+    if (error.dependency === "") error.dependency = name;
+    if (error.operation === "") error.operation = operation;
+    return error;
   }
 
   #abort(error: ResilienceError): void {
     if (this.#done) return;
     // attempts in flight fail with it (and, not being transient, end the call); a backoff ends here
-    this.cancelLive(error);
+    this.#cancelLive(error);
     this.#fail(error);
+  }
+
+  /**
+   * Ends a call refused before its first attempt (load shedding: open breaker, full bulkhead,
+   * expired deadline, caller abort). Degraded by the fallback when it can serve; otherwise
+   * rejected one microtask from now (see {@link rejectSoon}).
+   */
+  #refused(error: unknown): Promise<unknown> {
+    this.#done = true;
+    this.#annotate(error);
+    return this.#degrade(error) ?? rejectSoon(error);
   }
 
   #succeed(value: T): void {
     if (this.#done) return;
     this.#settle();
-    const ending = this.plan.ending;
-    this.#resolve(ending === null ? value : ending.succeeded(value));
+    this.#resolve(this.#fallback === null ? value : this.#fresh(value));
   }
 
   #fail(error: unknown): void {
     if (this.#done) return;
     this.#settle();
-    annotate(error, this);
-    const degraded = this.plan.ending?.failed(error);
+    this.#annotate(error);
+    const degraded = this.#degrade(error);
     if (degraded === undefined) this.#reject(error);
     else degraded.then(this.#resolve, this.#reject);
   }
 
   #settle(): void {
     this.#done = true;
-    if (this.#sleep !== undefined) this.dep.clock.clearTimer(this.#sleep);
-    if (this.#onAbort !== undefined) this.plan.signal?.removeEventListener("abort", this.#onAbort);
+    this.#stopTimer();
+    // the copies a hedged call no longer waits for
+    if (this.#live !== undefined && this.#live.length > 0) this.#cancelLive(this.#lost());
+    if (this.#onAbort !== undefined) this.#signal?.removeEventListener("abort", this.#onAbort);
     this.#slot?.leave();
   }
+
+  #lost(): ResilienceError {
+    return new ResilienceError({
+      kind: "aborted",
+      message: `${this.#dep.name}.${this.#op.name}: another hedged copy settled first`,
+      dependency: this.#dep.name,
+      operation: this.#op.name,
+      withoutStack: true,
+    });
+  }
+
+  // Fills in what a failure of the call does not say yet: dependency, operation and attempts made.
+  #annotate(error: unknown): void {
+    if (isResilienceError(error)) {
+      if (error.dependency === "") error.dependency = this.#dep.name;
+      if (error.operation === "") error.operation = this.#op.name;
+      error.attempts = this.#attempts;
+    }
+  }
+
+  // The data as a fresh outcome, kept in the stale cache for a `stale` fallback.
+  #fresh(data: unknown): Outcome<unknown> {
+    const inputs = this.#fallbackInputs;
+    if (inputs !== undefined && inputs.cache !== null) inputs.cache.set(inputs.cacheKey, data, this.#dep.clock.now());
+    return { data, degraded: false };
+  }
+
+  /**
+   * A promise of the degraded outcome the fallback serves instead of failing with `error`, or
+   * `undefined` to fail: the fallback answers only for failures of the dependency.
+   */
+  #degrade(error: unknown): Promise<Outcome<unknown>> | undefined {
+    const fallback = this.#fallback;
+    if (fallback === null || !isDependencyFailure(error)) return undefined;
+    const { clock, events, name } = this.#dep;
+    const inputs = this.#fallbackInputs;
+    const cache = inputs?.cache ?? null;
+    const cached = cache === null ? undefined : cache.get(inputs!.cacheKey, clock.now());
+    return serveFallback(fallback, error, cached, inputs?.provided).then((served) => {
+      if (served === undefined) throw error;
+      // the response built from this answer is degraded: the request's middleware can say so (docs/services.md)
+      inputs?.degraded?.add(name);
+      if (events.active) {
+        events.emit({
+          type: "fallback-served",
+          dependency: name,
+          operation: this.#op.name,
+          // a stale fallback's miss reports what served it instead
+          fallback: fallback.kind === "stale" && served.ageMs === undefined && fallback.otherwise ? fallback.otherwise.kind : fallback.kind,
+          reason: error.kind,
+          ageMs: served.ageMs,
+        });
+      }
+      return served;
+    });
+  }
+}
+
+/**
+ * One attempt: the context handed to the transport, and the race between the transport and the
+ * attempt timeout (or a cancellation). The race settles first and the signal is aborted after,
+ * so a transport that never settles cannot hold the caller. It reports how the race ended to
+ * its call, exactly once. It is the timer entry of its own timeout, so timing it allocates
+ * nothing on the default clock.
+ */
+class Attempt extends TimerEntry implements AttemptContext {
+  readonly #call: Call<unknown>;
+  /** 1-based attempt number. */
+  readonly attempt: number;
+  /** Whether this is a hedged copy. */
+  readonly hedge: boolean;
+  /** Milliseconds this attempt may take. */
+  readonly timeoutMs: number;
+  /** Milliseconds the response headers may take; `Infinity` for no limit of their own. */
+  readonly headersTimeoutMs: number;
+  /** The circuit-breaker permit it was admitted with (see `Permit`). */
+  readonly permit: number;
+  /** Clock time it started. */
+  readonly started: number;
+  // whether the time left before the deadline, not the attempt timeout, bounds it
+  readonly #byDeadline: boolean;
+  #controller: AbortController | undefined = undefined;
+  #cancelled: ResilienceError | undefined = undefined;
+  #timer: TimerHandle | undefined = undefined;
+  #headersTimer: TimerHandle | undefined = undefined;
+  #settled = false;
+
+  constructor(call: Call<unknown>, attempt: number, hedge: boolean, timeoutMs: number, byDeadline: boolean, permit: number, started: number, headersTimeoutMs: number) {
+    super();
+    this.#call = call;
+    this.attempt = attempt;
+    this.hedge = hedge;
+    this.timeoutMs = timeoutMs;
+    this.#byDeadline = byDeadline;
+    this.permit = permit;
+    this.started = started;
+    this.headersTimeoutMs = headersTimeoutMs;
+  }
+
+  // Made on first read, so transports that ignore it cost nothing extra.
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#cancelled !== undefined) this.#controller.abort(this.#cancelled);
+    }
+    return this.#controller.signal;
+  }
+
+  get idempotencyKey(): string | undefined {
+    return this.#call.idempotencyKey;
+  }
+
+  get deadline(): Deadline {
+    return this.#call.deadline;
+  }
+
+  get dependency(): string {
+    return this.#call.dependency;
+  }
+
+  get operation(): string {
+    return this.#call.operation;
+  }
+
+  get retryOn(): readonly RetryCondition[] {
+    return this.#call.retryOn;
+  }
+
+  headers(): Record<string, string> {
+    return this.#call.headersFor(this.timeoutMs);
+  }
+
+  awaitHeaders<R>(pending: Promise<R>): Promise<R> {
+    if (this.#settled || !Number.isFinite(this.headersTimeoutMs) || this.#headersTimer !== undefined) return pending;
+    const clock = this.#call.clock;
+    const timer = clock.setTimer(() => this.cancel(this.#headersError()), this.headersTimeoutMs, this.started);
+    this.#headersTimer = timer;
+    const clear = (): void => clock.clearTimer(timer);
+    pending.then(clear, clear);
+    return pending;
+  }
+
+  /** The error the runtime ended this attempt with (timeout, cancellation), if it did. */
+  get cancelledWith(): ResilienceError | undefined {
+    return this.#cancelled;
+  }
+
+  /** Ends the attempt with `error`: settles the race, then aborts the transport's signal. */
+  cancel(error: ResilienceError): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#cancelled = error;
+    this.#clearTimers();
+    attemptEnded(this.#call, this, false, error);
+    this.#controller?.abort(error);
+  }
+
+  /**
+   * Calls the transport and races it against the timeout. A synchronous answer (or throw) is
+   * reported before `start` returns.
+   */
+  start(transport: Transport<unknown>): void {
+    let pending: unknown;
+    try {
+      pending = transport(this);
+    } catch (error) {
+      if (this.#finish()) attemptEnded(this.#call, this, false, error);
+      return;
+    }
+    // A synchronous answer cannot outlive its timeout, so it needs neither timer nor race.
+    if (!isThenable(pending)) {
+      if (this.#finish()) attemptEnded(this.#call, this, true, pending);
+      return;
+    }
+    const settled = pending instanceof Promise ? pending : Promise.resolve(pending);
+    if (this.#settled) {
+      // cancelled while the transport was starting: its late failure is nobody's to report
+      settled.catch(ignore);
+      return;
+    }
+    if (Number.isFinite(this.timeoutMs)) {
+      this.#timer = armEntry(this.#call.clock, this, this.timeoutMs, this.started);
+    }
+    settled.then(
+      (value: unknown) => {
+        if (this.#finish()) attemptEnded(this.#call, this, true, value);
+      },
+      (error: unknown) => {
+        if (this.#finish()) attemptEnded(this.#call, this, false, error);
+      },
+    );
+  }
+
+  // the attempt timeout (or the time left before the deadline) is over
+  [DUE](): void {
+    this.cancel(this.#timeoutError());
+  }
+
+  #finish(): boolean {
+    if (this.#settled) return false;
+    this.#settled = true;
+    this.#clearTimers();
+    return true;
+  }
+
+  #clearTimers(): void {
+    if (this.#timer !== undefined) this.#call.clock.clearTimer(this.#timer);
+    if (this.#headersTimer !== undefined) this.#call.clock.clearTimer(this.#headersTimer);
+  }
+
+  #headersError(): ResilienceError {
+    const call = this.#call;
+    return new ResilienceError({
+      kind: "timeout",
+      tier: "headers",
+      message: `${call.dependency}.${call.operation}: attempt ${this.attempt} got no response headers within ${Math.round(this.headersTimeoutMs)} ms`,
+      transient: call.retryOn.includes("timeout"),
+      dependency: call.dependency,
+      operation: call.operation,
+      withoutStack: true,
+    });
+  }
+
+  #timeoutError(): ResilienceError {
+    const call = this.#call;
+    const ms = Math.round(this.timeoutMs);
+    const byDeadline = this.#byDeadline;
+    return new ResilienceError({
+      kind: byDeadline ? "deadline" : "timeout",
+      tier: byDeadline ? "deadline" : "attempt",
+      message: byDeadline
+        ? `${call.dependency}.${call.operation}: deadline reached during attempt ${this.attempt} (${ms} ms left)`
+        : `${call.dependency}.${call.operation}: attempt ${this.attempt} timed out after ${ms} ms`,
+      transient: !byDeadline && call.retryOn.includes("timeout"),
+      dependency: call.dependency,
+      operation: call.operation,
+      withoutStack: true,
+    });
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === "function";
 }
 
 /**
@@ -374,7 +932,7 @@ export class Call<T> implements AttemptOwner, AttemptSettlement<T> {
  * until the caller's handler arrives, which costs more than the rest of the rejection; by the
  * next microtask the caller has attached its handler. Unhandled, it is still reported as such.
  */
-export function rejectSoon(error: unknown): Promise<never> {
+function rejectSoon(error: unknown): Promise<never> {
   return new Promise<never>((_resolve, reject) => queueMicrotask(() => reject(error)));
 }
 

@@ -1,3 +1,4 @@
+// What a thrown error means: network failures, programming errors, and the conditions retry settings name.
 /**
  * Recognising what a transport threw, when it is not a `ResilienceError`. A thrown error is
  * transient only when recognised (docs/runtime.md, "What counts as transient"): a Node or undici

@@ -1,3 +1,4 @@
+// Time and timers: the Clock interface, the default clock with shared timers, and sleep.
 import { abortedError } from "./errors.js";
 
 /** Opaque handle returned by {@link Clock.setTimer}; only meaningful to the same clock. */
@@ -27,27 +28,11 @@ export interface Clock {
 // setTimeout fires at once for delays above 2^31 - 1 ms, so longer waits are clamped.
 const MAX_TIMER_MS = 2_147_483_647;
 
-/** A timer sharing its Node timer with the others of the same delay (see {@link systemClock}). */
-class SharedTimer {
-  readonly due: number;
-  readonly callback: () => void;
-  list: TimerList | undefined;
-  prev: SharedTimer | undefined;
-  next: SharedTimer | undefined = undefined;
-
-  constructor(due: number, callback: () => void, list: TimerList) {
-    this.due = due;
-    this.callback = callback;
-    this.list = list;
-    this.prev = list.tail;
-  }
-}
-
 /** Pending timers of one delay, oldest first, hence in order of due time. */
 interface TimerList {
   readonly delayMs: number;
-  head: SharedTimer | undefined;
-  tail: SharedTimer | undefined;
+  head: TimerEntry | undefined;
+  tail: TimerEntry | undefined;
   /** The Node timer armed for the head (or for a timer since cleared). */
   node: ReturnType<typeof setTimeout> | undefined;
   /** Set while due timers run, so a timer set meanwhile does not arm a second Node timer. */
@@ -56,56 +41,102 @@ interface TimerList {
 
 const lists = new Map<number, TimerList>();
 
-function setShared(callback: () => void, delayMs: number, now: number): SharedTimer {
-  let list = lists.get(delayMs);
-  if (list === undefined) {
-    list = { delayMs, head: undefined, tail: undefined, node: undefined, firing: false };
-    lists.set(delayMs, list);
+/** The method a {@link TimerEntry} runs when it falls due. */
+export const DUE: unique symbol = Symbol("resgen.timer.due");
+
+// Set by TimerEntry's static block: the entry's links stay private to it.
+let link: (entry: TimerEntry, delayMs: number, now: number) => void;
+let unlink: (entry: TimerEntry) => void;
+let fireDue: (list: TimerList) => void;
+
+/**
+ * A timer of the default clock, sharing its Node timer with the others of the same delay (see
+ * {@link systemClock}). An object timed on every call (an attempt) extends it and is its own
+ * timer, so arming its timeout allocates nothing (see {@link armEntry}).
+ */
+export abstract class TimerEntry {
+  #due = 0;
+  #list: TimerList | undefined = undefined;
+  #prev: TimerEntry | undefined = undefined;
+  #next: TimerEntry | undefined = undefined;
+
+  /** Runs when the entry falls due. */
+  abstract [DUE](): void;
+
+  static {
+    link = (entry, delayMs, now) => {
+      let list = lists.get(delayMs);
+      if (list === undefined) {
+        list = { delayMs, head: undefined, tail: undefined, node: undefined, firing: false };
+        lists.set(delayMs, list);
+      }
+      entry.#due = now + delayMs;
+      entry.#list = list;
+      entry.#prev = list.tail;
+      entry.#next = undefined;
+      if (list.tail === undefined) list.head = entry;
+      else list.tail.#next = entry;
+      list.tail = entry;
+      if (list.node === undefined) {
+        if (!list.firing) list.node = setTimeout(fireDue, delayMs, list);
+      } else if (list.head === entry) {
+        list.node.ref();
+      }
+    };
+    unlink = (entry) => {
+      const list = entry.#list;
+      if (list === undefined) return;
+      entry.#list = undefined;
+      const prev = entry.#prev;
+      const next = entry.#next;
+      if (prev === undefined) list.head = next;
+      else prev.#next = next;
+      if (next === undefined) list.tail = prev;
+      else next.#prev = prev;
+      // Idle: the Node timer stays armed (re-arming it on the next call would cost more than this)
+      // but no longer keeps the process alive; when it fires with nothing due, the list goes away.
+      if (list.head === undefined) list.node?.unref();
+    };
+    fireDue = (list) => {
+      list.node = undefined;
+      list.firing = true;
+      const now = performance.now();
+      for (let entry = list.head; entry !== undefined && entry.#due <= now; entry = list.head) {
+        unlink(entry);
+        try {
+          entry[DUE]();
+        } catch (error) {
+          // As with a plain setTimeout the failure surfaces, and the other due timers still run.
+          queueMicrotask(() => {
+            throw error;
+          });
+        }
+      }
+      list.firing = false;
+      const head = list.head;
+      if (head !== undefined) list.node = setTimeout(fireDue, Math.max(1, head.#due - now), list);
+      else if (lists.get(list.delayMs) === list) lists.delete(list.delayMs);
+    };
   }
-  const timer = new SharedTimer(now + delayMs, callback, list);
-  if (list.tail === undefined) list.head = timer;
-  else list.tail.next = timer;
-  list.tail = timer;
-  if (list.node === undefined) {
-    if (!list.firing) list.node = setTimeout(fireDue, delayMs, list);
-  } else if (list.head === timer) {
-    list.node.ref();
-  }
-  return timer;
 }
 
-function clearShared(timer: SharedTimer): void {
-  const list = timer.list;
-  if (list === undefined) return;
-  timer.list = undefined;
-  if (timer.prev === undefined) list.head = timer.next;
-  else timer.prev.next = timer.next;
-  if (timer.next === undefined) list.tail = timer.prev;
-  else timer.next.prev = timer.prev;
-  // Idle: the Node timer stays armed (re-arming it on the next call would cost more than this)
-  // but no longer keeps the process alive; when it fires with nothing due, the list goes away.
-  if (list.head === undefined) list.node?.unref();
+/** A timer set through {@link Clock.setTimer}: an entry that runs a callback. */
+class CallbackTimer extends TimerEntry {
+  readonly #callback: () => void;
+
+  constructor(callback: () => void) {
+    super();
+    this.#callback = callback;
+  }
+
+  [DUE](): void {
+    this.#callback();
+  }
 }
 
-function fireDue(list: TimerList): void {
-  list.node = undefined;
-  list.firing = true;
-  const now = performance.now();
-  for (let timer = list.head; timer !== undefined && timer.due <= now; timer = list.head) {
-    clearShared(timer);
-    try {
-      timer.callback();
-    } catch (error) {
-      // As with a plain setTimeout the failure surfaces, and the other due timers still run.
-      queueMicrotask(() => {
-        throw error;
-      });
-    }
-  }
-  list.firing = false;
-  const head = list.head;
-  if (head !== undefined) list.node = setTimeout(fireDue, Math.max(1, head.due - now), list);
-  else if (lists.get(list.delayMs) === list) lists.delete(list.delayMs);
+// Node's timers count whole milliseconds; rounding up keeps a timer from firing early.
+function wholeMs(delayMs: number): number {
+  return Math.min(Math.ceil(Math.max(0, delayMs)), MAX_TIMER_MS);
 }
 
 /**
@@ -124,15 +155,33 @@ function fireDue(list: TimerList): void {
 export const systemClock: Clock = {
   now: () => performance.now(),
   setTimer: (callback, delayMs, now) => {
-    // Node's timers count whole milliseconds; rounding up keeps a timer from firing early.
-    const ms = Math.min(Math.ceil(Math.max(0, delayMs)), MAX_TIMER_MS);
-    return ms > 0 ? setShared(callback, ms, now ?? performance.now()) : setTimeout(callback, 0);
+    const ms = wholeMs(delayMs);
+    if (ms <= 0) return setTimeout(callback, 0);
+    const timer = new CallbackTimer(callback);
+    link(timer, ms, now ?? performance.now());
+    return timer;
   },
   clearTimer: (handle) => {
-    if (handle instanceof SharedTimer) clearShared(handle);
+    if (handle instanceof TimerEntry) unlink(handle);
     else clearTimeout(handle as ReturnType<typeof setTimeout>);
   },
 };
+
+/**
+ * Arms `entry` to fall due `delayMs` after `now` on `clock`, and returns the handle that
+ * `clock.clearTimer` cancels. On the default clock the entry is its own timer; any other clock
+ * (a virtual one in tests) gets a timer of its own that runs the entry.
+ */
+export function armEntry(clock: Clock, entry: TimerEntry, delayMs: number, now: number): TimerHandle {
+  if (clock === systemClock) {
+    const ms = wholeMs(delayMs);
+    if (ms > 0) {
+      link(entry, ms, now);
+      return entry;
+    }
+  }
+  return clock.setTimer(() => entry[DUE](), delayMs, now);
+}
 
 /**
  * Resolves after `delayMs` milliseconds of `clock` time. Rejects with an `aborted`

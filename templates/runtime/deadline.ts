@@ -1,3 +1,4 @@
+// Deadlines: the Deadline class, ambient deadline and signal scopes, and remaining time in headers.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { systemClock, type Clock } from "./clock.js";
 

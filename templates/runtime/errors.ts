@@ -1,3 +1,4 @@
+// ResilienceError, its kinds, and the isX() guards.
 /**
  * What went wrong in a call made through the runtime stack.
  *

@@ -1,3 +1,4 @@
+// The events the runtime reports, and the emitter that delivers them to observers.
 import type { ResilienceError, ResilienceErrorKind, TimeoutTier } from "./errors.js";
 import type { WindowCounts } from "./window.js";
 

@@ -1,3 +1,4 @@
+// Fallbacks: their settings, the stale cache, request identity and serving a degraded outcome.
 import type { ResilienceError, ResilienceErrorKind } from "./errors.js";
 
 /**

@@ -1,7 +1,8 @@
+// The HTTP transport generated clients use: sendHttp, URLs, path segments and bounded body reads.
 import { isProgrammingError } from "./classify.js";
 import { isResilienceError, ResilienceError } from "./errors.js";
 import { matchesRetryOn, parseRetryAfter } from "./retry.js";
-import type { AttemptContext } from "./timeout.js";
+import type { AttemptContext } from "./transport.js";
 
 /** A query-string value; arrays repeat the parameter, `undefined` and `null` omit it. */
 export type QueryValue = string | number | boolean | null | undefined | readonly (string | number | boolean)[];

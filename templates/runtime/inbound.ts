@@ -1,3 +1,4 @@
+// Inbound middleware for Node, Express and Fastify: deadlines from headers, admission, shedding and degraded responses.
 import { AdmissionGate, type AdmissionHealth, type AdmissionSettings, type Priority, type ShedCause, type ShedReason } from "./admission.js";
 import { systemClock, type Clock } from "./clock.js";
 import { Deadline, withRequestScope, type DeadlineFormat } from "./deadline.js";

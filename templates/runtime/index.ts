@@ -1,3 +1,4 @@
+// The runtime's full index, for generated clients and the runtime's own tests; users import docs/runtime.md's public surface from public.ts.
 export {
   AdmissionGate,
   defaultReserve,
@@ -94,7 +95,7 @@ export {
   type RequestIdentity,
   type StaleMiss,
 } from "./fallback.js";
-export { HedgeBudget, type HedgeSettings } from "./hedge.js";
+export { HedgeBudget, type HedgeSettings } from "./hedge-budget.js";
 export { buildUrl, DEFAULT_MAX_RESPONSE_BYTES, pathSegment, sendHttp, type HttpRequest, type QueryValue } from "./http.js";
 export { newIdempotencyKey, type IdempotencySettings } from "./idempotency.js";
 export {
@@ -139,13 +140,11 @@ export {
   type DependencyHealth,
   type DependencySettings,
   type HttpCallOptions,
-  type OperationRetrySettings,
-  type OperationSettings,
   type ProvidedCallOptions,
   type RuntimeEnvironment,
-  type TimeoutSettings,
 } from "./stack.js";
-export type { AttemptContext, Transport } from "./timeout.js";
+export type { OperationRetrySettings, OperationSettings, TimeoutSettings } from "./operation.js";
+export type { AttemptContext, Transport } from "./transport.js";
 export { createVirtualClock, type VirtualClock } from "./virtual-clock.js";
 export {
   CountWindow,

@@ -1,3 +1,4 @@
+// Structured logging of runtime events.
 import type { Observer } from "./events.js";
 
 /** Fields of a structured log line: flat values with bounded cardinality (names, states, counts). */

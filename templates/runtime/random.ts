@@ -1,3 +1,4 @@
+// Randomness for jitter: the default source and a seeded one for tests.
 /** A source of uniform random numbers in [0, 1), like `Math.random`. */
 export type Random = () => number;
 

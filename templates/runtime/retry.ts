@@ -1,3 +1,4 @@
+// Retry settings, which failures they retry, Retry-After, and the delay before the next attempt.
 import { backoffDelay, type BackoffSettings } from "./backoff.js";
 import type { ResilienceError } from "./errors.js";
 import type { Random } from "./random.js";

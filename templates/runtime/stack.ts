@@ -1,27 +1,19 @@
-import { admitAttempt } from "./attempt.js";
+// A dependency: createDependency, its settings, and the breaker, bulkhead, retry budget and stale caches its calls share.
 import { CircuitBreaker, type BreakerHealth, type BreakerSettings } from "./breaker.js";
 import { RetryBudget, type BudgetHealth, type BudgetSettings } from "./budget.js";
 import { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead.js";
-import { Call, type CallEnding, type DependencyParts, type Hedging } from "./call.js";
-import type { ErrorClassifier, ErrorCondition } from "./classify.js";
+import { Call, type DependencyParts, type FallbackInputs } from "./call.js";
+import type { ErrorClassifier } from "./classify.js";
 import { systemClock, type Clock } from "./clock.js";
 import { currentScope, inheritSignal, joinCallSignal, type DeadlineFormat, type DeadlineLike, type JoinedSignal } from "./deadline.js";
-import { abortedError, isDependencyFailure, isResilienceError, type ResilienceError } from "./errors.js";
+import { isResilienceError, type ResilienceError } from "./errors.js";
 import { Emitter, type CallOutcome, type Observer } from "./events.js";
-import {
-  hasFallback,
-  serveFallback,
-  StaleCache,
-  staleKey,
-  type CallResult,
-  type FallbackSettings,
-  type Outcome,
-} from "./fallback.js";
-import { HedgeBudget, type HedgeSettings } from "./hedge.js";
-import { newIdempotencyKey, type IdempotencySettings } from "./idempotency.js";
+import { hasFallback, StaleCache, staleKey, type CallResult, type FallbackSettings, type Outcome } from "./fallback.js";
+import { HedgeBudget, type HedgeSettings } from "./hedge-budget.js";
+import { newIdempotencyKey } from "./idempotency.js";
+import type { OperationSettings } from "./operation.js";
 import { defaultRandom, type Random } from "./random.js";
-import { DEFAULT_RETRY_ON, type RetrySettings } from "./retry.js";
-import type { Transport } from "./timeout.js";
+import type { Transport } from "./transport.js";
 
 /** Deadline handling of a dependency. */
 export interface DeadlineSettings {
@@ -50,54 +42,6 @@ export interface DependencySettings {
   readonly bulkhead: BulkheadSettings | null;
   /** Retry budget shared by all operations; `null` for none. */
   readonly budget: BudgetSettings | null;
-}
-
-/** Time limits of an operation. */
-export interface TimeoutSettings {
-  /** Milliseconds one attempt may take; `null` for no per-attempt limit. */
-  readonly attemptMs: number | null;
-  /** Milliseconds the whole logical call may take (all attempts and waits); `null` for no limit. */
-  readonly totalMs: number | null;
-  /**
-   * The least time left worth starting an attempt with (`deadline.minAttempt`, or the latency's
-   * p50): with less, the call fails at once with `deadline`, no attempt made. Omitted or `null`: any.
-   */
-  readonly minAttemptMs?: number | null | undefined;
-  /** Milliseconds until the response headers (`timeout.headers`), for transports that race them; omitted or `null`: no limit of its own. */
-  readonly headersMs?: number | null | undefined;
-}
-
-/**
- * Settings of one operation. `F` is the fallback's type; annotate literals with
- * `OperationSettings<null>` (or use `satisfies`) so results without a fallback are typed plain.
- */
-export interface OperationSettings<F extends FallbackSettings | null = FallbackSettings | null> {
-  /** Operation name, used in errors, events and the stale cache. */
-  readonly name: string;
-  /**
-   * Whether sending the request twice is harmless (idempotent methods, or an idempotency key).
-   * When false the operation is attempted exactly once: never retried, never hedged.
-   */
-  readonly retrySafe: boolean;
-  /** Idempotency key, made once per logical call and sent on every attempt; `null` for none. */
-  readonly idempotencyKey: IdempotencySettings | null;
-  /** Attempt and total timeouts. */
-  readonly timeout: TimeoutSettings;
-  /** Retry; `null` for a single attempt. */
-  readonly retry: OperationRetrySettings | null;
-  /** Hedging (instead of retry); `null` for none. */
-  readonly hedge: HedgeSettings | null;
-  /** Fallback; `null` (or `{ kind: "none" }`) for none. */
-  readonly fallback: F;
-}
-
-/** Retry settings of an operation: {@link RetrySettings} and the thrown errors it names. */
-export interface OperationRetrySettings extends RetrySettings {
-  /**
-   * Errors a transport throws that are transient, by `code` (`{ code: "ECONNRESET" }`) or `name`
-   * (`{ name: "ThrottlingException" }`), matched on the error and its causes. Defaults to none.
-   */
-  readonly errors?: readonly ErrorCondition[] | undefined;
 }
 
 /** Injected services. Every field is optional and has a real default. */
@@ -210,7 +154,6 @@ interface OperationState {
 }
 
 const NO_OPTIONS: CallOptions = {};
-const NO_ERRORS: readonly ErrorCondition[] = [];
 
 class DependencyStack implements Dependency {
   readonly name: string;
@@ -219,7 +162,6 @@ class DependencyStack implements Dependency {
   readonly budget: RetryBudget | null;
   readonly #parts: DependencyParts;
   readonly #events: Emitter;
-  readonly #marginMs: number;
   // made on first use: most dependencies have no stale fallback and no hedging
   #operations: Map<string, OperationState> | undefined;
   #calls = 0;
@@ -239,7 +181,6 @@ class DependencyStack implements Dependency {
     this.bulkhead = settings.bulkhead === null ? null : new Bulkhead(name, settings.bulkhead, clock, events);
     this.budget = settings.budget === null ? null : new RetryBudget(settings.budget);
     const deadline = settings.deadline;
-    this.#marginMs = Math.max(0, deadline?.marginMs ?? 0);
     this.#parts = {
       name,
       clock,
@@ -249,6 +190,7 @@ class DependencyStack implements Dependency {
       budget: this.budget,
       propagation: deadline !== null && deadline.propagate ? { header: deadline.header, format: deadline.format } : null,
       classify: env.classify,
+      marginMs: Math.max(0, deadline?.marginMs ?? 0),
     };
   }
 
@@ -285,47 +227,23 @@ class DependencyStack implements Dependency {
     const joined = callerSignal !== undefined && scope !== undefined ? joinCallSignal(callerSignal, scope) : undefined;
     const signal = joined === undefined ? (scope === undefined ? callerSignal : inheritSignal(callerSignal, scope)) : joined.signal;
     const repeatable = operation.retrySafe || operation.idempotencyKey !== null;
-    const call = new Call(parts, {
+    const hedge = operation.hedge;
+    const call = new Call(
+      parts,
+      operation,
       id,
-      operation: operation.name,
       transport,
       at,
-      marginMs: this.#marginMs,
-      attemptMs: operation.timeout.attemptMs ?? Number.POSITIVE_INFINITY,
-      minAttemptMs: operation.timeout.minAttemptMs ?? 0,
-      headersMs: operation.timeout.headersMs ?? Number.POSITIVE_INFINITY,
-      retry: operation.retry,
-      retryOn: operation.retry?.on ?? DEFAULT_RETRY_ON,
-      retryErrors: operation.retry?.errors ?? NO_ERRORS,
       repeatable,
-      idempotencyKey: options.idempotencyKey ?? (operation.idempotencyKey === null ? undefined : newIdempotencyKey()),
-      idempotencyHeader: operation.idempotencyKey?.header ?? null,
+      options.idempotencyKey ?? (operation.idempotencyKey === null ? undefined : newIdempotencyKey()),
       signal,
-      ending: withFallback ? this.#ending(operation.name, fallback, options as ProvidedCallOptions<unknown>, identity, scope?.degraded) : null,
-    });
-    const hedge = operation.hedge;
-    const hedging = hedge !== null && repeatable ? { settings: hedge, budget: this.#hedgeBudget(operation.name, hedge) } : null;
-    const started = this.#start(call, now, hedging);
+      withFallback ? fallback : null,
+      withFallback ? this.#fallbackInputs(operation.name, fallback, options as ProvidedCallOptions<unknown>, identity, scope?.degraded) : undefined,
+      hedge !== null && repeatable ? this.#hedgeBudget(operation.name, hedge) : null,
+    );
+    const started = call.start(now, this.bulkhead);
     const result = joined === undefined ? started : releasedOnSettle(started, joined);
     return (observed ? this.#ended(result, operation.name, id, now, withFallback) : result) as Promise<CallResult<T, F>>;
-  }
-
-  #start(call: Call<unknown>, now: number, hedging: Hedging | null): Promise<unknown> {
-    const signal = call.plan.signal;
-    if (signal?.aborted === true) return call.refused(abortedError(signal.reason));
-    const left = call.timeLeft(now);
-    if (call.tooLittle(left)) return call.refused(call.deadlineError(left));
-    const bulkhead = this.bulkhead;
-    if (bulkhead !== null) {
-      // the queue wait ends while the minimum attempt budget is still left
-      const entry = bulkhead.enter(call.plan.operation, left - call.plan.minAttemptMs, signal);
-      if (entry instanceof Promise) return call.runAfter(entry, bulkhead, hedging);
-      if (entry !== undefined) return call.refused(entry);
-    }
-    const permit = admitAttempt(call, now);
-    if (typeof permit === "number") return call.run(permit, now, bulkhead, hedging);
-    bulkhead?.leave();
-    return call.refused(permit);
   }
 
   // Only calls someone listens to pay for the extra promise that reports how they ended.
@@ -361,12 +279,19 @@ class DependencyStack implements Dependency {
     return this.#events.subscribe(observer);
   }
 
-  #ending(operation: string, fallback: Exclude<FallbackSettings, { kind: "none" }>, options: ProvidedCallOptions<unknown>, identity: string | undefined, degraded: Set<string> | undefined): CallEnding {
-    let cache: StaleCache | null = null;
-    if (fallback.kind === "stale") cache = this.#state(operation).cache ??= new StaleCache(fallback.maxEntries, fallback.maxAgeMs);
+  // What the call's fallback needs beyond its settings; nothing for a value fallback outside a request scope.
+  #fallbackInputs(
+    operation: string,
+    fallback: Exclude<FallbackSettings, { kind: "none" }>,
+    options: ProvidedCallOptions<unknown>,
+    identity: string | undefined,
+    degraded: Set<string> | undefined,
+  ): FallbackInputs | undefined {
+    const cache = fallback.kind === "stale" ? (this.#state(operation).cache ??= new StaleCache(fallback.maxEntries, fallback.maxAgeMs)) : null;
+    const provided = options.fallback;
+    if (cache === null && provided === undefined && degraded === undefined) return undefined;
     // the key is computed only for a stale fallback: other fallbacks never look it up
-    const key = cache === null ? "" : staleKey(identity, options.cacheKey);
-    return new FallbackEnding(this.#parts, operation, fallback, cache, key, options.fallback, degraded);
+    return { cache, cacheKey: cache === null ? "" : staleKey(identity, options.cacheKey), provided, degraded };
   }
 
   #hedgeBudget(operation: string, hedge: HedgeSettings): HedgeBudget {
@@ -381,69 +306,6 @@ class DependencyStack implements Dependency {
       operations.set(operation, state);
     }
     return state;
-  }
-}
-
-/**
- * How one call with a fallback ends: data as a fresh {@link Outcome} (kept in the stale cache,
- * for a `stale` fallback), and a dependency failure as a degraded one when the fallback can
- * serve it.
- */
-class FallbackEnding implements CallEnding {
-  readonly #parts: DependencyParts;
-  readonly #operation: string;
-  readonly #fallback: Exclude<FallbackSettings, { kind: "none" }>;
-  readonly #cache: StaleCache | null;
-  readonly #cacheKey: string;
-  readonly #provided: ((error: ResilienceError) => unknown) | undefined;
-  // the inbound request's collector of degraded dependencies, when its middleware reports them
-  readonly #degraded: Set<string> | undefined;
-
-  constructor(
-    parts: DependencyParts,
-    operation: string,
-    fallback: Exclude<FallbackSettings, { kind: "none" }>,
-    cache: StaleCache | null,
-    cacheKey: string,
-    provided: ((error: ResilienceError) => unknown) | undefined,
-    degraded?: Set<string>,
-  ) {
-    this.#parts = parts;
-    this.#operation = operation;
-    this.#fallback = fallback;
-    this.#cache = cache;
-    this.#cacheKey = cacheKey;
-    this.#provided = provided;
-    this.#degraded = degraded;
-  }
-
-  succeeded(data: unknown): Outcome<unknown> {
-    this.#cache?.set(this.#cacheKey, data, this.#parts.clock.now());
-    return { data, degraded: false };
-  }
-
-  failed(error: unknown): Promise<Outcome<unknown>> | undefined {
-    if (!isDependencyFailure(error)) return undefined;
-    const { clock, events, name } = this.#parts;
-    const fallback = this.#fallback;
-    const cached = this.#cache?.get(this.#cacheKey, clock.now());
-    return serveFallback(fallback, error, cached, this.#provided).then((served) => {
-      if (served === undefined) throw error;
-      // the response built from this answer is degraded: the request's middleware can say so (docs/services.md)
-      this.#degraded?.add(name);
-      if (events.active) {
-        events.emit({
-          type: "fallback-served",
-          dependency: name,
-          operation: this.#operation,
-          // a stale fallback's miss reports what served it instead
-          fallback: fallback.kind === "stale" && served.ageMs === undefined && fallback.otherwise ? fallback.otherwise.kind : fallback.kind,
-          reason: error.kind,
-          ageMs: served.ageMs,
-        });
-      }
-      return served;
-    });
   }
 }
 

@@ -1,3 +1,4 @@
+// A virtual clock for tests and simulations: time moves only when told to.
 import type { Clock, TimerHandle } from "./clock.js";
 
 /**

@@ -1,3 +1,4 @@
+// The circuit breaker's outcome windows: time buckets or the last N calls.
 /** Counts over a breaker window. */
 export interface WindowCounts {
   /** Calls recorded. */
@@ -54,6 +55,10 @@ export class TimeWindow implements OutcomeWindow {
   readonly #size: number;
   readonly #sliceMs: number;
   readonly #buckets: Float64Array;
+  // The slice last recorded into and its bucket's offset: calls in the same slice skip the
+  // modulo (a floating-point remainder, the dearest step of a record).
+  #slice = Number.NaN;
+  #bucket = 0;
 
   constructor(settings: TimeWindowSettings) {
     this.#size = Math.max(1, Math.floor(settings.buckets));
@@ -64,13 +69,18 @@ export class TimeWindow implements OutcomeWindow {
 
   record(now: number, failed: boolean, slow: boolean): void {
     const slice = Math.floor(now / this.#sliceMs);
-    const b = (((slice % this.#size) + this.#size) % this.#size) * FIELDS;
     const buckets = this.#buckets;
-    if (buckets[b + SLICE] !== slice) {
-      buckets[b + SLICE] = slice;
-      buckets[b + CALLS] = 0;
-      buckets[b + FAILURES] = 0;
-      buckets[b + SLOW_CALLS] = 0;
+    let b = this.#bucket;
+    if (slice !== this.#slice) {
+      b = (((slice % this.#size) + this.#size) % this.#size) * FIELDS;
+      this.#slice = slice;
+      this.#bucket = b;
+      if (buckets[b + SLICE] !== slice) {
+        buckets[b + SLICE] = slice;
+        buckets[b + CALLS] = 0;
+        buckets[b + FAILURES] = 0;
+        buckets[b + SLOW_CALLS] = 0;
+      }
     }
     buckets[b + CALLS]!++;
     if (failed) buckets[b + FAILURES]!++;
@@ -95,6 +105,7 @@ export class TimeWindow implements OutcomeWindow {
   }
 
   clear(): void {
+    this.#slice = Number.NaN;
     for (let b = 0; b < this.#buckets.length; b += FIELDS) this.#buckets[b + SLICE] = Number.NaN;
   }
 }

@@ -1,0 +1,46 @@
+// The contract between the call engine and a transport: what one attempt receives, and the function that sends it.
+import type { Deadline } from "./deadline.js";
+import type { RetryCondition } from "./retry.js";
+
+/** What a transport receives for one attempt. */
+export interface AttemptContext {
+  /**
+   * Aborts when the attempt times out, the caller aborts, or a hedged sibling wins. Created on
+   * first read, so transports that ignore it cost nothing extra. The runtime stops waiting at the
+   * timeout whether or not the transport honours the signal.
+   */
+  readonly signal: AbortSignal;
+  /** Milliseconds this attempt may take: min(attempt timeout, deadline − margin); may be `Infinity`. */
+  readonly timeoutMs: number;
+  /**
+   * Milliseconds the response headers may take from the attempt's start (`timeout.headers`), when
+   * that is shorter than {@link AttemptContext.timeoutMs}; `Infinity` otherwise.
+   */
+  readonly headersTimeoutMs: number;
+  /** 1-based attempt number within the logical call (hedged copies included). */
+  readonly attempt: number;
+  /** Whether this attempt is a hedged copy. */
+  readonly hedge: boolean;
+  /** The logical call's idempotency key (the same on every attempt), if the operation has one. */
+  readonly idempotencyKey: string | undefined;
+  /** The logical call's deadline. */
+  readonly deadline: Deadline;
+  /** Dependency name. */
+  readonly dependency: string;
+  /** Operation name. */
+  readonly operation: string;
+  /** Failures the operation retries, used to label HTTP errors as transient. */
+  readonly retryOn: readonly RetryCondition[];
+  /** Headers to send: the propagated remaining time and the idempotency key, when configured. */
+  headers(): Record<string, string>;
+  /**
+   * Races `pending`, the wait for the response headers (fetch resolves when they arrive), against
+   * {@link AttemptContext.headersTimeoutMs}: past it the attempt fails with a `timeout` error
+   * whose `tier` is `headers`, and the signal aborts. Returns `pending`. Transports that never
+   * call it have no headers timeout (docs/runtime.md, "Tiered timeouts").
+   */
+  awaitHeaders<R>(pending: Promise<R>): Promise<R>;
+}
+
+/** Sends one attempt. Throw (or reject) to report failure; see `networkError` and `http.ts`. */
+export type Transport<T> = (ctx: AttemptContext) => Promise<T> | T;
