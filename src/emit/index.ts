@@ -54,7 +54,7 @@ export function emitProject(policies: readonly ResolvedPolicy[], ctx: EmitContex
     files.set(path, memo(path, { head, service }, () => head + "\n" + emitService(service)));
     barrel.push(`export { ${n.factory} } from "./${n.module}.js";`);
   }
-  barrel.push(`export * from "./runtime/index.js";`);
+  barrel.push(`export * from "./runtime/public.js";`);
   if (ctx.telemetry === "opentelemetry") barrel.push(`export { installOpenTelemetry, type OpenTelemetryOptions } from "./telemetry/opentelemetry.js";`, `export { installInboundOpenTelemetry } from "./telemetry/opentelemetry.js";`);
   files.set(`${BARREL_MODULE}.ts`, header("the project's policies") + "\n" + barrel.join("\n") + "\n");
   for (const [path, text] of emitRuntime()) files.set(path, text);
