@@ -36,7 +36,7 @@ export interface WorstCase {
 }
 
 /**
- * What the generated client gives the runtime for this operation (templates/runtime/stack.ts,
+ * What the generated client gives the runtime for this operation (templates/runtime/operation.ts,
  * OperationSettings): the emitter writes these as they are.
  */
 export interface RuntimePlan {
