@@ -98,6 +98,21 @@ describe("maxResponseBytes", () => {
     expect(server.requests).toBe(1);
   });
 
+  it("streams a compressed body through the limit: its declared length says nothing of what it inflates to", async () => {
+    // what fetch hands over for a small gzip body that inflates past the limit
+    const inflated = (async () =>
+      new Response("x".repeat(4 * LIMIT), { status: 200, headers: { "content-length": "512", "content-encoding": "gzip" } })) as unknown as typeof fetch;
+    const dep = createDependency(dependencySettings());
+    const error = await failure(
+      dep.call(retried, (ctx) => sendHttp({ fetch: inflated, baseUrl: "http://127.0.0.1:1", method: "GET", path: "/", responseType: "text", maxResponseBytes: LIMIT }, ctx)),
+    );
+    expect(error).toMatchObject({ kind: "parse", transient: false, attempts: 1 });
+    // the same body sent as is, with its true length declared, is read whole
+    const plain = (async () => new Response("y".repeat(LIMIT), { status: 200, headers: { "content-length": String(LIMIT) } })) as unknown as typeof fetch;
+    const text = await dep.call(retried, (ctx) => sendHttp<string>({ fetch: plain, baseUrl: "http://127.0.0.1:1", method: "GET", path: "/", responseType: "text", maxResponseBytes: LIMIT }, ctx));
+    expect(text).toHaveLength(LIMIT);
+  });
+
   it("reads a body of exactly the limit, and cuts an error body to it, keeping the http error", async () => {
     server = await startBodyServer({ size: LIMIT });
     const dep = createDependency(dependencySettings());
