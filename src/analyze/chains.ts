@@ -79,7 +79,7 @@ export function checkChains(policies: readonly ResolvedPolicy[], ctx: AnalyzeCon
     const outer = chain.names.slice(0, -1).filter((_, i) => factors[i]! > 1);
     const kept = factors.map((f, i) => (i === factors.length - 1 ? f : 1));
     const keptProduct = factors.at(-1)!;
-    const policiesOf = (names: readonly string[]) => names.length === 1 ? `${names[0]}'s policy` : `the policies of ${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+    const policiesOf = (names: readonly string[]) => names.length === 1 ? `${names[0]!}'s policy` : `the policies of ${names.slice(0, -1).join(", ")} and ${names.at(-1)!}`;
     out.push(
       finding(
         ctx,

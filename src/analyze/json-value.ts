@@ -21,8 +21,12 @@ function typeOf(value: unknown): string {
   return typeof value;
 }
 
+// The standard library types JSON.stringify as returning string, but it returns undefined for
+// undefined, functions and symbols; this signature says so, so show() keeps its fallback.
+const stringify = JSON.stringify as (value: unknown) => string | undefined;
+
 function show(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
+  const text = stringify(value) ?? String(value);
   return text.length > 40 ? text.slice(0, 37) + "..." : text;
 }
 

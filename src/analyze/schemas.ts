@@ -56,6 +56,7 @@ export function checkSchemas(policy: ResolvedPolicy, ctx: AnalyzeContext): Findi
     const inPath = op.path === undefined ? [] : extractParams(op.path);
     for (const p of inPath) {
       if (declared.includes(p)) continue;
+      const suggestion = didYouMean(p, declared);
       out.push(
         finding(
           ctx,
@@ -63,13 +64,14 @@ export function checkSchemas(policy: ResolvedPolicy, ctx: AnalyzeContext): Findi
           "RG219",
           [{ ref: inOperation(policy, op, "path") }, { ref: op.source, key: true }],
           `path parameter {${p}} is not declared under params: (${declared.length === 0 ? "it is empty" : `it declares ${declared.join(", ")}`})`,
-          didYouMean(p, declared) ? `did you mean to declare "${p}" instead of "${didYouMean(p, declared)}"?` : `add \`${p}: { type: string }\` under params:`,
+          suggestion ? `did you mean to declare "${p}" instead of "${suggestion}"?` : `add \`${p}: { type: string }\` under params:`,
           op,
         ),
       );
     }
     for (const p of declared) {
       if (inPath.includes(p)) continue;
+      const suggestion = didYouMean(p, inPath);
       out.push(
         finding(
           ctx,
@@ -77,7 +79,7 @@ export function checkSchemas(policy: ResolvedPolicy, ctx: AnalyzeContext): Findi
           "RG219",
           [{ ref: inOperation(policy, op, "params", p), key: true }, { ref: op.source, key: true }],
           `params declares "${p}", which the path ${op.path === undefined ? "(none)" : `"${op.path}"`} does not contain`,
-          didYouMean(p, inPath) ? `did you mean "${didYouMean(p, inPath)}"?` : `remove it, or write {${p}} in the path`,
+          suggestion ? `did you mean "${suggestion}"?` : `remove it, or write {${p}} in the path`,
           op,
         ),
       );

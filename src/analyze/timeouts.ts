@@ -71,7 +71,7 @@ export function checkTimeouts(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
     // a retry (or hedge) inherited from the project defaults: say where it was turned on, and how to turn it off
     const planLayer = plan.kind === "single" ? undefined : plan.kind;
     const from = planLayer ? inherited(ctx, planLayer, op.provenance[planLayer]) : "";
-    const turnOff = from ? `; or \`${planLayer}: false\` in the policy turns the inherited ${planLayer} off` : "";
+    const turnOff = planLayer && from ? `; or \`${planLayer}: false\` in the policy turns the inherited ${planLayer} off` : "";
     // one attempt as long as the whole call is harmless; longer, or with retries to fit, it is not
     if (!totalDerived && (attemptMs > totalMs || (attemptMs === totalMs && attempts > 1))) {
       const explicitAttempt = setAt(op.provenance["timeout.attempt"]) !== undefined;

@@ -34,7 +34,7 @@ const operation = fc.record({
   idempotent: maybe(fc.boolean()),
   idempotency: maybe(fc.constant({ header: "Idempotency-Key" })),
   timeout: maybe(fc.record({ attempt: maybe(duration), total: maybe(duration) }).map(strip)),
-  retry: maybe(fc.oneof(fc.constant(false as const), retry.map(({ budget: _, ...r }) => r))),
+  retry: maybe(fc.oneof(fc.constant(false as const), retry.map((r) => strip({ ...r, budget: undefined })))),
   hedge: maybe(fc.oneof(fc.constant(false as const), fc.record({ delay: maybe(duration), maxAttempts: maybe(fc.integer({ min: 2, max: 10 })) }).map(strip))),
   response: maybe(schema),
   fallback: maybe(fc.oneof(fc.constant({ kind: "none" }), fc.constant({ kind: "stale" }), fc.jsonValue({ maxDepth: 3 }).map((value) => ({ kind: "value", value })))),
