@@ -63,7 +63,7 @@ export function parseDuration(input: unknown): Parsed<number> {
   if (unit) {
     return {
       ok: false,
-      message: `duration "${input}" has an unknown unit "${unit[1]}"`,
+      message: `duration "${input}" has an unknown unit "${unit[1]!}"`,
       hint: `use ms, s, m or h${/^\d+(?:\.\d+)?\s+(ms|s|m|h)$/.test(text) ? " with no space before the unit" : ""}`,
     };
   }
@@ -143,7 +143,9 @@ export function describe(value: unknown): string {
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a mapping";
   if (typeof value === "string") return `the string "${value.length > 40 ? value.slice(0, 37) + "..." : value}"`;
-  return `${typeof value} ${String(value)}`;
+  // the scalars left in parsed YAML; a symbol or a function (never parsed) is named by its type alone
+  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return `${typeof value} ${String(value)}`;
+  return typeof value;
 }
 
 /** Formats milliseconds back into the policy notation, for messages and `explain`. */

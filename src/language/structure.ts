@@ -14,7 +14,7 @@ export function checkPathTemplate(path: string): { message: string; hint?: strin
   if (!path.startsWith("/")) return { message: `path "${path}" must start with "/"`, hint: `write "/${path.replace(/^\/*/, "")}"` };
   if (/[?#]/.test(path)) return { message: `path "${path}" contains a query or fragment`, hint: "declare query parameters under `query:`" };
   const colon = /\/:([A-Za-z_][A-Za-z0-9_]*)/.exec(path);
-  if (colon) return { message: `path parameter ":${colon[1]}" is not in {} form`, hint: `write "{${colon[1]}}"` };
+  if (colon) return { message: `path parameter ":${colon[1]!}" is not in {} form`, hint: `write "{${colon[1]!}}"` };
   let depth = 0;
   for (const ch of path) {
     if (ch === "{") depth++;

@@ -65,7 +65,7 @@ function translate(root: AnySchema, source: SourceDocument, issue: Issue, base: 
   const span = source.spanOf(path);
   // a check across keys (schema refinements): the schema words the message and names the bound
   if (issue.code === "custom" && issue.params?.["range"] === true) {
-    const hint = issue.params["hint"];
+    const hint: unknown = issue.params["hint"];
     return [diagnostic("RG106", file, span, issue.message, typeof hint === "string" ? hint : undefined)];
   }
   if (at.kind) {
@@ -113,7 +113,7 @@ function translate(root: AnySchema, source: SourceDocument, issue: Issue, base: 
           "RG107",
           file,
           span,
-          `${formatValue(input)} is not allowed for ${label(path)}; expected ${options.length === 1 ? options[0] : `one of ${options.join(", ")}`}`,
+          `${formatValue(input)} is not allowed for ${label(path)}; expected ${options.length === 1 ? options[0]! : `one of ${options.join(", ")}`}`,
           suggestion ? `did you mean "${suggestion}"?` : undefined,
         ),
       ];
@@ -227,16 +227,16 @@ function schemaAt(root: AnySchema, path: Path): SchemaPlace {
 function placeOf(schema: AnySchema): SchemaPlace {
   let kind: ValueKind | undefined;
   let range: DurationRange | RateRange | undefined;
-  let node: AnySchema | undefined = schema;
-  for (let i = 0; i < 10 && node; i++) {
+  let node: AnySchema = schema;
+  for (let i = 0; i < 10; i++) {
     kind ??= kindOf(node as z.ZodType);
     range ??= rangeOf(node as z.ZodType);
     const inner = unwrap(node);
     if (inner === node) break;
     node = inner;
   }
-  const keys = node ? objectKeys(node) : undefined;
-  const numbers = node ? numberBounds(node) : undefined;
+  const keys = objectKeys(node);
+  const numbers = numberBounds(node);
   return { ...(kind ? { kind } : {}), ...(range ? { range } : {}), ...(numbers ? { numbers } : {}), ...(keys ? { keys } : {}) };
 }
 
@@ -348,7 +348,9 @@ function formatValue(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value.length > 60 ? value.slice(0, 57) + "..." : value);
   if (value === undefined) return "nothing";
   if (typeof value === "object" && value !== null) return Array.isArray(value) ? "a list" : "a mapping";
-  return String(value);
+  // the scalars left in parsed YAML; a symbol or a function (never parsed) is named by its type alone
+  if (value === null || typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return String(value);
+  return typeof value;
 }
 
 function article(expected: string): string {
