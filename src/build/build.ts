@@ -7,7 +7,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { check, type CheckResult } from "../program/check.js";
 import { countBySeverity, diagnostic, DiagnosticSink, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { defaultCacheFile, openEmitCache, type ModuleMemo } from "./emit-cache.js";
-import { emitProject } from "../emit/index.js";
+import { emitOutputFolder } from "../emit/index.js";
 import type { ResolvedPolicy } from "../model/resolved.js";
 import type { ResolvedService } from "../model/service.js";
 import { displayPath } from "../source/inputs.js";
@@ -132,7 +132,7 @@ export async function build(paths: readonly string[], options: BuildOptions = {}
   for (const [outDir, group] of [...groups].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const sourcePath = (p: ResolvedPolicy) => group.sources.get(p) ?? p.file;
     const clients = targets.includes("ts")
-      ? emitProject(group.policies, {
+      ? emitOutputFolder(group.policies, {
           services: services.get(outDir),
           sourcePath,
           telemetry: withTelemetry.has(outDir) ? "opentelemetry" : "none",

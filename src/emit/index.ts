@@ -1,15 +1,16 @@
 /**
- * Emission of a whole output folder: one module per dependency, a barrel, and the runtime.
- * Returns file contents by relative path; writing them is src/build/write.ts's job.
+ * Emission of a whole output folder: one module per dependency and per service, a barrel, and
+ * the runtime. Returns file contents by relative path; writing them is src/build/write.ts's job.
  */
 import type { ResolvedPolicy } from "../model/resolved.js";
 import type { ResolvedService } from "../model/service.js";
 import { emitClient } from "./client.js";
 import { emitService } from "./service.js";
-import { BARREL_MODULE, clientNames, serviceNames } from "../model/names.js";
+import { BARREL_MODULE, clientNames, serviceNames, TELEMETRY_MODULE } from "../model/names.js";
 import { header } from "../model/header.js";
 import { moduleName } from "../model/identifiers.js";
 import { emitRuntime, emitTelemetry } from "./runtime.js";
+import { code, lines, list, print, type Doc } from "./printer.js";
 
 /** Recalls or emits one module: `inputs` must be everything `emit` depends on, as plain data. */
 export type ModuleMemo = (path: string, inputs: unknown, emit: () => string) => string;
@@ -31,12 +32,14 @@ const emitAlways: ModuleMemo = (_path, _inputs, emit) => emit();
 export type EmittedFiles = ReadonlyMap<string, string>;
 
 /**
- * Emits the output folder of checked policies (`check` has already refused names that clash).
+ * Emits the output folder of checked policies (`check` has already refused names that clash):
+ * the client and service modules, the barrel, the runtime and, with telemetry, its adapter.
  */
-export function emitProject(policies: readonly ResolvedPolicy[], ctx: EmitContext): EmittedFiles {
+export function emitOutputFolder(policies: readonly ResolvedPolicy[], ctx: EmitContext): EmittedFiles {
   const files = new Map<string, string>();
   const sorted = [...policies].sort((a, b) => (a.dependency < b.dependency ? -1 : a.dependency > b.dependency ? 1 : 0));
-  const barrel: string[] = [];
+  const barrel: Doc[] = [];
+  const reexport = (names: readonly string[], from: string) => code`export ${list("{", names, "}", { space: true })} from ${JSON.stringify(from)};`;
   const memo = ctx.memo ?? emitAlways;
   for (const policy of sorted) {
     const module = moduleName(policy.dependency);
@@ -45,18 +48,18 @@ export function emitProject(policies: readonly ResolvedPolicy[], ctx: EmitContex
     const telemetry = ctx.telemetry ?? "none";
     files.set(path, memo(path, { head, telemetry, policy }, () => head + "\n" + emitClient(policy, { telemetry })));
     const n = clientNames(policy.dependency);
-    barrel.push(`export { ${n.factory}, type ${n.client}, type ${n.config} } from "./${module}.js";`);
+    barrel.push(reexport([n.factory, `type ${n.client}`, `type ${n.config}`], `./${module}.js`));
   }
   for (const { service, sourcePath } of [...(ctx.services ?? [])].sort((a, b) => (a.service.service < b.service.service ? -1 : 1))) {
     const n = serviceNames(service.service);
     const path = `${n.module}.ts`;
     const head = header(sourcePath);
     files.set(path, memo(path, { head, service }, () => head + "\n" + emitService(service)));
-    barrel.push(`export { ${n.factory} } from "./${n.module}.js";`);
+    barrel.push(reexport([n.factory], `./${n.module}.js`));
   }
   barrel.push(`export * from "./runtime/public.js";`);
-  if (ctx.telemetry === "opentelemetry") barrel.push(`export { installOpenTelemetry, type OpenTelemetryOptions } from "./telemetry/opentelemetry.js";`, `export { installInboundOpenTelemetry } from "./telemetry/opentelemetry.js";`);
-  files.set(`${BARREL_MODULE}.ts`, header("the project's policies") + "\n" + barrel.join("\n") + "\n");
+  if (ctx.telemetry === "opentelemetry") barrel.push(reexport(["installOpenTelemetry", "type OpenTelemetryOptions"], TELEMETRY_MODULE), reexport(["installInboundOpenTelemetry"], TELEMETRY_MODULE));
+  files.set(`${BARREL_MODULE}.ts`, header("the project's policies") + "\n" + print(lines(barrel)).text + "\n");
   for (const [path, text] of emitRuntime()) files.set(path, text);
   if (ctx.telemetry === "opentelemetry") for (const [path, text] of emitTelemetry()) files.set(path, text);
   return new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

@@ -1,17 +1,14 @@
 /**
  * One service policy → one TypeScript module: the settings of its inbound middleware as a
  * literal, and `create<Service>Middleware` with the node:http, Express and Fastify adapters of
- * the runtime. Built with ts-morph from the resolved service model.
+ * the runtime. Written with the printer (src/emit/printer.ts) from the resolved service model;
+ * what it imports are the symbols of SERVICE_RUNTIME, the names `check` keeps the factory from.
  */
-import { Project, VariableDeclarationKind } from "ts-morph";
 import type { ResolvedService } from "../model/service.js";
-import { RUNTIME_IMPORT } from "./client.js";
 import { literal } from "./literal.js";
-import { SERVICE_RUNTIME_IMPORTS, serviceNames } from "../model/names.js";
-import { docText, moduleName, pascalCase } from "../model/identifiers.js";
-
-const project = new Project({ useInMemoryFileSystem: true, skipAddingFilesFromTsConfig: true });
-
+import { SERVICE_RUNTIME as S, serviceNames } from "../model/names.js";
+import { docText } from "../model/identifiers.js";
+import { blankLine, code, jsdoc, join, list, printModule } from "./printer.js";
 
 /** The runtime's `ServiceSettings` for a resolved service: plain data the module emits as a literal. */
 export function serviceSettings(service: ResolvedService): unknown {
@@ -29,40 +26,30 @@ export function serviceSettings(service: ResolvedService): unknown {
 /** The module text of one service, without its header. Deterministic for the same model. */
 export function emitService(service: ResolvedService): string {
   const names = serviceNames(service.service);
-  const file = project.createSourceFile(`${names.module}.ts`, "", { overwrite: true });
-  try {
-    file.addImportDeclaration({
-      moduleSpecifier: RUNTIME_IMPORT,
-      namedImports: SERVICE_RUNTIME_IMPORTS.map((name, i) => (i === 0 ? name : `type ${name}`)),
-    });
-    file.addVariableStatement({
-      declarationKind: VariableDeclarationKind.Const,
-      docs: [`Settings of the ${service.service} service's inbound middleware, resolved from its policy.`],
-      declarations: [{ name: "serviceSettings", type: "ServiceSettings", initializer: literal(serviceSettings(service)) }],
-    });
-    const about = service.description === undefined ? "" : `\n\n${docText(service.description)}`;
-    const admission = service.admission;
-    file.addFunction({
-      name: names.factory,
-      isExported: true,
-      parameters: [{ name: "options", type: "InboundOptions", initializer: "{}" }],
-      returnType: "InboundMiddleware",
-      docs: [
-        `The inbound middleware of the ${service.service} service: reads the caller's deadline from \`${service.deadline.header}\`` +
-          `${service.deadline.grpcTimeout && service.deadline.header !== "grpc-timeout" ? " or `grpc-timeout`" : ""}` +
-          ` (at most ${service.deadline.maxMs} ms; ${service.deadline.edgeMs} ms when none arrives), refuses spent budgets with ${service.deadline.expiredStatus}` +
-          (admission === null
-            ? ", and admits every request."
-            : `, runs at most ${admission.maxConcurrent} requests at once with ${admission.maxQueue} waiting (at most ${admission.queueTimeoutMs} ms), and sheds the least important with ${service.rejection.status} and Retry-After.`) +
-          " Handlers run inside the request's deadline and abort signal, so every generated client call they make inherits both." +
-          about +
-          "\n\nCreate it once per process and use its `node`, `express` or `fastify` adapter.",
-      ],
-      statements: ["return createInboundMiddleware(serviceSettings, options);"],
-    });
-    file.formatText({ indentSize: 2, convertTabsToSpaces: true, ensureNewLineAtEndOfFile: true });
-    return file.getFullText();
-  } finally {
-    project.removeSourceFile(file);
-  }
+  const about = service.description === undefined ? "" : `\n\n${docText(service.description)}`;
+  const admission = service.admission;
+  const doc =
+    `The inbound middleware of the ${service.service} service: reads the caller's deadline from \`${service.deadline.header}\`` +
+    `${service.deadline.grpcTimeout && service.deadline.header !== "grpc-timeout" ? " or `grpc-timeout`" : ""}` +
+    ` (at most ${service.deadline.maxMs} ms; ${service.deadline.edgeMs} ms when none arrives), refuses spent budgets with ${service.deadline.expiredStatus}` +
+    (admission === null
+      ? ", and admits every request."
+      : `, runs at most ${admission.maxConcurrent} requests at once with ${admission.maxQueue} waiting (at most ${admission.queueTimeoutMs} ms), and sheds the least important with ${service.rejection.status} and Retry-After.`) +
+    " Handlers run inside the request's deadline and abort signal, so every generated client call they make inherits both." +
+    about +
+    "\n\nCreate it once per process and use its `node`, `express` or `fastify` adapter.";
+  return printModule(
+    join(blankLine, [
+      code`
+        ${jsdoc(`Settings of the ${service.service} service's inbound middleware, resolved from its policy.`)}
+        const serviceSettings: ${S.ServiceSettings} = ${literal(serviceSettings(service))};
+      `,
+      code`
+        ${jsdoc(doc)}
+        export function ${names.factory}${list("(", [code`options: ${S.InboundOptions} = {}`], ")")}: ${S.InboundMiddleware} {
+          return ${S.createInboundMiddleware}(serviceSettings, options);
+        }
+      `,
+    ]),
+  );
 }

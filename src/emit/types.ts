@@ -3,14 +3,37 @@
  * exported interfaces or type aliases; `$ref`s become references to them, so recursive schemas
  * work. `allOf` becomes an intersection, `oneOf` / `anyOf` a union, `const` a literal, a list of
  * types a union. Anything the subset cannot say precisely becomes `unknown`, never `any`.
+ *
+ * A schema becomes a small type tree first (`schemaType`), so that unions can be de-duplicated and
+ * members parenthesised by their structure, then a document for the printer (`typeDoc`).
  */
 import type { JsonSchema } from "../model/resolved.js";
-import { docText, pascalCase, propertyKey } from "../model/identifiers.js";
+import { docText, propertyKey } from "../model/identifiers.js";
+import { group, hardline, ifBreak, indent, join, jsdoc, line, lines, softline, type Doc } from "./printer.js";
 
 export interface TypeContext {
-  /** Type name of each named schema, by schema name. */
+  /** Type name of each named schema, by schema name (src/model/names.ts, `schemaTypeNames`). */
   readonly names: ReadonlyMap<string, string>;
 }
+
+/** A TypeScript type, as far as schemas can say one. */
+export type TypeNode =
+  /** A keyword, a literal or a reference: printed as it is. */
+  | { readonly kind: "name"; readonly text: string }
+  | { readonly kind: "array"; readonly items: TypeNode }
+  | { readonly kind: "record"; readonly values: TypeNode }
+  | { readonly kind: "object"; readonly properties: readonly Property[]; readonly index: boolean }
+  | { readonly kind: "union" | "intersection"; readonly members: readonly TypeNode[] };
+
+interface Property {
+  readonly key: string;
+  readonly optional: boolean;
+  readonly type: TypeNode;
+  readonly doc?: string | undefined;
+}
+
+const name = (text: string): TypeNode => ({ kind: "name", text });
+const UNKNOWN = name("unknown");
 
 const SCALARS: Readonly<Record<string, string>> = {
   string: "string",
@@ -20,10 +43,14 @@ const SCALARS: Readonly<Record<string, string>> = {
   null: "null",
 };
 
-/** The TypeScript type text for `schema`. `indent` is the indentation of the line it starts on. */
-export function typeOf(schema: JsonSchema, ctx: TypeContext, indent = ""): string {
-  const base = baseType(schema, ctx, indent);
-  return schema.nullable === true && base !== "unknown" && base !== "null" ? `${wrap(base)} | null` : base;
+/** The type of `schema`. */
+export function schemaType(schema: JsonSchema, ctx: TypeContext): TypeNode {
+  const base = baseType(schema, ctx);
+  return schema.nullable === true && !isName(base, "unknown") && !isName(base, "null") ? { kind: "union", members: [base, name("null")] } : base;
+}
+
+function isName(type: TypeNode, text: string): boolean {
+  return type.kind === "name" && type.text === text;
 }
 
 /**
@@ -31,17 +58,17 @@ export function typeOf(schema: JsonSchema, ctx: TypeContext, indent = ""): strin
  * and with the union of its `oneOf` / `anyOf` members. A bare `type: object` next to a combinator
  * adds nothing the members do not say, so it is left out rather than widened to a record.
  */
-function baseType(schema: JsonSchema, ctx: TypeContext, indent: string): string {
+function baseType(schema: JsonSchema, ctx: TypeContext): TypeNode {
   const combined = schema.allOf !== undefined || schema.oneOf !== undefined || schema.anyOf !== undefined;
-  const parts: string[] = [];
-  if (!combined || contributesOwnType(schema)) parts.push(ownType(schema, ctx, indent));
-  for (const member of schema.allOf ?? []) parts.push(typeOf(member, ctx, indent));
+  const parts: TypeNode[] = [];
+  if (!combined || contributesOwnType(schema)) parts.push(ownType(schema, ctx));
+  for (const member of schema.allOf ?? []) parts.push(schemaType(member, ctx));
   for (const alternatives of [schema.oneOf, schema.anyOf]) {
-    if (alternatives !== undefined) parts.push(union(alternatives.map((m) => typeOf(m, ctx, indent))));
+    if (alternatives !== undefined) parts.push(union(alternatives.map((m) => schemaType(m, ctx))));
   }
-  const known = parts.filter((p) => p !== "unknown");
-  if (known.length === 0) return "unknown";
-  return known.length === 1 ? known[0]! : known.map(group).join(" & ");
+  const known = parts.filter((p) => !isName(p, "unknown"));
+  if (known.length === 0) return UNKNOWN;
+  return known.length === 1 ? known[0]! : { kind: "intersection", members: known };
 }
 
 /** Whether the schema says something of its own besides combinators. */
@@ -52,51 +79,39 @@ function contributesOwnType(schema: JsonSchema): boolean {
   return schema.properties !== undefined || schema.additionalProperties !== undefined;
 }
 
-function ownType(schema: JsonSchema, ctx: TypeContext, indent: string): string {
+function ownType(schema: JsonSchema, ctx: TypeContext): TypeNode {
   if (schema.$ref !== undefined) {
-    const name = ctx.names.get(schema.$ref.replace(/^#\/schemas\//, ""));
+    const named = ctx.names.get(schema.$ref.replace(/^#\/schemas\//, ""));
     // a missing schema is reported by the analyzer before emission; stay total anyway
-    return name ?? "unknown";
+    return named === undefined ? UNKNOWN : name(named);
   }
-  if (schema.const !== undefined) return JSON.stringify(schema.const);
-  if (schema.enum !== undefined) return schema.enum.map((v) => JSON.stringify(v)).join(" | ");
-  if (Array.isArray(schema.type)) return union([...new Set(schema.type)].map((t) => typeFor(t, schema, ctx, indent)));
-  return typeFor(schema.type, schema, ctx, indent);
+  if (schema.const !== undefined) return name(JSON.stringify(schema.const));
+  if (schema.enum !== undefined) {
+    const values = schema.enum.map((v) => name(JSON.stringify(v)));
+    return values.length === 1 ? values[0]! : { kind: "union", members: values };
+  }
+  if (Array.isArray(schema.type)) return union([...new Set(schema.type)].map((t) => typeFor(t, schema, ctx)));
+  return typeFor(schema.type, schema, ctx);
 }
 
-function typeFor(type: JsonSchema["type"] & string | undefined, schema: JsonSchema, ctx: TypeContext, indent: string): string {
+function typeFor(type: JsonSchema["type"] & string | undefined, schema: JsonSchema, ctx: TypeContext): TypeNode {
   switch (type) {
     case undefined:
-      return "unknown";
+      return UNKNOWN;
     case "array":
-      return `Array<${schema.items ? typeOf(schema.items, ctx, indent) : "unknown"}>`;
+      return { kind: "array", items: schema.items ? schemaType(schema.items, ctx) : UNKNOWN };
     case "object":
-      return objectType(schema, ctx, indent);
+      return objectType(schema, ctx);
     default:
-      return SCALARS[type] ?? "unknown";
+      return name(SCALARS[type] ?? "unknown");
   }
 }
 
-/** A union of member types; `unknown` absorbs the others. */
-function union(members: readonly string[]): string {
-  if (members.includes("unknown")) return "unknown";
-  const unique = [...new Set(members)];
-  return unique.length === 1 ? unique[0]! : unique.map(group).join(" | ");
-}
-
-/** Parenthesises a type that has a top-level `|` or `&`, so it can be a member of another. */
-function group(type: string): string {
-  let depth = 0;
-  for (let i = 0; i < type.length; i++) {
-    const ch = type[i]!;
-    if (ch === '"') {
-      // skip a string literal (JSON.stringify escapes quotes inside it)
-      for (i++; i < type.length && type[i] !== '"'; i++) if (type[i] === "\\") i++;
-    } else if (ch === "{" || ch === "(" || ch === "<" || ch === "[") depth++;
-    else if (ch === "}" || ch === ")" || ch === ">" || ch === "]") depth--;
-    else if (depth === 0 && (ch === "|" || ch === "&")) return `(${type})`;
-  }
-  return type;
+/** A union of member types, each once; `unknown` absorbs the others. */
+function union(members: readonly TypeNode[]): TypeNode {
+  if (members.some((m) => isName(m, "unknown"))) return UNKNOWN;
+  const unique = new Map(members.map((m) => [typeText(m), m]));
+  return unique.size === 1 ? members[0]! : { kind: "union", members: [...unique.values()] };
 }
 
 /** Whether a named schema can be emitted as an interface: a plain object type, nothing combined. */
@@ -104,51 +119,100 @@ export function isInterfaceSchema(schema: JsonSchema): boolean {
   return schema.type === "object" && schema.nullable !== true && schema.allOf === undefined && schema.oneOf === undefined && schema.anyOf === undefined && schema.const === undefined && schema.enum === undefined;
 }
 
-function objectType(schema: JsonSchema, ctx: TypeContext, indent: string): string {
+function objectType(schema: JsonSchema, ctx: TypeContext): TypeNode {
   const properties = Object.entries(schema.properties ?? {});
   const extra = schema.additionalProperties;
   if (properties.length === 0) {
-    if (extra === false) return "Record<string, never>";
-    if (extra === undefined || extra === true) return "Record<string, unknown>";
-    return `Record<string, ${typeOf(extra, ctx, indent)}>`;
+    if (extra === false) return { kind: "record", values: name("never") };
+    if (extra === undefined || extra === true) return { kind: "record", values: UNKNOWN };
+    return { kind: "record", values: schemaType(extra, ctx) };
   }
-  const inner = indent + "  ";
   const required = new Set(schema.required ?? []);
-  const lines = properties.map(([name, prop]) => {
-    const doc = prop.description ? `${inner}/** ${docText(prop.description).replace(/\n/g, " ")} */\n` : "";
-    return `${doc}${inner}${propertyKey(name)}${required.has(name) ? "" : "?"}: ${typeOf(prop, ctx, inner)};`;
-  });
-  // extra properties of a declared schema are typed unknown: an index signature must admit every
-  // declared property's type, which would weaken them all
-  if (extra !== undefined && extra !== false) lines.push(`${inner}[key: string]: unknown;`);
-  return `{\n${lines.join("\n")}\n${indent}}`;
+  return {
+    kind: "object",
+    properties: properties.map(([key, prop]) => ({
+      key,
+      optional: !required.has(key),
+      type: schemaType(prop, ctx),
+      doc: prop.description ? docText(prop.description).replace(/\n/g, " ") : undefined,
+    })),
+    // extra properties of a declared schema are typed unknown: an index signature must admit every
+    // declared property's type, which would weaken them all
+    index: extra !== undefined && extra !== false,
+  };
 }
 
-function wrap(type: string): string {
-  return /^[A-Za-z0-9_<>.,\s[\]]+$/.test(type) ? type : group(type);
+/** The type on one line, as the key that tells union members apart. */
+function typeText(type: TypeNode): string {
+  switch (type.kind) {
+    case "name":
+      return type.text;
+    case "array":
+      return `Array<${typeText(type.items)}>`;
+    case "record":
+      return `Record<string, ${typeText(type.values)}>`;
+    case "object":
+      return `{ ${type.properties.map((p) => `${propertyKey(p.key)}${p.optional ? "?" : ""}: ${typeText(p.type)}; `).join("")}${type.index ? "[key: string]: unknown; " : ""}}`;
+    case "union":
+    case "intersection":
+      return type.members.map((m) => (isCombined(m) ? `(${typeText(m)})` : typeText(m))).join(type.kind === "union" ? " | " : " & ");
+  }
+}
+
+function isCombined(type: TypeNode): boolean {
+  return type.kind === "union" || type.kind === "intersection";
+}
+
+/** Whether an object type (always printed on several lines) is part of `type`. */
+function hasObject(type: TypeNode): boolean {
+  switch (type.kind) {
+    case "name":
+      return false;
+    case "array":
+      return hasObject(type.items);
+    case "record":
+      return hasObject(type.values);
+    case "object":
+      return true;
+    case "union":
+    case "intersection":
+      return type.members.some(hasObject);
+  }
 }
 
 /**
- * Names a schema type must not take: globals the generated module (or code importing its types)
- * relies on, and what it imports from the runtime. Schemas from OpenAPI documents are often
- * called `Error`, `Date` or `Record`.
+ * The type as a document. Object types take one line per property; a union of simpler types
+ * stays on one line where it fits, else puts each member on a line of its own after `|`.
  */
-const RESERVED: ReadonlySet<string> = new Set([
-  "Array", "ReadonlyArray", "Record", "Readonly", "Partial", "Promise", "Object", "String", "Number", "Boolean", "Symbol", "BigInt",
-  "Date", "Error", "Map", "Set", "JSON", "Math", "URL", "Request", "Response", "Headers", "AbortSignal", "Function",
-  "AttemptContext", "CallOptions", "Clock", "DependencyHealth", "DependencySettings", "Observer", "OperationSettings", "Outcome", "Random", "ResilienceError",
-  "OpenTelemetryOptions",
-]);
-
-/** Type names for the named schemas of a policy, avoiding the names the client module uses. */
-export function schemaTypeNames(schemas: Readonly<Record<string, JsonSchema>>, taken: ReadonlySet<string>): Map<string, string> {
-  const names = new Map<string, string>();
-  const used = new Set([...taken, ...RESERVED]);
-  for (const name of Object.keys(schemas).sort()) {
-    let candidate = pascalCase(name);
-    while (used.has(candidate)) candidate += "Schema";
-    used.add(candidate);
-    names.set(name, candidate);
+export function typeDoc(type: TypeNode): Doc {
+  switch (type.kind) {
+    case "name":
+      return type.text;
+    case "array":
+      return ["Array<", typeDoc(type.items), ">"];
+    case "record":
+      return ["Record<string, ", typeDoc(type.values), ">"];
+    case "object": {
+      const members: Doc[] = type.properties.map((p) => [
+        p.doc === undefined ? "" : [jsdoc(p.doc), hardline],
+        `${propertyKey(p.key)}${p.optional ? "?" : ""}: `,
+        typeDoc(p.type),
+        ";",
+      ]);
+      if (type.index) members.push("[key: string]: unknown;");
+      return ["{", indent([hardline, lines(members)]), hardline, "}"];
+    }
+    case "union":
+    case "intersection": {
+      const members = type.members.map((m) => (isCombined(m) ? ["(", typeDoc(m), ")"] : typeDoc(m)));
+      if (type.kind === "intersection" || hasObject(type)) return join(type.kind === "union" ? " | " : " & ", members);
+      return unionDoc(members);
+    }
   }
-  return names;
+}
+
+/** `a | b | c` where it fits, else one member a line, each after `|`. */
+export function unionDoc(members: readonly Doc[]): Doc {
+  if (members.length === 1) return members[0]!;
+  return group(indent([softline, ifBreak("| "), join([line, "| "], members)]));
 }

@@ -1,12 +1,59 @@
 /**
- * The names a policy's dependency and operations get in generated code, and the clashes between
- * them. Pure and free of ts-morph, so `resgen check` reports clashes before anything is emitted.
+ * The names of generated code, computed in one place: what a policy's dependency, operations and
+ * schemas become, what a generated module imports from the runtime, and the clashes between them.
+ * Plain data, so `resgen check` reports clashes before anything is emitted, and the emitter
+ * (src/emit/) prints these names rather than spelling its own.
  */
-import type { ResolvedOperation, ResolvedPolicy, SourceRef } from "./resolved.js";
+import type { JsonSchema, ResolvedOperation, ResolvedPolicy, SourceRef } from "./resolved.js";
 import { camelCase, methodName, moduleName, pascalCase } from "./identifiers.js";
 import { BARREL_MODULE, RUNTIME_DIR, TARGETS, TELEMETRY_DIR } from "./layout.js";
 
 export { BARREL_MODULE };
+
+/**
+ * A name a generated module imports. Printing one (src/emit/printer.ts) writes the name and adds
+ * the import, so a module imports what its code names and nothing else.
+ */
+export interface ImportSymbol {
+  readonly kind: "import";
+  readonly name: string;
+  /** The module specifier, relative to the output folder's top (`./runtime/index.js`). */
+  readonly from: string;
+  /** Imported with `type` (the name is only ever used as a type). */
+  readonly typeOnly: boolean;
+}
+
+/** The runtime's entry point, as the modules at the top of an output folder import it. */
+export const RUNTIME_MODULE = `./${RUNTIME_DIR}/index.js`;
+
+/** The OpenTelemetry adapter (`telemetry: opentelemetry`), as the client modules import it. */
+export const TELEMETRY_MODULE = `./${TELEMETRY_DIR}/opentelemetry.js`;
+
+function symbols<const V extends string, const T extends string>(from: string, values: readonly V[], types: readonly T[]): Readonly<Record<V | T, ImportSymbol>> {
+  const out: Record<string, ImportSymbol> = {};
+  for (const name of values) out[name] = { kind: "import", name, from, typeOnly: false };
+  for (const name of types) out[name] = { kind: "import", name, from, typeOnly: true };
+  return out as Record<V | T, ImportSymbol>;
+}
+
+/**
+ * Everything a client module may import from the runtime. The emitter names the runtime only
+ * through these, so they are also the names a schema type must not take (`schemaTypeNames`).
+ */
+export const CLIENT_RUNTIME = symbols(
+  RUNTIME_MODULE,
+  ["buildUrl", "createDependency", "pathSegment", "requestIdentity", "sendHttp"],
+  [
+    "AttemptContext", "CallHeaders", "CallOptions", "Clock", "DependencyHealth", "DependencySettings", "ErrorClassifier",
+    "HttpCallOptions", "Observer", "OperationSettings", "Outcome", "ProvidedCallOptions", "Random", "ResilienceError",
+  ],
+);
+
+/** What a client module imports from the OpenTelemetry adapter (`telemetry: opentelemetry`). */
+export const CLIENT_TELEMETRY = symbols(TELEMETRY_MODULE, ["installOpenTelemetry"], ["OpenTelemetryOptions"]);
+
+/** Everything a service module imports from the runtime. */
+export const SERVICE_RUNTIME = symbols(RUNTIME_MODULE, ["createInboundMiddleware"], ["InboundMiddleware", "InboundOptions", "ServiceSettings"]);
 
 /**
  * Members every generated client has besides the methods of its operations. src/emit/client.ts
@@ -128,4 +175,63 @@ export function serviceNames(service: string): { readonly factory: string; reado
 }
 
 /** What a service module imports from the runtime: its factory may not take one of these names. */
-export const SERVICE_RUNTIME_IMPORTS = ["createInboundMiddleware", "InboundMiddleware", "InboundOptions", "ServiceSettings"] as const;
+export const SERVICE_RUNTIME_IMPORTS: readonly string[] = Object.values(SERVICE_RUNTIME).map((s) => s.name);
+
+/**
+ * Names of the client module's own top-level declarations that no policy name can produce: the
+ * settings literal and the query helper.
+ */
+export const CLIENT_LOCALS = { settings: "dependencySettings", own: "own" } as const;
+
+/**
+ * Names a schema type must not take: globals the generated module (or code importing its types)
+ * relies on, and whatever a client module imports. Schemas from OpenAPI documents are often
+ * called `Error`, `Date` or `Record`.
+ */
+const GLOBAL_TYPES = [
+  "Array", "ReadonlyArray", "Record", "Readonly", "Partial", "Promise", "Object", "String", "Number", "Boolean", "Symbol", "BigInt",
+  "Date", "Error", "Map", "Set", "JSON", "Math", "URL", "Request", "Response", "Headers", "AbortSignal", "Function",
+];
+
+/** The reserved schema type names: globals, and every name in CLIENT_RUNTIME and CLIENT_TELEMETRY. */
+export const RESERVED_TYPE_NAMES: ReadonlySet<string> = new Set([
+  ...GLOBAL_TYPES,
+  ...Object.values(CLIENT_RUNTIME).map((s) => s.name),
+  ...Object.values(CLIENT_TELEMETRY).map((s) => s.name),
+]);
+
+/**
+ * Type names for the named schemas of a policy, by schema name: PascalCase, with `Schema`
+ * appended until the name clashes with none of `taken` and RESERVED_TYPE_NAMES.
+ */
+export function schemaTypeNames(schemas: Readonly<Record<string, JsonSchema>>, taken: ReadonlySet<string>): Map<string, string> {
+  const names = new Map<string, string>();
+  const used = new Set([...taken, ...RESERVED_TYPE_NAMES]);
+  for (const name of Object.keys(schemas).sort()) {
+    let candidate = pascalCase(name);
+    while (used.has(candidate)) candidate += "Schema";
+    used.add(candidate);
+    names.set(name, candidate);
+  }
+  return names;
+}
+
+/** Every name of one client module. */
+export interface ClientModuleNames extends ClientNames {
+  /** Names of each operation, in the policy's order. */
+  readonly operations: readonly OperationNames[];
+  /** Type name of each named schema, by schema name. */
+  readonly schemas: ReadonlyMap<string, string>;
+}
+
+/**
+ * The names of a policy's client module. Schema types give way to everything else the module
+ * declares or imports; the operations' own names cannot meet (`findClashes` refuses those that would).
+ */
+export function clientModuleNames(policy: ResolvedPolicy): ClientModuleNames {
+  const client = clientNames(policy.dependency);
+  const operations = policy.operations.map((op) => operationNames(op, policy.transport));
+  const taken = new Set<string>([client.factory, client.client, client.config, ...Object.values(CLIENT_LOCALS)]);
+  for (const n of operations) for (const v of [n.input, n.body, n.response, n.constant]) taken.add(v);
+  return { ...client, operations, schemas: schemaTypeNames(policy.schemas, taken) };
+}

@@ -112,10 +112,17 @@ const utf8 = new TextDecoder();
 async function readText(response: Response, limit: number, cut: boolean): Promise<{ text: string; complete: boolean }> {
   const body = response.body;
   if (body === null) return { text: "", complete: true };
-  if (!cut && Number(response.headers.get("content-length") ?? 0) > limit) {
+  const declared = response.headers.get("content-length");
+  const length = declared === null ? Number.NaN : Number(declared);
+  if (!cut && length > limit) {
     await body.cancel().catch(ignore);
     return { text: "", complete: false };
   }
+  // A declared length within the limit, of a body sent as is, bounds what fetch can deliver:
+  // it is read in one go, without a read (and a promise) per chunk. A compressed body's length
+  // says nothing of what it inflates to, so it streams through the limit below.
+  const encoding = response.headers.get("content-encoding");
+  if (length <= limit && (encoding === null || encoding === "identity")) return { text: await response.text(), complete: true };
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
