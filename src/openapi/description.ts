@@ -7,6 +7,12 @@ import type { Path } from "../language/parse.js";
 export type Raw = Record<string, unknown>;
 export const isObject = (v: unknown): v is Raw => v !== null && typeof v === "object" && !Array.isArray(v);
 
+/** A scalar as YAML wrote it (`3.1`, `"3.0.3"`, `true`, `~`), or undefined for a mapping or a list. */
+function scalarText(value: unknown): string | undefined {
+  if (value === null || typeof value === "string" || typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return String(value);
+  return undefined;
+}
+
 /** The OpenAPI versions resgen reads. */
 export type OpenApiVersion = "3.0" | "3.1";
 
@@ -14,11 +20,13 @@ export type OpenApiVersion = "3.0" | "3.1";
 export function documentVersion(data: unknown): { version: OpenApiVersion } | { problem: string; hint: string; path: Path } {
   if (!isObject(data)) return { problem: "the document is not a mapping", hint: "an OpenAPI description starts with `openapi: 3.1.0`", path: [] };
   if (data["swagger"] !== undefined) {
-    return { problem: `Swagger ${String(data["swagger"])} is not supported: resgen reads OpenAPI 3.0 and 3.1`, hint: "convert the description to OpenAPI 3 (e.g. with swagger2openapi)", path: ["swagger"] };
+    const swagger = scalarText(data["swagger"]);
+    return { problem: `Swagger ${swagger === undefined ? "" : `${swagger} `}is not supported: resgen reads OpenAPI 3.0 and 3.1`, hint: "convert the description to OpenAPI 3 (e.g. with swagger2openapi)", path: ["swagger"] };
   }
   const raw = data["openapi"];
   if (raw === undefined) return { problem: 'the document has no "openapi" version field', hint: "an OpenAPI description starts with `openapi: 3.1.0` (or 3.0.x)", path: [] };
-  const text = String(raw);
+  const text = scalarText(raw);
+  if (text === undefined) return { problem: 'the "openapi" version field is not a version number', hint: "write the version as a string, e.g. `openapi: 3.1.0`", path: ["openapi"] };
   const match = /^3\.([01])(\.\d+)?(-[\w.]+)?$/.exec(text);
   if (!match) return { problem: `OpenAPI version "${text}" is not supported: resgen reads 3.0.x and 3.1.x`, hint: "write the version as a string, e.g. `openapi: 3.1.0`", path: ["openapi"] };
   if (data["paths"] !== undefined && !isObject(data["paths"])) return { problem: '"paths" is not a mapping of paths to path items', hint: "write `paths: { /items: { get: … } }`", path: ["paths"] };

@@ -217,8 +217,9 @@ function convertOperation(docs: DocumentSet, converter: SchemaConverter, op: Fou
   // path parameters the template names but no parameter declares stay strings; params: must then list them all
   if (out.params) {
     for (const m of op.path.matchAll(/\{([^{}]*)\}/g)) out.params[m[1]!] ??= { type: "string" };
-    for (const name of Object.keys(out.params)) if (!op.path.includes(`{${name}}`)) delete out.params[name];
-    if (Object.keys(out.params).length === 0) delete out.params;
+    const named = Object.entries(out.params).filter(([name]) => op.path.includes(`{${name}}`));
+    if (named.length === 0) delete out.params;
+    else out.params = Object.fromEntries(named);
   }
 
   const idempotent = op.node["x-idempotent"];
@@ -388,7 +389,10 @@ export function mergeOpenApi(
     }
   }
   const failed = diagnostics.some((d) => d.severity === "error");
-  const { openapi: _openapi, schemas: _schemas, ...rest } = policy;
+  // the merged policy names no document, and its schemas are the imported ones
+  const rest = { ...policy };
+  delete rest.openapi;
+  delete rest.schemas;
   return {
     policy: failed ? undefined : { ...rest, operations, ...(Object.keys(imported.schemas).length === 0 ? {} : { schemas: imported.schemas }) },
     sources: imported.sources,

@@ -230,6 +230,16 @@ describe("problems in the document and the policy", () => {
     expect(run("openapi: 4.0.0\ninfo: { title: Shop, version: 1.0.0 }\npaths: {}\n").at).toEqual(["api.yaml:1:10 RG602"]);
   });
 
+  it("a version written as a list or a mapping is refused, and its message quotes no [object Object]", () => {
+    // a one-item list once read as its item ("3.1.0"), and a mapping as "[object Object]"
+    for (const version of ["[3.1.0]", "{ v: 3.1.0 }"]) {
+      const { diagnostics } = run(`openapi: ${version}\ninfo: { title: Shop, version: 1.0.0 }\npaths: {}\n`);
+      expect(diagnostics.map((d) => [d.code, d.message])).toEqual([["RG602", expect.stringContaining('the "openapi" version field is not a version number')]]);
+    }
+    const swagger = run("swagger: { v: 2 }\ninfo: { title: Shop, version: 1.0.0 }\npaths: {}\n").diagnostics;
+    expect(swagger.map((d) => [d.code, d.message])).toEqual([["RG602", expect.stringContaining("Swagger is not supported")]]);
+  });
+
   it("operations without operationId, duplicates and keys the document owns are reported", () => {
     const noId = doc("  /a:\n    get:\n      responses: { \"204\": { description: No content. } }\n" + get("b", "{ type: string }"));
     expect(run(noId).at).toEqual(["api.yaml:5:5 RG605"]);
@@ -295,7 +305,7 @@ describe("a description split across files", () => {
   it("follows $refs from file to file, each read relative to the file it is written in", () => {
     const { policy, diagnostics } = run(api, POLICY, others);
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-    expect(policy?.operations.map((o) => `${o.method} ${o.path} ${o.name}`)).toEqual(["GET /pets listPets", "GET /owners/{ownerId} getOwner"]);
+    expect(policy?.operations.map((o) => [o.method, o.path, o.name].join(" "))).toEqual(["GET /pets listPets", "GET /owners/{ownerId} getOwner"]);
     expect(policy?.operations.find((o) => o.name === "getOwner")?.params.map((p) => p.name)).toEqual(["ownerId"]);
     // one named schema per target, however many files refer to it, and recursive across files
     expect(Object.keys(policy?.schemas ?? {}).sort()).toEqual(["Owner", "Pet"]);

@@ -80,17 +80,18 @@ describe.skipIf(!present)("public OpenAPI descriptions (skipped: ../shared/opena
   let museum: Museum;
 
   beforeAll(async () => {
+    // first, so that afterAll has a server to close even when the build throws
+    server = await startRecorder();
     rmSync(OUT, { recursive: true, force: true });
     result = await build(["test/openapi/public/petstore.yaml", "test/openapi/public/museum.yaml"], { cwd: PACKAGE_ROOT, out: OUT, allowOutsideProject: true });
     writeFileSync(join(OUT, "usage.ts"), USAGE);
-    server = await startRecorder();
     if (result.written) {
       petstore = (await import(pathToFileURL(join(OUT, "petstore.ts")).href)) as Petstore;
       museum = (await import(pathToFileURL(join(OUT, "museum.ts")).href)) as Museum;
     }
   });
   afterAll(async () => {
-    await server?.close();
+    await server.close();
     rmSync(OUT, { recursive: true, force: true });
   });
 

@@ -36,7 +36,7 @@ export async function startRecorder(): Promise<Recorder> {
       }
       const text = Buffer.concat(chunks).toString("utf8");
       requests.push({ method: req.method ?? "", path: url.pathname, query, headers: req.headers, body: text === "" ? undefined : (JSON.parse(text) as unknown) });
-      const route = routes.get(`${req.method} ${url.pathname}`);
+      const route = routes.get(`${req.method ?? ""} ${url.pathname}`);
       if (!route) {
         res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ title: "not found" }));
         return;

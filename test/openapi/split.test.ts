@@ -103,7 +103,7 @@ describe("an OpenAPI description split across files", () => {
     expect(result.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     expect(result.checked.policies.map((p) => p.dependency)).toEqual(["shop"]);
     const shop = result.checked.policies[0]!;
-    expect(shop.operations.map((o) => `${o.method} ${o.path} ${o.name}`)).toEqual(["GET /pets listPets", "POST /pets addPet", "GET /pets/{petId} getPet"]);
+    expect(shop.operations.map((o) => [o.method, o.path, o.name].join(" "))).toEqual(["GET /pets listPets", "POST /pets addPet", "GET /pets/{petId} getPet"]);
     expect(shop.operations.find((o) => o.name === "addPet")).toMatchObject({ retrySafe: true, idempotency: "key" });
     // the files are known to the build, for positions and for --watch
     expect([...result.checked.documents.keys()].sort()).toEqual(
