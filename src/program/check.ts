@@ -4,7 +4,7 @@
  * (src/program/pipeline.ts), so every rule applies whichever of them is used.
  */
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import type { ProjectContext } from "../model/normalize.js";
+import type { ConfigSettings } from "../model/normalize.js";
 import type { ResolvedPolicy } from "../model/resolved.js";
 import type { ResolvedService } from "../model/service.js";
 import { fileSystemHost, MemoryHost } from "../source/host.js";
@@ -37,7 +37,7 @@ export function check(paths: readonly string[], options: CheckOptions = {}): Pro
  */
 export function checkTexts(
   files: readonly { readonly file: string; readonly text: string }[],
-  project: ProjectContext = {},
+  project: ConfigSettings = {},
 ): { policies: ResolvedPolicy[]; services: ResolvedService[]; diagnostics: Diagnostic[] } {
   const result = runSync(checkProgram(new MemoryHost(files.map((f) => [f.file, f.text])), files.map((f) => f.file), { project }));
   return { policies: [...result.policies], services: [...result.services], diagnostics: [...result.diagnostics] };
@@ -50,7 +50,7 @@ export function checkTexts(
 export function checkPolicyText(
   file: string,
   text: string,
-  project: ProjectContext = {},
+  project: ConfigSettings = {},
 ): { policy: ResolvedPolicy | undefined; diagnostics: Diagnostic[] } {
   const result = runSync(checkProgram(new MemoryHost([[file, text]]), [file], { project, analyze: false }));
   return { policy: result.policies[0], diagnostics: [...result.diagnostics] };

@@ -13,7 +13,7 @@ import { analyzeServices } from "../analyze/services.js";
 import { diagnostic, DiagnosticSink, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { SourceTexts } from "../diagnostics/format.js";
 import type { SourceDocument } from "../language/parse.js";
-import type { ProjectContext } from "../model/normalize.js";
+import type { ConfigSettings } from "../model/normalize.js";
 import type { ResolvedPolicy } from "../model/resolved.js";
 import { checkServiceSource, isServiceDocument, type ResolvedService } from "../model/service.js";
 import { isOpenApiDocument } from "../openapi/description.js";
@@ -38,7 +38,7 @@ export interface PipelineOptions {
    * The project every policy is checked in, in place of the project files found next to them
    * (`checkTexts`, `checkPolicyText`).
    */
-  readonly project?: ProjectContext;
+  readonly project?: ConfigSettings;
   /** Whether the analyzer runs on the policies that resolved (default true). */
   readonly analyze?: boolean;
 }
@@ -148,7 +148,7 @@ function* resolveFiles(loader: Loader, sink: DiagnosticSink, files: readonly Loa
   const candidates: Candidate[] = [];
   for (const { file, config, source } of files) {
     const project = options.project === undefined && config !== undefined ? yield* loader.project(config) : undefined;
-    const context: ProjectContext = options.project ?? (project ? { configFile: loader.shown(project.file), config: project.config } : {});
+    const context: ConfigSettings = options.project ?? (project ? { configFile: loader.shown(project.file), config: project.config } : {});
     if (isServiceDocument(source)) {
       const checked = checkServiceSource(source, context);
       sink.report(checked.diagnostics);

@@ -8,7 +8,7 @@ import { Policy } from "../language/schema.js";
 import { checkStructure } from "../language/structure.js";
 import { validate } from "../language/validate.js";
 import { findClashes } from "../model/names.js";
-import { normalize, type ProjectContext } from "../model/normalize.js";
+import { normalize, type ConfigSettings } from "../model/normalize.js";
 import type { ResolvedPolicy, SourceRef } from "../model/resolved.js";
 import { mergeOpenApi } from "../openapi/import.js";
 import type { DocumentSet } from "../openapi/references.js";
@@ -22,7 +22,7 @@ import type { DocumentSet } from "../openapi/references.js";
  */
 export function checkPolicySource(
   source: SourceDocument,
-  project: ProjectContext = {},
+  project: ConfigSettings = {},
   openapi?: SourceDocument | DocumentSet | null,
 ): { policy: ResolvedPolicy | undefined; diagnostics: Diagnostic[] } {
   const structural = checkStructure(source, project.config?.defaults?.transport ?? "http");

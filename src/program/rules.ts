@@ -40,7 +40,7 @@ export function crossPolicyRules(candidates: readonly Candidate[], sink: Diagnos
     if (candidate.kind === "service") {
       const { service } = candidate;
       const names = serviceNames(service.service);
-      const clash = (SERVICE_RUNTIME_IMPORTS as readonly string[]).includes(names.factory)
+      const clash = SERVICE_RUNTIME_IMPORTS.includes(names.factory)
         ? `becomes ${names.factory}(), the runtime function its module calls`
         : factories.has(`${names.module}.ts`)
           ? `becomes the module ${names.module}.ts, as dependency "${factories.get(`${names.module}.ts`)!.dependency}" does`
@@ -66,7 +66,7 @@ export function crossPolicyRules(candidates: readonly Candidate[], sink: Diagnos
     const outputs = [`${clientNames(policy.dependency).factory}()`, `${moduleName(policy.dependency)}.ts`];
     const service = serviceModules.get(outputs[1]!);
     if (service !== undefined) {
-      sink.report(diagnostic("RG301", policy.file, source.spanOf(["dependency"]), `dependency "${policy.dependency}" becomes the module ${outputs[1]}, as service "${service}" does`, "rename one of them"));
+      sink.report(diagnostic("RG301", policy.file, source.spanOf(["dependency"]), `dependency "${policy.dependency}" becomes the module ${outputs[1]!}, as service "${service}" does`, "rename one of them"));
       continue;
     }
     const hit = outputs.find((output) => factories.has(output));

@@ -1,6 +1,6 @@
 import { checkPolicyText } from "../../src/program/check.js";
 import { LineIndex } from "../../src/diagnostics/position.js";
-import type { ProjectContext } from "../../src/model/normalize.js";
+import type { ConfigSettings } from "../../src/model/normalize.js";
 
 export interface Found {
   code: string;
@@ -12,7 +12,7 @@ export interface Found {
 }
 
 /** Checks one policy text and returns its diagnostics with 1-based positions. */
-export function diagnose(text: string, project: ProjectContext = {}): Found[] {
+export function diagnose(text: string, project: ConfigSettings = {}): Found[] {
   const { diagnostics } = checkPolicyText("policy.yaml", text, project);
   const index = new LineIndex(text);
   return diagnostics.map((d) => {

@@ -53,14 +53,19 @@ describe("the check pipeline", () => {
 
   it("runs the same task over a host that answers with promises", async () => {
     const memory = new MemoryHost([["p.yaml", "version: 1\ndependency: p\nretry: { maxAtempts: 3 }\noperations:\n  get: { method: GET, path: /x }\n"]]);
+    // each answer a promise settled on a later tick, a throw a rejection (as an async function's)
+    const onLaterTick =
+      <A extends unknown[], R>(f: (...args: A) => R) =>
+      (...args: A): Promise<R> =>
+        Promise.resolve().then(() => f(...args));
     const slow = {
       cwd: memory.cwd,
-      readFile: async (file: string) => memory.readFile(file),
-      kind: async (path: string) => memory.kind(path),
-      glob: async (patterns: readonly string[], dir: string) => memory.glob(patterns, dir),
-      findProject: async (dir: string) => memory.findProject(dir),
-      realpath: async (path: string) => memory.realpath(path),
-      isInside: async (root: string, file: string) => memory.isInside(root, file),
+      readFile: onLaterTick((file: string) => memory.readFile(file)),
+      kind: onLaterTick((path: string) => memory.kind(path)),
+      glob: onLaterTick((patterns: readonly string[], dir: string) => memory.glob(patterns, dir)),
+      findProject: onLaterTick((dir: string) => memory.findProject(dir)),
+      realpath: onLaterTick((path: string) => memory.realpath(path)),
+      isInside: onLaterTick((root: string, file: string) => memory.isInside(root, file)),
     };
     const later = await runAsync(checkProgram(slow, ["p.yaml"]));
     expect(later.diagnostics).toEqual(runSync(checkProgram(memory, ["p.yaml"])).diagnostics);
