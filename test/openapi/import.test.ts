@@ -76,7 +76,7 @@ describe("operations", () => {
       ],
       body: { $ref: "#/schemas/Item" },
       response: { $ref: "#/schemas/Item" },
-      retrySafe: false,
+      repeatable: false,
     });
     // an imported operation the policy does not list is located in the document
     expect(op.source).toEqual({ file: "api.yaml", path: ["paths", "/carts/{cartId}/items", "post"] });
@@ -116,7 +116,7 @@ describe("idempotency from the document", () => {
   it("an Idempotency-Key header parameter (any case) makes the operation keyed", () => {
     const { policy, diagnostics } = run(doc(post("      parameters:\n        - { name: idempotency-key, in: header, required: true, schema: { type: string } }\n")), `${POLICY}retry: { maxAttempts: 3, budget: {} }\n`);
     expect(diagnostics).toEqual([]);
-    expect(policy!.operations[0]).toMatchObject({ retrySafe: true, idempotency: "key", idempotencyKey: { header: "idempotency-key" } });
+    expect(policy!.operations[0]).toMatchObject({ repeatable: true, idempotency: "key", idempotencyKey: { header: "idempotency-key" } });
   });
 
   it("the header names are configurable", () => {
@@ -129,7 +129,7 @@ describe("idempotency from the document", () => {
 
   it("x-idempotent: true is honoured as an assertion", () => {
     const { policy } = run(doc(post("      x-idempotent: true\n")));
-    expect(policy!.operations[0]).toMatchObject({ retrySafe: true, idempotency: "asserted" });
+    expect(policy!.operations[0]).toMatchObject({ repeatable: true, idempotency: "asserted" });
   });
 
   it("the analyzer's rules apply as for inline operations: a retried POST without a key", () => {

@@ -105,7 +105,7 @@ describe.skipIf(!present)("public OpenAPI descriptions (skipped: ../shared/opena
     expect(museumOps).toEqual(["getMuseumHours", "listSpecialEvents", "createSpecialEvent", "getSpecialEvent", "deleteSpecialEvent", "updateSpecialEvent", "buyMuseumTickets"]);
     const petOps = result.checked.policies.find((p) => p.dependency === "petstore")!.operations;
     expect(petOps.map((o) => o.name)).toEqual(["getPetById", "findPetsByStatus", "addPet", "getInventory"]);
-    expect(petOps.find((o) => o.name === "addPet")).toMatchObject({ method: "POST", path: "/pet", retrySafe: true, idempotency: "key" });
+    expect(petOps.find((o) => o.name === "addPet")).toMatchObject({ method: "POST", path: "/pet", repeatable: true, idempotency: "key" });
   });
 
   it.each(Object.keys(MODULE_MODES) as (keyof typeof MODULE_MODES)[])("the generated code and its typed use compile under tsc --strict (%s)", async (mode) => {

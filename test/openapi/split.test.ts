@@ -104,7 +104,7 @@ describe("an OpenAPI description split across files", () => {
     expect(result.checked.policies.map((p) => p.dependency)).toEqual(["shop"]);
     const shop = result.checked.policies[0]!;
     expect(shop.operations.map((o) => [o.method, o.path, o.name].join(" "))).toEqual(["GET /pets listPets", "POST /pets addPet", "GET /pets/{petId} getPet"]);
-    expect(shop.operations.find((o) => o.name === "addPet")).toMatchObject({ retrySafe: true, idempotency: "key" });
+    expect(shop.operations.find((o) => o.name === "addPet")).toMatchObject({ repeatable: true, idempotency: "key" });
     // the files are known to the build, for positions and for --watch
     expect([...result.checked.documents.keys()].sort()).toEqual(
       ["api/parameters.yaml", "api/paths/pets.yaml", "api/schemas/pet.yaml", "api/shop.openapi.yaml", "resilience/errors.yaml", "resilience/shop.yaml", "resgen.config.yaml"].sort(),
