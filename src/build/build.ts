@@ -6,7 +6,6 @@ import { watch as watchFs, type FSWatcher } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { check, type CheckResult } from "../program/check.js";
 import { countBySeverity, diagnostic, DiagnosticSink, type Diagnostic } from "../diagnostics/diagnostic.js";
-import { defaultCacheFile, openEmitCache, type ModuleMemo } from "./emit-cache.js";
 import { emitOutputFolder } from "../emit/index.js";
 import type { ResolvedPolicy } from "../model/resolved.js";
 import type { ResolvedService } from "../model/service.js";
@@ -28,8 +27,8 @@ export interface BuildOptions {
   /** What to generate: the TypeScript clients (ts, the default) and/or mesh configuration (docs/targets.md). */
   readonly targets?: readonly TargetName[];
   /**
-   * The emit cache file (src/build/emit-cache.ts), or `false` to emit every module. Defaults to
-   * `node_modules/.cache/resgen/emit.json` in the nearest `node_modules` above `cwd`, if any.
+   * @deprecated Ignored: builds have no emit cache any more, every build emits every module
+   * (docs/build.md, "Rebuilds"). Still accepted so that callers passing it keep working.
    */
   readonly cache?: string | false;
   /** Overwrite and remove generated files even where they were edited by hand (RG306). */
@@ -49,15 +48,13 @@ export interface BuildResult {
   readonly plans: readonly Plan[];
   /** Whether files were written (false with `check`, or when errors stopped the build). */
   readonly written: boolean;
-  /** Client and service modules taken from the emit cache, and emitted anew. */
-  readonly modules: { readonly reused: number; readonly emitted: number };
 }
 
 export async function build(paths: readonly string[], options: BuildOptions = {}): Promise<BuildResult> {
   const cwd = options.cwd ?? process.cwd();
   const targets: readonly TargetName[] = options.targets && options.targets.length > 0 ? options.targets : ["ts"];
   const checked = await check(paths, { cwd, allowOutsideProject: options.allowOutsideProject === true });
-  const stop = (diagnostics: readonly Diagnostic[]): BuildResult => ({ checked, diagnostics, plans: [], written: false, modules: { reused: 0, emitted: 0 } });
+  const stop = (diagnostics: readonly Diagnostic[]): BuildResult => ({ checked, diagnostics, plans: [], written: false });
   if (checked.unmatched.length > 0 || countBySeverity(checked.diagnostics).errors > 0) return stop(checked.diagnostics);
 
   // group by output folder: policies of one folder are emitted together (one barrel, one runtime)
@@ -120,13 +117,6 @@ export async function build(paths: readonly string[], options: BuildOptions = {}
     list.push({ service, sourcePath });
   }
 
-  const cacheFile = options.cache === false ? undefined : (options.cache ?? defaultCacheFile(cwd));
-  const cache = cacheFile === undefined ? undefined : openEmitCache(resolve(cwd, cacheFile));
-  const uncached = { reused: 0, emitted: 0 };
-  const emitCounted: ModuleMemo = (_path, _inputs, emit) => {
-    uncached.emitted++;
-    return emit();
-  };
   if (sink.hasErrors()) return stop(sink.all());
   const plans: Plan[] = [];
   for (const [outDir, group] of [...groups].sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -136,7 +126,6 @@ export async function build(paths: readonly string[], options: BuildOptions = {}
           services: services.get(outDir),
           sourcePath,
           telemetry: withTelemetry.has(outDir) ? "opentelemetry" : "none",
-          memo: cache?.folder(outDir) ?? emitCounted,
         })
       : [];
     const files = new Map(clients);
@@ -174,19 +163,17 @@ export async function build(paths: readonly string[], options: BuildOptions = {}
       sink.report(diagnostic("RG303", displayPath(outDir, cwd), { start: 0, end: 0 }, `"${path}" would be written outside the output folder`));
     }
   }
-  cache?.save();
-  const modules = { ...(cache?.stats ?? uncached) };
   const sorted = sink.all();
-  if (options.check || countBySeverity(sorted).errors > 0) return { checked, diagnostics: sorted, plans, written: false, modules };
+  if (options.check || countBySeverity(sorted).errors > 0) return { checked, diagnostics: sorted, plans, written: false };
   for (const plan of plans) {
     try {
       await applyPlan(plan);
     } catch (error) {
       sink.report(writeFailure(error, cwd, checked));
-      return { checked, diagnostics: sink.all(), plans, written: false, modules };
+      return { checked, diagnostics: sink.all(), plans, written: false };
     }
   }
-  return { checked, diagnostics: sorted, plans, written: true, modules };
+  return { checked, diagnostics: sorted, plans, written: true };
 }
 
 /** Why an output folder may not be used (RG304), or undefined when it may. */

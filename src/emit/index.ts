@@ -12,9 +12,6 @@ import { moduleName } from "../model/identifiers.js";
 import { emitRuntime, emitTelemetry } from "./runtime.js";
 import { code, lines, list, print, type Doc } from "./printer.js";
 
-/** Recalls or emits one module: `inputs` must be everything `emit` depends on, as plain data. */
-export type ModuleMemo = (path: string, inputs: unknown, emit: () => string) => string;
-
 export interface EmitContext {
   /** The policy's path as it appears in the header: relative to the project, forward slashes. */
   readonly sourcePath: (policy: ResolvedPolicy) => string;
@@ -22,11 +19,7 @@ export interface EmitContext {
   readonly services?: readonly { readonly service: ResolvedService; readonly sourcePath: string }[] | undefined;
   /** `telemetry` of the project file: `opentelemetry` adds the adapter and installs it in every client. */
   readonly telemetry?: "none" | "opentelemetry" | undefined;
-  /** Recalls a client or service module emitted before from the same inputs (src/build/emit-cache.ts). */
-  readonly memo?: ModuleMemo | undefined;
 }
-
-const emitAlways: ModuleMemo = (_path, _inputs, emit) => emit();
 
 /** File contents by path relative to the output folder, sorted. */
 export type EmittedFiles = ReadonlyMap<string, string>;
@@ -40,13 +33,12 @@ export function emitOutputFolder(policies: readonly ResolvedPolicy[], ctx: EmitC
   const sorted = [...policies].sort((a, b) => (a.dependency < b.dependency ? -1 : a.dependency > b.dependency ? 1 : 0));
   const barrel: Doc[] = [];
   const reexport = (names: readonly string[], from: string) => code`export ${list("{", names, "}", { space: true })} from ${JSON.stringify(from)};`;
-  const memo = ctx.memo ?? emitAlways;
   for (const policy of sorted) {
     const module = moduleName(policy.dependency);
     const path = `${module}.ts`;
     const head = header(ctx.sourcePath(policy));
     const telemetry = ctx.telemetry ?? "none";
-    files.set(path, memo(path, { head, telemetry, policy }, () => head + "\n" + emitClient(policy, { telemetry })));
+    files.set(path, head + "\n" + emitClient(policy, { telemetry }));
     const n = clientNames(policy.dependency);
     barrel.push(reexport([n.factory, `type ${n.client}`, `type ${n.config}`], `./${module}.js`));
   }
@@ -54,7 +46,7 @@ export function emitOutputFolder(policies: readonly ResolvedPolicy[], ctx: EmitC
     const n = serviceNames(service.service);
     const path = `${n.module}.ts`;
     const head = header(sourcePath);
-    files.set(path, memo(path, { head, service }, () => head + "\n" + emitService(service)));
+    files.set(path, head + "\n" + emitService(service));
     barrel.push(reexport([n.factory], `./${n.module}.js`));
   }
   barrel.push(`export * from "./runtime/public.js";`);
