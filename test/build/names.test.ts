@@ -4,7 +4,7 @@
  * `then` or Object.prototype. `check` refuses them at the name; every other valid name builds
  * into code that compiles.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -14,7 +14,7 @@ import { build } from "../../src/build/build.js";
 import { check, checkPolicyText } from "../../src/program/check.js";
 import { emitClient } from "../../src/emit/client.js";
 import { methodName, moduleName, pascalCase } from "../../src/model/identifiers.js";
-import { CLIENT_MEMBERS, RESERVED_METHODS, RESERVED_MODULES } from "../../src/model/names.js";
+import { CLIENT_MEMBERS, CLIENT_RUNTIME, CLIENT_TELEMETRY, RESERVED_METHODS, RESERVED_MODULES, RESERVED_TYPE_NAMES } from "../../src/model/names.js";
 import { serviceNames } from "../../src/model/names.js";
 import { NAME_PATTERN } from "../../src/language/schema.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
@@ -161,6 +161,38 @@ describe("reserved names", () => {
     const text = "version: 1\ndependency: things\ntransport: function\noperations:\n  health: {}\n  then: {}\n  toString: {}\n";
     expect(diagnose(text).filter((d) => d.severity === "error")).toEqual([]);
   });
+});
+
+describe("what a client module imports", () => {
+  it("is named only from the runtime's tables, each a name the runtime exports", () => {
+    const exported = (file: string) => {
+      const source = ts.createSourceFile(file, readFileSync(join(PACKAGE_ROOT, file), "utf8"), ts.ScriptTarget.Latest);
+      return new Set(source.statements.flatMap((s) => (ts.isExportDeclaration(s) && s.exportClause && ts.isNamedExports(s.exportClause) ? s.exportClause.elements.map((e) => e.name.text) : [])));
+    };
+    const runtime = exported("templates/runtime/index.ts");
+    for (const name of Object.keys(CLIENT_RUNTIME)) expect(runtime.has(name), name).toBe(true);
+    const telemetry = readFileSync(join(PACKAGE_ROOT, "templates/telemetry/opentelemetry.ts"), "utf8");
+    for (const name of Object.keys(CLIENT_TELEMETRY)) expect(telemetry).toMatch(new RegExp(`export (async )?(function|interface|type|const) ${name}\\b`));
+    for (const name of [...Object.keys(CLIENT_RUNTIME), ...Object.keys(CLIENT_TELEMETRY)]) expect(RESERVED_TYPE_NAMES.has(name), name).toBe(true);
+  });
+
+  it("leaves schemas named after each of those names their own types, and the module compiles under tsc --strict", async () => {
+    const types = [...Object.values(CLIENT_RUNTIME), ...Object.values(CLIENT_TELEMETRY)].filter((s) => s.typeOnly).map((s) => s.name);
+    const schemas = types.map((t) => `  ${t}: { type: object, properties: { id: { type: string } } }`).join("\n");
+    const ops = types.map((t, i) => `  get${i}: { method: GET, path: /r${i}, response: { $ref: "#/schemas/${t}" }, fallback: { kind: stale, otherwise: { kind: provided } } }`).join("\n");
+    const dir = project("resgen-names-runtime-", {
+      "resgen.config.yaml": "version: 1\npolicies: resilience/*.yaml\nout: generated\ntelemetry: opentelemetry\n",
+      "resilience/shadow.yaml": `version: 1\ndependency: shadow\noperations:\n${ops}\nschemas:\n${schemas}\n`,
+    }, OUT);
+    const result = await build([dir], { cwd: dir });
+    expect(result.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    const written = result.plans.flatMap((p) => p.changes).filter((c) => c.kind !== "remove" && !c.path.startsWith("telemetry/"));
+    const shadow = written.find((c) => c.path === "shadow.ts");
+    for (const t of types) expect(shadow?.kind !== "remove" && shadow?.content).toContain(`export interface ${t}Schema {`);
+    // the adapter imports @opentelemetry/api, which this repository has: compile it too
+    const files = result.plans.flatMap((p) => p.changes).filter((c) => c.kind !== "remove");
+    expect(await compile(files.map((c) => join(dir, "generated", c.path)), "NodeNext")).toBe("");
+  }, 60_000);
 });
 
 /** Names the generated modules use as identifiers or members, as policy names: none of them may break the output. */
