@@ -31,13 +31,12 @@ else await main();
 /** The child: answers `limit` requests, then closes; tells the parent its port over IPC. */
 function serve(limit: number): void {
   let served = 0;
-  let idle: NodeJS.Timeout | undefined;
   const server = createServer((req, res) => {
     req.resume();
     res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(BODY) });
     res.end(BODY);
     if (++served >= limit) stop();
-    else idle?.refresh();
+    else idle.refresh();
   });
   let stopped = false;
   const stop = (): void => {
@@ -48,7 +47,7 @@ function serve(limit: number): void {
     server.closeAllConnections();
     if (process.connected) process.disconnect();
   };
-  idle = setTimeout(stop, 60_000);
+  const idle = setTimeout(stop, 60_000);
   process.on("disconnect", stop);
   server.listen(0, "127.0.0.1", () => {
     const address = server.address();
@@ -69,7 +68,7 @@ async function main(): Promise<void> {
   const child: ChildProcess = fork(fileURLToPath(import.meta.url), ["--serve", String(total)], { stdio: "inherit" });
   const port = await new Promise<number>((resolve, reject) => {
     child.once("message", (m: { port: number }) => resolve(m.port));
-    child.once("exit", (code) => reject(new Error(`server exited (${code})`)));
+    child.once("exit", (code) => reject(new Error(`server exited (${String(code)})`)));
   });
   const baseUrl = `http://127.0.0.1:${port}`;
   const url = `${baseUrl}/charges/ch_1`;

@@ -13,7 +13,7 @@ async function emittedBy(version: string): Promise<Map<string, string>> {
   vi.doMock("../../src/version.js", async (original) => ({ ...(await original<typeof import("../../src/version.js")>()), VERSION: version }));
   const { VERSION } = await import("../../src/version.js");
   expect(VERSION).toBe(version);
-  const emitter = (await import("../../src/emit/runtime.js")) as RuntimeEmitter;
+  const emitter: RuntimeEmitter = await import("../../src/emit/runtime.js");
   return new Map([...emitter.emitRuntime(), ...emitter.emitTelemetry()]);
 }
 
