@@ -97,7 +97,7 @@ export class Call<T> {
   // retries from there, so that it starts again from its base.
   #pushedBackAt = 0;
   // a backoff sleep, or the wait before the next hedged copy
-  #timer: TimerHandle | undefined = undefined;
+  #timer: TimerHandle = undefined;
   #onAbort: (() => void) | undefined = undefined;
   // hedged copies still running, and the transient failures of those that ended, by launch order
   #running = 0;
@@ -333,7 +333,7 @@ export class Call<T> {
     const byDeadline = left < attemptMs;
     const timeoutMs = byDeadline ? left : attemptMs;
     const headersMs = timeout.headersMs ?? Number.POSITIVE_INFINITY;
-    const attempt = new Attempt(this as Call<unknown>, ++this.#attempts, hedge, timeoutMs, byDeadline, permit, now, headersMs < timeoutMs ? headersMs : Number.POSITIVE_INFINITY);
+    const attempt = new Attempt(this, ++this.#attempts, hedge, timeoutMs, byDeadline, permit, now, headersMs < timeoutMs ? headersMs : Number.POSITIVE_INFINITY);
     if (this.#live === undefined) this.#current = attempt;
     else this.#live.push(attempt);
     const events = this.#dep.events;
@@ -363,10 +363,19 @@ export class Call<T> {
     if (hedged) this.#running--;
     if (this.#done) return;
     // a programming error is thrown as it is: no retry, no hedge, no fallback
-    if (!isResilienceError(error)) return this.#fail(error);
-    if (hedged) return this.#copyFailed(attempt, error);
+    if (!isResilienceError(error)) {
+      this.#fail(error);
+      return;
+    }
+    if (hedged) {
+      this.#copyFailed(attempt, error);
+      return;
+    }
     const delayMs = this.#retryDelay(error, attempt.attempt);
-    if (typeof delayMs !== "number") return this.#fail(delayMs);
+    if (typeof delayMs !== "number") {
+      this.#fail(delayMs);
+      return;
+    }
     if (delayMs > 0) this.#timer = this.#dep.clock.setTimer(() => this.#wake(), delayMs);
     else queueMicrotask(() => this.#wake());
   }
@@ -483,7 +492,10 @@ export class Call<T> {
   }
 
   #copyFailed(attempt: Attempt, error: ResilienceError): void {
-    if (!error.transient) return this.#fail(error);
+    if (!error.transient) {
+      this.#fail(error);
+      return;
+    }
     const failures = this.#failures!;
     failures[attempt.attempt - 1] = error;
     if (this.#tryHedge() || this.#running > 0) return;
@@ -766,8 +778,8 @@ class Attempt extends TimerEntry implements AttemptContext {
   readonly #byDeadline: boolean;
   #controller: AbortController | undefined = undefined;
   #cancelled: ResilienceError | undefined = undefined;
-  #timer: TimerHandle | undefined = undefined;
-  #headersTimer: TimerHandle | undefined = undefined;
+  #timer: TimerHandle = undefined;
+  #headersTimer: TimerHandle = undefined;
   #settled = false;
 
   constructor(call: Call<unknown>, attempt: number, hedge: boolean, timeoutMs: number, byDeadline: boolean, permit: number, started: number, headersTimeoutMs: number) {
