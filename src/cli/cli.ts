@@ -31,7 +31,8 @@ const defaultIo = (): Io => ({
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   cwd: process.cwd(),
-  color: Boolean(process.stdout.isTTY) && !process.env["NO_COLOR"],
+  // Node's types declare isTTY a boolean, but it is undefined when stdout is a pipe or a file
+  color: ((process.stdout.isTTY as boolean | undefined) ?? false) && !process.env["NO_COLOR"],
 });
 
 /** Runs the CLI on `argv` (as process.argv: node, script, args...) and returns the exit code. */
