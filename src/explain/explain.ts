@@ -122,6 +122,9 @@ export function reportFindings(diagnostics: readonly Diagnostic[], sources: Sour
 
 const pct = (f: number) => `${Math.round(f * 1000) / 10}%`;
 const round2 = (n: number) => Math.round(n * 100) / 100;
+// The standard library types JSON.stringify as returning string, but it returns undefined for
+// undefined (a fallback value left out); this signature keeps the "null" shown then.
+const stringify = JSON.stringify as (value: unknown) => string | undefined;
 
 export function explain(policy: ResolvedPolicy, options: ExplainOptions = {}): ExplainReport {
   const where = options.where ?? (() => undefined);
@@ -176,7 +179,7 @@ function explainOperation(policy: ResolvedPolicy, op: ResolvedOperation, where: 
     active: f !== null,
     settings: [
       setting("fallback", f?.kind ?? "none", f === null ? "none" : f.kind),
-      ...(f?.kind === "value" ? [setting("fallback.value", null, JSON.stringify(f.value) ?? "null", op.provenance["fallback"])] : []),
+      ...(f?.kind === "value" ? [setting("fallback.value", null, stringify(f.value) ?? "null", op.provenance["fallback"])] : []),
       ...(f?.kind === "stale"
         ? [
             setting("fallback.maxAge", f.maxAgeMs, formatMs(f.maxAgeMs), op.provenance["fallback"]),
@@ -185,7 +188,7 @@ function explainOperation(policy: ResolvedPolicy, op: ResolvedOperation, where: 
             setting(
               "fallback.otherwise",
               f.otherwise?.kind ?? null,
-              f.otherwise === null ? "a miss throws the failure" : f.otherwise.kind === "value" ? `a miss serves ${JSON.stringify(f.otherwise.value) ?? "null"}` : "a miss calls the caller's fallback",
+              f.otherwise === null ? "a miss throws the failure" : f.otherwise.kind === "value" ? `a miss serves ${stringify(f.otherwise.value) ?? "null"}` : "a miss calls the caller's fallback",
               op.provenance["fallback"],
             ),
           ]
@@ -381,7 +384,11 @@ export function renderExplainText(report: ExplainReport): string {
       `    time          ${wc.formula}${wc.fitsInTotal ? `, within the total ${formatMs(wc.totalMs)}` : `, over the total ${formatMs(wc.totalMs)}: only ${wc.attemptsWithinTotal} of ${wc.maxAttempts} attempts fit`}`,
     );
     out.push(`    outage        ${o.calls} calls (${o.callsBasis}) → ${o.attemptsWithoutBudget} attempts without a budget (${o.amplificationWithoutBudget}×)`);
-    if (o.attemptsWithBudget !== null) out.push(`                  with the budget at most ${o.attemptsWithBudget} attempts (${o.amplificationWithBudget}×): ${o.budgetFormula}`);
+    // worstCase() sets the three together
+    const { attemptsWithBudget, amplificationWithBudget, budgetFormula } = o;
+    if (attemptsWithBudget !== null && amplificationWithBudget !== null && budgetFormula !== undefined) {
+      out.push(`                  with the budget at most ${attemptsWithBudget} attempts (${amplificationWithBudget}×): ${budgetFormula}`);
+    }
   }
   const ll = report.littlesLaw;
   out.push("");
