@@ -73,7 +73,7 @@ export function renderDiagnosticsDoc(): string {
       for (const f of files) out.push("", "```yaml", `# ${f.file}`, f.text.trimEnd(), "```");
       const names = files.map((f) => f.file).join(" ");
       const count = `${files.length} ${files.length === 1 ? "policy" : "policies"} checked: $1`;
-      out.push("", "```console", `$ resgen check ${names}`, `${formatPretty(diagnostics, sources).trimEnd().replace(/\n([^\n]*)$/, `\n${count}`)}`, "```");
+      out.push("", "```console", `$ resgen check ${names}`, formatPretty(diagnostics, sources).trimEnd().replace(/\n([^\n]*)$/, `\n${count}`), "```");
     }
     if (info.fix !== undefined) out.push("", `**Fix.** ${info.fix}`);
   }

@@ -20,7 +20,6 @@ import type {
   ResolvedPolicy,
   ResolvedRetry,
   ResolvedTimeout,
-  HttpMethod,
   IdempotencyBasis,
   Origin,
   Provenance,
@@ -447,7 +446,7 @@ function resolveOperation(name: string, op: OperationInput, ctx: OperationContex
     name,
     ...(op.description === undefined ? {} : { description: op.description }),
     source: { file, path: opPath },
-    ...(op.method === undefined ? {} : { method: op.method as HttpMethod }),
+    ...(op.method === undefined ? {} : { method: op.method }),
     ...(op.path === undefined ? {} : { path: op.path }),
     params: pathParams.map((p) => {
       const declared = op.params?.[p];
