@@ -42,7 +42,7 @@ const flow = (entries: Record<string, string | undefined>): string | undefined =
   const set = Object.entries(entries).filter((e): e is [string, string] => e[1] !== undefined);
   return set.length === 0 ? undefined : `{ ${set.map(([k, v]) => `${k}: ${v}`).join(", ")} }`;
 };
-const section = <T extends Record<string, fc.Arbitrary<string | undefined>>>(shape: T) => fc.record(shape).map((r) => flow(r as Record<string, string | undefined>));
+const section = (shape: Record<string, fc.Arbitrary<string | undefined>>) => fc.record(shape).map(flow);
 
 const sections = {
   latency: section({ p50: maybe(duration), p95: maybe(duration), p99: maybe(duration), p999: maybe(duration), rps: maybe(number) }),

@@ -86,7 +86,7 @@ describe("durations that must be positive", () => {
   it("refuses a window shorter than 1ms per bucket, which the runtime would stretch to `buckets` ms", () => {
     const text = policy("breaker: { window: { duration: 5ms, buckets: 10 } }\n");
     const d = rangeError(text);
-    expect(d).toMatchObject({ ...at(text, "5ms"), message: expect.stringContaining("breaker.window.duration 5ms must be at least 1ms per bucket (10 buckets: 10ms)") });
+    expect(d).toMatchObject({ ...at(text, "5ms"), message: expect.stringContaining("breaker.window.duration 5ms must be at least 1ms per bucket (10 buckets: 10ms)") as unknown });
     expect(analyzed(policy("breaker: { window: { duration: 10ms, buckets: 10 } }\n")).found.filter((f) => f.severity === "error")).toEqual([]);
   });
 });
@@ -113,7 +113,7 @@ describe("maximums: no duration or number is infinite", () => {
   it("refuses a 400-digit duration instead of an infinite openFor", () => {
     const text = policy(`breaker: { openFor: ${DIGITS_400}ms }\n`);
     const d = rangeError(text);
-    expect(d).toMatchObject({ ...at(text, DIGITS_400), message: expect.stringContaining("breaker.openFor: duration 1000000000…0000ms (402 characters) is longer than 168h (7 days)") });
+    expect(d).toMatchObject({ ...at(text, DIGITS_400), message: expect.stringContaining("breaker.openFor: duration 1000000000…0000ms (402 characters) is longer than 168h (7 days)") as unknown });
     expect(d.message).not.toContain("Infinity");
   });
 
@@ -180,19 +180,19 @@ describe("bounds between two keys", () => {
   it("points at window.calls when minCalls is the default 20", () => {
     const text = policy("breaker: { window: { calls: 5 } }\n");
     const d = rangeError(text);
-    expect(d).toMatchObject({ ...at(text, "5 }"), message: expect.stringContaining("breaker.minCalls 20 (the default) must be at most window.calls 5") });
+    expect(d).toMatchObject({ ...at(text, "5 }"), message: expect.stringContaining("breaker.minCalls 20 (the default) must be at most window.calls 5") as unknown });
   });
 
   it("refuses backoff.base above backoff.cap, at base", () => {
     const text = policy("retry: { backoff: { base: 2s, cap: 1s }, budget: false }\n");
     const d = rangeError(text);
-    expect(d).toMatchObject({ ...at(text, "2s"), message: expect.stringContaining("operation get: retry.backoff.base 2s must be at most retry.backoff.cap 1s") });
+    expect(d).toMatchObject({ ...at(text, "2s"), message: expect.stringContaining("operation get: retry.backoff.base 2s must be at most retry.backoff.cap 1s") as unknown });
   });
 
   it("compares the effective values: an operation's base against the policy's cap", () => {
     const text = policy("retry: { backoff: { cap: 1s }, budget: false }\n", "  get:\n    method: GET\n    path: /things\n    retry: { backoff: { base: 3s } }\n");
     const d = rangeError(text);
-    expect(d).toMatchObject({ ...at(text, "3s"), message: expect.stringContaining("retry.backoff.base 3s must be at most retry.backoff.cap 1s") });
+    expect(d).toMatchObject({ ...at(text, "3s"), message: expect.stringContaining("retry.backoff.base 3s must be at most retry.backoff.cap 1s") as unknown });
   });
 
   it("refuses a base above the default cap of 1s", () => {
@@ -203,7 +203,7 @@ describe("bounds between two keys", () => {
   it("refuses a deadline margin that leaves no time for any attempt", () => {
     const text = policy("deadline: { margin: 2s }\ntimeout: { attempt: 500ms, total: 1s }\n");
     const d = rangeError(text);
-    expect(d).toMatchObject({ ...at(text, "2s"), message: expect.stringContaining("deadline.margin 2s must be below the total timeout 1s") });
+    expect(d).toMatchObject({ ...at(text, "2s"), message: expect.stringContaining("deadline.margin 2s must be below the total timeout 1s") as unknown });
   });
 });
 
@@ -270,9 +270,12 @@ describe("docs/policy.md lists a range for every number and duration", () => {
     const visit = (node: unknown, path: string[], depth: number): void => {
       if (node === null || typeof node !== "object" || depth > 12) return;
       const s = node as Record<string, unknown>;
-      if (typeof s["$ref"] === "string") return visit(defs[(s["$ref"] as string).split("/").pop()!], path, depth + 1);
+      if (typeof s["$ref"] === "string") {
+        visit(defs[s["$ref"].split("/").pop()!], path, depth + 1);
+        return;
+      }
       const type = s["type"];
-      const isDuration = typeof s["pattern"] === "string" && (s["pattern"] as string).endsWith("(ms|s|m|h)$");
+      const isDuration = typeof s["pattern"] === "string" && s["pattern"].endsWith("(ms|s|m|h)$");
       if (type === "number" || type === "integer" || isDuration) out.add(path.join("."));
       for (const [key, value] of Object.entries((s["properties"] ?? {}) as Record<string, unknown>)) visit(value, [...path, key], depth + 1);
       for (const key of ["anyOf", "oneOf", "allOf"]) for (const sub of (s[key] ?? []) as unknown[]) visit(sub, path, depth + 1);
