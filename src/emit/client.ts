@@ -400,7 +400,7 @@ function dependencySettings(policy: ResolvedPolicy): unknown {
 export function operationSettings(op: ResolvedOperation, http: boolean): unknown {
   return {
     name: op.name,
-    retrySafe: op.retrySafe,
+    retrySafe: op.repeatable,
     idempotencyKey: op.idempotencyKey ? { header: http ? op.idempotencyKey.header : null } : null,
     timeout: {
       attemptMs: op.timeout.attemptMs,

@@ -422,7 +422,7 @@ export function importDeclarations(symbols: readonly ImportSymbol[]): Doc {
   const byModule = new Map<string, Map<string, ImportSymbol>>();
   for (const s of symbols) {
     let names = byModule.get(s.from);
-    if (names === undefined) byModule.set(s.from, (names = new Map()));
+    if (names === undefined) byModule.set(s.from, (names = new Map<string, ImportSymbol>()));
     const seen = names.get(s.name);
     if (seen === undefined || (seen.typeOnly && !s.typeOnly)) names.set(s.name, s);
   }

@@ -30,7 +30,7 @@ export function emitService(service: ResolvedService): string {
   const admission = service.admission;
   const doc =
     `The inbound middleware of the ${service.service} service: reads the caller's deadline from \`${service.deadline.header}\`` +
-    `${service.deadline.grpcTimeout && service.deadline.header !== "grpc-timeout" ? " or `grpc-timeout`" : ""}` +
+    (service.deadline.grpcTimeout && service.deadline.header !== "grpc-timeout" ? " or `grpc-timeout`" : "") +
     ` (at most ${service.deadline.maxMs} ms; ${service.deadline.edgeMs} ms when none arrives), refuses spent budgets with ${service.deadline.expiredStatus}` +
     (admission === null
       ? ", and admits every request."

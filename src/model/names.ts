@@ -105,7 +105,7 @@ export const RESERVED_MODULES: ReadonlyMap<string, string> = new Map([
   [RUNTIME_DIR, `the name of the ${RUNTIME_DIR}/ folder resgen writes in the output folder`],
   [TELEMETRY_DIR, `the name of the ${TELEMETRY_DIR}/ folder resgen writes in the output folder (telemetry: opentelemetry)`],
   ...TARGETS.filter((t) => t !== "ts").map((t): [string, string] => [t, `the name of the ${t}/ folder resgen writes in the output folder (--target ${t})`]),
-  ...["con", "prn", "aux", "nul", ...[..."0123456789"].flatMap((d) => [`com${d}`, `lpt${d}`])].map((d): [string, string] => [d, "a device name on Windows, where the file cannot be created"]),
+  ...["con", "prn", "aux", "nul", ...Array.from({ length: 10 }, (_, d) => [`com${d}`, `lpt${d}`]).flat()].map((d): [string, string] => [d, "a device name on Windows, where the file cannot be created"]),
 ]);
 
 /**
