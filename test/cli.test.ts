@@ -65,15 +65,21 @@ describe("resgen check", () => {
   it("prints SARIF 2.1.0 for code scanning", async () => {
     const r = await run("check", THREE, "--format", "sarif");
     expect(r.code).toBe(1);
-    const sarif = JSON.parse(r.stdout);
+    const sarif = JSON.parse(r.stdout) as {
+      version: string;
+      runs: {
+        results: { ruleId: string; ruleIndex: number; level: string; locations: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number; startColumn: number } } }[] }[];
+        tool: { driver: { rules: { id: string }[] } };
+      }[];
+    };
     expect(sarif.version).toBe("2.1.0");
-    const results = sarif.runs[0].results as { ruleId: string; ruleIndex: number; level: string; locations: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number; startColumn: number } } }[] }[];
+    const results = sarif.runs[0]!.results;
     expect(results.map((x) => [x.ruleId, x.level, x.locations[0]!.physicalLocation.region.startLine, x.locations[0]!.physicalLocation.region.startColumn])).toEqual([
       ["RG104", "error", 3, 21],
       ["RG101", "error", 5, 3],
       ["RG102", "error", 10, 3],
     ]);
-    const rules = sarif.runs[0].tool.driver.rules as { id: string }[];
+    const rules = sarif.runs[0]!.tool.driver.rules;
     for (const x of results) expect(rules[x.ruleIndex]!.id).toBe(x.ruleId);
     expect(results[0]!.locations[0]!.physicalLocation.artifactLocation.uri).toBe(THREE);
   });

@@ -32,7 +32,7 @@ describe("resgen explain", () => {
     const text = r.stdout;
     for (const op of ["getCharge", "createCharge"]) {
       const section = text.slice(text.indexOf(`\n${op}  `));
-      const layers = [...section.matchAll(/^ {2}(\d)\. ([a-z ]+?) {2}/gm)].slice(0, ORDER.length).map((m) => `${m[1]}. ${m[2]}`);
+      const layers = [...section.matchAll(/^ {2}(\d)\. ([a-z ]+?) {2}/gm)].slice(0, ORDER.length).map((m) => `${m[1]!}. ${m[2]!}`);
       expect(layers).toEqual(ORDER.map((l, i) => `${i + 1}. ${l}`));
     }
     expect(text).toMatch(/timeout\.attempt +500ms +policy \(payments\.yaml:8:21\)/);
@@ -126,7 +126,7 @@ describe("resgen explain", () => {
     const report = explain(policies[0]!);
     const op = report.operations[0]!;
     expect(op.worstCase).toMatchObject({ maxAttempts: 1, plan: "single", outage: { attemptsWithoutBudget: 100, attemptsWithBudget: null } });
-    expect(op.stack.find((l) => l.layer === "retry")).toMatchObject({ active: false, note: expect.stringContaining("attempted once") });
+    expect(op.stack.find((l) => l.layer === "retry")).toMatchObject({ active: false, note: expect.stringContaining("attempted once") as unknown });
     expect(renderExplainText(report)).toContain("attempts      1: attempted once (not retry-safe)");
   });
 });
