@@ -9,7 +9,6 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { build } from "../../src/build/build.js";
 import { check } from "../../src/program/check.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
 import { exampleProject, readTree, runCli } from "./helpers.js";
@@ -121,7 +120,7 @@ describe("references and inputs stay inside the project", () => {
       const r = await cli("check");
       expect(r.code, glob).toBe(1);
       expect(output(r)).not.toContain(SECRET);
-      expect(r.stdout).toContain(`resgen.config.yaml:2:11 error RG115 the policy glob "${JSON.parse(glob.startsWith('"') ? glob : JSON.stringify(glob))}" reaches outside the project`);
+      expect(r.stdout).toContain(`resgen.config.yaml:2:11 error RG115 the policy glob "${JSON.parse(glob.startsWith('"') ? glob : JSON.stringify(glob)) as string}" reaches outside the project`);
       // where it is intended, a flag says so
       expect((await cli("check", "--allow-outside-project")).stdout).toContain("stolen");
     }

@@ -66,11 +66,11 @@ async function loyaltyClient(headers?: Record<string, string>) {
     createLoyaltyClient(config: { baseUrl: string; fetch: typeof fetch; headers?: Record<string, string> }): Loyalty;
   };
   const state = { down: false, calls: 0 };
-  const fetchImpl = (async (_url: string | URL | Request, init?: RequestInit) => {
+  const fetchImpl = ((_url: string | URL | Request, init?: RequestInit) => {
     state.calls++;
-    if (state.down) return new Response("down", { status: 503 });
+    if (state.down) return Promise.resolve(new Response("down", { status: 503 }));
     const sent = new Headers(init?.headers);
-    return new Response(JSON.stringify({ user: sent.get("authorization") ?? "anonymous" }), { status: 200, headers: { "content-type": "application/json" } });
+    return Promise.resolve(new Response(JSON.stringify({ user: sent.get("authorization") ?? "anonymous" }), { status: 200, headers: { "content-type": "application/json" } }));
   }) as typeof fetch;
   return { client: mod.createLoyaltyClient({ baseUrl: "http://loyalty.internal", fetch: fetchImpl, ...(headers ? { headers } : {}) }), state };
 }

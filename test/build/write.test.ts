@@ -45,7 +45,7 @@ function danglingImports(tree: ReadonlyMap<string, string>): string[] {
   for (const [path, text] of tree) {
     if (!path.endsWith(".ts")) continue;
     for (const [, spec] of text.matchAll(/from "(\.{1,2}\/[^"]+)\.js"/g)) {
-      const target = posix.normalize(posix.join(posix.dirname(path), `${spec}.ts`));
+      const target = posix.normalize(posix.join(posix.dirname(path), `${spec!}.ts`));
       if (!tree.has(target)) dangling.push(`${path} → ${target}`);
     }
   }
