@@ -28,9 +28,9 @@ afterEach(async () => {
 
 function capturing(): { fetch: typeof fetch; sent: string[] } {
   const sent: string[] = [];
-  const fetch = (async (url: string) => {
+  const fetch = ((url: string) => {
     sent.push(url);
-    return new Response("{}");
+    return Promise.resolve(new Response("{}"));
   }) as typeof globalThis.fetch;
   return { fetch, sent };
 }

@@ -61,7 +61,7 @@ describe("OpenTelemetry adapter: degraded responses", () => {
       res.end(data);
     });
     server = await listen((req, res) =>
-      tracer.startActiveSpan(`GET ${req.url}`, (span) => {
+      tracer.startActiveSpan(`GET ${req.url ?? ""}`, (span) => {
         res.once("finish", () => span.end());
         handler(req, res);
       }),

@@ -87,7 +87,7 @@ describe("a project with telemetry: opentelemetry", () => {
   it("records a call made through the generated client, and records nothing with telemetry: false", async () => {
     const gen = (await import(pathToFileURL(join(out, "index.ts")).href)) as GeneratedModule;
     const sdk = createSdk();
-    const fetch = (async () => new Response(JSON.stringify({ sku: "a1", available: 3 }), { status: 200, headers: { "content-type": "application/json" } })) as typeof globalThis.fetch;
+    const fetch = (() => Promise.resolve(new Response(JSON.stringify({ sku: "a1", available: 3 }), { status: 200, headers: { "content-type": "application/json" } }))) as typeof globalThis.fetch;
     const telemetry = { meter: sdk.meterProvider.getMeter("t"), tracer: sdk.tracerProvider.getTracer("t"), logger: silentLogger };
     const inventory = gen.createInventoryClient({ baseUrl: "http://inventory.test", fetch, telemetry });
     expect(await inventory.getStock({ sku: "a1" })).toEqual({ sku: "a1", available: 3 });

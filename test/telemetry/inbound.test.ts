@@ -71,7 +71,7 @@ describe("OpenTelemetry adapter: the front door", () => {
   });
 
   afterAll(async () => {
-    await server?.close();
+    await server.close();
   });
 
   it("counts admitted requests by priority and whether they waited", () => {

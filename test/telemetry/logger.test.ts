@@ -26,8 +26,8 @@ describe("logEvents", () => {
         message: "payments: circuit breaker closed -> open",
         fields: { event: "resilience.breaker.transition", dependency: "payments", from: "closed", to: "open", calls: 2, failures: 2, slowCalls: 0 },
       },
-      expect.objectContaining({ level: "info", fields: expect.objectContaining({ from: "open", to: "half-open" }) }),
-      expect.objectContaining({ level: "info", fields: expect.objectContaining({ from: "half-open", to: "closed" }) }),
+      expect.objectContaining({ level: "info", fields: expect.objectContaining({ from: "open", to: "half-open" }) as unknown }),
+      expect.objectContaining({ level: "info", fields: expect.objectContaining({ from: "half-open", to: "closed" }) as unknown }),
     ]);
   });
 
