@@ -44,6 +44,13 @@ describe("edge → A → B with the generated middleware and clients", () => {
   let edge: Running;
   let a: Running;
   let b: Running;
+  // every server started so far: afterAll closes these, also when beforeAll stopped half-way
+  const started: Running[] = [];
+  const start = async (handler: Parameters<typeof listen>[0]) => {
+    const running = await listen(handler);
+    started.push(running);
+    return running;
+  };
   let bMiddleware: InboundMiddleware;
   const seen = { a: [] as (string | undefined)[], b: [] as (string | undefined)[] };
   let bArrivals = 0;
@@ -57,12 +64,15 @@ describe("edge → A → B with the generated middleware and clients", () => {
   beforeAll(async () => {
     const g = await buildAndImport<Generated>("chain", ["test/services/fixtures/chain"]);
     bMiddleware = g.createServiceBMiddleware();
-    b = await listen((req, res) => {
+    b = await start((req, res) => {
       bArrivals++;
       bMiddleware.node((inner: IncomingMessage, out: ServerResponse) => {
         bHandled++;
         seen.b.push(inner.headers[HEADER] as string | undefined);
-        if (bMode === "answer") return send(out, 200, { from: "b" });
+        if (bMode === "answer") {
+          send(out, 200, { from: "b" });
+          return;
+        }
         bStarted.resolve();
         // a hanging handler: it only learns the request is no longer wanted through its signal
         const s = currentSignal();
@@ -72,7 +82,7 @@ describe("edge → A → B with the generated middleware and clients", () => {
     });
     const toB = g.createHopBClient({ baseUrl: b.url });
     const aMiddleware = g.createServiceAMiddleware();
-    a = await listen(
+    a = await start(
       aMiddleware.node(async (req: IncomingMessage, res: ServerResponse) => {
         seen.a.push(req.headers[HEADER] as string | undefined);
         if (aDelayMs > 0) await sleep(aDelayMs);
@@ -88,7 +98,7 @@ describe("edge → A → B with the generated middleware and clients", () => {
     );
     const toA = g.createHopAClient({ baseUrl: a.url });
     const edgeMiddleware = g.createEdgeMiddleware();
-    edge = await listen(
+    edge = await start(
       edgeMiddleware.node(async (_req: IncomingMessage, res: ServerResponse) => {
         try {
           send(res, 200, { from: "edge", a: await toA.work() });
@@ -100,7 +110,7 @@ describe("edge → A → B with the generated middleware and clients", () => {
   });
 
   afterAll(async () => {
-    await Promise.all([edge?.close(), a?.close(), b?.close()]);
+    await Promise.all(started.map((s) => s.close()));
   });
 
   const reset = () => {
@@ -121,7 +131,7 @@ describe("edge → A → B with the generated middleware and clients", () => {
     expect(stamped.status).toBe(200);
     const [aGiven, aStamped] = seen.a.map(Number);
     const [bGiven, bStamped] = seen.b.map(Number);
-    console.log(`budget seen per hop: caller 800 → A ${aGiven} → B ${bGiven}; no header (edge deadline 1000) → A ${aStamped} → B ${bStamped}`);
+    console.log(`budget seen per hop: caller 800 → A ${String(aGiven)} → B ${String(bGiven)}; no header (edge deadline 1000) → A ${String(aStamped)} → B ${String(bStamped)}`);
     // each hop keeps back its margin (10 ms) and the time it spent, never adds any
     expect(aGiven).toBeLessThanOrEqual(790);
     expect(bGiven).toBeLessThanOrEqual(aGiven! - 10);

@@ -17,15 +17,16 @@ import { Service } from "../../src/language/service-schema.js";
 import { listen, type Running } from "./helpers.js";
 import { operation } from "../runtime/helpers.js";
 
-const settings: ServiceSettings = {
+// the settings without degradedHeader, and with it
+const plain: ServiceSettings = {
   name: "shop",
   deadline: { edgeMs: 2_000, maxMs: 5_000, header: "x-request-timeout-ms", format: "ms", grpcTimeout: true, expiredStatus: 504 },
   admission: null,
   rejection: { status: 503, retryAfterS: 1 },
   defaultPriority: "normal",
   priorities: [],
-  degradedHeader: "x-degraded",
 };
+const settings: ServiceSettings = { ...plain, degradedHeader: "x-degraded" };
 
 const op = operation<{ kind: "value"; value: string }>({ name: "list", timeout: { attemptMs: 500, totalMs: 1_000 }, retry: null, fallback: { kind: "value", value: "none" } });
 
@@ -34,7 +35,7 @@ function dependency(name: string): Dependency {
 }
 
 const down = (): Promise<string> => Promise.reject(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }));
-const up = async (): Promise<string> => "fresh";
+const up = (): Promise<string> => Promise.resolve("fresh");
 
 describe("degraded responses: the header", () => {
   const recommendations = dependency("recommendations");
@@ -93,7 +94,6 @@ describe("degraded responses: the header", () => {
 describe("degraded responses: off by default, opt-in from the service policy", () => {
   it("without degradedHeader the response carries no header", async () => {
     const recommendations = dependency("recommendations");
-    const { degradedHeader: _, ...plain } = settings;
     const server = await listen(
       createInboundMiddleware(plain).node(async (_req, res) => {
         res.end((await recommendations.call(op, down)).data);

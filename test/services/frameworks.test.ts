@@ -93,9 +93,9 @@ describe("Fastify adapter", () => {
     const started = signal();
     const released = signal();
     mw.fastify(app);
-    app.post("/orders", async (request) => {
+    app.post("/orders", (request) => {
       handled++;
-      return { budget: currentDeadline()?.remaining(), signal: inheritSignal(undefined) !== undefined, sku: (request.body as { sku?: string }).sku };
+      return Promise.resolve({ budget: currentDeadline()?.remaining(), signal: inheritSignal(undefined) !== undefined, sku: (request.body as { sku?: string }).sku });
     });
     app.get("/hold", async () => {
       started.resolve();

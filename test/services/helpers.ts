@@ -2,7 +2,7 @@
  * Shared by the service tests: build fixture policies into test/services/__out__/<name> and
  * import the generated barrel; start node:http servers on 127.0.0.1 that stop completely.
  */
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
+import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -28,7 +28,7 @@ export interface Running {
 }
 
 /** Starts a node:http server on 127.0.0.1, port 0. `close` also ends idle and open connections. */
-export async function listen(handler: RequestListener<typeof IncomingMessage, typeof ServerResponse>): Promise<Running> {
+export async function listen(handler: RequestListener): Promise<Running> {
   const server = createServer(handler);
   await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
   const { port } = server.address() as AddressInfo;

@@ -146,7 +146,7 @@ describe("the ambient abort signal", () => {
     const call = withDeadlineAndSignal(Deadline.after(10_000, clock), inbound.signal, () =>
       dep.call(op, (ctx) => {
         seen.push(ctx.signal);
-        return new Promise<string>((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason)));
+        return new Promise<string>((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason as Error)));
       }),
     );
     const failure = call.catch((error: unknown) => error);
@@ -210,7 +210,7 @@ describe("the node:http adapter (fake request and response)", () => {
     expect(mw.health()).toMatchObject({ admitted: 0, expired: 1, shed: 0 });
   });
 
-  it("runs the handler inside the request's deadline and sheds with the configured status and Retry-After", async () => {
+  it("runs the handler inside the request's deadline and sheds with the configured status and Retry-After", () => {
     const clock = createVirtualClock();
     const shed: string[] = [];
     const mw = createInboundMiddleware(service({ admission: { maxConcurrent: 1, maxQueue: 0, queueTimeoutMs: 0 } }), {
@@ -257,7 +257,7 @@ describe("the node:http adapter (fake request and response)", () => {
     expect(signals[1]).not.toBe(signals[0]);
   });
 
-  it("aborts the request's signal when the client goes away, and frees its slot", async () => {
+  it("aborts the request's signal when the client goes away, and frees its slot", () => {
     const clock = createVirtualClock();
     const mw = createInboundMiddleware(service({ admission: { maxConcurrent: 1, maxQueue: 0, queueTimeoutMs: 0 } }), { clock });
     const signals: (AbortSignal | undefined)[] = [];

@@ -33,6 +33,13 @@ function median(values: readonly number[]): number {
 describe("overload: 5× the concurrency limit, mixed priorities", () => {
   let server: Running;
   let inventoryServer: Running;
+  // every server started so far: afterAll closes these, also when beforeAll stopped half-way
+  const started: Running[] = [];
+  const start = async (handler: Parameters<typeof listen>[0]) => {
+    const running = await listen(handler);
+    started.push(running);
+    return running;
+  };
   let mw: InboundMiddleware;
   // time spent in our code per request, in ms: the middleware's entry (all of a shed request) plus the handler's own work
   const served = new Map<ServerResponse, number>();
@@ -41,7 +48,7 @@ describe("overload: 5× the concurrency limit, mixed priorities", () => {
   beforeAll(async () => {
     const g = await buildAndImport<Generated>("overload", ["test/services/fixtures/overload"]);
     mw = g.createShopMiddleware();
-    inventoryServer = await listen((_req, res) => {
+    inventoryServer = await start((_req, res) => {
       setTimeout(() => {
         res.writeHead(200, { "content-type": "application/json", "content-length": "15" });
         res.end('{"available":9}');
@@ -65,7 +72,7 @@ describe("overload: 5× the concurrency limit, mixed priorities", () => {
       spent += performance.now() - began;
       add(spent);
     });
-    server = await listen((req, res) => {
+    server = await start((req, res) => {
       const began = performance.now();
       handle(req, res);
       const entry = performance.now() - began;
@@ -75,8 +82,7 @@ describe("overload: 5× the concurrency limit, mixed priorities", () => {
   });
 
   afterAll(async () => {
-    await server?.close();
-    await inventoryServer?.close();
+    for (const s of started.reverse()) await s.close();
   });
 
   it("keeps high priority at ≥ 99 % success while low priority is shed with 503 and Retry-After", async () => {

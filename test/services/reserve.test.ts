@@ -174,7 +174,7 @@ describe("critical requests keep answering while slow low-priority work saturate
       await h.hold();
       return "ok";
     });
-    app.get("/healthz", async () => "ok");
+    app.get("/healthz", () => Promise.resolve("ok"));
     await app.listen({ port: 0, host: "127.0.0.1" });
     closers.push(() => app.close());
     const { port } = app.server.address() as AddressInfo;
