@@ -55,7 +55,9 @@ describe("the grpc target's service config in @grpc/grpc-js", () => {
   const seen = { Flaky: 0, Refuse: 0, Slow: 0 };
   const pending: (() => void)[] = [];
   let server: grpc.Server;
-  let client: grpc.Client & Record<string, (req: Buffer, cb: (err: grpc.ServiceError | null, res?: Buffer) => void) => grpc.ClientUnaryCall>;
+  type EchoClient = grpc.Client & Record<string, (req: Buffer, cb: (err: grpc.ServiceError | null, res?: Buffer) => void) => grpc.ClientUnaryCall>;
+  // undefined until beforeAll has bound the server (and after a bind that failed)
+  let client: EchoClient | undefined;
 
   beforeAll(async () => {
     server = new grpc.Server();
@@ -85,18 +87,20 @@ describe("the grpc target's service config in @grpc/grpc-js", () => {
     client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), {
       "grpc.service_config": serviceConfig(),
       "grpc.enable_retries": 1,
-    }) as typeof client;
+    }) as EchoClient;
   });
 
   afterAll(async () => {
     for (const release of pending.splice(0)) release();
     client?.close();
-    await new Promise<void>((resolve) => (server ? server.tryShutdown(() => resolve()) : resolve()));
+    await new Promise<void>((resolve) => {
+      server.tryShutdown(() => resolve());
+    });
   });
 
   const call = (name: keyof typeof SERVICE) =>
     new Promise<{ err: grpc.ServiceError | null; res?: Buffer }>((resolve) => {
-      client[name]!(Buffer.from("hi"), (err, res) => resolve(res === undefined ? { err } : { err, res }));
+      client![name]!(Buffer.from("hi"), (err, res) => resolve(res === undefined ? { err } : { err, res }));
     });
 
   it("retries UNAVAILABLE (the policy's 503 and network) until the server answers", async () => {

@@ -15,6 +15,32 @@ import { parseTargets } from "../../src/targets/index.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
 import { buildTargets, emitted } from "./helpers.js";
 
+// the parts of the emitted manifests and service config that these tests read
+interface Route {
+  readonly name: string;
+  readonly retries?: unknown;
+  readonly timeout?: string;
+  readonly match?: unknown;
+}
+interface VirtualService {
+  readonly metadata: unknown;
+  readonly spec: { readonly hosts: readonly string[]; readonly http: readonly Route[] };
+}
+interface DestinationRule {
+  readonly spec: { readonly trafficPolicy: { readonly connectionPool: { readonly http: unknown }; readonly retryBudget: unknown } };
+}
+interface ServiceProfile {
+  readonly metadata: unknown;
+  readonly spec: { readonly routes: readonly { readonly name: string; readonly isRetryable?: boolean }[]; readonly retryBudget: unknown };
+}
+interface GrpcServiceConfig {
+  readonly retryThrottling: unknown;
+  readonly methodConfig: unknown;
+}
+
+/** The YAML documents of an emitted file, as plain values. */
+const documents = (text: string): unknown[] => parseAllDocuments(text).map((d) => d.toJS() as unknown);
+
 describe("checkout example, all targets", () => {
   let result: BuildResult;
   beforeAll(async () => {
@@ -47,26 +73,27 @@ describe("checkout example, all targets", () => {
   });
 
   it("maps payments faithfully: attempts count retries, route timeout is the total, statuses are listed", () => {
-    const [vs, dr] = parseAllDocuments(emitted(result).get("istio/payments.yaml")!).map((d) => d.toJS());
-    const createCharge = vs.spec.http.find((r: { name: string }) => r.name === "createCharge");
-    expect(createCharge.retries).toEqual({ attempts: 2, perTryTimeout: "500ms", retryOn: "connect-failure,refused-stream,reset,429,502,503,504", backoff: "50ms" });
-    expect(createCharge.timeout).toBe("2s");
+    const [vs, dr] = documents(emitted(result).get("istio/payments.yaml")!) as [VirtualService, DestinationRule];
+    const createCharge = vs.spec.http.find((r) => r.name === "createCharge");
+    expect(createCharge?.retries).toEqual({ attempts: 2, perTryTimeout: "500ms", retryOn: "connect-failure,refused-stream,reset,429,502,503,504", backoff: "50ms" });
+    expect(createCharge?.timeout).toBe("2s");
     expect(vs.spec.http.at(-1)).toEqual({ name: "default", route: [{ destination: { host: "payments.checkout.svc.cluster.local" } }] });
     expect(dr.spec.trafficPolicy.connectionPool.http).toEqual({ http2MaxRequests: 25, http1MaxPendingRequests: 10 });
     expect(dr.spec.trafficPolicy.retryBudget).toEqual({ percent: 10 });
   });
 
   it("turns Istio's default retries off where the policy does not retry (the hedged read)", () => {
-    const vs = parseAllDocuments(emitted(result).get("istio/recommendations.yaml")!)[0]!.toJS();
-    const hedged = vs.spec.http.find((r: { name: string }) => r.name === "getRecommendations");
+    const vs = documents(emitted(result).get("istio/recommendations.yaml")!)[0] as VirtualService;
+    const hedged = vs.spec.http.find((r) => r.name === "getRecommendations");
     expect(hedged).toMatchObject({ timeout: "250ms", retries: { attempts: 0 }, match: [{ uri: { regex: "/users/[^/]+/recommendations" }, method: { exact: "GET" } }] });
   });
 
   it("marks only retry-safe operations retryable in Linkerd", () => {
-    const sp = parse(emitted(result).get("linkerd/recommendations.yaml")!);
-    const byName = Object.fromEntries(sp.spec.routes.map((r: { name: string }) => [r.name, r]));
-    expect(byName["POST /clicks"].isRetryable).toBe(true);
-    expect(byName["GET /users/{userId}/recommendations"].isRetryable).toBeUndefined();
+    const sp = parse(emitted(result).get("linkerd/recommendations.yaml")!) as ServiceProfile;
+    const byName = Object.fromEntries(sp.spec.routes.map((r) => [r.name, r]));
+    expect(byName["POST /clicks"]?.isRetryable).toBe(true);
+    expect(byName["GET /users/{userId}/recommendations"]).toBeDefined();
+    expect(byName["GET /users/{userId}/recommendations"]?.isRetryable).toBeUndefined();
     expect(sp.spec.retryBudget).toEqual({ retryRatio: 0.1, minRetriesPerSecond: 5, ttl: "10s" });
   });
 
@@ -144,7 +171,7 @@ describe("mapping report of a policy with every lossy setting", () => {
     expect(lines).toContain("13:3 RG409 operation post: timeout, 425 have no gRPC status code: not retried by the channel");
     expect(lines).toContain("12:53 RG408 operation post: gRPC always draws full jitter (policy: decorrelated)");
     expect(lines).toContain("33:3 RG401 operation audit: names no gRPC method: it is left out of the service config");
-    const config = JSON.parse(emitted(result).get("grpc/ledger.json")!);
+    const config = JSON.parse(emitted(result).get("grpc/ledger.json")!) as GrpcServiceConfig;
     expect(config.retryThrottling).toEqual({ maxTokens: 1000, tokenRatio: 0.123 });
     expect(config.methodConfig).toEqual([
       {
@@ -162,11 +189,11 @@ describe("mapping report of a policy with every lossy setting", () => {
 
   it("takes the host from the policy and the namespace from the project", () => {
     const files = emitted(result);
-    expect(parse(files.get("linkerd/ledger.yaml")!).metadata).toMatchObject({ name: "ledger.accounts.svc.cluster.local", namespace: "accounts" });
-    const [vs] = parseAllDocuments(files.get("istio/ledger.yaml")!).map((d) => d.toJS());
+    expect((parse(files.get("linkerd/ledger.yaml")!) as ServiceProfile).metadata).toMatchObject({ name: "ledger.accounts.svc.cluster.local", namespace: "accounts" });
+    const vs = documents(files.get("istio/ledger.yaml")!)[0] as VirtualService;
     expect(vs.metadata).toMatchObject({ name: "ledger", namespace: "payments" });
     expect(vs.spec.hosts).toEqual(["ledger.accounts.svc.cluster.local"]);
-    expect(vs.spec.http[0].match).toEqual([{ uri: { exact: "/ledger.v1.Ledger/Post" }, method: { exact: "POST" } }]);
+    expect(vs.spec.http[0]?.match).toEqual([{ uri: { exact: "/ledger.v1.Ledger/Post" }, method: { exact: "POST" } }]);
   });
 });
 
