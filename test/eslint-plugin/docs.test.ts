@@ -48,7 +48,7 @@ function lint(rule: string, example: DocExample, parser: keyof typeof parsers): 
     [
       {
         files: ["**/*.js", "**/*.ts"],
-        languageOptions: { parser: parsers[parser] as Linter.Parser, ecmaVersion: "latest", sourceType: "module" },
+        languageOptions: { parser: parsers[parser], ecmaVersion: "latest", sourceType: "module" },
         plugins: { resgen: plugin as never },
         rules: { [`resgen/${rule}`]: example.options ? ["error", example.options] : "error" },
       },

@@ -89,7 +89,7 @@ describe.each(names)("rule %s", (name) => {
     for (const { path, schema } of props) {
       expect(typeof schema.description === "string" && schema.description.length > 20, `${path} needs a description`).toBe(true);
     }
-    for (const { path } of topLevel) expect(doc).toContain(`\`${path.split(".").pop()}\``);
+    for (const { path } of topLevel) expect(doc).toContain(`\`${path.split(".").pop()!}\``);
   });
 
   it("has a message for every id it reports, and reports every message it declares", () => {

@@ -48,7 +48,7 @@ async function buildIfNeeded(): Promise<void> {
   try {
     await run("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: REPO, timeout: 120_000 });
   } catch (error) {
-    const output = String((error as { stdout?: string }).stdout ?? "");
+    const output = (error as { stdout?: string }).stdout ?? "";
     const ours = output.split("\n").filter((line) => line.startsWith("eslint-plugin/"));
     if (ours.length > 0 || !existsSync(join(REPO, "dist/eslint-plugin/index.js"))) throw new Error(`build failed:\n${output}`);
   }
@@ -82,10 +82,11 @@ describe("the packed tarball", () => {
 
     const eslintBin = join(project, "node_modules", "eslint", "bin", "eslint.js");
     const lint = await run(process.execPath, [eslintBin, "--format", "json", "src"], { cwd: project, timeout: 60_000 }).catch(
-      (error: { stdout?: string; code?: number }) => {
+      (error: unknown) => {
         // ESLint exits 1 when it finds problems, which is what this test plants.
-        if (error.code !== 1) throw error;
-        return { stdout: error.stdout ?? "" };
+        const failed = error as { stdout?: string; code?: number };
+        if (failed.code !== 1) throw error;
+        return { stdout: failed.stdout ?? "" };
       },
     );
     results = JSON.parse(lint.stdout) as EslintFileResult[];
@@ -146,7 +147,7 @@ describe("the packed tarball", () => {
     const tsc = join(project, "node_modules", "typescript", "bin", "tsc");
     const result = await run(process.execPath, [tsc, "-p", "."], { cwd: project, timeout: 60_000 }).then(
       () => "",
-      (error: { stdout?: string }) => error.stdout ?? "tsc failed",
+      (error: unknown) => (error as { stdout?: string }).stdout ?? "tsc failed",
     );
     expect(result).toBe("");
   }, 90_000);

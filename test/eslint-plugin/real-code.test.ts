@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import tsParser from "@typescript-eslint/parser";
-import { ESLint, type Linter } from "eslint";
+import { ESLint } from "eslint";
 import { describe, expect, it } from "vitest";
 import plugin from "../../eslint-plugin/index.js";
 
@@ -27,8 +27,8 @@ function eslint(): ESLint {
     cwd: REPO,
     overrideConfigFile: true,
     overrideConfig: [
-      { files: ["**/*.ts"], languageOptions: { parser: tsParser as Linter.Parser } },
-      plugin.configs.recommended as Linter.Config,
+      { files: ["**/*.ts"], languageOptions: { parser: tsParser } },
+      plugin.configs.recommended,
     ],
   });
 }

@@ -47,7 +47,7 @@ function verify(code: string, parser: "espree" | "typescript", filename: string)
       {
         files: ["**/*.js", "**/*.ts"],
         languageOptions: {
-          parser: (parser === "espree" ? espree : tsParser) as Linter.Parser,
+          parser: parser === "espree" ? espree : tsParser,
           ecmaVersion: "latest",
           sourceType: "module",
         },

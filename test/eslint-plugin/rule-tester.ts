@@ -18,7 +18,7 @@ export type ParserName = (typeof PARSERS)[number];
 function tester(parser: ParserName): RuleTester {
   if (parser === "typescript") return new RuleTester();
   return new RuleTester({
-    languageOptions: { parser: espree as unknown as TSESLint.FlatConfig.Parser, ecmaVersion: "latest", sourceType: "module" },
+    languageOptions: { parser: espree, ecmaVersion: "latest", sourceType: "module" },
     defaultFilenames: { ts: "file.js", tsx: "file.jsx" },
   });
 }
@@ -30,14 +30,18 @@ export function runUnderBothParsers<M extends string, O extends readonly unknown
   cases: { valid: readonly Valid<O>[]; invalid: readonly Invalid<M, O>[] },
 ): void {
   for (const parser of PARSERS) {
-    const keep = <T extends { tsOnly?: boolean }>(c: T): boolean => parser === "typescript" || c.tsOnly !== true;
-    const strip = <T extends { tsOnly?: boolean }>({ tsOnly: _ignored, ...rest }: T): Omit<T, "tsOnly"> => rest;
+    const keep = (c: { tsOnly?: boolean }): boolean => parser === "typescript" || c.tsOnly !== true;
+    const strip = <T extends { tsOnly?: boolean }>(c: T): Omit<T, "tsOnly"> => {
+      const rest = { ...c };
+      delete rest.tsOnly;
+      return rest;
+    };
     const valid = cases.valid.map((c) => (typeof c === "string" ? { code: c } : c));
     // The tester bundles its own copy of @typescript-eslint/utils; the rule module is the same shape.
     const testedRule = rule as unknown as Parameters<RuleTester["run"]>[1] as never;
     tester(parser).run<M, O>(`${name} (${parser})`, testedRule, {
-      valid: valid.filter(keep).map(strip) as ValidTestCase<O>[],
-      invalid: cases.invalid.filter(keep).map(strip) as InvalidTestCase<M, O>[],
+      valid: valid.filter(keep).map(strip),
+      invalid: cases.invalid.filter(keep).map(strip),
     });
   }
 }

@@ -16,7 +16,7 @@ async function lint(config: Linter.Config, typed: boolean): Promise<string[]> {
       {
         files: ["**/*.ts"],
         languageOptions: {
-          parser: tsParser as Linter.Parser,
+          parser: tsParser,
           parserOptions: typed ? { project: "./tsconfig.json", tsconfigRootDir: FIXTURE } : {},
         },
       },
@@ -29,16 +29,16 @@ async function lint(config: Linter.Config, typed: boolean): Promise<string[]> {
 
 describe("configs['recommended-type-checked']", () => {
   it("recognises a generated client passed as a parameter from its type", async () => {
-    expect(await lint(plugin.configs["recommended-type-checked"] as Linter.Config, true)).toEqual([
+    expect(await lint(plugin.configs["recommended-type-checked"], true)).toEqual([
       "6:37 resgen/retry-inside-breaker",
     ]);
   });
 
   it("stays syntactic without type information, even when the option is on", async () => {
-    expect(await lint(plugin.configs["recommended-type-checked"] as Linter.Config, false)).toEqual([]);
+    expect(await lint(plugin.configs["recommended-type-checked"], false)).toEqual([]);
   });
 
   it("does not use type information under configs.recommended", async () => {
-    expect(await lint(plugin.configs.recommended as Linter.Config, true)).toEqual([]);
+    expect(await lint(plugin.configs.recommended, true)).toEqual([]);
   });
 });
