@@ -3,11 +3,13 @@
  * `checkPolicyText` over texts in memory. Each is a thin wrapper over the one pipeline
  * (src/program/pipeline.ts), so every rule applies whichever of them is used.
  */
+import { basename } from "node:path";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { ConfigSettings } from "../model/normalize.js";
 import type { ResolvedPolicy } from "../model/resolved.js";
 import type { ResolvedService } from "../model/service.js";
 import { fileSystemHost, MemoryHost } from "../source/host.js";
+import { CONFIG_FILE } from "../source/inputs.js";
 import { runAsync, runSync } from "../source/task.js";
 import { checkProgram, type CheckResult } from "./pipeline.js";
 
@@ -33,13 +35,16 @@ export function check(paths: readonly string[], options: CheckOptions = {}): Pro
 /**
  * Loads, validates, resolves and analyzes several policy texts together, as `check` does for
  * files (the docs generator and tests use it): the texts are files in memory, named by `file`,
- * every one of them an input, all in `project`.
+ * every one of them an input but a `resgen.config.yaml`, which is the project file of the policies
+ * in its folder and below, as on disk; `project` applies where there is none.
  */
 export function checkTexts(
   files: readonly { readonly file: string; readonly text: string }[],
-  project: ConfigSettings = {},
+  project?: ConfigSettings,
 ): { policies: ResolvedPolicy[]; services: ResolvedService[]; diagnostics: Diagnostic[] } {
-  const result = runSync(checkProgram(new MemoryHost(files.map((f) => [f.file, f.text])), files.map((f) => f.file), { project }));
+  // a project file among the texts governs the policies beside it, as resgen.config.yaml does on disk
+  const policies = files.filter((f) => basename(f.file) !== CONFIG_FILE).map((f) => f.file);
+  const result = runSync(checkProgram(new MemoryHost(files.map((f) => [f.file, f.text])), policies, project === undefined ? {} : { project }));
   return { policies: [...result.policies], services: [...result.services], diagnostics: [...result.diagnostics] };
 }
 

@@ -68,3 +68,19 @@ describe("every entry point applies every rule", () => {
     expect(checkPolicyText(broken.file, broken.text).diagnostics.map(row)).toEqual(onDisk);
   });
 });
+
+describe("a project file among the texts", () => {
+  const config = "defaults:\n  retry: { maxAttempts: 3, backoff: { jitter: none } }\n";
+  const policy = "version: 1\ndependency: a\ntransport: http\ntimeout: { attempt: 100ms, total: 1s }\nbulkhead: false\noperations:\n  get: { method: GET, path: /x }\n";
+
+  it("governs the policies beside it, and findings about its defaults point into it", () => {
+    const { diagnostics } = checkTexts([
+      { file: "p/resgen.config.yaml", text: config },
+      { file: "p/a.yaml", text: policy },
+    ]);
+    const jitter = diagnostics.find((d) => d.message.includes("jitter"));
+    expect(jitter?.file).toBe("p/resgen.config.yaml");
+    expect(config.slice(jitter?.span.start, jitter?.span.end)).toContain("none");
+    expect(diagnostics.filter((d) => d.code === "RG114")).toEqual([]);
+  });
+});
