@@ -4,10 +4,12 @@
  */
 import type { Code } from "../diagnostics/codes.js";
 import { diagnostic, type Diagnostic, type Span } from "../diagnostics/diagnostic.js";
+import { findingDiagnostic, type Finding } from "../diagnostics/finding.js";
 import type { SourceDocument } from "../language/parse.js";
 import { locatorFromDocuments, place, type Locator, type Place } from "../model/locate.js";
 import type { Provenance, ResolvedOperation, ResolvedPolicy } from "../model/resolved.js";
 
+export { mergeFindings, type Finding } from "../diagnostics/finding.js";
 export { inOperation, inPolicy, place, projectFile, sectionRef, setAt, type Locator, type Place } from "../model/locate.js";
 
 export interface AnalyzeContext extends Locator {
@@ -41,18 +43,6 @@ export function isEnabled(ctx: AnalyzeContext, policy: ResolvedPolicy, check: Op
 }
 
 
-/**
- * A finding before it becomes a diagnostic. `operations` names the operations it concerns; the
- * same finding reported by several operations at one place is merged into one diagnostic.
- */
-export interface Finding {
-  readonly code: Code;
-  readonly file: string;
-  readonly span: Span;
-  readonly message: string;
-  readonly hint?: string;
-  readonly operations?: readonly string[];
-}
 
 
 
@@ -108,8 +98,7 @@ export function num(n: number): string {
   return Number.isInteger(n) ? String(n) : String(Math.round(n * 100) / 100);
 }
 
+/** The diagnostic of one finding, naming the operations it concerns (src/diagnostics/finding.ts). */
 export function toDiagnostic(f: Finding): Diagnostic {
-  const ops = f.operations ?? [];
-  const subject = ops.length === 0 ? "" : `${ops.length === 1 ? "operation" : "operations"} ${ops.join(", ")}: `;
-  return diagnostic(f.code, f.file, f.span, subject + f.message, f.hint);
+  return findingDiagnostic(f);
 }

@@ -8,7 +8,7 @@ import type { ResolvedPolicy } from "../model/resolved.js";
 import { checkBreaker } from "./breaker.js";
 import { checkBulkhead } from "./bulkhead.js";
 import { checkChains } from "./chains.js";
-import { place, toDiagnostic, type AnalyzeContext, type Finding } from "./context.js";
+import { mergeFindings, place, toDiagnostic, type AnalyzeContext, type Finding } from "./context.js";
 import { checkFallback } from "./fallback.js";
 import { checkIdempotency } from "./idempotency.js";
 import { checkRetry } from "./retry.js";
@@ -54,17 +54,6 @@ export function analyze(policies: readonly ResolvedPolicy[], ctx: AnalyzeContext
     for (const [name, check] of Object.entries(CHECKS)) guarded(name, policy, () => check(policy, ctx));
   }
   if (policies.length > 0) guarded("chains", policies[0]!, () => checkChains(policies, ctx));
-  return merge(findings).map(toDiagnostic);
+  return mergeFindings(findings).map(toDiagnostic);
 }
 
-/** One finding per code, place and message: the operations that share it are listed together. */
-function merge(findings: readonly Finding[]): Finding[] {
-  const byKey = new Map<string, Finding>();
-  for (const f of findings) {
-    const key = `${f.code}\0${f.file}\0${f.span.start}\0${f.message}`;
-    const seen = byKey.get(key);
-    if (!seen) byKey.set(key, f);
-    else if (f.operations) byKey.set(key, { ...seen, operations: [...(seen.operations ?? []), ...f.operations.filter((o) => !seen.operations?.includes(o))] });
-  }
-  return [...byKey.values()];
-}

@@ -5,7 +5,8 @@
  */
 import { place, sectionRef, setAt, type Locator, type Place } from "../model/locate.js";
 import type { Code } from "../diagnostics/codes.js";
-import { diagnostic, type Diagnostic } from "../diagnostics/diagnostic.js";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { findingDiagnostic, mergeFindings, type Finding } from "../diagnostics/finding.js";
 import type { ResolvedOperation, ResolvedPolicy, ResolvedRetry, SourceRef } from "../model/resolved.js";
 import { dnsLabel } from "../model/normalize.js";
 
@@ -29,21 +30,12 @@ export interface TargetOutput {
 
 export type Target = (policies: readonly ResolvedPolicy[], ctx: TargetContext) => TargetOutput;
 
-interface Note {
-  readonly code: Code;
-  readonly file: string;
-  readonly span: { readonly start: number; readonly end: number };
-  readonly message: string;
-  readonly hint?: string;
-  readonly operations: string[];
-}
-
 /**
  * Collects the notes of one target. The same note made for several operations at one place (an
  * inherited setting) becomes one diagnostic that lists them.
  */
 export class MappingReport {
-  private readonly notes = new Map<string, Note>();
+  private readonly notes: Finding[] = [];
 
   constructor(
     private readonly target: MeshTarget,
@@ -53,13 +45,7 @@ export class MappingReport {
   /** A note about `policy`, at the first of `candidates` that exists (else the policy itself). */
   note(policy: ResolvedPolicy, code: Code, candidates: readonly Place[], message: string, hint?: string, operation?: ResolvedOperation): void {
     const at = place(this.ctx.locate, policy, candidates);
-    const key = `${code}\0${at.file}\0${at.span.start}\0${message}`;
-    const seen = this.notes.get(key);
-    if (seen) {
-      if (operation && !seen.operations.includes(operation.name)) seen.operations.push(operation.name);
-      return;
-    }
-    this.notes.set(key, { code, ...at, message, ...(hint === undefined ? {} : { hint }), operations: operation ? [operation.name] : [] });
+    this.notes.push({ code, ...at, message, ...(hint === undefined ? {} : { hint }), ...(operation ? { operations: [operation.name] } : {}) });
   }
 
   /** A note about a setting of an operation, at the line that set it (or the operation). */
@@ -82,10 +68,7 @@ export class MappingReport {
   }
 
   diagnostics(): Diagnostic[] {
-    return [...this.notes.values()].map((n) => {
-      const subject = n.operations.length === 0 ? "" : `${n.operations.length === 1 ? "operation" : "operations"} ${n.operations.join(", ")}: `;
-      return diagnostic(n.code, n.file, n.span, `${this.target}: ${subject}${n.message}`, n.hint);
-    });
+    return mergeFindings(this.notes).map((n) => findingDiagnostic(n, `${this.target}: `));
   }
 }
 
