@@ -5,7 +5,6 @@
  * output through `literal`, `propertyKey` or `docText`, and every runtime name through the
  * import symbols of CLIENT_RUNTIME, which are also the names schema types avoid.
  */
-import { describePlan, describeRetryOn } from "../model/plan.js";
 import type { ResolvedOperation, ResolvedPolicy, ResolvedQueryParam } from "../model/resolved.js";
 import { literal } from "./literal.js";
 import { access, docText, methodSignatureKey, propertyKey } from "../model/identifiers.js";
@@ -295,8 +294,8 @@ function methodDoc(op: ResolvedOperation, http: boolean): string {
   if (op.description) lines.push(docText(op.description), "");
   if (http && op.method) lines.push(`\`${op.method} ${docText(op.path ?? "")}\``, "");
   const stack: string[] = [`attempt timeout ${op.timeout.attemptMs} ms, total ${op.timeout.totalMs} ms`];
-  stack.push(describePlan(op.plan));
-  if (op.plan.kind === "retry" && op.retry) stack.push(`retried on ${docText(describeRetryOn(op.retry))}; a programming error (TypeError, RangeError, ReferenceError, SyntaxError) is never retried and reaches the caller as it is`);
+  stack.push(op.plan.description);
+  if (op.plan.retriedOn !== null) stack.push(`retried on ${docText(op.plan.retriedOn)}; a programming error (TypeError, RangeError, ReferenceError, SyntaxError) is never retried and reaches the caller as it is`);
   if (op.idempotencyKey) stack.push(`idempotency key in ${docText(op.idempotencyKey.header)}, the same on every attempt`);
   const fallback = fallbackDoc(op, http);
   if (fallback) stack.push(fallback);
@@ -398,9 +397,10 @@ function dependencySettings(policy: ResolvedPolicy): unknown {
 
 /** The settings the runtime gets for one operation (exported for the tests that run them). */
 export function operationSettings(op: ResolvedOperation, http: boolean): unknown {
+  const { retry } = op.plan.runtime;
   return {
     name: op.name,
-    retrySafe: op.repeatable,
+    retrySafe: op.plan.runtime.repeatable,
     idempotencyKey: op.idempotencyKey ? { header: http ? op.idempotencyKey.header : null } : null,
     timeout: {
       attemptMs: op.timeout.attemptMs,
@@ -409,17 +409,16 @@ export function operationSettings(op: ResolvedOperation, http: boolean): unknown
       ...(op.timeout.minAttemptMs === undefined ? {} : { minAttemptMs: op.timeout.minAttemptMs }),
       ...(op.timeout.headersMs === undefined ? {} : { headersMs: op.timeout.headersMs }),
     },
-    retry: op.retry
+    retry: retry
       ? {
-          maxAttempts: op.retry.maxAttempts,
-          backoff: op.retry.backoff,
-          on: op.retry.on,
-          ...(op.retry.errors.length > 0 ? { errors: op.retry.errors } : {}),
-          retryAfter: op.retry.retryAfter ? { honor: true, capMs: op.retry.retryAfter.maxMs ?? null } : null,
+          maxAttempts: retry.maxAttempts,
+          backoff: retry.backoff,
+          on: retry.on,
+          ...(retry.errors.length > 0 ? { errors: retry.errors } : {}),
+          retryAfter: retry.retryAfter ? { honor: true, capMs: retry.retryAfter.maxMs ?? null } : null,
         }
       : null,
-    // the runtime hedges what the plan hedges (a hedge on an operation that is not retry-safe never runs)
-    hedge: op.plan.kind === "hedge" ? op.hedge : null,
+    hedge: op.plan.runtime.hedge,
     fallback: op.fallback,
   };
 }
