@@ -187,7 +187,7 @@ describe("--format json on failure", () => {
       throw new Error("boom");
     });
     for (const fmt of ["json", "pretty"]) {
-      const r = await runIn(dir, "build", "--target", "ts,istio", "--no-cache", "--format", fmt);
+      const r = await runIn(dir, "build", "--target", "ts,istio", "--format", fmt);
       expect(r.code, fmt).toBe(2);
       expect(r.stderr, fmt).toBe("");
       expect(r.stdout, fmt).not.toMatch(/\n\s+at /);

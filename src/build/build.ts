@@ -26,11 +26,6 @@ export interface BuildOptions {
   readonly check?: boolean;
   /** What to generate: the TypeScript clients (ts, the default) and/or mesh configuration (docs/targets.md). */
   readonly targets?: readonly TargetName[];
-  /**
-   * @deprecated Ignored: builds have no emit cache any more, every build emits every module
-   * (docs/build.md, "Rebuilds"). Still accepted so that callers passing it keep working.
-   */
-  readonly cache?: string | false;
   /** Overwrite and remove generated files even where they were edited by hand (RG306). */
   readonly force?: boolean;
   /**

@@ -68,16 +68,14 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
     .addOption(new Option("-f, --format <format>", "format of diagnostics").choices(FORMATS).default("pretty"))
     .option("--max-warnings <n>", "exit 1 when there are more warnings than this", parseCount)
     .option("-t, --target <targets>", `what to generate, repeatable or comma-separated: ${TARGETS.join(", ")} (default: ts)`, collectTargets, [])
-    .option("--no-cache", "accepted for compatibility and ignored: every build emits every module (docs/build.md, Rebuilds)")
     .option("--force", "overwrite or remove generated files even where they were edited by hand")
     .option("--allow-outside-project", "read inputs and write the output folder outside the project root too")
-    .action(async (paths: string[], opts: { out?: string; check?: boolean; watch?: boolean; format: Format; maxWarnings?: number; target: TargetName[]; cache: boolean; force?: boolean; allowOutsideProject?: boolean }) => {
+    .action(async (paths: string[], opts: { out?: string; check?: boolean; watch?: boolean; format: Format; maxWarnings?: number; target: TargetName[]; force?: boolean; allowOutsideProject?: boolean }) => {
       const options = {
         cwd: io.cwd,
         ...(opts.out === undefined ? {} : { out: opts.out }),
         check: opts.check === true,
         targets: opts.target,
-        ...(opts.cache ? {} : { cache: false as const }),
         force: opts.force === true,
         allowOutsideProject: opts.allowOutsideProject === true,
       };

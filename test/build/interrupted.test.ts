@@ -19,7 +19,7 @@ const files = readTree;
 /** Runs `resgen build` in `dir` and kills it (SIGKILL) `afterMs` after the output folder appears. */
 function buildKilled(afterMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(PACKAGE_ROOT, "bin/resgen.js"), "build", "--no-cache"], { cwd: dir, stdio: "ignore" });
+    const child = spawn(process.execPath, [join(PACKAGE_ROOT, "bin/resgen.js"), "build"], { cwd: dir, stdio: "ignore" });
     const started = Date.now();
     const watch = setInterval(() => {
       if (existsSync(out())) {
@@ -40,14 +40,14 @@ function buildKilled(afterMs: number): Promise<void> {
 
 describe("a build that was interrupted", () => {
   it("removes the temporary files it left next to files it still generates, and nothing else", async () => {
-    await build([], { cwd: dir, cache: false });
+    await build([], { cwd: dir });
     const clean = files(out());
     writeFileSync(join(out(), "payments.ts.0123456789ab.tmp"), "// Code gen"); // cut off mid-write
     mkdirSync(join(out(), "runtime"), { recursive: true });
     writeFileSync(join(out(), "runtime/stack.ts.abcdef012345.tmp"), clean.get("runtime/stack.ts")!); // written, not yet renamed
     writeFileSync(join(out(), "notes.ts.0123456789ab.tmp"), "mine"); // next to nothing resgen generates
     writeFileSync(join(out(), "payments.ts.tmp"), "mine"); // not a name resgen writes
-    const result = await build([], { cwd: dir, cache: false });
+    const result = await build([], { cwd: dir });
     expect(result.plans[0]?.changes).toEqual([
       { kind: "remove", path: "payments.ts.0123456789ab.tmp" },
       { kind: "remove", path: "runtime/stack.ts.abcdef012345.tmp" },
@@ -61,7 +61,7 @@ describe("a build that was interrupted", () => {
   });
 
   it("leaves no file cut short under its own name when killed while writing, and the next build completes it", async () => {
-    await build([], { cwd: dir, cache: false });
+    await build([], { cwd: dir });
     const expected = files(out());
     for (const afterMs of [0, 2, 10]) {
       rmSync(out(), { recursive: true, force: true });
@@ -71,7 +71,7 @@ describe("a build that was interrupted", () => {
         if (path.endsWith(".tmp")) continue;
         expect(text, path).toBe(expected.get(path));
       }
-      const rebuilt = await build([], { cwd: dir, cache: false });
+      const rebuilt = await build([], { cwd: dir });
       expect(rebuilt.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
       expect(files(out())).toEqual(expected);
     }

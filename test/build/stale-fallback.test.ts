@@ -17,7 +17,7 @@ const FIXTURES = join(PACKAGE_ROOT, "test", "fixtures", "stale");
 beforeAll(async () => {
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
-  const result = await build([FIXTURES], { cwd: PACKAGE_ROOT, out: join(OUT, "generated"), cache: false });
+  const result = await build([FIXTURES], { cwd: PACKAGE_ROOT, out: join(OUT, "generated") });
   expect(result.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
   expect(result.written).toBe(true);
 }, 60_000);

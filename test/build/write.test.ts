@@ -66,14 +66,14 @@ async function planGrowingAndShrinking(): Promise<Plan> {
   const geocoder = readFileSync(join(dir, "resilience/geocoder.yaml"), "utf8");
   writeFileSync(join(dir, "resilience/zzz.yaml"), geocoder.replace("dependency: geocoder", "dependency: zzz"));
   rmSync(join(dir, "resilience/inventory.yaml"));
-  const planned = await build([], { cwd: dir, check: true, cache: false });
+  const planned = await build([], { cwd: dir, check: true });
   expect(planned.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
   return planned.plans[0]!;
 }
 
 describe("a build killed at any instant", () => {
   it("leaves a folder whose imports all resolve and whose record accepts every file, and the next build completes it", async () => {
-    await build([], { cwd: dir, cache: false });
+    await build([], { cwd: dir });
     const saved = join(dir, "saved");
     cpSync(out(), saved, { recursive: true });
     const plan = await planGrowingAndShrinking();
@@ -94,7 +94,7 @@ describe("a build killed at any instant", () => {
       const modules = new Map([...left].filter(([path]) => !path.endsWith(".tmp")));
       expect(danglingImports(modules), `killed after ${calls} calls`).toEqual([]);
       expect(unaccepted(modules), `killed after ${calls} calls`).toEqual([]);
-      const next = await build([], { cwd: dir, cache: false });
+      const next = await build([], { cwd: dir });
       expect(next.diagnostics.filter((d) => d.severity === "error"), `killed after ${calls} calls`).toEqual([]);
       expect(readTree(out()), `killed after ${calls} calls`).toEqual(expected);
     }
@@ -104,7 +104,7 @@ describe("a build killed at any instant", () => {
 
 describe("a failure while staging", () => {
   it("removes what it staged and leaves the folder as it was", async () => {
-    await build([], { cwd: dir, cache: false });
+    await build([], { cwd: dir });
     const before = readTree(out());
     const plan = await planGrowingAndShrinking();
     let writes = 0;

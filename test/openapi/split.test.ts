@@ -95,7 +95,7 @@ describe("an OpenAPI description split across files", () => {
       mkdirSync(dirname(join(ROOT, file)), { recursive: true });
       writeFileSync(join(ROOT, file), text);
     }
-    result = await build([], { cwd: ROOT, cache: false });
+    result = await build([], { cwd: ROOT });
   });
   afterAll(() => rmSync(ROOT, { recursive: true, force: true }));
 
@@ -131,7 +131,7 @@ describe("a broken file of a split description, next to the policies", () => {
       mkdirSync(dirname(join(root, file)), { recursive: true });
       writeFileSync(join(root, file), text);
     }
-    const broken = await build([], { cwd: root, cache: false });
+    const broken = await build([], { cwd: root });
     const syntax = broken.diagnostics.filter((d) => d.file === "resilience/errors.yaml");
     expect(syntax.length).toBeGreaterThan(0);
     expect(new Set(syntax.map((d) => `${d.code} ${d.span.start} ${d.message}`)).size).toBe(syntax.length);
