@@ -91,14 +91,14 @@ async function main(): Promise<void> {
   };
   const getCharge = {
     name: "getCharge",
-    retrySafe: true,
+    repeatable: true,
     idempotencyKey: null,
     timeout: { attemptMs: 500, totalMs: 2_000, minAttemptMs: 80 },
     retry: {
       maxAttempts: 3,
       backoff: { baseMs: 50, capMs: 1_000, multiplier: 2, jitter: "full" },
       on: ["timeout", "network", 429, 502, 503, 504],
-      retryAfter: { honor: true, capMs: 1_000 },
+      retryAfter: { maxMs: 1_000 },
     },
     hedge: null,
     fallback: null,

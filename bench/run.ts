@@ -121,11 +121,11 @@ const RETRY: NonNullable<OperationSettings["retry"]> = {
   maxAttempts: 3,
   backoff: { baseMs: 50, capMs: 1_000, multiplier: 2, jitter: "full" },
   on: ["timeout", "network", 408, 425, 429, 500, 502, 503, 504],
-  retryAfter: { honor: true, capMs: null },
+  retryAfter: { maxMs: null },
 };
 const fullOperation = {
   name: "get",
-  retrySafe: true,
+  repeatable: true,
   idempotencyKey: null,
   timeout: { attemptMs: 500, totalMs: 2_000 },
   retry: RETRY,
@@ -134,7 +134,7 @@ const fullOperation = {
 } as const satisfies OperationSettings;
 const plainOperation = (patch: Partial<OperationSettings<null>>): OperationSettings<null> => ({
   name: "get",
-  retrySafe: true,
+  repeatable: true,
   idempotencyKey: null,
   timeout: { attemptMs: null, totalMs: null },
   retry: null,

@@ -95,7 +95,7 @@ export async function outageAmplification(options: OutageOptions): Promise<Outag
   );
   const op: OperationSettings<null> = {
     name: "get",
-    retrySafe: true,
+    repeatable: true,
     idempotencyKey: null,
     timeout: { attemptMs: 100, totalMs: 10_000 },
     retry: {
@@ -195,7 +195,7 @@ export async function breakerTrace(options: BreakerTraceOptions): Promise<Breake
   );
   const op: OperationSettings<null> = {
     name: "get",
-    retrySafe: true,
+    repeatable: true,
     idempotencyKey: null,
     timeout: { attemptMs: 1_000, totalMs: 2_000 },
     retry: null,
@@ -297,7 +297,7 @@ export const cascadeDependency = {
 
 const cascadeOperation = {
   name: "getRecommendations",
-  retrySafe: true,
+  repeatable: true,
   idempotencyKey: null,
   timeout: { attemptMs: 250, totalMs: 600 },
   retry: null,

@@ -11,8 +11,6 @@ export { format, formatJson, formatPretty, formatSarif, SourceTexts, type Format
 export { explain, renderExplainJson, renderExplainText, type ExplainOptions, type ExplainReport } from "./explain/explain.js";
 export type * from "./model/resolved.js";
 export { normalize, DEFAULTS, type ConfigSettings } from "./model/normalize.js";
-// eslint-disable-next-line @typescript-eslint/no-deprecated -- the old public name stays exported until the alias itself is removed, so callers that import it keep compiling
-export type { ProjectContext } from "./model/normalize.js";
 export { Policy, ProjectConfig, type PolicyInput, type ProjectConfigInput } from "./language/schema.js";
 export { EMITTERS, emitTargets, parseTargets, TARGETS, type MeshTarget, type TargetContext, type TargetName } from "./targets/index.js";
 export { VERSION } from "./version.js";

@@ -400,7 +400,7 @@ export function operationSettings(op: ResolvedOperation, http: boolean): unknown
   const { retry } = op.plan.runtime;
   return {
     name: op.name,
-    retrySafe: op.plan.runtime.repeatable,
+    repeatable: op.plan.runtime.repeatable,
     idempotencyKey: op.idempotencyKey ? { header: http ? op.idempotencyKey.header : null } : null,
     timeout: {
       attemptMs: op.timeout.attemptMs,
@@ -415,7 +415,7 @@ export function operationSettings(op: ResolvedOperation, http: boolean): unknown
           backoff: retry.backoff,
           on: retry.on,
           ...(retry.errors.length > 0 ? { errors: retry.errors } : {}),
-          retryAfter: retry.retryAfter ? { honor: true, capMs: retry.retryAfter.maxMs ?? null } : null,
+          retryAfter: retry.retryAfter ? { maxMs: retry.retryAfter.maxMs ?? null } : null,
         }
       : null,
     hedge: op.plan.runtime.hedge,

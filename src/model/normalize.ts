@@ -67,8 +67,6 @@ export interface ConfigSettings {
   readonly config?: ProjectConfigInput;
 }
 
-/** @deprecated the old name of {@link ConfigSettings}. */
-export type ProjectContext = ConfigSettings;
 
 type Sections = DefaultsInput;
 
@@ -470,9 +468,6 @@ function resolveOperation(name: string, op: OperationInput, ctx: OperationContex
     ...(op.body === undefined ? {} : { body: op.body }),
     ...(op.response === undefined ? {} : { response: op.response }),
     repeatable,
-    // the old name, still read by the emitter until it reads plan.repeatable
-    // eslint-disable-next-line @typescript-eslint/no-deprecated
-    retrySafe: repeatable,
     idempotency,
     idempotencyKey,
     timeout,

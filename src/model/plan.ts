@@ -40,7 +40,7 @@ export interface WorstCase {
  * OperationSettings): the emitter writes these as they are.
  */
 export interface RuntimePlan {
-  /** Whether the runtime may send the operation more than once; emitted as `retrySafe`. */
+  /** Whether the runtime may send the operation more than once; emitted as `repeatable`. */
   readonly repeatable: boolean;
   /**
    * The retry as declared, also when the plan attempts once: its `on` still says which failures

@@ -184,8 +184,6 @@ export interface ResolvedOperation {
    * The same as `plan.repeatable`.
    */
   readonly repeatable: boolean;
-  /** @deprecated the old name of {@link ResolvedOperation.repeatable}, kept until every reader uses `plan.repeatable`. */
-  readonly retrySafe: boolean;
   readonly idempotency: IdempotencyBasis;
   readonly idempotencyKey: { readonly header: string } | null;
   readonly timeout: ResolvedTimeout;

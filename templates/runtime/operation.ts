@@ -31,7 +31,7 @@ export interface OperationSettings<F extends FallbackSettings | null = FallbackS
    * Whether sending the request twice is harmless (idempotent methods, or an idempotency key).
    * When false the operation is attempted exactly once: never retried, never hedged.
    */
-  readonly retrySafe: boolean;
+  readonly repeatable: boolean;
   /** Idempotency key, made once per logical call and sent on every attempt; `null` for none. */
   readonly idempotencyKey: IdempotencySettings | null;
   /** Attempt and total timeouts. */

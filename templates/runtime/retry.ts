@@ -21,13 +21,13 @@ export interface RetrySettings {
   /** Failures that are retried. Defaults to {@link DEFAULT_RETRY_ON} when generated. */
   readonly on: readonly RetryCondition[];
   /**
-   * `Retry-After` handling: when `honor` is true, the server's wait replaces the backoff delay.
-   * A wait longer than `capMs` milliseconds (`null`: no limit), or one that would pass the
+   * `Retry-After` handling (the policy's `retryAfter`): the server's wait replaces the backoff
+   * delay. A wait longer than `maxMs` milliseconds (`null`: no limit), or one that would pass the
    * deadline, ends the call at once with the last failure, whose `retryAfterMs` is the server's
    * wait. After a server-set wait, the backoff starts again from `baseMs` (gRPC A6 pushback).
    * `null` ignores the header.
    */
-  readonly retryAfter: { readonly honor: boolean; readonly capMs: number | null } | null;
+  readonly retryAfter: { readonly maxMs: number | null } | null;
 }
 
 /** Whether `error` matches one of the retry conditions. */
@@ -51,7 +51,7 @@ export interface RetryDelay {
   /** Whether the wait came from `Retry-After` rather than the backoff. */
   readonly fromRetryAfter: boolean;
   /**
-   * Whether the server asked for a wait longer than `retryAfter.capMs`: then there is no retry,
+   * Whether the server asked for a wait longer than `retryAfter.maxMs`: then there is no retry,
    * and `delayMs` is the server's wait.
    */
   readonly beyondCap: boolean;
@@ -73,9 +73,9 @@ export function retryDelay(
   error: ResilienceError,
 ): RetryDelay {
   const after = settings.retryAfter;
-  if (after !== null && after.honor && error.retryAfterMs !== undefined) {
+  if (after !== null && error.retryAfterMs !== undefined) {
     const delayMs = Math.max(0, error.retryAfterMs);
-    return { delayMs, fromRetryAfter: true, beyondCap: after.capMs !== null && delayMs > after.capMs };
+    return { delayMs, fromRetryAfter: true, beyondCap: after.maxMs !== null && delayMs > after.maxMs };
   }
   return { delayMs: backoffDelay(settings.backoff, retry, previousMs, random), fromRetryAfter: false, beyondCap: false };
 }

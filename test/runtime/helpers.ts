@@ -28,14 +28,14 @@ export function operation<F extends FallbackSettings | null = null>(
 ): OperationSettings<F> {
   return {
     name: "getCharge",
-    retrySafe: true,
+    repeatable: true,
     idempotencyKey: null,
     timeout: { attemptMs: 250, totalMs: 1_000 },
     retry: {
       maxAttempts: 3,
       backoff: { baseMs: 50, capMs: 1_000, multiplier: 2, jitter: "none" },
       on: ["timeout", "network", 429, 500, 502, 503, 504],
-      retryAfter: { honor: true, capMs: null },
+      retryAfter: { maxMs: null },
     },
     hedge: null,
     fallback: null as F,

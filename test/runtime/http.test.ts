@@ -29,7 +29,7 @@ describe("http transport", () => {
   it("sends JSON with the deadline and idempotency headers and the attempt's signal", async () => {
     const h = harness({ deadline: { propagate: true, marginMs: 10, header: "x-request-timeout-ms", format: "ms" } });
     const { fetch, sent } = fakeFetch([new Response('{"id":"c1"}', { status: 201 })]);
-    const op = operation({ retrySafe: false, idempotencyKey: { header: "Idempotency-Key" } });
+    const op = operation({ repeatable: false, idempotencyKey: { header: "Idempotency-Key" } });
     const data = await h.dep.call(op, (ctx) => sendHttp<{ id: string }>({ ...request, fetch, headers: { "x-trace": "t" } }, ctx), {
       idempotencyKey: "k-1",
     });

@@ -231,7 +231,7 @@ describe("I6: a non-idempotent operation without a key is attempted exactly once
   it("is never retried", async () => {
     const h = harness();
     let attempts = 0;
-    const op = operation({ retrySafe: false, idempotencyKey: null });
+    const op = operation({ repeatable: false, idempotencyKey: null });
     await expect(
       h.dep.call(op, () => {
         attempts++;
@@ -244,7 +244,7 @@ describe("I6: a non-idempotent operation without a key is attempted exactly once
   it("is never hedged", async () => {
     const h = harness();
     let attempts = 0;
-    const op = operation({ retrySafe: false, retry: null, hedge: { delayMs: 10, maxAttempts: 3, budget: 1 } });
+    const op = operation({ repeatable: false, retry: null, hedge: { delayMs: 10, maxAttempts: 3, budget: 1 } });
     const result = track(
       h.dep.call(op, () => {
         attempts++;
@@ -265,7 +265,7 @@ describe("I7: one idempotency key per logical call", () => {
     const record = (ctx: AttemptContext): void => {
       seen.push(`${ctx.idempotencyKey}|${ctx.headers()["Idempotency-Key"]}`);
     };
-    const retried = operation({ retrySafe: false, idempotencyKey: { header: "Idempotency-Key" } });
+    const retried = operation({ repeatable: false, idempotencyKey: { header: "Idempotency-Key" } });
     let n = 0;
     const first = track(
       h.dep.call(retried, (ctx) => {
@@ -427,7 +427,7 @@ describe("I11: every call settles once and gives back everything it took", () =>
     startMs: fc.integer({ min: 0, max: 2_000 }),
     outcomes: fc.array(outcome, { minLength: 1, maxLength: 4 }),
     abortMs: fc.option(fc.integer({ min: 0, max: 1_500 }), { nil: undefined }),
-    retrySafe: fc.boolean(),
+    repeatable: fc.boolean(),
     hedge: fc.boolean(),
     fallback: fc.boolean(),
   });
@@ -478,7 +478,7 @@ describe("I11: every call settles once and gives back everything it took", () =>
             const controller = c.abortMs === undefined ? undefined : new AbortController();
             if (controller !== undefined) clock.setTimer(() => controller.abort(), c.abortMs!);
             const op = operation<FallbackSettings | null>({
-              retrySafe: c.retrySafe,
+              repeatable: c.repeatable,
               timeout: { attemptMs: 250, totalMs: 1_000 },
               retry: {
                 maxAttempts: l.maxAttempts,
@@ -525,7 +525,7 @@ describe("I11: every call settles once and gives back everything it took", () =>
         expect(late).toBe(0);
         for (const [i, c] of calls.entries()) {
           // hedged copies count as attempts too; never more than the retry or hedge plan allows
-          expect(attempts[i]).toBeLessThanOrEqual(c.retrySafe ? Math.max(l.maxAttempts, c.hedge ? 2 : 1) : 1);
+          expect(attempts[i]).toBeLessThanOrEqual(c.repeatable ? Math.max(l.maxAttempts, c.hedge ? 2 : 1) : 1);
         }
         expect(dep.bulkhead?.health()).toMatchObject({ inFlight: 0, queued: 0 });
         expect(dep.breaker?.health().trialsInFlight).toBe(0);

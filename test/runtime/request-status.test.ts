@@ -13,7 +13,7 @@ const listed = operation({
     maxAttempts: 3,
     backoff: { baseMs: 50, capMs: 1_000, multiplier: 2, jitter: "none" },
     on: ["timeout", "network", 400, 404, 422, 429, 503],
-    retryAfter: { honor: true, capMs: null },
+    retryAfter: { maxMs: null },
   },
 });
 

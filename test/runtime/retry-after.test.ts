@@ -6,10 +6,10 @@ import { harness, httpFailure, operation, track } from "./helpers.js";
 
 const serverWait = (ms: number) => Object.assign(httpFailure(503), { retryAfterMs: ms });
 
-const withMax = (capMs: number, overrides: Partial<NonNullable<ReturnType<typeof operation>["retry"]>> = {}) =>
+const withMax = (maxMs: number, overrides: Partial<NonNullable<ReturnType<typeof operation>["retry"]>> = {}) =>
   operation({
     timeout: { attemptMs: 250, totalMs: null }, // the call's deadline option bounds it
-    retry: { ...operation().retry!, maxAttempts: 5, retryAfter: { honor: true, capMs }, ...overrides },
+    retry: { ...operation().retry!, maxAttempts: 5, retryAfter: { maxMs }, ...overrides },
   });
 
 const scheduled = (events: ResilienceEvent[]) => events.filter((e) => e.type === "retry-scheduled");

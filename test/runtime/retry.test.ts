@@ -79,7 +79,7 @@ describe("the retry loop", () => {
   it("honours Retry-After in place of the backoff, and gives up at once on a wait over the cap", async () => {
     const h = harness();
     const starts: number[] = [];
-    const op = operation({ retry: { ...operation().retry!, retryAfter: { honor: true, capMs: 300 } } });
+    const op = operation({ retry: { ...operation().retry!, retryAfter: { maxMs: 300 } } });
     const result = track(
       h.dep.call(op, () => {
         starts.push(h.clock.now());

@@ -10,7 +10,7 @@ const calls = Number(process.argv[2] ?? 100_000);
 const dep = createDependency({ name: "store", deadline: null, breaker: null, bulkhead: null, budget: null });
 const op: OperationSettings<null> = {
   name: "get",
-  retrySafe: true,
+  repeatable: true,
   idempotencyKey: null,
   timeout: { attemptMs: 1_000, totalMs: 5_000 },
   retry: null,

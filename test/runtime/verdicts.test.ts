@@ -26,7 +26,7 @@ describe("the retry budget is charged only by failures the retry policy would re
 
   it("does not charge the failures of an operation that is attempted once", async () => {
     const h = harness({ budget });
-    for (const op of [operation({ retrySafe: false }), operation({ retry: null })]) {
+    for (const op of [operation({ repeatable: false }), operation({ retry: null })]) {
       const call = track(h.dep.call(op, () => after(h.clock, 5, () => { throw networkError("reset"); })), h.clock);
       await h.clock.advance(50);
       expect(call.error).toMatchObject({ kind: "network", attempts: 1 });

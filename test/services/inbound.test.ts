@@ -129,7 +129,7 @@ describe("AdmissionGate", () => {
 
 const op: OperationSettings<null> = {
   name: "wait",
-  retrySafe: true,
+  repeatable: true,
   idempotencyKey: null,
   timeout: { attemptMs: null, totalMs: null },
   retry: null,

@@ -66,14 +66,14 @@ const dependencySettings: DependencySettings = {
 
 const getChargeOperation = {
   name: "getCharge",
-  retrySafe: true,
+  repeatable: true,
   idempotencyKey: null,
   timeout: { attemptMs: 500, totalMs: 2000, minAttemptMs: 80 },
   retry: {
     maxAttempts: 3,
     backoff: { baseMs: 50, capMs: 1000, multiplier: 2, jitter: "full" },
     on: ["timeout", "network", 429, 502, 503, 504],
-    retryAfter: { honor: true, capMs: 1000 },
+    retryAfter: { maxMs: 1000 },
   },
   hedge: null,
   fallback: null,
@@ -81,14 +81,14 @@ const getChargeOperation = {
 
 const createChargeOperation = {
   name: "createCharge",
-  retrySafe: true,
+  repeatable: true,
   idempotencyKey: { header: "Idempotency-Key" },
   timeout: { attemptMs: 500, totalMs: 2000, minAttemptMs: 80 },
   retry: {
     maxAttempts: 3,
     backoff: { baseMs: 50, capMs: 1000, multiplier: 2, jitter: "full" },
     on: ["timeout", "network", 429, 502, 503, 504],
-    retryAfter: { honor: true, capMs: 1000 },
+    retryAfter: { maxMs: 1000 },
   },
   hedge: null,
   fallback: null,

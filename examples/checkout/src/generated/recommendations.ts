@@ -64,7 +64,7 @@ const dependencySettings: DependencySettings = {
 
 const getRecommendationsOperation = {
   name: "getRecommendations",
-  retrySafe: true,
+  repeatable: true,
   idempotencyKey: null,
   timeout: { attemptMs: 250, totalMs: 600, minAttemptMs: 20 },
   retry: null,
@@ -74,14 +74,14 @@ const getRecommendationsOperation = {
 
 const recordClickOperation = {
   name: "recordClick",
-  retrySafe: true,
+  repeatable: true,
   idempotencyKey: { header: "Idempotency-Key" },
   timeout: { attemptMs: 250, totalMs: 600, minAttemptMs: 20 },
   retry: {
     maxAttempts: 2,
     backoff: { baseMs: 50, capMs: 1000, multiplier: 2, jitter: "full" },
     on: ["timeout", "network", 408, 425, 429, 500, 502, 503, 504],
-    retryAfter: { honor: true, capMs: null },
+    retryAfter: { maxMs: null },
   },
   hedge: null,
   fallback: null,

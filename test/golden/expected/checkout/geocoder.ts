@@ -46,14 +46,14 @@ const dependencySettings: DependencySettings = {
 
 const geocodeOperation = {
   name: "geocode",
-  retrySafe: true,
+  repeatable: true,
   idempotencyKey: null,
   timeout: { attemptMs: 450, totalMs: 1500, minAttemptMs: 40 },
   retry: {
     maxAttempts: 2,
     backoff: { baseMs: 50, capMs: 1000, multiplier: 2, jitter: "full" },
     on: ["timeout", "network", 408, 425, 429, 500, 502, 503, 504],
-    retryAfter: { honor: true, capMs: null },
+    retryAfter: { maxMs: null },
   },
   hedge: null,
   fallback: {

@@ -65,14 +65,14 @@ const dependencySettings: DependencySettings = {
 
 const getStockOperation = {
   name: "getStock",
-  retrySafe: true,
+  repeatable: true,
   idempotencyKey: null,
   timeout: { attemptMs: 180, totalMs: 1000, minAttemptMs: 15 },
   retry: {
     maxAttempts: 3,
     backoff: { baseMs: 50, capMs: 1000, multiplier: 2, jitter: "full" },
     on: ["timeout", "network", 408, 425, 429, 500, 502, 503, 504],
-    retryAfter: { honor: true, capMs: null },
+    retryAfter: { maxMs: null },
   },
   hedge: null,
   fallback: null,
@@ -80,14 +80,14 @@ const getStockOperation = {
 
 const reserveOperation = {
   name: "reserve",
-  retrySafe: true,
+  repeatable: true,
   idempotencyKey: null,
   timeout: { attemptMs: 180, totalMs: 1000, minAttemptMs: 15 },
   retry: {
     maxAttempts: 3,
     backoff: { baseMs: 50, capMs: 1000, multiplier: 2, jitter: "full" },
     on: ["timeout", "network", 408, 425, 429, 500, 502, 503, 504],
-    retryAfter: { honor: true, capMs: null },
+    retryAfter: { maxMs: null },
   },
   hedge: null,
   fallback: null,

@@ -61,14 +61,14 @@ const dependencySettings: DependencySettings = {
 
 const deleteOperation = {
   name: "delete",
-  retrySafe: true,
+  repeatable: true,
   idempotencyKey: null,
   timeout: { attemptMs: 2000, totalMs: 4060 },
   retry: {
     maxAttempts: 2,
     backoff: { baseMs: 50, capMs: 1000, multiplier: 2, jitter: "full" },
     on: ["timeout", "network", 408, 425, 429, 500, 502, 503, 504],
-    retryAfter: { honor: true, capMs: null },
+    retryAfter: { maxMs: null },
   },
   hedge: null,
   fallback: {
@@ -83,14 +83,14 @@ const deleteOperation = {
 
 const getThingOperation = {
   name: "get-thing",
-  retrySafe: true,
+  repeatable: true,
   idempotencyKey: { header: "X-Idempotency-Key" },
   timeout: { attemptMs: 2000, totalMs: 4060 },
   retry: {
     maxAttempts: 2,
     backoff: { baseMs: 50, capMs: 1000, multiplier: 2, jitter: "full" },
     on: ["timeout", "network", 408, 425, 429, 500, 502, 503, 504],
-    retryAfter: { honor: true, capMs: null },
+    retryAfter: { maxMs: null },
   },
   hedge: null,
   fallback: null,

@@ -93,7 +93,7 @@ const dependencySettings: DependencySettings = {
 
 const searchOperation = {
   name: "search",
-  retrySafe: true,
+  repeatable: true,
   idempotencyKey: null,
   timeout: { attemptMs: 225, totalMs: 265 },
   retry: null,
@@ -103,14 +103,14 @@ const searchOperation = {
 
 const getProductOperation = {
   name: "getProduct",
-  retrySafe: true,
+  repeatable: true,
   idempotencyKey: null,
   timeout: { attemptMs: 225, totalMs: 835 },
   retry: {
     maxAttempts: 3,
     backoff: { baseMs: 50, capMs: 1000, multiplier: 2, jitter: "full" },
     on: ["timeout", "network", 408, 425, 429, 500, 502, 503, 504],
-    retryAfter: { honor: true, capMs: null },
+    retryAfter: { maxMs: null },
   },
   hedge: null,
   fallback: { kind: "stale", maxAgeMs: 600000, maxEntries: 1000, vary: [], otherwise: null },
@@ -118,14 +118,14 @@ const getProductOperation = {
 
 const pingOperation = {
   name: "ping",
-  retrySafe: true,
+  repeatable: true,
   idempotencyKey: null,
   timeout: { attemptMs: 225, totalMs: 835 },
   retry: {
     maxAttempts: 3,
     backoff: { baseMs: 50, capMs: 1000, multiplier: 2, jitter: "full" },
     on: ["timeout", "network", 408, 425, 429, 500, 502, 503, 504],
-    retryAfter: { honor: true, capMs: null },
+    retryAfter: { maxMs: null },
   },
   hedge: null,
   fallback: null,
@@ -133,14 +133,14 @@ const pingOperation = {
 
 const patchProductOperation = {
   name: "patchProduct",
-  retrySafe: false,
+  repeatable: false,
   idempotencyKey: null,
   timeout: { attemptMs: 225, totalMs: 235 },
   retry: {
     maxAttempts: 3,
     backoff: { baseMs: 50, capMs: 1000, multiplier: 2, jitter: "full" },
     on: ["timeout", "network", 408, 425, 429, 500, 502, 503, 504],
-    retryAfter: { honor: true, capMs: null },
+    retryAfter: { maxMs: null },
   },
   hedge: null,
   fallback: null,

@@ -38,14 +38,14 @@ const dependencySettings: DependencySettings = {
 
 const countStockOperation = {
   name: "countStock",
-  retrySafe: true,
+  repeatable: true,
   idempotencyKey: null,
   timeout: { attemptMs: 200, totalMs: 1000 },
   retry: {
     maxAttempts: 2,
     backoff: { baseMs: 50, capMs: 1000, multiplier: 2, jitter: "full" },
     on: ["timeout", "network", 408, 425, 429, 500, 502, 503, 504],
-    retryAfter: { honor: true, capMs: null },
+    retryAfter: { maxMs: null },
   },
   hedge: null,
   fallback: { kind: "stale", maxAgeMs: 300000, maxEntries: 1000, vary: [], otherwise: null },
@@ -53,14 +53,14 @@ const countStockOperation = {
 
 const rawQueryOperation = {
   name: "rawQuery",
-  retrySafe: true,
+  repeatable: true,
   idempotencyKey: null,
   timeout: { attemptMs: 200, totalMs: 1000 },
   retry: {
     maxAttempts: 2,
     backoff: { baseMs: 50, capMs: 1000, multiplier: 2, jitter: "full" },
     on: ["timeout", "network", 408, 425, 429, 500, 502, 503, 504],
-    retryAfter: { honor: true, capMs: null },
+    retryAfter: { maxMs: null },
   },
   hedge: null,
   fallback: null,
@@ -68,14 +68,14 @@ const rawQueryOperation = {
 
 const insertRowOperation = {
   name: "insertRow",
-  retrySafe: true,
+  repeatable: true,
   idempotencyKey: { header: null },
   timeout: { attemptMs: 200, totalMs: 1000 },
   retry: {
     maxAttempts: 2,
     backoff: { baseMs: 50, capMs: 1000, multiplier: 2, jitter: "full" },
     on: ["timeout", "network", 408, 425, 429, 500, 502, 503, 504],
-    retryAfter: { honor: true, capMs: null },
+    retryAfter: { maxMs: null },
   },
   hedge: null,
   fallback: null,

@@ -382,7 +382,7 @@ export class Call<T> {
 
   /**
    * A retry needs: a transient failure, a repeatable operation, attempts left, the budget's
-   * consent, a server's wait (`Retry-After`) no longer than `retryAfter.capMs`, and a wait that
+   * consent, a server's wait (`Retry-After`) no longer than `retryAfter.maxMs`, and a wait that
    * still ends before the deadline minus margin. Returns the wait, or the error to end the call
    * with (an exhausted budget ends it with `budget-exhausted`, the failure as its cause).
    */

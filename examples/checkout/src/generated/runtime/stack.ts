@@ -228,7 +228,7 @@ class DependencyStack implements Dependency {
     const callerSignal = options.signal;
     const joined = callerSignal !== undefined && scope !== undefined ? joinCallSignal(callerSignal, scope) : undefined;
     const signal = joined === undefined ? (scope === undefined ? callerSignal : inheritSignal(callerSignal, scope)) : joined.signal;
-    const repeatable = operation.retrySafe || operation.idempotencyKey !== null;
+    const repeatable = operation.repeatable || operation.idempotencyKey !== null;
     const hedge = operation.hedge;
     const call = new Call(
       parts,
