@@ -140,7 +140,10 @@ function project(count: number): string {
   writeFileSync(join(root, "resgen.config.yaml"), config);
   for (let i = 0; i < count; i++) {
     const template = templates[i % templates.length]!;
-    const text = template.replace(/^dependency: (\S+)$/m, (_line, name: string) => `dependency: ${name}${i}`);
+    const text = template.replace(
+      /^dependency: (\S+)$/m,
+      (_line, name: string) => `dependency: ${name}${i}`,
+    );
     writeFileSync(join(root, "resilience", `policy-${String(i).padStart(3, "0")}.yaml`), text);
   }
   return root;
@@ -175,7 +178,9 @@ async function timeEmission(root: string): Promise<number> {
   return best;
 }
 
-console.log(`machine: ${cpus()[0]?.model.trim() ?? "unknown"}, ${cpus().length} cores, Node ${process.version}`);
+console.log(
+  `machine: ${cpus()[0]?.model.trim() ?? "unknown"}, ${cpus().length} cores, Node ${process.version}`,
+);
 if (!reportingOnly) {
   // Warm the module graph (zod, yaml, the emitter) so the first row does not pay for loading it.
   {
@@ -184,7 +189,13 @@ if (!reportingOnly) {
     rmSync(root, { recursive: true, force: true });
   }
 
-  const rows: Array<{ policies: number; cold: Timing; noop: Timing; one: Timing; emission: number }> = [];
+  const rows: Array<{
+    policies: number;
+    cold: Timing;
+    noop: Timing;
+    one: Timing;
+    emission: number;
+  }> = [];
   for (const count of [10, 100, 500]) {
     const root = project(count);
     let session: Session | undefined;
@@ -204,19 +215,27 @@ if (!reportingOnly) {
       session.disconnect();
     }
     const noop = await timeBuild(root);
-    if (noop.written !== 0) throw new Error(`a rebuild with nothing changed wrote ${noop.written} files`);
+    if (noop.written !== 0)
+      throw new Error(`a rebuild with nothing changed wrote ${noop.written} files`);
     const emission = await timeEmission(root);
     const first = join(root, "resilience", "policy-000.yaml");
-    writeFileSync(first, readFileSync(first, "utf8").replace("timeout: { total: 1s }", "timeout: { total: 900ms }"));
+    writeFileSync(
+      first,
+      readFileSync(first, "utf8").replace("timeout: { total: 1s }", "timeout: { total: 900ms }"),
+    );
     const one = await timeBuild(root);
-    if (one.written !== 1) throw new Error(`a rebuild after one policy changed wrote ${one.written} files`);
+    if (one.written !== 1)
+      throw new Error(`a rebuild after one policy changed wrote ${one.written} files`);
     rows.push({ policies: count, cold, noop, one, emission });
     rmSync(root, { recursive: true, force: true });
   }
 
-  console.log("\npolicies   files   cold build          no-op rebuild       one policy changed   emission / no-op");
+  console.log(
+    "\npolicies   files   cold build          no-op rebuild       one policy changed   emission / no-op",
+  );
   for (const { policies, cold, noop, one, emission } of rows) {
-    const rate = (t: Timing): string => `${t.seconds.toFixed(2)} s (${Math.round(t.files / t.seconds)} files/s)`;
+    const rate = (t: Timing): string =>
+      `${t.seconds.toFixed(2)} s (${Math.round(t.files / t.seconds)} files/s)`;
     const share = `${emission.toFixed(3)} s / ${noop.seconds.toFixed(2)} s = ${((emission / noop.seconds) * 100).toFixed(0)} %`;
     console.log(
       `${String(policies).padStart(8)}   ${String(cold.files).padStart(5)}   ${rate(cold).padEnd(18)}  ${rate(noop).padEnd(18)}  ${`${one.seconds.toFixed(2)} s`.padEnd(19)}  ${share}`,
@@ -228,7 +247,19 @@ if (!reportingOnly) {
 function minifiedDocument(size: number): string {
   const operation = (id: string | undefined) => ({
     ...(id === undefined ? {} : { operationId: id }),
-    responses: { "200": { description: "OK.", content: { "application/json": { schema: { type: "object", properties: { id: { type: "string" }, n: { type: "integer" } } } } } } },
+    responses: {
+      "200": {
+        description: "OK.",
+        content: {
+          "application/json": {
+            schema: {
+              type: "object",
+              properties: { id: { type: "string" }, n: { type: "integer" } },
+            },
+          },
+        },
+      },
+    },
   });
   const paths: Record<string, unknown> = {};
   let length = 0;
@@ -242,13 +273,22 @@ function minifiedDocument(size: number): string {
 }
 
 /** Seconds of the fastest of three `resgen check` runs, in process, and the output's length. */
-async function timeCheck(root: string, file: string, fmt: "pretty" | "json"): Promise<{ seconds: number; chars: number; code: number }> {
+async function timeCheck(
+  root: string,
+  file: string,
+  fmt: "pretty" | "json",
+): Promise<{ seconds: number; chars: number; code: number }> {
   let best = Infinity;
   let chars = 0;
   let code = 0;
   for (let round = 0; round < 3; round++) {
     let out = "";
-    const io: Io = { stdout: (t) => void (out += t), stderr: (t) => void (out += t), cwd: root, color: false };
+    const io: Io = {
+      stdout: (t) => void (out += t),
+      stderr: (t) => void (out += t),
+      cwd: root,
+      color: false,
+    };
     const started = performance.now();
     code = await main(["node", "resgen", "check", file, "--format", fmt], io);
     best = Math.min(best, (performance.now() - started) / 1_000);
@@ -261,20 +301,35 @@ async function timeCheck(root: string, file: string, fmt: "pretty" | "json"): Pr
   const root = mkdtempSync(join(tmpdir(), "resgen-bench-large-"));
   const doc = minifiedDocument(500 * 1024);
   writeFileSync(join(root, "doc.json"), doc);
-  writeFileSync(join(root, "minified.yaml"), "version: 1\ndependency: large\nopenapi: ./doc.json\ntimeout: { attempt: 500ms, total: 2s }\n");
+  writeFileSync(
+    join(root, "minified.yaml"),
+    "version: 1\ndependency: large\nopenapi: ./doc.json\ntimeout: { attempt: 500ms, total: 2s }\n",
+  );
   const nested = "[".repeat(500 * 1024);
   writeFileSync(join(root, "nested.yaml"), nested);
   const cases = [
-    { name: `minified OpenAPI, one line of ${Math.round(doc.length / 1024)} KB`, file: "minified.yaml", expect: 0 },
+    {
+      name: `minified OpenAPI, one line of ${Math.round(doc.length / 1024)} KB`,
+      file: "minified.yaml",
+      expect: 0,
+    },
     { name: `nested [, ${Math.round(nested.length / 1024)} KB`, file: "nested.yaml", expect: 1 },
   ];
-  console.log("\nreporting on large inputs (resgen check, fastest of 3)   pretty              json                pretty / json");
+  console.log(
+    "\nreporting on large inputs (resgen check, fastest of 3)   pretty              json                pretty / json",
+  );
   for (const c of cases) {
     const pretty = await timeCheck(root, c.file, "pretty");
     const json = await timeCheck(root, c.file, "json");
-    if (pretty.code !== c.expect || json.code !== c.expect) throw new Error(`${c.name}: exit codes ${pretty.code} (pretty), ${json.code} (json), expected ${c.expect}`);
-    const cell = (t: { seconds: number; chars: number }) => `${t.seconds.toFixed(3)} s (${t.chars} chars)`.padEnd(18);
-    console.log(`${c.name.padEnd(56)} ${cell(pretty)}  ${cell(json)}  ${(pretty.seconds / json.seconds).toFixed(2)}`);
+    if (pretty.code !== c.expect || json.code !== c.expect)
+      throw new Error(
+        `${c.name}: exit codes ${pretty.code} (pretty), ${json.code} (json), expected ${c.expect}`,
+      );
+    const cell = (t: { seconds: number; chars: number }) =>
+      `${t.seconds.toFixed(3)} s (${t.chars} chars)`.padEnd(18);
+    console.log(
+      `${c.name.padEnd(56)} ${cell(pretty)}  ${cell(json)}  ${(pretty.seconds / json.seconds).toFixed(2)}`,
+    );
   }
   rmSync(root, { recursive: true, force: true });
 }

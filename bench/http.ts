@@ -21,11 +21,17 @@ import { fork, type ChildProcess } from "node:child_process";
 import { createServer } from "node:http";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
-import { createDependency, sendHttp, type DependencySettings, type OperationSettings } from "../templates/runtime/index.js";
+import {
+  createDependency,
+  sendHttp,
+  type DependencySettings,
+  type OperationSettings,
+} from "../templates/runtime/index.js";
 
 const BODY = JSON.stringify({ id: "ch_1", orderId: "o-1", amountCents: 1250, status: "succeeded" });
 
-if (process.argv.includes("--serve")) serve(Number(process.argv[process.argv.indexOf("--serve") + 1]));
+if (process.argv.includes("--serve"))
+  serve(Number(process.argv[process.argv.indexOf("--serve") + 1]));
 else await main();
 
 /** The child: answers `limit` requests, then closes; tells the parent its port over IPC. */
@@ -33,7 +39,10 @@ function serve(limit: number): void {
   let served = 0;
   const server = createServer((req, res) => {
     req.resume();
-    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(BODY) });
+    res.writeHead(200, {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(BODY),
+    });
     res.end(BODY);
     if (++served >= limit) stop();
     else idle.refresh();
@@ -65,7 +74,9 @@ async function main(): Promise<void> {
   const WARMUP = 2_000;
   const total = 2 * (WARMUP + ROUNDS * (SEQUENTIAL + CONCURRENT));
 
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ["--serve", String(total)], { stdio: "inherit" });
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ["--serve", String(total)], {
+    stdio: "inherit",
+  });
   const port = await new Promise<number>((resolve, reject) => {
     child.once("message", (m: { port: number }) => resolve(m.port));
     child.once("exit", (code) => reject(new Error(`server exited (${String(code)})`)));
@@ -112,11 +123,27 @@ async function main(): Promise<void> {
   };
   const generated = (): Promise<unknown> =>
     dependency.call(getCharge, (ctx) =>
-      sendHttp<unknown>({ fetch: undefined, dispatcher: undefined, baseUrl, method: "GET", path: "/charges/ch_1", headers: undefined, responseType: "json", maxResponseBytes: 8_388_608 }, ctx),
+      sendHttp<unknown>(
+        {
+          fetch: undefined,
+          dispatcher: undefined,
+          baseUrl,
+          method: "GET",
+          path: "/charges/ch_1",
+          headers: undefined,
+          responseType: "json",
+          maxResponseBytes: 8_388_608,
+        },
+        ctx,
+      ),
     );
 
   /** Microseconds of wall time and of this process's CPU time per call, for `count` calls `width` at a time. */
-  const timed = async (call: () => Promise<unknown>, count: number, width: number): Promise<{ wall: number; cpu: number }> => {
+  const timed = async (
+    call: () => Promise<unknown>,
+    count: number,
+    width: number,
+  ): Promise<{ wall: number; cpu: number }> => {
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next++ < count) await call();
@@ -131,18 +158,33 @@ async function main(): Promise<void> {
 
   await timed(raw, WARMUP, WIDTH);
   await timed(generated, WARMUP, WIDTH);
-  const rows: Record<string, { wall: number; cpu: number }[]> = { "raw sequential": [], "generated sequential": [], "raw 32": [], "generated 32": [] };
+  const rows: Record<string, { wall: number; cpu: number }[]> = {
+    "raw sequential": [],
+    "generated sequential": [],
+    "raw 32": [],
+    "generated 32": [],
+  };
   for (let round = 0; round < ROUNDS; round++) {
     // the order alternates, so neither path always runs on a warmer pool or a quieter machine
-    const order = round % 2 === 0 ? (["raw", "generated"] as const) : (["generated", "raw"] as const);
-    for (const path of order) rows[`${path} sequential`]!.push(await timed(path === "raw" ? raw : generated, SEQUENTIAL, 1));
-    for (const path of order) rows[`${path} 32`]!.push(await timed(path === "raw" ? raw : generated, CONCURRENT, WIDTH));
+    const order =
+      round % 2 === 0 ? (["raw", "generated"] as const) : (["generated", "raw"] as const);
+    for (const path of order)
+      rows[`${path} sequential`]!.push(
+        await timed(path === "raw" ? raw : generated, SEQUENTIAL, 1),
+      );
+    for (const path of order)
+      rows[`${path} 32`]!.push(await timed(path === "raw" ? raw : generated, CONCURRENT, WIDTH));
   }
   child.disconnect();
 
-  const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  console.log(`machine: ${cpus()[0]?.model.trim() ?? "unknown"}, ${cpus().length} cores, Node ${process.version}; server in a child process on 127.0.0.1`);
-  console.log(`${ROUNDS} rounds, alternating; each: ${SEQUENTIAL} sequential calls, ${CONCURRENT} calls ${WIDTH} at a time; median round${quick ? " (quick run)" : ""}\n`);
+  const median = (xs: readonly number[]): number =>
+    [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  console.log(
+    `machine: ${cpus()[0]?.model.trim() ?? "unknown"}, ${cpus().length} cores, Node ${process.version}; server in a child process on 127.0.0.1`,
+  );
+  console.log(
+    `${ROUNDS} rounds, alternating; each: ${SEQUENTIAL} sequential calls, ${CONCURRENT} calls ${WIDTH} at a time; median round${quick ? " (quick run)" : ""}\n`,
+  );
   for (const [label, n] of [
     ["sequential", "sequential"],
     [`${WIDTH} concurrent`, "32"],

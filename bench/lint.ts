@@ -20,7 +20,18 @@ interface SourceFile {
   readonly code: string;
 }
 
-const SERVICES = ["payments", "inventory", "shipping", "ledger", "catalog", "search", "profile", "pricing", "tax", "fraud"];
+const SERVICES = [
+  "payments",
+  "inventory",
+  "shipping",
+  "ledger",
+  "catalog",
+  "search",
+  "profile",
+  "pricing",
+  "tax",
+  "fraud",
+];
 
 /** Ordinary application code around the calls the rules look at. */
 function filler(i: number, ts: boolean): string {
@@ -112,7 +123,10 @@ export async function deliver${i}(event) {
 export function corpus(count: number): SourceFile[] {
   return Array.from({ length: count }, (_, i) => {
     const ts = i % 2 === 1;
-    return { name: `src/module-${i}.${ts ? "ts" : "js"}`, code: clientCode(i) + filler(i, ts) + filler(i + count, ts) };
+    return {
+      name: `src/module-${i}.${ts ? "ts" : "js"}`,
+      code: clientCode(i) + filler(i, ts) + filler(i + count, ts),
+    };
   });
 }
 
@@ -146,7 +160,11 @@ function config(rules: Linter.RulesRecord, withPlugin: boolean): Linter.Config[]
  * One lint pass over the corpus. Time is the process's CPU time (user + system), which other
  * load on the machine disturbs far less than wall-clock time.
  */
-function pass(linter: Linter, files: readonly SourceFile[], cfg: Linter.Config[]): { ms: number; problems: number } {
+function pass(
+  linter: Linter,
+  files: readonly SourceFile[],
+  cfg: Linter.Config[],
+): { ms: number; problems: number } {
   const start = process.cpuUsage();
   let problems = 0;
   for (const file of files) problems += linter.verify(file.code, cfg, file.name).length;
@@ -182,7 +200,9 @@ function main(): void {
     }
   }
   const ms = (label: string): number => median(times.get(label)!);
-  console.log(`Corpus: ${files.length} files (${lines} lines), half .js (espree), half .ts (@typescript-eslint/parser); median of ${RUNS} runs.\n`);
+  console.log(
+    `Corpus: ${files.length} files (${lines} lines), half .js (espree), half .ts (@typescript-eslint/parser); median of ${RUNS} runs.\n`,
+  );
   console.log("| configuration | CPU ms per pass | CPU ms per file | problems | ratio |");
   console.log("| --- | ---: | ---: | ---: | ---: |");
   const rows: [string, string][] = [
@@ -200,10 +220,17 @@ function main(): void {
   }
   const added = ms("core rules + resgen") - ms("core rules");
   const alone = ms("resgen recommended") - ms("one trivial rule");
-  console.log(`\nresgen adds ${added.toFixed(1)} CPU ms per pass (${((added / files.length) * 1000).toFixed(0)} µs per file) on top of the core rules,`);
-  console.log(`and ${alone.toFixed(1)} CPU ms (${((alone / files.length) * 1000).toFixed(0)} µs per file) on top of a traversal with one trivial rule.`);
-  console.log("(\"no rules\" skips the rule traversal altogether, so it is only a floor for parsing.)");
+  console.log(
+    `\nresgen adds ${added.toFixed(1)} CPU ms per pass (${((added / files.length) * 1000).toFixed(0)} µs per file) on top of the core rules,`,
+  );
+  console.log(
+    `and ${alone.toFixed(1)} CPU ms (${((alone / files.length) * 1000).toFixed(0)} µs per file) on top of a traversal with one trivial rule.`,
+  );
+  console.log(
+    '("no rules" skips the rule traversal altogether, so it is only a floor for parsing.)',
+  );
 }
 
 // Run only when executed, so the corpus generator can be imported.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) main();
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href)
+  main();

@@ -62,7 +62,10 @@ interface TimerEntry {
   prev: TimerEntry | undefined;
   next: TimerEntry | undefined;
 }
-const pending: { head: TimerEntry | undefined; tail: TimerEntry | undefined } = { head: undefined, tail: undefined };
+const pending: { head: TimerEntry | undefined; tail: TimerEntry | undefined } = {
+  head: undefined,
+  tail: undefined,
+};
 let minimumSuccesses = 0;
 
 function link(entry: TimerEntry): void {
@@ -79,7 +82,10 @@ function unlink(entry: TimerEntry): void {
   else entry.next.prev = entry.prev;
 }
 
-function minimumWrapper<T>(fn: () => Promise<T>, timeoutMs: number): Promise<{ data: T; degraded: boolean }> {
+function minimumWrapper<T>(
+  fn: () => Promise<T>,
+  timeoutMs: number,
+): Promise<{ data: T; degraded: boolean }> {
   const now = performance.now();
   return new Promise((resolve, reject) => {
     const entry: TimerEntry = { due: now + timeoutMs, prev: undefined, next: undefined };
@@ -109,7 +115,12 @@ const BREAKER: NonNullable<DependencySettings["breaker"]> = {
   openForMs: 30_000,
   halfOpen: { maxCalls: 3, successes: 3 },
 };
-const BULKHEAD: NonNullable<DependencySettings["bulkhead"]> = { maxConcurrent: 25, maxQueue: 0, queueTimeoutMs: 0, overflow: "reject" };
+const BULKHEAD: NonNullable<DependencySettings["bulkhead"]> = {
+  maxConcurrent: 25,
+  maxQueue: 0,
+  queueTimeoutMs: 0,
+  overflow: "reject",
+};
 const FULL_DEPENDENCY: DependencySettings = {
   name: "bench",
   deadline: { propagate: true, marginMs: 10, header: "x-request-timeout-ms", format: "ms" },
@@ -143,18 +154,40 @@ const plainOperation = (patch: Partial<OperationSettings<null>>): OperationSetti
   ...patch,
 });
 const onlyDependency = (patch: Partial<DependencySettings>): Dependency =>
-  createDependency({ name: "bench", deadline: null, breaker: null, bulkhead: null, budget: null, ...patch });
+  createDependency({
+    name: "bench",
+    deadline: null,
+    breaker: null,
+    bulkhead: null,
+    budget: null,
+    ...patch,
+  });
 
 // ---------------------------------------------------------------------------------------------
 // cockatiel and opossum, in the configuration their documentation leads with.
 
-const cockatielSampling = (): SamplingBreaker => new SamplingBreaker({ threshold: 0.5, duration: 10_000, minimumRps: 2 });
-const makeCockatielBreaker = () => cockatielBreaker(handleAll, { halfOpenAfter: 30_000, breaker: cockatielSampling() });
-const makeCockatielRetry = () => cockatielRetry(handleAll, { maxAttempts: 2, backoff: new ExponentialBackoff({ initialDelay: 50, maxDelay: 1_000 }) });
+const cockatielSampling = (): SamplingBreaker =>
+  new SamplingBreaker({ threshold: 0.5, duration: 10_000, minimumRps: 2 });
+const makeCockatielBreaker = () =>
+  cockatielBreaker(handleAll, { halfOpenAfter: 30_000, breaker: cockatielSampling() });
+const makeCockatielRetry = () =>
+  cockatielRetry(handleAll, {
+    maxAttempts: 2,
+    backoff: new ExponentialBackoff({ initialDelay: 50, maxDelay: 1_000 }),
+  });
 const makeCockatielTimeout = () => cockatielTimeout(500, TimeoutStrategy.Aggressive);
-const makeCockatielFull = () => wrap(cockatielBulkhead(25, 0), makeCockatielRetry(), makeCockatielBreaker(), makeCockatielTimeout());
+const makeCockatielFull = () =>
+  wrap(
+    cockatielBulkhead(25, 0),
+    makeCockatielRetry(),
+    makeCockatielBreaker(),
+    makeCockatielTimeout(),
+  );
 // opossum's defaults: 10 s window in 10 buckets, 50 % errors, 30 s reset, snapshots on.
-const opossum = (fn: () => Promise<number>, options: OpossumBreaker.Options = {}): OpossumBreaker<[], number> =>
+const opossum = (
+  fn: () => Promise<number>,
+  options: OpossumBreaker.Options = {},
+): OpossumBreaker<[], number> =>
   new OpossumBreaker(fn, { errorThresholdPercentage: 50, resetTimeout: 30_000, ...options });
 const opossumBreakers: OpossumBreaker[] = [];
 function keep<B extends OpossumBreaker<[], number>>(b: B): B {
@@ -181,11 +214,21 @@ interface Row {
 // order rotated each time) and every task keeps its median round: one slow stretch moves one
 // round of a few tasks, not a whole row.
 const ROUNDS = quick ? 1 : 3;
-const benchOptions = { time: quick ? 150 : 400, warmupTime: quick ? 50 : 150, warmupIterations: 20, iterations: 10 };
+const benchOptions = {
+  time: quick ? 150 : 400,
+  warmupTime: quick ? 50 : 150,
+  warmupIterations: 20,
+  iterations: 10,
+};
 
 /** Times `calls` (each returns the awaited call) per call, in nanoseconds. */
-async function measure(group: string, tasks: Array<[string, () => Promise<unknown>]>): Promise<Row[]> {
-  const results = new Map<string, Array<{ ns: number; rme: number; samples: number }>>(tasks.map(([name]) => [name, []]));
+async function measure(
+  group: string,
+  tasks: Array<[string, () => Promise<unknown>]>,
+): Promise<Row[]> {
+  const results = new Map<string, Array<{ ns: number; rme: number; samples: number }>>(
+    tasks.map(([name]) => [name, []]),
+  );
   for (let round = 0; round < ROUNDS; round++) {
     const bench = new Bench({ name: group, ...benchOptions });
     for (let i = 0; i < tasks.length; i++) {
@@ -220,7 +263,10 @@ async function measure(group: string, tasks: Array<[string, () => Promise<unknow
 }
 
 /** Same, for calls expected to reject. */
-const rejecting = (call: () => Promise<unknown>): (() => Promise<unknown>) => () => call().then(fail, () => undefined);
+const rejecting =
+  (call: () => Promise<unknown>): (() => Promise<unknown>) =>
+  () =>
+    call().then(fail, () => undefined);
 function fail(): never {
   throw new Error("expected a rejection");
 }
@@ -355,8 +401,16 @@ async function memory(): Promise<HeapRow[] | null> {
   const opBreaker = keep(opossum(noop, { timeout: false }));
   const opGrowth = await growth(() => opBreaker.fire());
   return [
-    { name: "resgen (createDependency with a breaker)", bytesPerBreaker: resgen, bytesPerCall: resgenGrowth },
-    { name: "cockatiel circuitBreaker(SamplingBreaker)", bytesPerBreaker: cock, bytesPerCall: cockGrowth },
+    {
+      name: "resgen (createDependency with a breaker)",
+      bytesPerBreaker: resgen,
+      bytesPerCall: resgenGrowth,
+    },
+    {
+      name: "cockatiel circuitBreaker(SamplingBreaker)",
+      bytesPerBreaker: cock,
+      bytesPerCall: cockGrowth,
+    },
     { name: "opossum CircuitBreaker", bytesPerBreaker: opos, bytesPerCall: opGrowth },
   ];
 }
@@ -379,7 +433,9 @@ function printGroup(rows: readonly Row[]): void {
   console.log(`\n${rows[0]!.group} (ns per call; ratio to a bare await)`);
   for (const r of rows) {
     const ratio = r.nsPerCall / bare;
-    console.log(`  ${r.name.padEnd(width)}  ${formatNs(r.nsPerCall).padStart(9)}  ${ratio.toFixed(1).padStart(6)}×  ±${r.rme.toFixed(1)}%`);
+    console.log(
+      `  ${r.name.padEnd(width)}  ${formatNs(r.nsPerCall).padStart(9)}  ${ratio.toFixed(1).padStart(6)}×  ±${r.rme.toFixed(1)}%`,
+    );
   }
 }
 
@@ -407,10 +463,20 @@ const machine = {
   platform: `${process.platform} ${process.arch}`,
   clockReadNs: clockReadNs(),
 };
-const versions = { tinybench: versionOf("tinybench"), cockatiel: versionOf("cockatiel"), opossum: versionOf("opossum") };
-console.log(`machine: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node} (${machine.platform}); performance.now() ${machine.clockReadNs.toFixed(0)} ns per read`);
-console.log(`packages: tinybench ${versions.tinybench}, cockatiel ${versions.cockatiel}, opossum ${versions.opossum}`);
-console.log(`${BATCH} sequential awaited calls per sample; each row the median of ${ROUNDS} round${ROUNDS === 1 ? "" : "s"}${quick ? " (quick run)" : ""}`);
+const versions = {
+  tinybench: versionOf("tinybench"),
+  cockatiel: versionOf("cockatiel"),
+  opossum: versionOf("opossum"),
+};
+console.log(
+  `machine: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node} (${machine.platform}); performance.now() ${machine.clockReadNs.toFixed(0)} ns per read`,
+);
+console.log(
+  `packages: tinybench ${versions.tinybench}, cockatiel ${versions.cockatiel}, opossum ${versions.opossum}`,
+);
+console.log(
+  `${BATCH} sequential awaited calls per sample; each row the median of ${ROUNDS} round${ROUNDS === 1 ? "" : "s"}${quick ? " (quick run)" : ""}`,
+);
 
 const started = performance.now();
 const groups: Row[][] = [];
@@ -437,12 +503,20 @@ for (const [index, kind] of [
   const g = groups[index]!;
   const full = ns(g, "resgen full stack");
   const overhead = (full - ns(g, "bare await fn()")) / ns(g, "bare await fn()");
-  console.log(`  ${kind}: full stack against the minimum wrapper ${(full / ns(g, "minimum wrapper (clock, race, outcome)")).toFixed(1)}× its cost (the minimum's own overhead over a bare await: ${((ns(g, "minimum wrapper (clock, race, outcome)") - ns(g, "bare await fn()")) / ns(g, "bare await fn()")).toFixed(1)}×)`);
-  console.log(`  ${kind}: full stack vs cockatiel full stack ${(ns(g, "cockatiel wrap(bulkhead, retry, breaker, timeout)") / full).toFixed(1)}×, vs opossum fire() ${(ns(g, "opossum fire() (timeout, capacity)") / full).toFixed(1)}×, vs opossum breaker alone ${(ns(g, "opossum breaker (timeout off)") / full).toFixed(1)}×; overhead over a bare await ${overhead.toFixed(1)}× its cost`);
+  console.log(
+    `  ${kind}: full stack against the minimum wrapper ${(full / ns(g, "minimum wrapper (clock, race, outcome)")).toFixed(1)}× its cost (the minimum's own overhead over a bare await: ${((ns(g, "minimum wrapper (clock, race, outcome)") - ns(g, "bare await fn()")) / ns(g, "bare await fn()")).toFixed(1)}×)`,
+  );
+  console.log(
+    `  ${kind}: full stack vs cockatiel full stack ${(ns(g, "cockatiel wrap(bulkhead, retry, breaker, timeout)") / full).toFixed(1)}×, vs opossum fire() ${(ns(g, "opossum fire() (timeout, capacity)") / full).toFixed(1)}×, vs opossum breaker alone ${(ns(g, "opossum breaker (timeout off)") / full).toFixed(1)}×; overhead over a bare await ${overhead.toFixed(1)}× its cost`,
+  );
 }
 const r = groups[2]!;
-console.log(`  breaker open: vs cockatiel ${(ns(r, "cockatiel, breaker open") / ns(r, "resgen, breaker open")).toFixed(1)}×, vs opossum ${(ns(r, "opossum, breaker open") / ns(r, "resgen, breaker open")).toFixed(1)}×`);
-console.log(`  bulkhead full: vs cockatiel ${(ns(r, "cockatiel, bulkhead full") / ns(r, "resgen, bulkhead full")).toFixed(1)}×, vs opossum ${(ns(r, "opossum, capacity full") / ns(r, "resgen, bulkhead full")).toFixed(1)}×`);
+console.log(
+  `  breaker open: vs cockatiel ${(ns(r, "cockatiel, breaker open") / ns(r, "resgen, breaker open")).toFixed(1)}×, vs opossum ${(ns(r, "opossum, breaker open") / ns(r, "resgen, breaker open")).toFixed(1)}×`,
+);
+console.log(
+  `  bulkhead full: vs cockatiel ${(ns(r, "cockatiel, bulkhead full") / ns(r, "resgen, bulkhead full")).toFixed(1)}×, vs opossum ${(ns(r, "opossum, capacity full") / ns(r, "resgen, bulkhead full")).toFixed(1)}×`,
+);
 
 const heap = await memory();
 if (heap === null) {
@@ -450,7 +524,9 @@ if (heap === null) {
 } else {
   console.log("\nheap (1,000 breakers; one breaker after 10^6 no-op calls)");
   for (const h of heap) {
-    console.log(`  ${h.name.padEnd(42)}  ${Math.round(h.bytesPerBreaker).toString().padStart(6)} B per breaker  ${h.bytesPerCall.toFixed(2).padStart(6)} B per call`);
+    console.log(
+      `  ${h.name.padEnd(42)}  ${Math.round(h.bytesPerBreaker).toString().padStart(6)} B per breaker  ${h.bytesPerCall.toFixed(2).padStart(6)} B per call`,
+    );
   }
 }
 for (const b of opossumBreakers) b.shutdown();
@@ -462,7 +538,10 @@ if (args.has("--save")) {
   mkdirSync(dir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const file = join(dir, `bench-${stamp}.json`);
-  writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), machine, versions, batch: BATCH, quick, rows: groups.flat(), heap, seconds }, null, 2)}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ date: new Date().toISOString(), machine, versions, batch: BATCH, quick, rows: groups.flat(), heap, seconds }, null, 2)}\n`,
+  );
   console.log(`saved ${file}`);
 }
 process.exit(0);

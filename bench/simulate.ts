@@ -1,23 +1,59 @@
 // Prints the runtime simulations (virtual time, seeded): `npm run simulate`.
-import { breakerTrace, cascade, outageAmplification, retryStorm, type CascadeOptions } from "./simulations.js";
+import {
+  breakerTrace,
+  cascade,
+  outageAmplification,
+  retryStorm,
+  type CascadeOptions,
+} from "./simulations.js";
 
-const storm = retryStorm({ clients: 200, retry: 3, baseMs: 100, capMs: 10_000, windowMs: 20, seed: 42 });
-console.log("Retry storm: 200 clients fail together; busiest 20 ms window of the 3rd retry (base 100 ms)");
-for (const [jitter, count] of Object.entries(storm)) console.log(`  ${jitter.padEnd(13)} ${String(count).padStart(4)} clients`);
+const storm = retryStorm({
+  clients: 200,
+  retry: 3,
+  baseMs: 100,
+  capMs: 10_000,
+  windowMs: 20,
+  seed: 42,
+});
+console.log(
+  "Retry storm: 200 clients fail together; busiest 20 ms window of the 3rd retry (base 100 ms)",
+);
+for (const [jitter, count] of Object.entries(storm))
+  console.log(`  ${jitter.padEnd(13)} ${String(count).padStart(4)} clients`);
 
-const budgeted = await outageAmplification({ calls: 100, maxAttempts: 4, budget: { maxTokens: 100, tokenRatio: 0.1 }, seed: 7 });
+const budgeted = await outageAmplification({
+  calls: 100,
+  maxAttempts: 4,
+  budget: { maxTokens: 100, tokenRatio: 0.1 },
+  seed: 7,
+});
 const unbudgeted = await outageAmplification({ calls: 100, maxAttempts: 4, budget: null, seed: 7 });
 console.log("\nTotal outage: 100 calls, 4 attempts per call");
-console.log(`  retry budget 100 tokens, ratio 0.1  ${budgeted.attempts} attempts (${budgeted.amplification.toFixed(2)}x)`);
-console.log(`  no budget                           ${unbudgeted.attempts} attempts (${unbudgeted.amplification.toFixed(2)}x)`);
+console.log(
+  `  retry budget 100 tokens, ratio 0.1  ${budgeted.attempts} attempts (${budgeted.amplification.toFixed(2)}x)`,
+);
+console.log(
+  `  no budget                           ${unbudgeted.attempts} attempts (${unbudgeted.amplification.toFixed(2)}x)`,
+);
 
-const trace = await breakerTrace({ rate: 100, durationMs: 90_000, failFromMs: 10_000, recoverAtMs: 60_000, latencyMs: 5 });
+const trace = await breakerTrace({
+  rate: 100,
+  durationMs: 90_000,
+  failFromMs: 10_000,
+  recoverAtMs: 60_000,
+  latencyMs: 5,
+});
 console.log("\nBreaker at 100 calls/s; the dependency fails from 10 s and recovers at 60 s");
 for (const t of trace.transitions) {
-  const window = t.to === "open" && t.from === "closed" ? `  (${t.failures} of the last ${t.calls} calls failed)` : "";
+  const window =
+    t.to === "open" && t.from === "closed"
+      ? `  (${t.failures} of the last ${t.calls} calls failed)`
+      : "";
   console.log(`  ${(t.atMs / 1_000).toFixed(3).padStart(7)} s  ${t.from} -> ${t.to}${window}`);
 }
-console.log(`  ${trace.attempts} calls reached the dependency, ${trace.rejected} were rejected by the open breaker, ${trace.succeeded} succeeded`);
+console.log(
+  `  ${trace.attempts} calls reached the dependency, ${trace.rejected} were rejected by the open breaker, ${trace.succeeded} succeeded`,
+);
 
 const scenario: Omit<CascadeOptions, "mode"> = {
   rate: 200,
@@ -29,8 +65,12 @@ const scenario: Omit<CascadeOptions, "mode"> = {
   workMs: 30,
   seed: 42,
 };
-console.log("\nCascade: checkout at 200 rps with a pool of 200 requests; recommendations slows from 20 ms to 5 s at 10 s (60 s)");
-console.log("                   checkout success   turned away   in-flight peak   calls reaching the slow dependency   fallbacks");
+console.log(
+  "\nCascade: checkout at 200 rps with a pool of 200 requests; recommendations slows from 20 ms to 5 s at 10 s (60 s)",
+);
+console.log(
+  "                   checkout success   turned away   in-flight peak   calls reaching the slow dependency   fallbacks",
+);
 for (const mode of ["naive", "stack"] as const) {
   const r = await cascade({ ...scenario, mode });
   const label = mode === "naive" ? "naive calls" : "generated stack";

@@ -53,7 +53,12 @@ export function retryStorm(options: RetryStormOptions): RetryStormResult {
   const result = {} as Record<Jitter, number>;
   for (const jitter of ["none", "full", "equal", "decorrelated"] as const) {
     const random = createSeededRandom(options.seed);
-    const settings: BackoffSettings = { baseMs: options.baseMs, capMs: options.capMs, multiplier: 2, jitter };
+    const settings: BackoffSettings = {
+      baseMs: options.baseMs,
+      capMs: options.capMs,
+      multiplier: 2,
+      jitter,
+    };
     const delays: number[] = [];
     for (let client = 0; client < options.clients; client++) {
       let previous = options.baseMs;
@@ -211,7 +216,15 @@ export async function breakerTrace(options: BreakerTraceOptions): Promise<Breake
       clock.setTimer(() => {
         const now = clock.now();
         if (now >= options.failFromMs && now < options.recoverAtMs) {
-          reject(new ResilienceError({ kind: "http", message: "500", status: 500, headers: {}, body: "" }));
+          reject(
+            new ResilienceError({
+              kind: "http",
+              message: "500",
+              status: 500,
+              headers: {},
+              body: "",
+            }),
+          );
         } else {
           resolve("ok");
         }
@@ -319,7 +332,9 @@ export async function cascade(options: CascadeOptions): Promise<CascadeResult> {
   const recommendations = (): Promise<string[]> => {
     const slow = clock.now() >= options.slowFromMs;
     if (slow) slowCalls++;
-    const latency = slow ? options.slowMs * (0.9 + 0.2 * random()) : options.healthyMs * (0.5 + random());
+    const latency = slow
+      ? options.slowMs * (0.9 + 0.2 * random())
+      : options.healthyMs * (0.5 + random());
     return new Promise((resolve) => clock.setTimer(() => resolve(["item"]), latency));
   };
   const dep = createDependency(cascadeDependency, { clock, random });
@@ -329,8 +344,10 @@ export async function cascade(options: CascadeOptions): Promise<CascadeResult> {
           await recommendations();
           return false;
         }
-      : async (): Promise<boolean> => (await dep.call(cascadeOperation, () => recommendations())).degraded;
-  const work = (): Promise<void> => new Promise((resolve) => clock.setTimer(resolve, options.workMs));
+      : async (): Promise<boolean> =>
+          (await dep.call(cascadeOperation, () => recommendations())).degraded;
+  const work = (): Promise<void> =>
+    new Promise((resolve) => clock.setTimer(resolve, options.workMs));
 
   let inFlight = 0;
   let peakInFlight = 0;
@@ -363,5 +380,13 @@ export async function cascade(options: CascadeOptions): Promise<CascadeResult> {
   }
   await clock.runAll();
   await Promise.all(pending);
-  return { requests, succeeded, successRate: succeeded / requests, rejected, peakInFlight, slowCalls, degraded };
+  return {
+    requests,
+    succeeded,
+    successRate: succeeded / requests,
+    rejected,
+    peakInFlight,
+    slowCalls,
+    degraded,
+  };
 }

@@ -12,7 +12,10 @@ import { formatPretty, SourceTexts } from "../src/diagnostics/format.js";
 export function exampleFiles(code: Code): { file: string; text: string }[] {
   const info: CodeInfo = CODES[code];
   if (info.example === undefined) return [];
-  return [{ file: `${code.toLowerCase()}.yaml`, text: info.example }, ...Object.entries(info.context ?? {}).map(([file, text]) => ({ file, text }))];
+  return [
+    { file: `${code.toLowerCase()}.yaml`, text: info.example },
+    ...Object.entries(info.context ?? {}).map(([file, text]) => ({ file, text })),
+  ];
 }
 
 /**
@@ -60,10 +63,19 @@ export function renderDiagnosticsDoc(): string {
     "| --- | --- | --- | --- |",
   ];
   const codes = Object.keys(CODES) as Code[];
-  for (const code of codes) out.push(`| [${code}](#${code.toLowerCase()}) | ${CODES[code].severity} | ${exitStatus(CODES[code])} | ${CODES[code].title} |`);
+  for (const code of codes)
+    out.push(
+      `| [${code}](#${code.toLowerCase()}) | ${CODES[code].severity} | ${exitStatus(CODES[code])} | ${CODES[code].title} |`,
+    );
   for (const code of codes) {
     const info: CodeInfo = CODES[code];
-    out.push("", `## ${code}`, "", `**${info.title}** (${info.severity}${info.exit === "findings" ? "" : `, exit ${exitStatus(info)}: ${info.exit === "usage" ? "usage or I/O error" : "internal error"}`})`, "");
+    out.push(
+      "",
+      `## ${code}`,
+      "",
+      `**${info.title}** (${info.severity}${info.exit === "findings" ? "" : `, exit ${exitStatus(info)}: ${info.exit === "usage" ? "usage or I/O error" : "internal error"}`})`,
+      "",
+    );
     out.push(info.fix === undefined ? info.help : `**Why it matters.** ${info.help}`);
     const files = exampleFiles(code);
     if (files.length > 0) {
@@ -73,7 +85,15 @@ export function renderDiagnosticsDoc(): string {
       for (const f of files) out.push("", "```yaml", `# ${f.file}`, f.text.trimEnd(), "```");
       const names = files.map((f) => f.file).join(" ");
       const count = `${files.length} ${files.length === 1 ? "policy" : "policies"} checked: $1`;
-      out.push("", "```console", `$ resgen check ${names}`, formatPretty(diagnostics, sources).trimEnd().replace(/\n([^\n]*)$/, `\n${count}`), "```");
+      out.push(
+        "",
+        "```console",
+        `$ resgen check ${names}`,
+        formatPretty(diagnostics, sources)
+          .trimEnd()
+          .replace(/\n([^\n]*)$/, `\n${count}`),
+        "```",
+      );
     }
     if (info.fix !== undefined) out.push("", `**Fix.** ${info.fix}`);
   }

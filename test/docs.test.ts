@@ -12,7 +12,9 @@ import { PACKAGE_ROOT } from "../src/version.js";
 
 describe("docs/diagnostics.md", () => {
   it("is generated from the codes table (run npm run docs)", () => {
-    expect(readFileSync(join(PACKAGE_ROOT, "docs/diagnostics.md"), "utf8")).toBe(renderDiagnosticsDoc());
+    expect(readFileSync(join(PACKAGE_ROOT, "docs/diagnostics.md"), "utf8")).toBe(
+      renderDiagnosticsDoc(),
+    );
   });
 
   it("shows for each example exactly the code it documents", () => {
@@ -32,14 +34,19 @@ function yamlBlocks(markdown: string): string[] {
 describe("examples in the docs", () => {
   for (const doc of ["README.md", "docs/policy.md"]) {
     it(`every policy in ${doc} passes resgen check, analyzer included`, () => {
-      const policies = yamlBlocks(readFileSync(join(PACKAGE_ROOT, doc), "utf8")).filter((y) => /^dependency:/m.test(y));
+      const policies = yamlBlocks(readFileSync(join(PACKAGE_ROOT, doc), "utf8")).filter((y) =>
+        /^dependency:/m.test(y),
+      );
       expect(policies.length).toBeGreaterThan(0);
-      for (const text of policies) expect(checkTexts([{ file: "doc.yaml", text }]).diagnostics).toEqual([]);
+      for (const text of policies)
+        expect(checkTexts([{ file: "doc.yaml", text }]).diagnostics).toEqual([]);
     });
   }
 
   it("the project file in docs/policy.md is valid", () => {
-    const projects = yamlBlocks(readFileSync(join(PACKAGE_ROOT, "docs/policy.md"), "utf8")).filter((y) => /^policies:/m.test(y));
+    const projects = yamlBlocks(readFileSync(join(PACKAGE_ROOT, "docs/policy.md"), "utf8")).filter(
+      (y) => /^policies:/m.test(y),
+    );
     expect(projects).toHaveLength(1);
     const loaded = loadYaml("resgen.config.yaml", projects[0]!);
     expect(loaded.diagnostics).toEqual([]);
@@ -50,17 +57,28 @@ describe("examples in the docs", () => {
 describe("command output quoted in the README", () => {
   it("the resgen explain block is what resgen explain prints", async () => {
     const readme = readFileSync(join(PACKAGE_ROOT, "README.md"), "utf8");
-    const command = "$ npx resgen explain examples/checkout/resilience/payments.yaml --operation createCharge\n";
+    const command =
+      "$ npx resgen explain examples/checkout/resilience/payments.yaml --operation createCharge\n";
     const start = readme.indexOf(command);
     expect(start).toBeGreaterThan(0);
     const quoted = readme.slice(start + command.length, readme.indexOf("```", start));
     let stdout = "";
-    const code = await main(["node", "resgen", "explain", "examples/checkout/resilience/payments.yaml", "--operation", "createCharge"], {
-      stdout: (t) => void (stdout += t),
-      stderr: () => undefined,
-      cwd: PACKAGE_ROOT,
-      color: false,
-    });
+    const code = await main(
+      [
+        "node",
+        "resgen",
+        "explain",
+        "examples/checkout/resilience/payments.yaml",
+        "--operation",
+        "createCharge",
+      ],
+      {
+        stdout: (t) => void (stdout += t),
+        stderr: () => undefined,
+        cwd: PACKAGE_ROOT,
+        color: false,
+      },
+    );
     expect(code).toBe(0);
     expect(quoted).toBe(stdout);
   });

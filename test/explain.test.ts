@@ -9,7 +9,12 @@ import { PACKAGE_ROOT } from "../src/version.js";
 const run = async (...args: string[]) => {
   let stdout = "";
   let stderr = "";
-  const io: Io = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), cwd: PACKAGE_ROOT, color: false };
+  const io: Io = {
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    cwd: PACKAGE_ROOT,
+    color: false,
+  };
   const code = await main(["node", "resgen", ...args], io);
   return { code, stdout, stderr };
 };
@@ -23,7 +28,15 @@ const JITTER_AT = (() => {
   return `${line + 1}:${lines[line]!.indexOf("full") + 1}`;
 })();
 /** The runtime's order: the breaker admits each attempt, inside the retry loop (templates/runtime/call.ts). */
-const ORDER = ["deadline", "fallback", "bulkhead", "retry", "breaker", "attempt timeout", "transport"];
+const ORDER = [
+  "deadline",
+  "fallback",
+  "bulkhead",
+  "retry",
+  "breaker",
+  "attempt timeout",
+  "transport",
+];
 
 describe("resgen explain", () => {
   it("prints the stack of payments.yaml in call order, with provenance and the worst case", async () => {
@@ -32,16 +45,26 @@ describe("resgen explain", () => {
     const text = r.stdout;
     for (const op of ["getCharge", "createCharge"]) {
       const section = text.slice(text.indexOf(`\n${op}  `));
-      const layers = [...section.matchAll(/^ {2}(\d)\. ([a-z ]+?) {2}/gm)].slice(0, ORDER.length).map((m) => `${m[1]!}. ${m[2]!}`);
+      const layers = [...section.matchAll(/^ {2}(\d)\. ([a-z ]+?) {2}/gm)]
+        .slice(0, ORDER.length)
+        .map((m) => `${m[1]!}. ${m[2]!}`);
       expect(layers).toEqual(ORDER.map((l, i) => `${i + 1}. ${l}`));
     }
     expect(text).toMatch(/timeout\.attempt +500ms +policy \(payments\.yaml:8:21\)/);
-    expect(text).toMatch(new RegExp(`retry\\.backoff\\.jitter +full +project defaults \\(${CONFIG}:${JITTER_AT}\\)`));
+    expect(text).toMatch(
+      new RegExp(`retry\\.backoff\\.jitter +full +project defaults \\(${CONFIG}:${JITTER_AT}\\)`),
+    );
     expect(text).toMatch(/bulkhead\.overflow +reject +built-in default reject/);
-    expect(text).toContain("3 attempts × 500ms + backoff 50ms + 100ms = 1650ms, within the total 2s");
+    expect(text).toContain(
+      "3 attempts × 500ms + backoff 50ms + 100ms = 1650ms, within the total 2s",
+    );
     expect(text).toContain("50 calls (one second at 50 rps) → 150 attempts without a budget (3×)");
-    expect(text).toContain("with the budget at most 101 attempts (2.02×): gRPC A6 retry budget: N + maxTokens/2 + 1 = 50 + 100/2 + 1 = 101");
-    expect(text).toContain("bulkhead (Little's law): 50 rps × p99 250ms = 12.5 in flight when healthy; 50 rps × attempt 500ms = 25 when every attempt times out; maxConcurrent 25");
+    expect(text).toContain(
+      "with the budget at most 101 attempts (2.02×): gRPC A6 retry budget: N + maxTokens/2 + 1 = 50 + 100/2 + 1 = 101",
+    );
+    expect(text).toContain(
+      "bulkhead (Little's law): 50 rps × p99 250ms = 12.5 in flight when healthy; 50 rps × attempt 500ms = 25 when every attempt times out; maxConcurrent 25",
+    );
   });
 
   it("gives the same values as JSON", async () => {
@@ -58,14 +81,41 @@ describe("resgen explain", () => {
       totalMs: 2000,
       fitsInTotal: true,
       attemptsWithinTotal: 3,
-      outage: { calls: 50, attemptsWithoutBudget: 150, amplificationWithoutBudget: 3, attemptsWithBudget: 101, amplificationWithBudget: 2.02 },
+      outage: {
+        calls: 50,
+        attemptsWithoutBudget: 150,
+        amplificationWithoutBudget: 3,
+        attemptsWithBudget: 101,
+        amplificationWithBudget: 2.02,
+      },
     });
     const settings = new Map(create.stack.flatMap((l) => l.settings.map((s) => [s.key, s])));
-    expect(settings.get("timeout.attempt")).toEqual({ key: "timeout.attempt", value: 500, text: "500ms", origin: "policy", source: `${PAYMENTS}:8:21` });
-    expect(settings.get("retry.backoff.jitter")).toMatchObject({ value: "full", origin: "project", source: `${CONFIG}:${JITTER_AT}` });
+    expect(settings.get("timeout.attempt")).toEqual({
+      key: "timeout.attempt",
+      value: 500,
+      text: "500ms",
+      origin: "policy",
+      source: `${PAYMENTS}:8:21`,
+    });
+    expect(settings.get("retry.backoff.jitter")).toMatchObject({
+      value: "full",
+      origin: "project",
+      source: `${CONFIG}:${JITTER_AT}`,
+    });
     expect(settings.get("retry.budget.maxTokens")).toMatchObject({ value: 100, origin: "project" });
-    expect(settings.get("idempotency")).toMatchObject({ value: "key", text: "idempotency key Idempotency-Key", origin: "operation" });
-    expect(report.littlesLaw).toEqual({ rps: 50, p99Ms: 250, inFlightHealthy: 12.5, attemptMs: 500, inFlightAllTimingOut: 25, maxConcurrent: 25 });
+    expect(settings.get("idempotency")).toMatchObject({
+      value: "key",
+      text: "idempotency key Idempotency-Key",
+      origin: "operation",
+    });
+    expect(report.littlesLaw).toEqual({
+      rps: 50,
+      p99Ms: 250,
+      inFlightHealthy: 12.5,
+      attemptMs: 500,
+      inFlightAllTimingOut: 25,
+      maxConcurrent: 25,
+    });
     // the text shows every value the JSON carries
     const text = (await run("explain", PAYMENTS, "--operation", "createCharge")).stdout;
     for (const s of settings.values()) expect(text).toContain(s.text);
@@ -78,39 +128,73 @@ describe("resgen explain", () => {
     expect(one.stdout).not.toContain("createCharge");
     const unknown = await run("explain", PAYMENTS, "--operation", "refund");
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('payments has no operation "refund"; it has getCharge, createCharge');
+    expect(unknown.stderr).toContain(
+      'payments has no operation "refund"; it has getCharge, createCharge',
+    );
   });
 
   it("shows derived values with their formula", async () => {
-    const r = await run("explain", "examples/checkout/resilience/inventory.yaml", "--operation", "getStock");
+    const r = await run(
+      "explain",
+      "examples/checkout/resilience/inventory.yaml",
+      "--operation",
+      "getStock",
+    );
     expect(r.stdout).toMatch(/timeout\.attempt +180ms +derived: 1\.5 × p999 \(120ms\) = 180ms/);
-    expect(r.stdout).toContain("3 attempts × 180ms + backoff 50ms + 100ms = 690ms, within the total 1s");
+    expect(r.stdout).toContain(
+      "3 attempts × 180ms + backoff 50ms + 100ms = 690ms, within the total 1s",
+    );
   });
 
   it("counts hedged copies and the hedge budget for a hedged read", async () => {
-    const r = await run("explain", "examples/checkout/resilience/recommendations.yaml", "--operation", "getRecommendations", "--format", "json");
+    const r = await run(
+      "explain",
+      "examples/checkout/resilience/recommendations.yaml",
+      "--operation",
+      "getRecommendations",
+      "--format",
+      "json",
+    );
     const op = (JSON.parse(r.stdout) as ExplainReport).operations[0]!;
     expect(op.stack.map((l) => [l.layer, l.active])).toContainEqual(["hedge", true]);
     expect(op.stack.map((l) => [l.layer, l.active])).toContainEqual(["retry", false]);
-    expect(op.worstCase).toMatchObject({ plan: "hedge", maxAttempts: 2, maxTimeMs: 295, outage: { calls: 200, attemptsWithoutBudget: 400, attemptsWithBudget: 210 } });
+    expect(op.worstCase).toMatchObject({
+      plan: "hedge",
+      maxAttempts: 2,
+      maxTimeMs: 295,
+      outage: { calls: 200, attemptsWithoutBudget: 400, attemptsWithBudget: 210 },
+    });
   });
 
   it("takes exactly one readable policy file (exit 2 otherwise)", async () => {
     const many = await run("explain", "examples/checkout");
     expect(many.code).toBe(2);
-    expect(many.stderr).toMatch(/explain takes exactly one policy file; "examples\/checkout" matches [2-9]/);
+    expect(many.stderr).toMatch(
+      /explain takes exactly one policy file; "examples\/checkout" matches [2-9]/,
+    );
     const missing = await run("explain", "test/fixtures/analyze/missing.yaml");
     expect(missing.code).toBe(2);
-    expect(missing.stdout).toContain("error RG004 cannot read test/fixtures/analyze/missing.yaml: no such file");
+    expect(missing.stdout).toContain(
+      "error RG004 cannot read test/fixtures/analyze/missing.yaml: no such file",
+    );
   });
 
   it("lists the policy's warnings, except calls it cannot resolve from one file", async () => {
     const r = await run("explain", "test/fixtures/analyze/rg211.yaml", "--format", "json");
     expect(r.code).toBe(0);
     expect((JSON.parse(r.stdout) as ExplainReport).findings).toEqual([
-      expect.objectContaining({ code: "RG211", severity: "warning", at: "test/fixtures/analyze/rg211.yaml:5:13" }),
+      expect.objectContaining({
+        code: "RG211",
+        severity: "warning",
+        at: "test/fixtures/analyze/rg211.yaml:5:13",
+      }),
     ]);
-    const gateway = await run("explain", "test/fixtures/analyze/chain/gateway.yaml", "--format", "json");
+    const gateway = await run(
+      "explain",
+      "test/fixtures/analyze/chain/gateway.yaml",
+      "--format",
+      "json",
+    );
     expect((JSON.parse(gateway.stdout) as ExplainReport).findings).toEqual([]);
   });
 
@@ -121,12 +205,20 @@ describe("resgen explain", () => {
   });
 
   it("says a non-retry-safe operation is attempted once, whatever it inherits", () => {
-    const text = "version: 1\ndependency: orders\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  create: { method: POST, path: /orders }\n";
+    const text =
+      "version: 1\ndependency: orders\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  create: { method: POST, path: /orders }\n";
     const { policies } = checkTexts([{ file: "orders.yaml", text }]);
     const report = explain(policies[0]!);
     const op = report.operations[0]!;
-    expect(op.worstCase).toMatchObject({ maxAttempts: 1, plan: "single", outage: { attemptsWithoutBudget: 100, attemptsWithBudget: null } });
-    expect(op.stack.find((l) => l.layer === "retry")).toMatchObject({ active: false, note: expect.stringContaining("attempted once") as unknown });
+    expect(op.worstCase).toMatchObject({
+      maxAttempts: 1,
+      plan: "single",
+      outage: { attemptsWithoutBudget: 100, attemptsWithBudget: null },
+    });
+    expect(op.stack.find((l) => l.layer === "retry")).toMatchObject({
+      active: false,
+      note: expect.stringContaining("attempted once") as unknown,
+    });
     expect(renderExplainText(report)).toContain("attempts      1: attempted once (not retry-safe)");
   });
 });

@@ -16,13 +16,22 @@ describe("schema/*.schema.json", () => {
       const visit = (schema: unknown, path: string): void => {
         if (schema === null || typeof schema !== "object") return;
         const s = schema as Record<string, unknown>;
-        for (const [key, value] of Object.entries((s["properties"] ?? {}) as Record<string, Record<string, unknown>>)) {
-          if (typeof value["description"] !== "string" && typeof value["$ref"] !== "string") missing.push(`${path}.${key}`);
+        for (const [key, value] of Object.entries(
+          (s["properties"] ?? {}) as Record<string, Record<string, unknown>>,
+        )) {
+          if (typeof value["description"] !== "string" && typeof value["$ref"] !== "string")
+            missing.push(`${path}.${key}`);
           visit(value, `${path}.${key}`);
         }
-        for (const key of ["items", "additionalProperties", "propertyNames"]) visit(s[key], `${path}/${key}`);
-        for (const key of ["anyOf", "oneOf", "allOf"]) for (const [i, sub] of ((s[key] ?? []) as unknown[]).entries()) visit(sub, `${path}/${key}[${i}]`);
-        for (const [name, sub] of Object.entries((s["definitions"] ?? {}) as Record<string, unknown>)) visit(sub, `#${name}`);
+        for (const key of ["items", "additionalProperties", "propertyNames"])
+          visit(s[key], `${path}/${key}`);
+        for (const key of ["anyOf", "oneOf", "allOf"])
+          for (const [i, sub] of ((s[key] ?? []) as unknown[]).entries())
+            visit(sub, `${path}/${key}[${i}]`);
+        for (const [name, sub] of Object.entries(
+          (s["definitions"] ?? {}) as Record<string, unknown>,
+        ))
+          visit(sub, `#${name}`);
       };
       visit(JSON.parse(render()), "$");
       expect(missing).toEqual([]);
@@ -31,8 +40,13 @@ describe("schema/*.schema.json", () => {
 
   it("every example policy points editors at the schema", () => {
     for (const name of ["payments", "recommendations", "inventory", "geocoder"]) {
-      const text = readFileSync(join(PACKAGE_ROOT, "examples/checkout/resilience", `${name}.yaml`), "utf8");
-      expect(text.split("\n")[0]).toBe("# yaml-language-server: $schema=../../../schema/policy.schema.json");
+      const text = readFileSync(
+        join(PACKAGE_ROOT, "examples/checkout/resilience", `${name}.yaml`),
+        "utf8",
+      );
+      expect(text.split("\n")[0]).toBe(
+        "# yaml-language-server: $schema=../../../schema/policy.schema.json",
+      );
     }
   });
 });

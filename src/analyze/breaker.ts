@@ -5,7 +5,16 @@
  */
 import { formatMs } from "../language/durations.js";
 import type { ResolvedPolicy } from "../model/resolved.js";
-import { finding, inherited, num, sectionRef, setAt, type AnalyzeContext, type Finding, type Place } from "./context.js";
+import {
+  finding,
+  inherited,
+  num,
+  sectionRef,
+  setAt,
+  type AnalyzeContext,
+  type Finding,
+  type Place,
+} from "./context.js";
 
 export const MIN_MEANINGFUL_CALLS = 5;
 
@@ -27,7 +36,9 @@ export function checkBreaker(policy: ResolvedPolicy, ctx: AnalyzeContext): Findi
         ctx,
         policy,
         "RG106",
-        minCallsSet ? [{ ref: minCallsSet }] : [{ ref: setAt(policy.provenance["breaker.window.calls"]) }, section],
+        minCallsSet
+          ? [{ ref: minCallsSet }]
+          : [{ ref: setAt(policy.provenance["breaker.window.calls"]) }, section],
         `breaker.minCalls ${b.minCalls}${minCallsSet ? "" : " (the default)"} must be at most window.calls ${calls}: a count window of ${calls} calls never holds ${b.minCalls}, so the breaker can never open`,
         `lower minCalls to ${calls} or less, or raise window.calls to ${b.minCalls} or more`,
       ),

@@ -6,14 +6,26 @@
  */
 import { formatMs } from "../language/durations.js";
 import type { ResolvedPolicy } from "../model/resolved.js";
-import { finding, inherited, inPolicy, num, sectionRef, setAt, type AnalyzeContext, type Finding } from "./context.js";
+import {
+  finding,
+  inherited,
+  inPolicy,
+  num,
+  sectionRef,
+  setAt,
+  type AnalyzeContext,
+  type Finding,
+} from "./context.js";
 
 /** No bulkhead, none derived, and not turned off with `bulkhead: false`: nothing bounds the calls in flight. */
 function unbounded(policy: ResolvedPolicy, ctx: AnalyzeContext): Finding[] {
   if (policy.bulkhead || policy.provenance["bulkhead"]?.origin !== "absent") return [];
   const l = policy.latency;
   const declared = Object.keys(l).length > 0;
-  const missing = [...(l.rps === undefined ? ["rps"] : []), ...(l.p99Ms === undefined && l.p999Ms === undefined ? ["p99 (or p999)"] : [])].join(" and ");
+  const missing = [
+    ...(l.rps === undefined ? ["rps"] : []),
+    ...(l.p99Ms === undefined && l.p999Ms === undefined ? ["p99 (or p999)"] : []),
+  ].join(" and ");
   return [
     finding(
       ctx,
@@ -36,7 +48,11 @@ export function checkBulkhead(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
   const from = inherited(ctx, "bulkhead", policy.provenance["bulkhead"]);
   const provenance = policy.provenance["bulkhead.maxConcurrent"];
   // a derived size points at the section it was derived from (`latency:`)
-  const at = [{ ref: setAt(provenance) }, { ref: provenance?.origin === "derived" ? provenance.source : undefined, key: true }, { ref: sectionRef(policy, "bulkhead"), key: true }];
+  const at = [
+    { ref: setAt(provenance) },
+    { ref: provenance?.origin === "derived" ? provenance.source : undefined, key: true },
+    { ref: sectionRef(policy, "bulkhead"), key: true },
+  ];
   const n = b.maxConcurrent;
   if (p99Ms !== undefined) {
     const healthy = rps * (p99Ms / 1000);
@@ -65,7 +81,9 @@ export function checkBulkhead(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
         "RG214",
         at,
         `bulkhead maxConcurrent ${n} is above rps × attempt timeout × 2 = ${num(rps)} × ${formatMs(slowest)} × 2 = ${num(ceiling)}: even with every call hanging until its timeout it never fills, so it limits nothing${from}`,
-        p99Ms !== undefined ? `Little's law: size it at about rps × p99 × 2 = ${Math.ceil(rps * (p99Ms / 1000) * 2)}` : `size it between rps × p99 and ${Math.floor(ceiling)}`,
+        p99Ms !== undefined
+          ? `Little's law: size it at about rps × p99 × 2 = ${Math.ceil(rps * (p99Ms / 1000) * 2)}`
+          : `size it between rps × p99 and ${Math.floor(ceiling)}`,
       ),
     ];
   }

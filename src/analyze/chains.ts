@@ -40,7 +40,9 @@ export function checkChains(policies: readonly ResolvedPolicy[], ctx: AnalyzeCon
           "RG221",
           [{ ref: inPolicy(p, "calls", i) }, { ref: inPolicy(p, "calls"), key: true }],
           `calls names "${callee}", which no policy in this check declares: retries through it cannot be counted`,
-          suggestion ? `did you mean "${suggestion}"?` : `check ${callee}'s policy together with this one, or remove it from calls`,
+          suggestion
+            ? `did you mean "${suggestion}"?`
+            : `check ${callee}'s policy together with this one, or remove it from calls`,
         ),
       );
     });
@@ -61,7 +63,8 @@ export function checkChains(policies: readonly ResolvedPolicy[], ctx: AnalyzeCon
     for (const callee of policy.calls) {
       if (!byName.has(callee) || path.includes(callee) || --budget < 0) continue;
       const below = worst(callee, [...path, callee]);
-      if (own * below.product > best.product) best = { names: [name, ...below.names], product: own * below.product };
+      if (own * below.product > best.product)
+        best = { names: [name, ...below.names], product: own * below.product };
     }
     if (acyclic) memo.set(name, best);
     return best;
@@ -79,13 +82,19 @@ export function checkChains(policies: readonly ResolvedPolicy[], ctx: AnalyzeCon
     const outer = chain.names.slice(0, -1).filter((_, i) => factors[i]! > 1);
     const kept = factors.map((f, i) => (i === factors.length - 1 ? f : 1));
     const keptProduct = factors.at(-1)!;
-    const policiesOf = (names: readonly string[]) => names.length === 1 ? `${names[0]!}'s policy` : `the policies of ${names.slice(0, -1).join(", ")} and ${names.at(-1)!}`;
+    const policiesOf = (names: readonly string[]) =>
+      names.length === 1
+        ? `${names[0]!}'s policy`
+        : `the policies of ${names.slice(0, -1).join(", ")} and ${names.at(-1)!}`;
     out.push(
       finding(
         ctx,
         root,
         "RG220",
-        [{ ref: inPolicy(root, "calls", root.calls.indexOf(next)) }, { ref: inPolicy(root, "calls"), key: true }],
+        [
+          { ref: inPolicy(root, "calls", root.calls.indexOf(next)) },
+          { ref: inPolicy(root, "calls"), key: true },
+        ],
         `retries multiply along ${chain.names.join(" → ")}: ${factors.join(" × ")} = ${chain.product} calls can reach ${bottom} for one call to ${root.dependency}`,
         outer.length === 0
           ? `lower maxAttempts on the calls to ${bottom} to at most ${CHAIN_LIMIT}: the other layers already make one attempt`
@@ -99,8 +108,14 @@ export function checkChains(policies: readonly ResolvedPolicy[], ctx: AnalyzeCon
 }
 
 /** The operation with the largest value of `pick`, the first of them on a tie. */
-function longest(policy: ResolvedPolicy, pick: (op: ResolvedOperation) => number): ResolvedOperation | undefined {
-  return policy.operations.reduce<ResolvedOperation | undefined>((m, op) => (m === undefined || pick(op) > pick(m) ? op : m), undefined);
+function longest(
+  policy: ResolvedPolicy,
+  pick: (op: ResolvedOperation) => number,
+): ResolvedOperation | undefined {
+  return policy.operations.reduce<ResolvedOperation | undefined>(
+    (m, op) => (m === undefined || pick(op) > pick(m) ? op : m),
+    undefined,
+  );
 }
 
 /**
@@ -108,7 +123,11 @@ function longest(policy: ResolvedPolicy, pick: (op: ResolvedOperation) => number
  * backoff) must be shorter than the caller's longest attempt timeout, or the caller gives up on
  * an attempt while the callee is still working, and retrying, for it.
  */
-function checkHopTimeouts(policies: readonly ResolvedPolicy[], byName: ReadonlyMap<string, ResolvedPolicy>, ctx: AnalyzeContext): Finding[] {
+function checkHopTimeouts(
+  policies: readonly ResolvedPolicy[],
+  byName: ReadonlyMap<string, ResolvedPolicy>,
+  ctx: AnalyzeContext,
+): Finding[] {
   const out: Finding[] = [];
   for (const caller of policies) {
     const outer = longest(caller, (op) => op.timeout.attemptMs);
@@ -120,16 +139,25 @@ function checkHopTimeouts(policies: readonly ResolvedPolicy[], byName: ReadonlyM
       const inner = longest(callee, (op) => op.timeout.totalMs);
       if (!inner || inner.timeout.totalMs < attemptMs) return;
       const totalMs = inner.timeout.totalMs;
-      const formula = inner.provenance["timeout.total"]?.origin === "derived" ? inner.provenance["timeout.total"].formula : undefined;
+      const formula =
+        inner.provenance["timeout.total"]?.origin === "derived"
+          ? inner.provenance["timeout.total"].formula
+          : undefined;
       // "2 attempts × 800ms + backoff 50ms + margin 10ms = 1660ms": the sum, the result is said next to it
-      const how = formula ? ` (${formula.includes(" = ") ? formula.slice(0, formula.lastIndexOf(" = ")) : formula})` : "";
-      const one = (p: ResolvedPolicy) => (p.operations.length === 1 ? "" : ` of ${p === caller ? outer.name : inner.name}`);
+      const how = formula
+        ? ` (${formula.includes(" = ") ? formula.slice(0, formula.lastIndexOf(" = ")) : formula})`
+        : "";
+      const one = (p: ResolvedPolicy) =>
+        p.operations.length === 1 ? "" : ` of ${p === caller ? outer.name : inner.name}`;
       out.push(
         finding(
           ctx,
           caller,
           "RG227",
-          [{ ref: inPolicy(caller, "calls", caller.calls.indexOf(name)) }, { ref: inPolicy(caller, "calls"), key: true }],
+          [
+            { ref: inPolicy(caller, "calls", caller.calls.indexOf(name)) },
+            { ref: inPolicy(caller, "calls"), key: true },
+          ],
           `the total timeout${one(callee)} at ${name}${how} is ${formatMs(totalMs)}, not shorter than the attempt timeout${one(caller)} at ${caller.dependency}, ${formatMs(attemptMs)}: ${formatMs(totalMs)} ≥ ${formatMs(attemptMs)}, so an attempt to ${caller.dependency} gives up while ${name} is still working (and retrying) for it`,
           `lower timeout.total at ${name} (or its timeout.attempt or maxAttempts) below ${formatMs(attemptMs)}, or raise timeout.attempt at ${caller.dependency} above ${formatMs(totalMs)}`,
         ),
@@ -139,14 +167,18 @@ function checkHopTimeouts(policies: readonly ResolvedPolicy[], byName: ReadonlyM
   return out;
 }
 
-function hasCycle(policies: readonly ResolvedPolicy[], byName: ReadonlyMap<string, ResolvedPolicy>): boolean {
+function hasCycle(
+  policies: readonly ResolvedPolicy[],
+  byName: ReadonlyMap<string, ResolvedPolicy>,
+): boolean {
   const state = new Map<string, 1 | 2>();
   const visit = (name: string): boolean => {
     const s = state.get(name);
     if (s === 1) return true;
     if (s === 2) return false;
     state.set(name, 1);
-    for (const callee of byName.get(name)?.calls ?? []) if (byName.has(callee) && visit(callee)) return true;
+    for (const callee of byName.get(name)?.calls ?? [])
+      if (byName.has(callee) && visit(callee)) return true;
     state.set(name, 2);
     return false;
   };

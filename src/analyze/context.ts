@@ -10,7 +10,16 @@ import { locatorFromDocuments, place, type Locator, type Place } from "../model/
 import type { Provenance, ResolvedOperation, ResolvedPolicy } from "../model/resolved.js";
 
 export { mergeFindings, type Finding } from "../diagnostics/finding.js";
-export { inOperation, inPolicy, place, projectFile, sectionRef, setAt, type Locator, type Place } from "../model/locate.js";
+export {
+  inOperation,
+  inPolicy,
+  place,
+  projectFile,
+  sectionRef,
+  setAt,
+  type Locator,
+  type Place,
+} from "../model/locate.js";
 
 export interface AnalyzeContext extends Locator {
   /**
@@ -20,7 +29,6 @@ export interface AnalyzeContext extends Locator {
   readonly enabled?: (policy: ResolvedPolicy, check: OptionalCheck) => boolean;
 }
 
-
 /**
  * A context over the documents a check loaded, by the file name the model uses.
  *
@@ -28,23 +36,27 @@ export interface AnalyzeContext extends Locator {
  */
 export function contextFromDocuments(
   documents: ReadonlyMap<string, SourceDocument>,
-  checks?: (policyFile: string) => { readonly [K in OptionalCheck]?: boolean | undefined } | undefined,
+  checks?: (
+    policyFile: string,
+  ) => { readonly [K in OptionalCheck]?: boolean | undefined } | undefined,
 ): AnalyzeContext {
   const locator = locatorFromDocuments(documents);
-  return checks ? { ...locator, enabled: (policy, check) => checks(policy.file)?.[check] !== false } : locator;
+  return checks
+    ? { ...locator, enabled: (policy, check) => checks(policy.file)?.[check] !== false }
+    : locator;
 }
 
 /** The checks `checks:` in resgen.config.yaml can turn off. */
 export type OptionalCheck = "unmeasuredTimeouts";
 
 /** Whether `check` runs for `policy` under `ctx`. */
-export function isEnabled(ctx: AnalyzeContext, policy: ResolvedPolicy, check: OptionalCheck): boolean {
+export function isEnabled(
+  ctx: AnalyzeContext,
+  policy: ResolvedPolicy,
+  check: OptionalCheck,
+): boolean {
   return ctx.enabled?.(policy, check) ?? true;
 }
-
-
-
-
 
 export function finding(
   ctx: AnalyzeContext,
@@ -65,24 +77,20 @@ export function finding(
   };
 }
 
-
-
-
-
 /**
  * For a finding about a layer the policy inherits from the project defaults (docs/policy.md, "The
  * project file"): " (retry inherited from resgen.config.yaml:5:3)", naming the line that turned
  * the layer on; "" when the layer was set in the policy or the operation, or is absent.
  */
-export function inherited(ctx: AnalyzeContext, layer: string, provenance: Provenance | undefined): string {
+export function inherited(
+  ctx: AnalyzeContext,
+  layer: string,
+  provenance: Provenance | undefined,
+): string {
   if (provenance?.origin !== "project" || !provenance.source) return "";
   const at = ctx.where?.(provenance.source) ?? provenance.source.file;
   return ` (${layer} inherited from ${at})`;
 }
-
-
-
-
 
 /**
  * Candidate places for a derived value: the inputs it was computed from (`latency.p999`), then
@@ -90,7 +98,10 @@ export function inherited(ctx: AnalyzeContext, layer: string, provenance: Proven
  */
 export function derivedFrom(provenance: Provenance | undefined): Place[] {
   if (provenance?.origin !== "derived") return [];
-  return [...(provenance.inputs ?? []).map((i) => ({ ref: i.source })), { ref: provenance.source, key: true }];
+  return [
+    ...(provenance.inputs ?? []).map((i) => ({ ref: i.source })),
+    { ref: provenance.source, key: true },
+  ];
 }
 
 /** A number for messages: integers as is, others with up to two decimals. */

@@ -13,7 +13,11 @@ export function checkFallback(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
   const out: Finding[] = [];
   for (const op of policy.operations) {
     const provenance = op.provenance["fallback"];
-    if (!policy.essential && op.fallback === null && (provenance?.origin ?? "absent") === "absent") {
+    if (
+      !policy.essential &&
+      op.fallback === null &&
+      (provenance?.origin ?? "absent") === "absent"
+    ) {
       out.push(
         finding(
           ctx,
@@ -29,14 +33,27 @@ export function checkFallback(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
     const fallback = op.fallback;
     const source = setAt(provenance);
     if (fallback?.kind === "stale" && !isRetrySafeRead(op, policy.transport)) {
-      const inherited = provenance?.origin === "policy" ? " (inherited from the policy's `fallback`)" : provenance?.origin === "project" ? " (inherited from the project defaults)" : "";
-      const what = policy.transport === "http" ? `${op.method ?? "GET"} ${op.path ?? "/"}` : op.idempotencyKey ? "a keyed write" : "an operation not marked `idempotent: true`";
+      const inherited =
+        provenance?.origin === "policy"
+          ? " (inherited from the policy's `fallback`)"
+          : provenance?.origin === "project"
+            ? " (inherited from the project defaults)"
+            : "";
+      const what =
+        policy.transport === "http"
+          ? `${op.method ?? "GET"} ${op.path ?? "/"}`
+          : op.idempotencyKey
+            ? "a keyed write"
+            : "an operation not marked `idempotent: true`";
       out.push(
         finding(
           ctx,
           policy,
           "RG222",
-          [{ ref: source, key: true }, { ref: op.source, key: true }],
+          [
+            { ref: source, key: true },
+            { ref: op.source, key: true },
+          ],
           `a stale fallback${inherited} on ${what}, which is not a retry-safe read: the last response cached belongs to another request, and would be served to this one`,
           policy.transport === "http"
             ? "only GET and HEAD may have a stale fallback: give this operation `fallback: { kind: none }`, a value or a provided one"
@@ -50,14 +67,22 @@ export function checkFallback(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
           ctx,
           policy,
           "RG223",
-          [{ ref: source, key: true }, { ref: op.source, key: true }],
+          [
+            { ref: source, key: true },
+            { ref: op.source, key: true },
+          ],
           `${policy.dependency} is not essential (essential: false), but this operation's only fallback is stale: with no entry for the request (the first outage after a start, a new user), the failure reaches the caller`,
           "declare what a miss does: `otherwise: { kind: value, value: … }` or `otherwise: { kind: provided }` under the stale fallback",
           op,
         ),
       );
     }
-    const constant = fallback?.kind === "value" ? { value: fallback.value, at: ["value"] } : fallback?.kind === "stale" && fallback.otherwise?.kind === "value" ? { value: fallback.otherwise.value, at: ["otherwise", "value"] } : undefined;
+    const constant =
+      fallback?.kind === "value"
+        ? { value: fallback.value, at: ["value"] }
+        : fallback?.kind === "stale" && fallback.otherwise?.kind === "value"
+          ? { value: fallback.otherwise.value, at: ["otherwise", "value"] }
+          : undefined;
     if (constant && op.response !== undefined) {
       const mismatch = firstMismatch(constant.value, op.response, policy.schemas);
       if (mismatch) {
@@ -66,7 +91,11 @@ export function checkFallback(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
             ctx,
             policy,
             "RG216",
-            [{ ref: source && { file: source.file, path: [...source.path, ...constant.at] } }, { ref: source, key: true }, { ref: op.source, key: true }],
+            [
+              { ref: source && { file: source.file, path: [...source.path, ...constant.at] } },
+              { ref: source, key: true },
+              { ref: op.source, key: true },
+            ],
             `the fallback value does not match the response schema: at ${mismatch.at}, ${mismatch.message}`,
             "serve a value of the response's shape (callers cannot tell it from a real response except by the degraded flag), or use `kind: stale`",
             op,
@@ -86,5 +115,8 @@ export function checkFallback(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
 export function isRetrySafeRead(op: ResolvedOperation, transport: "http" | "function"): boolean {
   if (!op.plan.repeatable) return false;
   if (transport === "http") return op.method === "GET" || op.method === "HEAD";
-  return op.idempotency === "asserted" || (op.idempotency === "method" && (op.method === "GET" || op.method === "HEAD"));
+  return (
+    op.idempotency === "asserted" ||
+    (op.idempotency === "method" && (op.method === "GET" || op.method === "HEAD"))
+  );
 }

@@ -5,10 +5,20 @@
 import type { ResolvedOperation, ResolvedPolicy } from "../model/resolved.js";
 import { finding, inOperation, setAt, type AnalyzeContext, type Finding } from "./context.js";
 
-const ORIGIN_TEXT = { operation: "the operation", policy: "the policy", project: "the project defaults", derived: "a derived default", default: "a built-in default", absent: "nowhere" } as const;
+const ORIGIN_TEXT = {
+  operation: "the operation",
+  policy: "the policy",
+  project: "the project defaults",
+  derived: "a derived default",
+  default: "a built-in default",
+  absent: "nowhere",
+} as const;
 
 function kind(op: ResolvedOperation): string {
-  if (op.method) return op.idempotency === "none" && op.method !== "POST" && op.method !== "PATCH" ? `${op.method} marked idempotent: false` : op.method;
+  if (op.method)
+    return op.idempotency === "none" && op.method !== "POST" && op.method !== "PATCH"
+      ? `${op.method} marked idempotent: false`
+      : op.method;
   return "function call";
 }
 
@@ -19,8 +29,12 @@ export function checkIdempotency(policy: ResolvedPolicy, ctx: AnalyzeContext): F
     const retry = op.retry && op.retry.maxAttempts > 1 ? op.retry : null;
     const hedge = op.hedge;
     const layers = [
-      ...(retry ? [{ name: "retry", attempts: retry.maxAttempts, provenance: op.provenance["retry"] }] : []),
-      ...(hedge ? [{ name: "hedge", attempts: hedge.maxAttempts, provenance: op.provenance["hedge"] }] : []),
+      ...(retry
+        ? [{ name: "retry", attempts: retry.maxAttempts, provenance: op.provenance["retry"] }]
+        : []),
+      ...(hedge
+        ? [{ name: "hedge", attempts: hedge.maxAttempts, provenance: op.provenance["hedge"] }]
+        : []),
     ];
     const opKey = { ref: op.source, key: true };
 
@@ -74,13 +88,21 @@ export function checkIdempotency(policy: ResolvedPolicy, ctx: AnalyzeContext): F
       const retrySet = setAt(op.provenance["retry"]);
       const hedgeSet = setAt(op.provenance["hedge"]);
       // point at whichever of the two the operation itself declares, else at the hedge
-      const first = op.provenance["retry"]?.origin === "operation" && op.provenance["hedge"]?.origin !== "operation" ? retrySet : hedgeSet;
+      const first =
+        op.provenance["retry"]?.origin === "operation" &&
+        op.provenance["hedge"]?.origin !== "operation"
+          ? retrySet
+          : hedgeSet;
       out.push(
         finding(
           ctx,
           policy,
           "RG203",
-          [{ ref: first, key: true }, { ref: hedgeSet ?? retrySet, key: true }, { ref: inOperation(policy, op), key: true }],
+          [
+            { ref: first, key: true },
+            { ref: hedgeSet ?? retrySet, key: true },
+            { ref: inOperation(policy, op), key: true },
+          ],
           `both retry (maxAttempts ${retry.maxAttempts}) and hedge (maxAttempts ${hedge.maxAttempts}) apply: hedging replaces retries, and together they would make up to ${retry.maxAttempts * hedge.maxAttempts} attempts per call`,
           "keep one: `retry: false` on the operation to hedge it, or `hedge: false` to retry it",
           op,

@@ -8,7 +8,13 @@ import type { ResolvedPolicy } from "../model/resolved.js";
 import { checkBreaker } from "./breaker.js";
 import { checkBulkhead } from "./bulkhead.js";
 import { checkChains } from "./chains.js";
-import { mergeFindings, place, toDiagnostic, type AnalyzeContext, type Finding } from "./context.js";
+import {
+  mergeFindings,
+  place,
+  toDiagnostic,
+  type AnalyzeContext,
+  type Finding,
+} from "./context.js";
 import { checkFallback } from "./fallback.js";
 import { checkIdempotency } from "./idempotency.js";
 import { checkRetry } from "./retry.js";
@@ -51,9 +57,9 @@ export function analyze(policies: readonly ResolvedPolicy[], ctx: AnalyzeContext
     }
   };
   for (const policy of policies) {
-    for (const [name, check] of Object.entries(CHECKS)) guarded(name, policy, () => check(policy, ctx));
+    for (const [name, check] of Object.entries(CHECKS))
+      guarded(name, policy, () => check(policy, ctx));
   }
   if (policies.length > 0) guarded("chains", policies[0]!, () => checkChains(policies, ctx));
   return mergeFindings(findings).map(toDiagnostic);
 }
-

@@ -30,10 +30,17 @@ function show(value: unknown): string {
   return text.length > 40 ? text.slice(0, 37) + "..." : text;
 }
 
-const key = (at: string, name: string) => (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? `${at}.${name}` : `${at}[${JSON.stringify(name)}]`);
+const key = (at: string, name: string) =>
+  /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? `${at}.${name}` : `${at}[${JSON.stringify(name)}]`;
 
 /** The first place where `value` does not match `schema`, or undefined when it matches. */
-export function firstMismatch(value: unknown, schema: JsonSchema, schemas: Readonly<Record<string, JsonSchema>>, at = "$", depth = 0): Mismatch | undefined {
+export function firstMismatch(
+  value: unknown,
+  schema: JsonSchema,
+  schemas: Readonly<Record<string, JsonSchema>>,
+  at = "$",
+  depth = 0,
+): Mismatch | undefined {
   if (depth > MAX_DEPTH) return undefined;
   if (schema.$ref !== undefined) {
     const name = schema.$ref.replace(/^#\/schemas\//, "");
@@ -45,23 +52,37 @@ export function firstMismatch(value: unknown, schema: JsonSchema, schemas: Reado
   }
   if (value === null && schema.nullable) return undefined;
   if (schema.enum !== undefined && !schema.enum.some((e) => e === value)) {
-    return { at, message: `${show(value)} is not one of ${schema.enum.map((e) => JSON.stringify(e)).join(", ")}` };
+    return {
+      at,
+      message: `${show(value)} is not one of ${schema.enum.map((e) => JSON.stringify(e)).join(", ")}`,
+    };
   }
-  if (schema.const !== undefined && schema.const !== value) return { at, message: `${show(value)} is not ${JSON.stringify(schema.const)}` };
+  if (schema.const !== undefined && schema.const !== value)
+    return { at, message: `${show(value)} is not ${JSON.stringify(schema.const)}` };
   for (const member of schema.allOf ?? []) {
     const m = firstMismatch(value, member, schemas, at, depth + 1);
     if (m) return m;
   }
   for (const alternatives of [schema.oneOf, schema.anyOf]) {
     if (alternatives === undefined) continue;
-    const misses = alternatives.map((member) => firstMismatch(value, member, schemas, at, depth + 1));
-    if (misses.every((m) => m !== undefined)) return { at, message: `matches none of the ${alternatives.length} alternatives (first: ${misses[0]!.at}, ${misses[0]!.message})` };
+    const misses = alternatives.map((member) =>
+      firstMismatch(value, member, schemas, at, depth + 1),
+    );
+    if (misses.every((m) => m !== undefined))
+      return {
+        at,
+        message: `matches none of the ${alternatives.length} alternatives (first: ${misses[0]!.at}, ${misses[0]!.message})`,
+      };
   }
   const actual = typeOf(value);
   if (schema.type !== undefined) {
     const types = Array.isArray(schema.type) ? schema.type : [schema.type];
     const ok = types.some((t) => t === actual || (t === "number" && actual === "integer"));
-    if (!ok) return { at, message: `expected ${types.join(" or ")}${schema.nullable ? " or null" : ""}, got ${actual === "integer" ? "number" : actual} ${show(value)}` };
+    if (!ok)
+      return {
+        at,
+        message: `expected ${types.join(" or ")}${schema.nullable ? " or null" : ""}, got ${actual === "integer" ? "number" : actual} ${show(value)}`,
+      };
   }
   if (actual === "array" && schema.items) {
     const items = value as unknown[];
@@ -82,7 +103,10 @@ export function firstMismatch(value: unknown, schema: JsonSchema, schemas: Reado
         const m = firstMismatch(v, prop, schemas, key(at, name), depth + 1);
         if (m) return m;
       } else if (schema.additionalProperties === false) {
-        return { at, message: `property "${name}" is not declared and additionalProperties is false` };
+        return {
+          at,
+          message: `property "${name}" is not declared and additionalProperties is false`,
+        };
       } else if (typeof schema.additionalProperties === "object") {
         const m = firstMismatch(v, schema.additionalProperties, schemas, key(at, name), depth + 1);
         if (m) return m;

@@ -17,7 +17,9 @@ export const HERD_WITHOUT_RPS = 200;
  * `retry.on` says (templates/runtime/errors.ts, describesRequest; docs/policy.md, "Retry").
  * 408, 425 and 429 describe the server's state and may be retried.
  */
-export const REQUEST_STATUSES: ReadonlySet<number> = new Set([400, 401, 403, 404, 405, 409, 410, 422]);
+export const REQUEST_STATUSES: ReadonlySet<number> = new Set([
+  400, 401, 403, 404, 405, 409, 410, 422,
+]);
 
 export function checkRetry(policy: ResolvedPolicy, ctx: AnalyzeContext): Finding[] {
   const out: Finding[] = [];
@@ -35,7 +37,11 @@ export function checkRetry(policy: ResolvedPolicy, ctx: AnalyzeContext): Finding
           ctx,
           policy,
           "RG106",
-          [{ ref: baseSet ?? capSet }, { ref: setAt(op.provenance["retry"]), key: true }, { ref: op.source, key: true }],
+          [
+            { ref: baseSet ?? capSet },
+            { ref: setAt(op.provenance["retry"]), key: true },
+            { ref: op.source, key: true },
+          ],
           `retry.backoff.base ${formatMs(b.baseMs)}${baseSet ? "" : " (the default)"} must be at most retry.backoff.cap ${formatMs(b.capMs)}${capSet ? "" : " (the default)"}: every delay would be cut to the cap, so the backoff never grows`,
           `lower base to ${formatMs(b.capMs)} or less, or raise cap to ${formatMs(b.baseMs)} or more`,
           op,
@@ -50,7 +56,11 @@ export function checkRetry(policy: ResolvedPolicy, ctx: AnalyzeContext): Finding
         ctx,
         policy,
         "RG206",
-        [{ ref: setAt(op.provenance["retry.backoff.jitter"]) }, { ref: setAt(op.provenance["retry"]), key: true }, { ref: op.source, key: true }],
+        [
+          { ref: setAt(op.provenance["retry.backoff.jitter"]) },
+          { ref: setAt(op.provenance["retry"]), key: true },
+          { ref: op.source, key: true },
+        ],
         `retry backoff has \`jitter: none\`: calls that fail together retry together, ${herd} of them within the same millisecond after ${formatMs(window)}${inherited(ctx, "retry", op.provenance["retry"])}`,
         `use \`jitter: full\`: it spreads those ${herd} retries over the 0–${formatMs(window)} backoff window (about ${num(herd / Math.max(1, window))} per ms) instead of one spike`,
         op,
@@ -72,7 +82,10 @@ export function checkRetry(policy: ResolvedPolicy, ctx: AnalyzeContext): Finding
           ctx,
           policy,
           "RG210",
-          [{ ref: setAt(first.provenance["retry"]), key: true }, { ref: first.source, key: true }],
+          [
+            { ref: setAt(first.provenance["retry"]), key: true },
+            { ref: first.source, key: true },
+          ],
           `retries without a budget: in a total outage every call makes ${worst} attempts, ${worst}× the load${load} on a dependency that is already down${inherited(ctx, "retry", first.provenance["retry"])}`,
           `add \`budget: { maxTokens: ${DEFAULTS.budget.maxTokens}, tokenRatio: ${DEFAULTS.budget.tokenRatio} }\` under retry: then ${calls} failing calls make at most ${calls} + ${half} + 1 = ${calls + half + 1} attempts instead of ${calls * worst} (gRPC A6 throttling); \`budget: false\` says no budget on purpose`,
         ),
@@ -83,13 +96,19 @@ export function checkRetry(policy: ResolvedPolicy, ctx: AnalyzeContext): Finding
 }
 
 /** RG225: each entry of `retry.on` that is a 4xx describing the request, at the entry as written. */
-function requestStatuses(policy: ResolvedPolicy, op: ResolvedOperation, ctx: AnalyzeContext): Finding[] {
+function requestStatuses(
+  policy: ResolvedPolicy,
+  op: ResolvedOperation,
+  ctx: AnalyzeContext,
+): Finding[] {
   const provenance = op.provenance["retry.on"];
   const list = setAt(provenance);
   if (!list || !op.retry) return [];
   const written = ctx.valueAt?.(list);
   // the entries as written (so the finding points at the entry); the resolved list when the file is not at hand
-  const entries: [number | undefined, unknown][] = Array.isArray(written) ? written.map((v, i) => [i, v]) : op.retry.on.map((v) => [undefined, v]);
+  const entries: [number | undefined, unknown][] = Array.isArray(written)
+    ? written.map((v, i) => [i, v])
+    : op.retry.on.map((v) => [undefined, v]);
   const out: Finding[] = [];
   for (const [i, status] of entries) {
     if (typeof status !== "number" || !REQUEST_STATUSES.has(status)) continue;
@@ -98,7 +117,11 @@ function requestStatuses(policy: ResolvedPolicy, op: ResolvedOperation, ctx: Ana
         ctx,
         policy,
         "RG225",
-        [...(i === undefined ? [] : [{ ref: { file: list.file, path: [...list.path, i] } }]), { ref: list }, { ref: op.source, key: true }],
+        [
+          ...(i === undefined ? [] : [{ ref: { file: list.file, path: [...list.path, i] } }]),
+          { ref: list },
+          { ref: op.source, key: true },
+        ],
         `retry.on lists ${status}, which describes the request: sending it again gets the same ${status}, so it is never retried and never counts against the breaker or the budget${inherited(ctx, "retry", provenance)}`,
         `remove ${status} from retry.on; of the 4xx statuses only 408, 425 and 429 (the server's state, not the request's) are worth retrying`,
         op,

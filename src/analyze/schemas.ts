@@ -10,13 +10,19 @@ import { finding, inOperation, inPolicy, type AnalyzeContext, type Finding } fro
 type Segment = string | number;
 
 /** Every `$ref` in a schema, with its path relative to the schema. */
-function refs(schema: JsonSchema, path: Segment[] = [], depth = 0): { ref: string; path: Segment[] }[] {
+function refs(
+  schema: JsonSchema,
+  path: Segment[] = [],
+  depth = 0,
+): { ref: string; path: Segment[] }[] {
   if (depth > 64) return [];
   const out: { ref: string; path: Segment[] }[] = [];
   if (schema.$ref !== undefined) out.push({ ref: schema.$ref, path: [...path, "$ref"] });
-  for (const [name, prop] of Object.entries(schema.properties ?? {})) out.push(...refs(prop, [...path, "properties", name], depth + 1));
+  for (const [name, prop] of Object.entries(schema.properties ?? {}))
+    out.push(...refs(prop, [...path, "properties", name], depth + 1));
   if (schema.items) out.push(...refs(schema.items, [...path, "items"], depth + 1));
-  if (typeof schema.additionalProperties === "object") out.push(...refs(schema.additionalProperties, [...path, "additionalProperties"], depth + 1));
+  if (typeof schema.additionalProperties === "object")
+    out.push(...refs(schema.additionalProperties, [...path, "additionalProperties"], depth + 1));
   for (const key of ["allOf", "oneOf", "anyOf"] as const) {
     schema[key]?.forEach((member, i) => out.push(...refs(member, [...path, key, i], depth + 1)));
   }
@@ -31,7 +37,8 @@ export function checkSchemas(policy: ResolvedPolicy, ctx: AnalyzeContext): Findi
     if (op.body) roots.push({ schema: op.body, path: [...op.source.path, "body"] });
     if (op.response) roots.push({ schema: op.response, path: [...op.source.path, "response"] });
   }
-  for (const [name, schema] of Object.entries(policy.schemas)) roots.push({ schema, path: ["schemas", name] });
+  for (const [name, schema] of Object.entries(policy.schemas))
+    roots.push({ schema, path: ["schemas", name] });
   for (const root of roots) {
     for (const r of refs(root.schema)) {
       const name = r.ref.replace(/^#\/schemas\//, "");
@@ -64,7 +71,9 @@ export function checkSchemas(policy: ResolvedPolicy, ctx: AnalyzeContext): Findi
           "RG219",
           [{ ref: inOperation(policy, op, "path") }, { ref: op.source, key: true }],
           `path parameter {${p}} is not declared under params: (${declared.length === 0 ? "it is empty" : `it declares ${declared.join(", ")}`})`,
-          suggestion ? `did you mean to declare "${p}" instead of "${suggestion}"?` : `add \`${p}: { type: string }\` under params:`,
+          suggestion
+            ? `did you mean to declare "${p}" instead of "${suggestion}"?`
+            : `add \`${p}: { type: string }\` under params:`,
           op,
         ),
       );
@@ -77,7 +86,10 @@ export function checkSchemas(policy: ResolvedPolicy, ctx: AnalyzeContext): Findi
           ctx,
           policy,
           "RG219",
-          [{ ref: inOperation(policy, op, "params", p), key: true }, { ref: op.source, key: true }],
+          [
+            { ref: inOperation(policy, op, "params", p), key: true },
+            { ref: op.source, key: true },
+          ],
           `params declares "${p}", which the path ${op.path === undefined ? "(none)" : `"${op.path}"`} does not contain`,
           suggestion ? `did you mean "${suggestion}"?` : `remove it, or write {${p}} in the path`,
           op,

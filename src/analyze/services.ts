@@ -13,37 +13,69 @@ import { toDiagnostic, type AnalyzeContext, type Finding } from "./context.js";
 import { moduleName } from "../model/identifiers.js";
 import { serviceNames } from "../model/names.js";
 
-function at(ctx: AnalyzeContext, service: ResolvedService, paths: readonly (readonly (string | number)[])[], key = false): { file: string; span: { start: number; end: number } } {
+function at(
+  ctx: AnalyzeContext,
+  service: ResolvedService,
+  paths: readonly (readonly (string | number)[])[],
+  key = false,
+): { file: string; span: { start: number; end: number } } {
   for (const path of paths) {
     const ref = { file: service.file, path };
     const span = key ? ctx.locateKey(ref) : ctx.locate(ref);
     if (span) return { file: service.file, span };
   }
-  return { file: service.file, span: ctx.locateKey({ file: service.file, path: ["service"] }) ?? { start: 0, end: 1 } };
+  return {
+    file: service.file,
+    span: ctx.locateKey({ file: service.file, path: ["service"] }) ?? { start: 0, end: 1 },
+  };
 }
 
-function finding(code: Code, where: { file: string; span: { start: number; end: number } }, message: string, hint?: string): Finding {
+function finding(
+  code: Code,
+  where: { file: string; span: { start: number; end: number } },
+  message: string,
+  hint?: string,
+): Finding {
   return { code, ...where, message, ...(hint === undefined ? {} : { hint }) };
 }
 
 /** The analyzer's findings for every service policy, given the dependency policies checked with them. */
-export function analyzeServices(services: readonly ResolvedService[], policies: readonly ResolvedPolicy[], ctx: AnalyzeContext): Diagnostic[] {
+export function analyzeServices(
+  services: readonly ResolvedService[],
+  policies: readonly ResolvedPolicy[],
+  ctx: AnalyzeContext,
+): Diagnostic[] {
   const out: Finding[] = [];
   const byName = new Map(policies.map((p) => [p.dependency, p]));
   // generated file names of one output folder: a service module must not overwrite another module
-  const modules = new Map<string, string>(policies.map((p) => [`${moduleName(p.dependency)}.ts`, `dependency "${p.dependency}" (${p.file})`]));
+  const modules = new Map<string, string>(
+    policies.map((p) => [
+      `${moduleName(p.dependency)}.ts`,
+      `dependency "${p.dependency}" (${p.file})`,
+    ]),
+  );
   for (const service of services) {
     const file = `${serviceNames(service.service).module}.ts`;
     const taken = modules.get(file);
     if (taken !== undefined) {
-      out.push(finding("RG301", at(ctx, service, [["service"]]), `service "${service.service}" and ${taken} both become ${file}`, "rename one of them"));
+      out.push(
+        finding(
+          "RG301",
+          at(ctx, service, [["service"]]),
+          `service "${service.service}" and ${taken} both become ${file}`,
+          "rename one of them",
+        ),
+      );
       continue;
     }
     modules.set(file, `service "${service.service}" (${service.file})`);
     try {
       const { edgeMs, maxMs } = service.deadline;
       if (maxMs < edgeMs) {
-        const place = service.provenance["deadline.max"]?.origin === "policy" ? ["deadline", "max"] : ["deadline", "edge"];
+        const place =
+          service.provenance["deadline.max"]?.origin === "policy"
+            ? ["deadline", "max"]
+            : ["deadline", "edge"];
         out.push(
           finding(
             "RG501",
@@ -69,24 +101,47 @@ export function analyzeServices(services: readonly ResolvedService[], policies: 
         service.calls.forEach((name, i) => {
           const policy = byName.get(name);
           if (policy) called.push(policy);
-          else out.push(finding("RG503", at(ctx, service, [["calls", i]]), `calls names "${name}", but no dependency policy checked with this service declares it`, "check the dependency's policy in the same run, or correct the name"));
+          else
+            out.push(
+              finding(
+                "RG503",
+                at(ctx, service, [["calls", i]]),
+                `calls names "${name}", but no dependency policy checked with this service declares it`,
+                "check the dependency's policy in the same run, or correct the name",
+              ),
+            );
         });
       }
       const essential = called.filter((p) => p.essential && p.operations.length > 0);
-      const parts = essential.map((p) => ({ name: p.dependency, ms: Math.min(...p.operations.map((o) => o.timeout.attemptMs)) }));
+      const parts = essential.map((p) => ({
+        name: p.dependency,
+        ms: Math.min(...p.operations.map((o) => o.timeout.attemptMs)),
+      }));
       const sum = parts.reduce((n, p) => n + p.ms, 0);
       if (parts.length > 0 && edgeMs < sum) {
         out.push(
           finding(
             "RG502",
-            at(ctx, service, [["deadline", "edge"], ["service"]], service.provenance["deadline.edge"]?.origin !== "policy"),
+            at(
+              ctx,
+              service,
+              [["deadline", "edge"], ["service"]],
+              service.provenance["deadline.edge"]?.origin !== "policy",
+            ),
             `the edge deadline (${formatMs(edgeMs)}) is shorter than one attempt at each essential dependency: ${parts.map((p) => `${p.name} ${formatMs(p.ms)}`).join(" + ")} = ${formatMs(sum)}`,
             `give deadline.edge at least ${formatMs(sum)}, or shorten those attempt timeouts`,
           ),
         );
       }
     } catch (error) {
-      out.push(finding("RG299", at(ctx, service, [["service"]]), `the service checks failed on this policy (${error instanceof Error ? error.message : String(error)})`, "this is a bug in resgen: please report it with the policy"));
+      out.push(
+        finding(
+          "RG299",
+          at(ctx, service, [["service"]]),
+          `the service checks failed on this policy (${error instanceof Error ? error.message : String(error)})`,
+          "this is a bug in resgen: please report it with the policy",
+        ),
+      );
     }
   }
   return out.map(toDiagnostic);

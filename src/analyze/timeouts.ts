@@ -6,7 +6,17 @@
 import { formatMs } from "../language/durations.js";
 import type { ResolvedOperation, ResolvedPolicy } from "../model/resolved.js";
 import { RANGES } from "../language/schema.js";
-import { derivedFrom, finding, inherited, inPolicy, isEnabled, setAt, type AnalyzeContext, type Finding, type Place } from "./context.js";
+import {
+  derivedFrom,
+  finding,
+  inherited,
+  inPolicy,
+  isEnabled,
+  setAt,
+  type AnalyzeContext,
+  type Finding,
+  type Place,
+} from "./context.js";
 
 /** Candidate places for the attempt timeout: where it was set, else the latency entries it was derived from, else the operation. */
 function attemptPlaces(op: ResolvedOperation): Place[] {
@@ -18,7 +28,6 @@ function totalPlaces(op: ResolvedOperation): Place[] {
   return [{ ref: setAt(op.provenance["timeout.total"]) }, { ref: op.source, key: true }];
 }
 
-
 /**
  * RG226: attempt timeouts that are resgen's built-in default (no p99 or p999 to derive them from,
  * none set), once for the policy when every operation has one, else at each operation that does.
@@ -26,21 +35,31 @@ function totalPlaces(op: ResolvedOperation): Place[] {
  */
 function unmeasuredTimeouts(policy: ResolvedPolicy, ctx: AnalyzeContext): Finding[] {
   if (!isEnabled(ctx, policy, "unmeasuredTimeouts")) return [];
-  const unmeasured = policy.operations.filter((op) => op.provenance["timeout.attempt"]?.origin === "default");
+  const unmeasured = policy.operations.filter(
+    (op) => op.provenance["timeout.attempt"]?.origin === "default",
+  );
   if (unmeasured.length === 0) return [];
-  const why = "with no `latency` p99 or p999 to derive it from and no `timeout.attempt`, it is a guess, too short for a slow dependency and far too long for a fast one";
+  const why =
+    "with no `latency` p99 or p999 to derive it from and no `timeout.attempt`, it is a guess, too short for a slow dependency and far too long for a fast one";
   const hint =
     "declare the measured `latency: { p99: … }` (the attempt timeout becomes 3 × p99) or set `timeout.attempt`; `checks: { unmeasuredTimeouts: false }` in resgen.config.yaml turns this warning off";
   if (unmeasured.length === policy.operations.length) {
     const ms = new Set(unmeasured.map((op) => op.timeout.attemptMs));
     const value = ms.size === 1 ? ` ${formatMs(unmeasured[0]!.timeout.attemptMs)}` : "";
-    const subject = policy.operations.length === 1 ? "the attempt timeout" : `the attempt timeout of every operation (${policy.operations.length})`;
+    const subject =
+      policy.operations.length === 1
+        ? "the attempt timeout"
+        : `the attempt timeout of every operation (${policy.operations.length})`;
     return [
       finding(
         ctx,
         policy,
         "RG226",
-        [{ ref: inPolicy(policy, "latency"), key: true }, { ref: inPolicy(policy, "timeout"), key: true }, { ref: inPolicy(policy, "dependency"), key: true }],
+        [
+          { ref: inPolicy(policy, "latency"), key: true },
+          { ref: inPolicy(policy, "timeout"), key: true },
+          { ref: inPolicy(policy, "dependency"), key: true },
+        ],
         `${subject} is resgen's built-in default${value}, not a measurement: ${why}`,
         hint,
       ),
@@ -71,7 +90,10 @@ export function checkTimeouts(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
     // a retry (or hedge) inherited from the project defaults: say where it was turned on, and how to turn it off
     const planLayer = plan.kind === "single" ? undefined : plan.kind;
     const from = planLayer ? inherited(ctx, planLayer, op.provenance[planLayer]) : "";
-    const turnOff = planLayer && from ? `; or \`${planLayer}: false\` in the policy turns the inherited ${planLayer} off` : "";
+    const turnOff =
+      planLayer && from
+        ? `; or \`${planLayer}: false\` in the policy turns the inherited ${planLayer} off`
+        : "";
     // one attempt as long as the whole call is harmless; longer, or with retries to fit, it is not
     if (!totalDerived && (attemptMs > totalMs || (attemptMs === totalMs && attempts > 1))) {
       const explicitAttempt = setAt(op.provenance["timeout.attempt"]) !== undefined;
@@ -84,7 +106,8 @@ export function checkTimeouts(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
           `attempt timeout ${formatMs(attemptMs)}${explicitAttempt ? "" : " (derived)"} is not below the total timeout ${formatMs(totalMs)}: ${attempts > 1 ? `one slow attempt uses the whole deadline, so the other ${attempts - 1 === 1 ? "attempt" : `${attempts - 1} attempts`} can never run` : "the attempt timeout can never fire before the deadline"}${from}`,
           (p999Ms !== undefined && Math.ceil(1.5 * p999Ms) * attempts < totalMs
             ? `set timeout.attempt below timeout.total, e.g. 1.5 × p999 = ${formatMs(Math.ceil(1.5 * p999Ms))}`
-            : `raise timeout.total above ${attempts} × ${formatMs(attemptMs)} = ${formatMs(attempts * attemptMs)} plus backoff, or lower timeout.attempt`) + turnOff,
+            : `raise timeout.total above ${attempts} × ${formatMs(attemptMs)} = ${formatMs(attempts * attemptMs)} plus backoff, or lower timeout.attempt`) +
+            turnOff,
           op,
         ),
       );
@@ -103,7 +126,8 @@ export function checkTimeouts(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
             `worst case ${formula} exceeds the total timeout ${formatMs(totalMs)}: when every attempt times out, only ${fit} of ${max} attempts ${fit === 1 ? "fits" : "fit"}${from}`,
             (worst <= RANGES.total.max
               ? `raise timeout.total to ${formatMs(worst)}, lower timeout.attempt, or set maxAttempts: ${Math.max(1, fit)}`
-              : `lower timeout.attempt or set maxAttempts: ${Math.max(1, fit)} (timeout.total is at most ${formatMs(RANGES.total.max)})`) + turnOff,
+              : `lower timeout.attempt or set maxAttempts: ${Math.max(1, fit)} (timeout.total is at most ${formatMs(RANGES.total.max)})`) +
+              turnOff,
             op,
           ),
         );
@@ -121,7 +145,9 @@ export function checkTimeouts(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
           "RG106",
           marginSet ? [{ ref: marginSet }] : totalPlaces(op),
           `deadline.margin ${formatMs(marginMs)}${marginSet ? "" : " (the default)"} must be below the total timeout ${formatMs(totalMs)}: the margin is kept back from the call's time, so no attempt would have any time left`,
-          marginSet ? `lower deadline.margin below ${formatMs(totalMs)} (10ms is typical)` : `raise timeout.total above ${formatMs(marginMs)}, or lower deadline.margin`,
+          marginSet
+            ? `lower deadline.margin below ${formatMs(totalMs)} (10ms is typical)`
+            : `raise timeout.total above ${formatMs(marginMs)}, or lower deadline.margin`,
           op,
         ),
       );

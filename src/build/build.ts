@@ -5,7 +5,12 @@
 import { watch as watchFs, type FSWatcher } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { check, type CheckResult } from "../program/check.js";
-import { countBySeverity, diagnostic, DiagnosticSink, type Diagnostic } from "../diagnostics/diagnostic.js";
+import {
+  countBySeverity,
+  diagnostic,
+  DiagnosticSink,
+  type Diagnostic,
+} from "../diagnostics/diagnostic.js";
 import { emitOutputFolder } from "../emit/index.js";
 import type { ResolvedPolicy } from "../model/resolved.js";
 import type { ResolvedService } from "../model/service.js";
@@ -45,15 +50,31 @@ export interface BuildResult {
   readonly written: boolean;
 }
 
-export async function build(paths: readonly string[], options: BuildOptions = {}): Promise<BuildResult> {
+export async function build(
+  paths: readonly string[],
+  options: BuildOptions = {},
+): Promise<BuildResult> {
   const cwd = options.cwd ?? process.cwd();
-  const targets: readonly TargetName[] = options.targets && options.targets.length > 0 ? options.targets : ["ts"];
-  const checked = await check(paths, { cwd, allowOutsideProject: options.allowOutsideProject === true });
-  const stop = (diagnostics: readonly Diagnostic[]): BuildResult => ({ checked, diagnostics, plans: [], written: false });
-  if (checked.unmatched.length > 0 || countBySeverity(checked.diagnostics).errors > 0) return stop(checked.diagnostics);
+  const targets: readonly TargetName[] =
+    options.targets && options.targets.length > 0 ? options.targets : ["ts"];
+  const checked = await check(paths, {
+    cwd,
+    allowOutsideProject: options.allowOutsideProject === true,
+  });
+  const stop = (diagnostics: readonly Diagnostic[]): BuildResult => ({
+    checked,
+    diagnostics,
+    plans: [],
+    written: false,
+  });
+  if (checked.unmatched.length > 0 || countBySeverity(checked.diagnostics).errors > 0)
+    return stop(checked.diagnostics);
 
   // group by output folder: policies of one folder are emitted together (one barrel, one runtime)
-  const groups = new Map<string, { policies: ResolvedPolicy[]; sources: Map<ResolvedPolicy, string> }>();
+  const groups = new Map<
+    string,
+    { policies: ResolvedPolicy[]; sources: Map<ResolvedPolicy, string> }
+  >();
   const withTelemetry = new Set<string>(); // output folders of projects that set `telemetry: opentelemetry`
   /**
    * The output folder of a policy or service file, its project, and its path as headers name it.
@@ -64,8 +85,20 @@ export async function build(paths: readonly string[], options: BuildOptions = {}
     const config = input?.config;
     const root = config ? dirname(config) : cwd;
     const project = config ? checked.projects.get(config) : undefined;
-    const outDir = resolve(options.out !== undefined ? resolve(cwd, options.out) : resolve(root, project?.config.out ?? DEFAULT_OUT));
-    return { outDir, root, config, project, sourcePath: relative(root, input?.absolute ?? file).split(sep).join("/") };
+    const outDir = resolve(
+      options.out !== undefined
+        ? resolve(cwd, options.out)
+        : resolve(root, project?.config.out ?? DEFAULT_OUT),
+    );
+    return {
+      outDir,
+      root,
+      config,
+      project,
+      sourcePath: relative(root, input?.absolute ?? file)
+        .split(sep)
+        .join("/"),
+    };
   };
   // every stage reports into one sink, which keeps one of each and sorts them
   const sink = new DiagnosticSink();
@@ -79,14 +112,28 @@ export async function build(paths: readonly string[], options: BuildOptions = {}
     if (problem === undefined) return;
     const shown = displayPath(where.outDir, cwd) || ".";
     const message = `the output folder ${shown} is ${problem}; a build owns its output folder, so it must be a folder of its own inside the project`;
-    const hint = "set `out` to a folder such as src/generated, or pass --allow-outside-project where this is intended";
+    const hint =
+      "set `out` to a folder such as src/generated, or pass --allow-outside-project where this is intended";
     const configShown = where.config === undefined ? undefined : displayPath(where.config, cwd);
     const source = configShown === undefined ? undefined : checked.documents.get(configShown);
-    if (options.out === undefined && source !== undefined && configShown !== undefined && where.project?.config.out !== undefined) {
+    if (
+      options.out === undefined &&
+      source !== undefined &&
+      configShown !== undefined &&
+      where.project?.config.out !== undefined
+    ) {
       sink.report(diagnostic("RG304", configShown, source.spanOf(["out"]), message, hint));
     } else {
       checked.sources.set(shown, "");
-      sink.report(diagnostic("RG304", shown, { start: 0, end: 0 }, options.out === undefined ? message : `--out ${options.out}: ${message}`, hint));
+      sink.report(
+        diagnostic(
+          "RG304",
+          shown,
+          { start: 0, end: 0 },
+          options.out === undefined ? message : `--out ${options.out}: ${message}`,
+          hint,
+        ),
+      );
     }
   };
   for (const policy of checked.policies) {
@@ -124,15 +171,27 @@ export async function build(paths: readonly string[], options: BuildOptions = {}
         })
       : [];
     const files = new Map(clients);
-    const mesh = emitTargets(group.policies, targets, { locate: contextFromDocuments(checked.documents), sourcePath });
+    const mesh = emitTargets(group.policies, targets, {
+      locate: contextFromDocuments(checked.documents),
+      sourcePath,
+    });
     for (const [path, text] of mesh.files) files.set(path, text);
     sink.report(mesh.diagnostics);
     let plan: Plan;
     try {
-      plan = await planWrite(outDir, files, { owns: ownedBy(targets), force: options.force === true });
+      plan = await planWrite(outDir, files, {
+        owns: ownedBy(targets),
+        force: options.force === true,
+      });
     } catch (error) {
       // planning only reads: whatever failed, nothing was changed
-      sink.report(writeFailure(error instanceof WriteError ? new WriteError(error.path, error.reason, true) : error, cwd, checked));
+      sink.report(
+        writeFailure(
+          error instanceof WriteError ? new WriteError(error.path, error.reason, true) : error,
+          cwd,
+          checked,
+        ),
+      );
       return { ...stop(sink.all()), plans };
     }
     plans.push(plan);
@@ -143,23 +202,55 @@ export async function build(paths: readonly string[], options: BuildOptions = {}
     };
     for (const path of plan.conflicts) {
       const shown = at(path);
-      sink.report(diagnostic("RG302", shown, { start: 0, end: 0 }, `${shown} exists and was not generated by resgen; refusing to overwrite it`, "move the file, or set another `out` folder"));
+      sink.report(
+        diagnostic(
+          "RG302",
+          shown,
+          { start: 0, end: 0 },
+          `${shown} exists and was not generated by resgen; refusing to overwrite it`,
+          "move the file, or set another `out` folder",
+        ),
+      );
     }
     for (const path of plan.edited) {
       const shown = at(path);
       const removing = !files.has(path);
-      sink.report(diagnostic("RG306", shown, { start: 0, end: 0 }, `${shown} was edited by hand since resgen wrote it; refusing to ${removing ? "remove" : "overwrite"} it`, "move the change into the policy or undo it; `resgen build --force` overwrites it"));
+      sink.report(
+        diagnostic(
+          "RG306",
+          shown,
+          { start: 0, end: 0 },
+          `${shown} was edited by hand since resgen wrote it; refusing to ${removing ? "remove" : "overwrite"} it`,
+          "move the change into the policy or undo it; `resgen build --force` overwrites it",
+        ),
+      );
     }
     for (const path of plan.links) {
       const shown = at(path);
-      sink.report(diagnostic("RG305", shown, { start: 0, end: 0 }, `${shown} is a symbolic link; resgen never writes through one`, "remove the link, or set `out` to a real folder"));
+      sink.report(
+        diagnostic(
+          "RG305",
+          shown,
+          { start: 0, end: 0 },
+          `${shown} is a symbolic link; resgen never writes through one`,
+          "remove the link, or set `out` to a real folder",
+        ),
+      );
     }
     for (const path of plan.escapes) {
-      sink.report(diagnostic("RG303", displayPath(outDir, cwd), { start: 0, end: 0 }, `"${path}" would be written outside the output folder`));
+      sink.report(
+        diagnostic(
+          "RG303",
+          displayPath(outDir, cwd),
+          { start: 0, end: 0 },
+          `"${path}" would be written outside the output folder`,
+        ),
+      );
     }
   }
   const sorted = sink.all();
-  if (options.check || countBySeverity(sorted).errors > 0) return { checked, diagnostics: sorted, plans, written: false };
+  if (options.check || countBySeverity(sorted).errors > 0)
+    return { checked, diagnostics: sorted, plans, written: false };
   for (const plan of plans) {
     try {
       await applyPlan(plan);
@@ -173,7 +264,8 @@ export async function build(paths: readonly string[], options: BuildOptions = {}
 
 /** Why an output folder may not be used (RG304), or undefined when it may. */
 function folderProblem(outDir: string, root: string): string | undefined {
-  if (!isWithin(root, outDir)) return isWithin(outDir, root) ? "an ancestor of the project root" : "outside the project";
+  if (!isWithin(root, outDir))
+    return isWithin(outDir, root) ? "an ancestor of the project root" : "outside the project";
   if (relative(root, outDir) === "") return "the project root";
   return undefined;
 }
@@ -183,7 +275,12 @@ function writeFailure(error: unknown, cwd: string, checked: CheckResult): Diagno
   if (!(error instanceof WriteError)) throw error;
   const shown = displayPath(error.path, cwd);
   checked.sources.set(shown, "");
-  return diagnostic("RG307", shown, { start: 0, end: 0 }, `cannot write ${shown}: ${error.reason}${error.untouched ? "; the output folder was left as it was" : ""}`);
+  return diagnostic(
+    "RG307",
+    shown,
+    { start: 0, end: 0 },
+    `cannot write ${shown}: ${error.reason}${error.untouched ? "; the output folder was left as it was" : ""}`,
+  );
 }
 
 /**

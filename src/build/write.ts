@@ -79,7 +79,11 @@ export interface PlanOptions {
 }
 
 /** Compares what resgen would write with what the folder holds. Reads only; never writes. */
-export async function planWrite(outDir: string, files: ReadonlyMap<string, string>, options: PlanOptions = {}): Promise<Plan> {
+export async function planWrite(
+  outDir: string,
+  files: ReadonlyMap<string, string>,
+  options: PlanOptions = {},
+): Promise<Plan> {
   const root = resolve(outDir);
   const owns = options.owns ?? (() => true);
   const changes: Change[] = [];
@@ -90,26 +94,36 @@ export async function planWrite(outDir: string, files: ReadonlyMap<string, strin
 
   const wanted = new Map<string, string>();
   for (const [path, content] of files) {
-    if (isInside(root, path) && path !== MANIFEST) wanted.set(posix.normalize(path.split(sep).join("/")), content);
+    if (isInside(root, path) && path !== MANIFEST)
+      wanted.set(posix.normalize(path.split(sep).join("/")), content);
     else escapes.push(path);
   }
   const links = await linksOnTheWay(root, [...wanted.keys()]);
   if (links.length > 0) return refused(root, { links, escapes });
   const folder = await lstat(root).catch(() => undefined);
-  if (folder !== undefined && !folder.isDirectory()) throw new WriteError(root, "it is a file, not a folder");
+  if (folder !== undefined && !folder.isDirectory())
+    throw new WriteError(root, "it is a file, not a folder");
 
   const previous = await readManifest(root);
   const hashes = new Map<string, string>();
   // read every file that would be written at once, then compare in order
-  const existingTexts = await Promise.all([...wanted.keys()].map((path) => readIfFile(join(root, path))));
+  const existingTexts = await Promise.all(
+    [...wanted.keys()].map((path) => readIfFile(join(root, path))),
+  );
   let index = 0;
   for (const [path, content] of wanted) {
     const existing = existingTexts[index++];
     hashes.set(path, digest(content));
     if (existing === undefined) changes.push({ kind: "create", path, content });
     else if (existing === content) unchanged++;
-    else if (!isGenerated(existing) || (previous !== undefined && !previous.has(path))) conflicts.push(path);
-    else if (!options.force && previous !== undefined && !previous.get(path)!.includes(digest(existing))) edited.push(path);
+    else if (!isGenerated(existing) || (previous !== undefined && !previous.has(path)))
+      conflicts.push(path);
+    else if (
+      !options.force &&
+      previous !== undefined &&
+      !previous.get(path)!.includes(digest(existing))
+    )
+      edited.push(path);
     else changes.push({ kind: "update", path, content });
   }
 
@@ -123,7 +137,8 @@ export async function planWrite(outDir: string, files: ReadonlyMap<string, strin
     }
     const existing = await readIfFile(join(root, path));
     if (existing === undefined) continue;
-    if (options.force || accepted.includes(digest(existing))) changes.push({ kind: "remove", path });
+    if (options.force || accepted.includes(digest(existing)))
+      changes.push({ kind: "remove", path });
     else edited.push(path);
   }
   // temporary files a build killed while writing left next to files it still generates
@@ -146,7 +161,17 @@ export async function planWrite(outDir: string, files: ReadonlyMap<string, strin
 }
 
 function refused(root: string, found: { links: string[]; escapes: string[] }): Plan {
-  return { outDir: root, changes: [], unchanged: 0, conflicts: [], edited: [], links: found.links, escapes: found.escapes, manifest: { content: "", changed: false }, previous: new Map() };
+  return {
+    outDir: root,
+    changes: [],
+    unchanged: 0,
+    conflicts: [],
+    edited: [],
+    links: found.links,
+    escapes: found.escapes,
+    manifest: { content: "", changed: false },
+    previous: new Map(),
+  };
 }
 
 /** Whether applying the plan would change nothing on disk. */
@@ -167,10 +192,17 @@ export function isUpToDate(plan: Plan): boolean {
  */
 export async function applyPlan(plan: Plan, fs: WriterFs = nodeFs): Promise<void> {
   const { mkdir, writeFile, rename, rm } = fs;
-  if (plan.conflicts.length > 0 || plan.edited.length > 0 || plan.links.length > 0 || plan.escapes.length > 0) {
+  if (
+    plan.conflicts.length > 0 ||
+    plan.edited.length > 0 ||
+    plan.links.length > 0 ||
+    plan.escapes.length > 0
+  ) {
     throw new Error("internal: refusing to apply a plan with conflicts");
   }
-  const writes = plan.changes.filter((c): c is Extract<Change, { content: string }> => c.kind !== "remove").sort(renameOrder);
+  const writes = plan.changes
+    .filter((c): c is Extract<Change, { content: string }> => c.kind !== "remove")
+    .sort(renameOrder);
   const staged: { temp: string; full: string }[] = [];
   const created: string[] = []; // the first folder each mkdir made, to take back on failure
   try {
@@ -184,7 +216,11 @@ export async function applyPlan(plan: Plan, fs: WriterFs = nodeFs): Promise<void
     }
     if (writes.length > 0) {
       const widened = new Map(plan.previous);
-      for (const change of writes) widened.set(change.path, [...(plan.previous.get(change.path) ?? []), digest(change.content)]);
+      for (const change of writes)
+        widened.set(change.path, [
+          ...(plan.previous.get(change.path) ?? []),
+          digest(change.content),
+        ]);
       await writeAtomically(fs, join(plan.outDir, MANIFEST), renderManifest(widened));
     }
   } catch (error) {
@@ -192,16 +228,26 @@ export async function applyPlan(plan: Plan, fs: WriterFs = nodeFs): Promise<void
     // the folders made for the staged files go too, the deepest first; rmdir removes only empty ones
     const made = new Set<string>();
     for (const { full } of staged) {
-      for (let folder = dirname(full); created.some((top) => folder === top || folder.startsWith(top + sep)); folder = dirname(folder)) made.add(folder);
+      for (
+        let folder = dirname(full);
+        created.some((top) => folder === top || folder.startsWith(top + sep));
+        folder = dirname(folder)
+      )
+        made.add(folder);
     }
-    for (const folder of [...made].sort((a, b) => b.length - a.length)) await fs.rmdir(folder).catch(() => undefined);
+    for (const folder of [...made].sort((a, b) => b.length - a.length))
+      await fs.rmdir(folder).catch(() => undefined);
     throw error instanceof WriteError ? new WriteError(error.path, error.reason, true) : error;
   }
   for (const { temp, full } of staged) await guard(full, () => rename(temp, full));
   for (const change of plan.changes) {
-    if (change.kind === "remove") await guard(join(plan.outDir, change.path), () => rm(join(plan.outDir, change.path), { force: true }));
+    if (change.kind === "remove")
+      await guard(join(plan.outDir, change.path), () =>
+        rm(join(plan.outDir, change.path), { force: true }),
+      );
   }
-  if (plan.manifest.changed || plan.changes.length > 0) await writeAtomically(fs, join(plan.outDir, MANIFEST), plan.manifest.content);
+  if (plan.manifest.changed || plan.changes.length > 0)
+    await writeAtomically(fs, join(plan.outDir, MANIFEST), plan.manifest.content);
 }
 
 /** The file-system calls that change the folder: the real ones, or a test's that fail on cue. */
@@ -243,7 +289,16 @@ async function guard<T>(path: string, step: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (error instanceof WriteError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    throw new WriteError(path, code === "ENOSPC" ? "no space left on the device" : code === "EROFS" ? "read-only file system" : code === "EEXIST" || code === "ENOTDIR" ? "a file is where a folder should be" : failure(error));
+    throw new WriteError(
+      path,
+      code === "ENOSPC"
+        ? "no space left on the device"
+        : code === "EROFS"
+          ? "read-only file system"
+          : code === "EEXIST" || code === "ENOTDIR"
+            ? "a file is where a folder should be"
+            : failure(error),
+    );
   }
 }
 
@@ -274,7 +329,8 @@ async function leftovers(root: string, wanted: ReadonlyMap<string, string>): Pro
       if (!entry.isFile()) continue;
       const path = folder === "." ? entry.name : `${folder}/${entry.name}`;
       const original = LEFTOVER.exec(path)?.[1];
-      if (original !== undefined && (wanted.has(original) || original === MANIFEST)) found.push(path);
+      if (original !== undefined && (wanted.has(original) || original === MANIFEST))
+        found.push(path);
     }
   }
   return found;
@@ -297,7 +353,8 @@ async function linksOnTheWay(root: string, paths: readonly string[]): Promise<st
       if ((await lstat(join(root, part))).isSymbolicLink()) links.push(part);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code !== "ENOENT" && code !== "ENOTDIR") throw new WriteError(join(root, part), failure(error));
+      if (code !== "ENOENT" && code !== "ENOTDIR")
+        throw new WriteError(join(root, part), failure(error));
     }
   }
   return links;
@@ -306,7 +363,10 @@ async function linksOnTheWay(root: string, paths: readonly string[]): Promise<st
 /** The record's text: deterministic, one file a line, sorted. */
 function renderManifest(files: ReadonlyMap<string, string | readonly string[]>): string {
   const sorted = [...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const lines = sorted.map(([path, hashes]) => `    ${JSON.stringify(path)}: ${JSON.stringify(typeof hashes === "string" || hashes.length > 1 ? hashes : hashes[0])}`);
+  const lines = sorted.map(
+    ([path, hashes]) =>
+      `    ${JSON.stringify(path)}: ${JSON.stringify(typeof hashes === "string" || hashes.length > 1 ? hashes : hashes[0])}`,
+  );
   return `{\n  "//": "Written by resgen build: the files it generated in this folder, with the SHA-256 of each. Do not edit.",\n  "files": {\n${lines.join(",\n")}\n  }\n}\n`;
 }
 
@@ -324,7 +384,12 @@ async function readManifest(root: string): Promise<Map<string, string[]> | undef
   if (typeof files !== "object" || files === null || Array.isArray(files)) return undefined;
   const record = new Map<string, string[]>();
   for (const [path, value] of Object.entries(files)) {
-    const hashes = typeof value === "string" ? [value] : Array.isArray(value) ? value.filter((h): h is string => typeof h === "string") : [];
+    const hashes =
+      typeof value === "string"
+        ? [value]
+        : Array.isArray(value)
+          ? value.filter((h): h is string => typeof h === "string")
+          : [];
     if (hashes.length > 0) record.set(path, hashes);
   }
   return record;
@@ -341,7 +406,8 @@ async function readIfFile(path: string): Promise<string | undefined> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return undefined;
-    if (code === "EISDIR") throw new WriteError(path, "a folder is where a generated file should be");
+    if (code === "EISDIR")
+      throw new WriteError(path, "a folder is where a generated file should be");
     if (code === "ENOTDIR") throw new WriteError(path, "a file is where a folder should be");
     throw new WriteError(path, failure(error));
   }

@@ -7,10 +7,21 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { build, watchBuild, type BuildResult } from "../build/build.js";
 import { check, type CheckResult } from "../program/check.js";
-import { explain, renderExplainJson, renderExplainText, reportFindings, sourceLocator } from "../explain/explain.js";
+import {
+  explain,
+  renderExplainJson,
+  renderExplainText,
+  reportFindings,
+  sourceLocator,
+} from "../explain/explain.js";
 import { displayPath } from "../source/inputs.js";
 import { MANIFEST } from "../build/write.js";
-import { countBySeverity, diagnostic, exitCode, type Diagnostic } from "../diagnostics/diagnostic.js";
+import {
+  countBySeverity,
+  diagnostic,
+  exitCode,
+  type Diagnostic,
+} from "../diagnostics/diagnostic.js";
 import { FORMATS, format, SourceTexts, type Format } from "../diagnostics/format.js";
 import { formatMs } from "../language/durations.js";
 import type { ResolvedOperation, ResolvedPolicy } from "../model/resolved.js";
@@ -40,7 +51,9 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
   let exitCode = 0;
   const program = new Command()
     .name("resgen")
-    .description("Compile resilience policies (YAML) into typed TypeScript clients, and check them.")
+    .description(
+      "Compile resilience policies (YAML) into typed TypeScript clients, and check them.",
+    )
     .version(VERSION)
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
@@ -50,58 +63,124 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
     .command("check")
     .description("Validate policies and report every problem with file:line:col.")
     .argument("[paths...]", "policy files, directories or globs (default: the project's policies)")
-    .addOption(new Option("-f, --format <format>", "output format").choices(FORMATS).default("pretty"))
+    .addOption(
+      new Option("-f, --format <format>", "output format").choices(FORMATS).default("pretty"),
+    )
     .option("--max-warnings <n>", "exit 1 when there are more warnings than this", parseCount)
-    .option("--allow-outside-project", "read policies, OpenAPI documents and $refs outside the project root too")
-    .action(async (paths: string[], opts: { format: Format; maxWarnings?: number; allowOutsideProject?: boolean }) => {
-      const result = await check(paths, { cwd: io.cwd, allowOutsideProject: opts.allowOutsideProject === true });
-      exitCode = report(result, opts.format, opts.maxWarnings, io);
-    });
+    .option(
+      "--allow-outside-project",
+      "read policies, OpenAPI documents and $refs outside the project root too",
+    )
+    .action(
+      async (
+        paths: string[],
+        opts: { format: Format; maxWarnings?: number; allowOutsideProject?: boolean },
+      ) => {
+        const result = await check(paths, {
+          cwd: io.cwd,
+          allowOutsideProject: opts.allowOutsideProject === true,
+        });
+        exitCode = report(result, opts.format, opts.maxWarnings, io);
+      },
+    );
 
   program
     .command("build")
-    .description("Generate a typed client per dependency, plus the runtime, into the output folder.")
+    .description(
+      "Generate a typed client per dependency, plus the runtime, into the output folder.",
+    )
     .argument("[paths...]", "policy files, directories or globs (default: the project's policies)")
-    .option("-o, --out <dir>", "output folder (default: `out` of resgen.config.yaml, else src/generated)")
+    .option(
+      "-o, --out <dir>",
+      "output folder (default: `out` of resgen.config.yaml, else src/generated)",
+    )
     .option("--check", "write nothing; exit 1 if any generated file is missing, stale or left over")
-    .option("-w, --watch", "rebuild when a policy or project file changes; report problems without exiting")
-    .addOption(new Option("-f, --format <format>", "format of diagnostics").choices(FORMATS).default("pretty"))
+    .option(
+      "-w, --watch",
+      "rebuild when a policy or project file changes; report problems without exiting",
+    )
+    .addOption(
+      new Option("-f, --format <format>", "format of diagnostics")
+        .choices(FORMATS)
+        .default("pretty"),
+    )
     .option("--max-warnings <n>", "exit 1 when there are more warnings than this", parseCount)
-    .option("-t, --target <targets>", `what to generate, repeatable or comma-separated: ${TARGETS.join(", ")} (default: ts)`, collectTargets, [])
+    .option(
+      "-t, --target <targets>",
+      `what to generate, repeatable or comma-separated: ${TARGETS.join(", ")} (default: ts)`,
+      collectTargets,
+      [],
+    )
     .option("--force", "overwrite or remove generated files even where they were edited by hand")
-    .option("--allow-outside-project", "read inputs and write the output folder outside the project root too")
-    .action(async (paths: string[], opts: { out?: string; check?: boolean; watch?: boolean; format: Format; maxWarnings?: number; target: TargetName[]; force?: boolean; allowOutsideProject?: boolean }) => {
-      const options = {
-        cwd: io.cwd,
-        ...(opts.out === undefined ? {} : { out: opts.out }),
-        check: opts.check === true,
-        targets: opts.target,
-        force: opts.force === true,
-        allowOutsideProject: opts.allowOutsideProject === true,
-      };
-      if (opts.watch) {
-        const controller = new AbortController();
-        const stop = () => controller.abort();
-        process.once("SIGINT", stop);
-        process.once("SIGTERM", stop);
-        await watchBuild(paths, options, (result) => void reportBuild(result, opts, io), io.signal ?? controller.signal);
-        process.off("SIGINT", stop);
-        process.off("SIGTERM", stop);
-        return;
-      }
-      exitCode = reportBuild(await build(paths, options), opts, io);
-    });
+    .option(
+      "--allow-outside-project",
+      "read inputs and write the output folder outside the project root too",
+    )
+    .action(
+      async (
+        paths: string[],
+        opts: {
+          out?: string;
+          check?: boolean;
+          watch?: boolean;
+          format: Format;
+          maxWarnings?: number;
+          target: TargetName[];
+          force?: boolean;
+          allowOutsideProject?: boolean;
+        },
+      ) => {
+        const options = {
+          cwd: io.cwd,
+          ...(opts.out === undefined ? {} : { out: opts.out }),
+          check: opts.check === true,
+          targets: opts.target,
+          force: opts.force === true,
+          allowOutsideProject: opts.allowOutsideProject === true,
+        };
+        if (opts.watch) {
+          const controller = new AbortController();
+          const stop = () => controller.abort();
+          process.once("SIGINT", stop);
+          process.once("SIGTERM", stop);
+          await watchBuild(
+            paths,
+            options,
+            (result) => void reportBuild(result, opts, io),
+            io.signal ?? controller.signal,
+          );
+          process.off("SIGINT", stop);
+          process.off("SIGTERM", stop);
+          return;
+        }
+        exitCode = reportBuild(await build(paths, options), opts, io);
+      },
+    );
 
   program
     .command("explain")
-    .description("Print a policy's resolved stack, where every value came from, and its worst case.")
+    .description(
+      "Print a policy's resolved stack, where every value came from, and its worst case.",
+    )
     .argument("<policy>", "one policy file")
     .option("--operation <name>", "only this operation")
-    .addOption(new Option("-f, --format <format>", "output format").choices(["text", "json"]).default("text"))
-    .option("--allow-outside-project", "read OpenAPI documents and $refs outside the project root too")
-    .action(async (file: string, opts: { operation?: string; format: "text" | "json"; allowOutsideProject?: boolean }) => {
-      exitCode = await runExplain(file, opts, io);
-    });
+    .addOption(
+      new Option("-f, --format <format>", "output format")
+        .choices(["text", "json"])
+        .default("text"),
+    )
+    .option(
+      "--allow-outside-project",
+      "read OpenAPI documents and $refs outside the project root too",
+    )
+    .action(
+      async (
+        file: string,
+        opts: { operation?: string; format: "text" | "json"; allowOutsideProject?: boolean },
+      ) => {
+        exitCode = await runExplain(file, opts, io);
+      },
+    );
 
   try {
     await program.parseAsync([...argv]);
@@ -110,13 +189,19 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
       // --help and --version exit through here with code 0
       return error.exitCode === 0 ? 0 : 2;
     }
-    io.stderr(`resgen: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    io.stderr(
+      `resgen: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return 2;
   }
   return exitCode;
 }
 
-function reportBuild(result: BuildResult, opts: { check?: boolean; format: Format; maxWarnings?: number }, io: Io): number {
+function reportBuild(
+  result: BuildResult,
+  opts: { check?: boolean; format: Format; maxWarnings?: number },
+  io: Io,
+): number {
   const checked = result.checked;
   if (checked.unmatched.length > 0) return report(checked, opts.format, opts.maxWarnings, io);
   if (opts.format !== "pretty") {
@@ -126,7 +211,12 @@ function reportBuild(result: BuildResult, opts: { check?: boolean; format: Forma
   }
   const { errors } = countBySeverity(result.diagnostics);
   if (errors > 0) {
-    if (opts.format === "pretty") io.stdout(result.plans.length === 0 ? "nothing written: fix the errors above first\n" : "nothing written\n");
+    if (opts.format === "pretty")
+      io.stdout(
+        result.plans.length === 0
+          ? "nothing written: fix the errors above first\n"
+          : "nothing written\n",
+      );
     return exitCode(result.diagnostics);
   }
   const log = opts.format === "pretty" ? io.stdout : io.stderr;
@@ -136,7 +226,10 @@ function reportBuild(result: BuildResult, opts: { check?: boolean; format: Forma
     const counts = { create: 0, update: 0, remove: 0 };
     for (const change of plan.changes) {
       counts[change.kind]++;
-      if (opts.check) log(`${where}/${change.path}: ${change.kind === "create" ? "missing" : change.kind === "update" ? "out of date" : "no longer generated"}\n`);
+      if (opts.check)
+        log(
+          `${where}/${change.path}: ${change.kind === "create" ? "missing" : change.kind === "update" ? "out of date" : "no longer generated"}\n`,
+        );
     }
     stale += plan.changes.length;
     if (opts.check && plan.manifest.changed && plan.changes.length === 0) {
@@ -145,21 +238,36 @@ function reportBuild(result: BuildResult, opts: { check?: boolean; format: Forma
       stale++;
     }
     if (!opts.check) {
-      log(`${where}: ${counts.create} written, ${counts.update} updated, ${counts.remove} removed, ${plan.unchanged} unchanged\n`);
+      log(
+        `${where}: ${counts.create} written, ${counts.update} updated, ${counts.remove} removed, ${plan.unchanged} unchanged\n`,
+      );
     }
   }
   if (opts.check) {
-    log(stale === 0 ? "generated code is up to date\n" : `${stale} generated file${stale === 1 ? " is" : "s are"} not up to date: run resgen build\n`);
+    log(
+      stale === 0
+        ? "generated code is up to date\n"
+        : `${stale} generated file${stale === 1 ? " is" : "s are"} not up to date: run resgen build\n`,
+    );
     if (stale > 0) return 1;
   }
   return exitCode(result.diagnostics, { maxWarnings: opts.maxWarnings });
 }
 
-async function runExplain(file: string, opts: { operation?: string; format: "text" | "json"; allowOutsideProject?: boolean }, io: Io): Promise<number> {
-  const result = await check([file], { cwd: io.cwd, allowOutsideProject: opts.allowOutsideProject === true });
+async function runExplain(
+  file: string,
+  opts: { operation?: string; format: "text" | "json"; allowOutsideProject?: boolean },
+  io: Io,
+): Promise<number> {
+  const result = await check([file], {
+    cwd: io.cwd,
+    allowOutsideProject: opts.allowOutsideProject === true,
+  });
   /** Prints why explain cannot go on, as the diagnostics JSON with --format json, and returns the exit code. */
   const refuse = (diagnostics: readonly Diagnostic[], sources: SourceTexts): number => {
-    io.stdout(format(opts.format === "json" ? "json" : "pretty", diagnostics, sources, { color: io.color }));
+    io.stdout(
+      format(opts.format === "json" ? "json" : "pretty", diagnostics, sources, { color: io.color }),
+    );
     return exitCode(diagnostics);
   };
   /** A usage error of explain (RG117): a line on stderr, or the diagnostics JSON. */
@@ -172,18 +280,26 @@ async function runExplain(file: string, opts: { operation?: string; format: "tex
     sources.set(file, "");
     return refuse([diagnostic("RG117", file, { start: 0, end: 0 }, message)], sources);
   };
-  if (exitCode(result.diagnostics) === 2 && result.unmatched.length === 0) return refuse(result.diagnostics, result.sources);
-  if (result.unmatched.length > 0 || result.fileCount !== 1) return misuse(`explain takes exactly one policy file; "${file}" matches ${result.fileCount}`);
+  if (exitCode(result.diagnostics) === 2 && result.unmatched.length === 0)
+    return refuse(result.diagnostics, result.sources);
+  if (result.unmatched.length > 0 || result.fileCount !== 1)
+    return misuse(`explain takes exactly one policy file; "${file}" matches ${result.fileCount}`);
   const policy = result.policies[0];
-  if (countBySeverity(result.diagnostics).errors > 0 || !policy) return refuse(result.diagnostics, result.sources);
+  if (countBySeverity(result.diagnostics).errors > 0 || !policy)
+    return refuse(result.diagnostics, result.sources);
   if (opts.operation !== undefined && !policy.operations.some((o) => o.name === opts.operation)) {
-    return misuse(`${policy.dependency} has no operation "${opts.operation}"; it has ${policy.operations.map((o) => o.name).join(", ")}`);
+    return misuse(
+      `${policy.dependency} has no operation "${opts.operation}"; it has ${policy.operations.map((o) => o.name).join(", ")}`,
+    );
   }
   const report = explain(policy, {
     ...(opts.operation === undefined ? {} : { operation: opts.operation }),
     where: sourceLocator(result.documents, result.sources),
     // one file is checked, so `calls:` naming another policy is not a finding here
-    findings: reportFindings(result.diagnostics.filter((d) => d.code !== "RG221"), result.sources),
+    findings: reportFindings(
+      result.diagnostics.filter((d) => d.code !== "RG221"),
+      result.sources,
+    ),
   });
   io.stdout(opts.format === "json" ? renderExplainJson(report) : renderExplainText(report));
   return 0;
@@ -191,13 +307,17 @@ async function runExplain(file: string, opts: { operation?: string; format: "tex
 
 function collectTargets(value: string, previous: TargetName[]): TargetName[] {
   const { targets, unknown } = parseTargets([value]);
-  if (unknown.length > 0) throw new InvalidArgumentError(`unknown target ${unknown.map((u) => `"${u}"`).join(", ")}; choose from ${TARGETS.join(", ")}`);
+  if (unknown.length > 0)
+    throw new InvalidArgumentError(
+      `unknown target ${unknown.map((u) => `"${u}"`).join(", ")}; choose from ${TARGETS.join(", ")}`,
+    );
   return [...new Set([...previous, ...targets])];
 }
 
 function parseCount(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("expected a whole number, 0 or more");
+  if (!Number.isInteger(n) || n < 0)
+    throw new InvalidArgumentError("expected a whole number, 0 or more");
   return n;
 }
 
@@ -209,7 +329,8 @@ function report(result: CheckResult, fmt: Format, maxWarnings: number | undefine
     return status;
   }
   if (result.unmatched.length > 0) {
-    for (const arg of result.unmatched) io.stderr(`resgen: error RG114 no policy files match "${arg}"\n`);
+    for (const arg of result.unmatched)
+      io.stderr(`resgen: error RG114 no policy files match "${arg}"\n`);
     return status;
   }
   io.stdout(summary(result.policies));
@@ -232,12 +353,15 @@ export function summary(policies: readonly ResolvedPolicy[]): string {
       p.essential ? "essential" : "optional",
       p.transport,
       p.bulkhead ? `bulkhead ${p.bulkhead.maxConcurrent}` : undefined,
-      p.breaker ? `breaker ${Math.round(p.breaker.failureRate * 100)}%/${p.breaker.window.kind === "time" ? formatMs(p.breaker.window.durationMs) : `${p.breaker.window.calls} calls`}` : undefined,
+      p.breaker
+        ? `breaker ${Math.round(p.breaker.failureRate * 100)}%/${p.breaker.window.kind === "time" ? formatMs(p.breaker.window.durationMs) : `${p.breaker.window.calls} calls`}`
+        : undefined,
       p.budget ? `budget ${p.budget.maxTokens}` : undefined,
     ].filter(Boolean);
     lines.push(`${p.dependency} (${p.file}): ${layers.join(", ")}`);
     const width = Math.max(...p.operations.map((o) => o.name.length));
-    for (const op of p.operations) lines.push(`  ${op.name.padEnd(width)}  ${describeOperation(op)}`);
+    for (const op of p.operations)
+      lines.push(`  ${op.name.padEnd(width)}  ${describeOperation(op)}`);
   }
   return lines.length > 0 ? lines.join("\n") + "\n" : "";
 }
@@ -248,6 +372,9 @@ function describeOperation(op: ResolvedOperation): string {
   parts.push(`attempt ${formatMs(op.timeout.attemptMs)} / total ${formatMs(op.timeout.totalMs)}`);
   parts.push(op.plan.description);
   if (op.idempotencyKey) parts.push(`key ${op.idempotencyKey.header}`);
-  if (op.fallback) parts.push(`fallback ${op.fallback.kind}${op.fallback.kind === "stale" && op.fallback.otherwise ? `, else ${op.fallback.otherwise.kind}` : ""}`);
+  if (op.fallback)
+    parts.push(
+      `fallback ${op.fallback.kind}${op.fallback.kind === "stale" && op.fallback.otherwise ? `, else ${op.fallback.otherwise.kind}` : ""}`,
+    );
   return parts.join(" · ");
 }

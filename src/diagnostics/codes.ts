@@ -48,7 +48,8 @@ export const CODES = {
     exit: "findings",
     title: "Duplicate key",
     help: "A mapping names the same key twice, so one of the two values would be silently lost. Keep one.",
-    example: "version: 1\ndependency: payments\nretry: { maxAttempts: 2 }\nretry: { maxAttempts: 3 }\noperations:\n  get: { method: GET, path: /charges }\n",
+    example:
+      "version: 1\ndependency: payments\nretry: { maxAttempts: 2 }\nretry: { maxAttempts: 3 }\noperations:\n  get: { method: GET, path: /charges }\n",
   },
   RG003: {
     severity: "error",
@@ -74,14 +75,16 @@ export const CODES = {
     exit: "findings",
     title: "Reserved key",
     help: "`__proto__` cannot be a key in a policy: JavaScript objects would turn it into a prototype instead of data, so it would be lost or, worse, change how other keys behave. Rename the key.",
-    example: "version: 1\ndependency: payments\noperations:\n  get:\n    method: GET\n    path: /charges\n    response: { type: object, properties: { __proto__: { type: string } } }\n",
+    example:
+      "version: 1\ndependency: payments\noperations:\n  get:\n    method: GET\n    path: /charges\n    response: { type: object, properties: { __proto__: { type: string } } }\n",
   },
   RG101: {
     severity: "error",
     exit: "findings",
     title: "Unknown key",
     help: "The key is not part of the policy language. It is usually a typo: the hint names the nearest valid key.",
-    example: "version: 1\ndependency: payments\nretry:\n  maxAttemps: 3\noperations:\n  get: { method: GET, path: /charges }\n",
+    example:
+      "version: 1\ndependency: payments\nretry:\n  maxAttemps: 3\noperations:\n  get: { method: GET, path: /charges }\n",
   },
   RG102: {
     severity: "error",
@@ -95,79 +98,91 @@ export const CODES = {
     exit: "findings",
     title: "Wrong type",
     help: "The value has the wrong type (for example a list where a mapping is expected).",
-    example: "version: 1\ndependency: payments\nessential: [yes]\noperations:\n  get: { method: GET, path: /charges }\n",
+    example:
+      "version: 1\ndependency: payments\nessential: [yes]\noperations:\n  get: { method: GET, path: /charges }\n",
   },
   RG104: {
     severity: "error",
     exit: "findings",
     title: "Invalid duration",
     help: "Durations are a non-negative number with a unit: `250ms`, `1.5s`, `2m`, `1h`. A bare number is refused because `250` could mean milliseconds or seconds.",
-    example: "version: 1\ndependency: payments\ntimeout: { attempt: 250 }\noperations:\n  get: { method: GET, path: /charges }\n",
+    example:
+      "version: 1\ndependency: payments\ntimeout: { attempt: 250 }\noperations:\n  get: { method: GET, path: /charges }\n",
   },
   RG105: {
     severity: "error",
     exit: "findings",
     title: "Invalid rate",
     help: "Rates are a fraction between 0 and 1 (`0.5`) or a percentage between 0% and 100% (`50%`).",
-    example: "version: 1\ndependency: payments\nbreaker: { failureRate: 150% }\noperations:\n  get: { method: GET, path: /charges }\n",
+    example:
+      "version: 1\ndependency: payments\nbreaker: { failureRate: 150% }\noperations:\n  get: { method: GET, path: /charges }\n",
   },
   RG106: {
     severity: "error",
     exit: "findings",
     title: "Value out of range",
     help: "A number is outside the range the setting accepts (for example `maxAttempts: 0`). The message gives the bound.",
-    example: "version: 1\ndependency: payments\nretry: { maxAttempts: 0 }\noperations:\n  get: { method: GET, path: /charges }\n",
+    example:
+      "version: 1\ndependency: payments\nretry: { maxAttempts: 0 }\noperations:\n  get: { method: GET, path: /charges }\n",
   },
   RG107: {
     severity: "error",
     exit: "findings",
     title: "Value not allowed",
     help: "The value is not one of the allowed choices (for example `jitter: random`). The message lists them.",
-    example: "version: 1\ndependency: payments\nretry: { backoff: { jitter: random } }\noperations:\n  get: { method: GET, path: /charges }\n",
+    example:
+      "version: 1\ndependency: payments\nretry: { backoff: { jitter: random } }\noperations:\n  get: { method: GET, path: /charges }\n",
   },
   RG108: {
     severity: "error",
     exit: "findings",
     title: "Invalid name",
     help: "Dependency and operation names become TypeScript identifiers: start with a letter, then letters, digits, `-` or `_`.",
-    example: "version: 1\ndependency: 2fa-codes\noperations:\n  get: { method: GET, path: /codes }\n",
+    example:
+      "version: 1\ndependency: 2fa-codes\noperations:\n  get: { method: GET, path: /codes }\n",
   },
   RG109: {
     severity: "error",
     exit: "findings",
     title: "Invalid path template",
     help: "Operation paths start with `/` and write parameters as `{name}`. `:id` and unbalanced braces are refused.",
-    example: "version: 1\ndependency: payments\noperations:\n  get: { method: GET, path: \"/charges/:id\" }\n",
+    example:
+      'version: 1\ndependency: payments\noperations:\n  get: { method: GET, path: "/charges/:id" }\n',
   },
   RG110: {
     severity: "error",
     exit: "findings",
     title: "Unsupported policy version",
     help: "This resgen reads `version: 1`. Add it at the top of the file.",
-    example: "version: 2\ndependency: payments\noperations:\n  get: { method: GET, path: /charges }\n",
+    example:
+      "version: 2\ndependency: payments\noperations:\n  get: { method: GET, path: /charges }\n",
   },
   RG111: {
     severity: "error",
     exit: "findings",
     title: "Invalid schema reference",
     help: "`$ref` must have the form `#/schemas/Name`.",
-    example: "version: 1\ndependency: payments\noperations:\n  get: { method: GET, path: /charges, response: { $ref: Charge } }\n",
+    example:
+      "version: 1\ndependency: payments\noperations:\n  get: { method: GET, path: /charges, response: { $ref: Charge } }\n",
   },
   RG112: {
     severity: "error",
     exit: "findings",
     title: "Conflicting settings",
     help: "Two keys that exclude each other are both set (for example a breaker window with both `duration` and `calls`). Keep one.",
-    example: "version: 1\ndependency: payments\nbreaker: { window: { duration: 10s, calls: 100 } }\noperations:\n  get: { method: GET, path: /charges }\n",
+    example:
+      "version: 1\ndependency: payments\nbreaker: { window: { duration: 10s, calls: 100 } }\noperations:\n  get: { method: GET, path: /charges }\n",
   },
   RG113: {
     severity: "error",
     exit: "findings",
     title: "Duplicate dependency",
     help: "Two policy files declare the same dependency; each dependency has exactly one policy. The first file (in path order) is kept; the other is reported.",
-    example: "version: 1\ndependency: payments\ntimeout: { attempt: 500ms }\noperations:\n  refund: { method: POST, path: /refunds }\n",
+    example:
+      "version: 1\ndependency: payments\ntimeout: { attempt: 500ms }\noperations:\n  refund: { method: POST, path: /refunds }\n",
     context: {
-      "payments.yaml": "version: 1\ndependency: payments\ntimeout: { attempt: 500ms }\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+      "payments.yaml":
+        'version: 1\ndependency: payments\ntimeout: { attempt: 500ms }\noperations:\n  getCharge: { method: GET, path: "/charges/{id}" }\n',
     },
   },
   RG114: {
@@ -199,7 +214,8 @@ export const CODES = {
     exit: "findings",
     title: "Generated names collide",
     help: "Two dependencies, or two operations of one dependency, would become the same TypeScript name (for example `get-charge` and `getCharge` both become `getCharge()`), or a path parameter is called `query` or `body`, which the method's input already uses. Rename one.",
-    example: "version: 1\ndependency: payments\noperations:\n  get-charge: { method: GET, path: /charges/a }\n  getCharge: { method: GET, path: /charges/b }\n",
+    example:
+      "version: 1\ndependency: payments\noperations:\n  get-charge: { method: GET, path: /charges/a }\n  getCharge: { method: GET, path: /charges/b }\n",
   },
   RG302: {
     severity: "error",
@@ -243,7 +259,8 @@ export const CODES = {
     title: "Retry or hedge on a non-idempotent operation",
     help: "A POST or PATCH (or a call marked `idempotent: false`) that times out may still have succeeded on the server. Retrying it without an idempotency key repeats the side effect: with `maxAttempts: 3` a charge whose answer is lost can be taken three times. resgen attempts such an operation once whatever its policy says, so the setting is both dangerous and a lie about what runs.",
     fix: "Configure `idempotency: { header: Idempotency-Key }` so the server deduplicates the attempts of one call, assert `idempotent: true` if repeating is genuinely harmless, or remove the retry/hedge from the operation.",
-    example: "version: 1\ndependency: payments\noperations:\n  createCharge:\n    method: POST\n    path: /charges\n    retry: { maxAttempts: 3 }\n",
+    example:
+      "version: 1\ndependency: payments\noperations:\n  createCharge:\n    method: POST\n    path: /charges\n    retry: { maxAttempts: 3 }\n",
   },
   RG202: {
     severity: "warning",
@@ -251,7 +268,8 @@ export const CODES = {
     title: "Inherited retry or hedge ignored on a non-idempotent operation",
     help: "The retry (or hedge) comes from the dependency's section or the project defaults, and this operation is not safe to repeat, so it will be attempted exactly once (invariant I6). Nothing dangerous runs, but whoever reads the policy expects 3 attempts where there is 1.",
     fix: "Give the operation an idempotency key to make it retry-safe, or write `retry: false` (or `hedge: false`) on it so the policy says what runs.",
-    example: "version: 1\ndependency: payments\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n  createCharge: { method: POST, path: /charges }\n",
+    example:
+      'version: 1\ndependency: payments\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  getCharge: { method: GET, path: "/charges/{id}" }\n  createCharge: { method: POST, path: /charges }\n',
   },
   RG203: {
     severity: "error",
@@ -259,7 +277,8 @@ export const CODES = {
     title: "Retry and hedge on the same operation",
     help: "Hedging replaces retries: extra copies are launched while the first is still running. Stacking both multiplies attempts (3 retries × 2 hedged copies = 6 requests for one call) and makes the worst case impossible to reason about.",
     fix: "Keep one layer per operation: `retry: false` on a read you hedge, or `hedge: false` on one you retry.",
-    example: "version: 1\ndependency: search\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  query:\n    method: GET\n    path: /search\n    hedge: { delay: 50ms }\n",
+    example:
+      "version: 1\ndependency: search\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  query:\n    method: GET\n    path: /search\n    hedge: { delay: 50ms }\n",
   },
   RG204: {
     severity: "error",
@@ -267,7 +286,8 @@ export const CODES = {
     title: "Hedging a non-idempotent operation",
     help: "An idempotency key makes sequential retries safe: the server sees the second attempt after the first and returns the stored result. Hedged copies run concurrently, and servers that deduplicate by key reject a request whose key is still in flight (409 Conflict) or serialise them, so with 2 copies up to half the hedged calls fail or wait for nothing.",
     fix: "Hedge idempotent reads only. Set `hedge: false` on the operation and let it retry.",
-    example: "version: 1\ndependency: payments\noperations:\n  createCharge:\n    method: POST\n    path: /charges\n    idempotency: { header: Idempotency-Key }\n    hedge: { delay: 200ms }\n",
+    example:
+      "version: 1\ndependency: payments\noperations:\n  createCharge:\n    method: POST\n    path: /charges\n    idempotency: { header: Idempotency-Key }\n    hedge: { delay: 200ms }\n",
   },
   RG205: {
     severity: "error",
@@ -275,15 +295,17 @@ export const CODES = {
     title: "Attempt timeout not below the total timeout",
     help: "The total timeout bounds the whole call. An attempt allowed 2s inside a 1s deadline is cut by the deadline, never by its own timeout, and a single slow attempt consumes the time every retry needed: `maxAttempts: 3` then means 1.",
     fix: "Set `timeout.attempt` well below `timeout.total` (1.5 × p999 is the derived default) or raise the total.",
-    example: "version: 1\ndependency: payments\ntimeout: { attempt: 2s, total: 1s }\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+    example:
+      'version: 1\ndependency: payments\ntimeout: { attempt: 2s, total: 1s }\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  getCharge: { method: GET, path: "/charges/{id}" }\n',
   },
   RG206: {
     severity: "error",
     exit: "findings",
     title: "Retry without jitter",
-    help: "Calls that fail together (a blip, a deploy, a dropped connection pool) retry together. Without jitter, 200 clients retry within the same millisecond 50ms later, and again at 100ms: each retry wave is a spike that can knock the recovering dependency over again. Full jitter spreads the same 200 retries over the 0–50ms window, about 4 per millisecond (AWS Architecture Blog, \"Exponential Backoff And Jitter\").",
+    help: 'Calls that fail together (a blip, a deploy, a dropped connection pool) retry together. Without jitter, 200 clients retry within the same millisecond 50ms later, and again at 100ms: each retry wave is a spike that can knock the recovering dependency over again. Full jitter spreads the same 200 retries over the 0–50ms window, about 4 per millisecond (AWS Architecture Blog, "Exponential Backoff And Jitter").',
     fix: "Use `jitter: full` (the default), `equal` or `decorrelated`.",
-    example: "version: 1\ndependency: payments\nretry: { maxAttempts: 3, backoff: { jitter: none }, budget: {} }\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+    example:
+      'version: 1\ndependency: payments\nretry: { maxAttempts: 3, backoff: { jitter: none }, budget: {} }\noperations:\n  getCharge: { method: GET, path: "/charges/{id}" }\n',
   },
   RG207: {
     severity: "warning",
@@ -291,7 +313,8 @@ export const CODES = {
     title: "Worst case of the retry plan over the total timeout",
     help: "When every attempt times out, 3 attempts of 500ms plus backoff of 50ms and 100ms take 1.65s. Under a 1s total only the first attempt runs to its timeout; the plan promises retries the deadline never lets happen.",
     fix: "Raise `timeout.total` to the worst case, lower `timeout.attempt`, or lower `maxAttempts` to what fits.",
-    example: "version: 1\ndependency: payments\ntimeout: { attempt: 500ms, total: 1s }\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+    example:
+      'version: 1\ndependency: payments\ntimeout: { attempt: 500ms, total: 1s }\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  getCharge: { method: GET, path: "/charges/{id}" }\n',
   },
   RG208: {
     severity: "warning",
@@ -299,7 +322,8 @@ export const CODES = {
     title: "Attempt timeout under p99",
     help: "An attempt timeout below the measured p99 cuts off more than 1% of healthy calls: at 200 rps that is over 2 healthy calls a second turned into failures, retried into extra load exactly when the dependency is slowest.",
     fix: "Set `timeout.attempt` above p99; 1.5 × p999 is the derived default.",
-    example: "version: 1\ndependency: payments\nlatency: { p99: 300ms, p999: 600ms }\ntimeout: { attempt: 200ms }\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+    example:
+      'version: 1\ndependency: payments\nlatency: { p99: 300ms, p999: 600ms }\ntimeout: { attempt: 200ms }\noperations:\n  getCharge: { method: GET, path: "/charges/{id}" }\n',
   },
   RG209: {
     severity: "warning",
@@ -307,7 +331,8 @@ export const CODES = {
     title: "Attempt timeout over 5 × p999",
     help: "A healthy call takes at most p999. An attempt timeout 25 × p999 holds a stuck call, its caller and its bulkhead slot 25 times longer than any healthy call, so a hung dependency fills the service's pools long before the timeout helps.",
     fix: "Set `timeout.attempt` near 1.5 × p999.",
-    example: "version: 1\ndependency: payments\nlatency: { p99: 80ms, p999: 200ms }\ntimeout: { attempt: 5s }\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+    example:
+      'version: 1\ndependency: payments\nlatency: { p99: 80ms, p999: 200ms }\ntimeout: { attempt: 5s }\noperations:\n  getCharge: { method: GET, path: "/charges/{id}" }\n',
   },
   RG210: {
     severity: "warning",
@@ -315,7 +340,8 @@ export const CODES = {
     title: "Retries without a budget",
     help: "In a total outage every call fails and every call retries: with `maxAttempts: 3`, 50 rps becomes 150 rps against a dependency that is already down. A retry budget (gRPC A6 throttling) stops retries once failures drain half the tokens: N failing calls then make at most N + maxTokens/2 + 1 attempts, about 1× the load.",
     fix: "Add `budget: { maxTokens: 100, tokenRatio: 0.1 }` under `retry:` (or in the project defaults). Write `budget: false` to say no budget on purpose.",
-    example: "version: 1\ndependency: payments\nlatency: { rps: 50 }\nretry: { maxAttempts: 3 }\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+    example:
+      'version: 1\ndependency: payments\nlatency: { rps: 50 }\nretry: { maxAttempts: 3 }\noperations:\n  getCharge: { method: GET, path: "/charges/{id}" }\n',
   },
   RG211: {
     severity: "warning",
@@ -323,7 +349,8 @@ export const CODES = {
     title: "Breaker minimum calls too small",
     help: "Below 5 calls a failure rate is noise: with `minCalls: 2` and a 50% threshold, one failed call out of two opens the breaker and cuts the dependency off for the whole open period (30s by default).",
     fix: "Set `minCalls` to 20 or more (5 at the very least).",
-    example: "version: 1\ndependency: payments\nbreaker: { minCalls: 2 }\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+    example:
+      'version: 1\ndependency: payments\nbreaker: { minCalls: 2 }\noperations:\n  getCharge: { method: GET, path: "/charges/{id}" }\n',
   },
   RG212: {
     severity: "warning",
@@ -331,7 +358,8 @@ export const CODES = {
     title: "Breaker window cannot hold its minimum calls",
     help: "The breaker judges the calls in its time window and only once there are `minCalls` of them. At 5 rps a 2s window holds 10 calls, so with `minCalls: 20` the threshold is never reached and the breaker never opens, even in a total outage.",
     fix: "Lengthen `window.duration` to at least minCalls / rps, or lower `minCalls`.",
-    example: "version: 1\ndependency: payments\nlatency: { p99: 50ms, rps: 5 }\nbreaker: { window: { duration: 2s }, minCalls: 20 }\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+    example:
+      'version: 1\ndependency: payments\nlatency: { p99: 50ms, rps: 5 }\nbreaker: { window: { duration: 2s }, minCalls: 20 }\noperations:\n  getCharge: { method: GET, path: "/charges/{id}" }\n',
   },
   RG213: {
     severity: "warning",
@@ -339,7 +367,8 @@ export const CODES = {
     title: "Breaker window shorter than twice the attempt timeout",
     help: "A call is recorded when it ends. With a 2s attempt timeout and a 3s window, calls that hang until their timeout arrive in a window that has mostly rotated past their start, so slow failures never accumulate and the slow-call rate stays low while every call is stuck.",
     fix: "Make `window.duration` at least twice the attempt timeout (10s is typical).",
-    example: "version: 1\ndependency: payments\ntimeout: { attempt: 2s }\nbreaker: { window: { duration: 3s } }\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+    example:
+      'version: 1\ndependency: payments\ntimeout: { attempt: 2s }\nbreaker: { window: { duration: 3s } }\noperations:\n  getCharge: { method: GET, path: "/charges/{id}" }\n',
   },
   RG214: {
     severity: "warning",
@@ -347,7 +376,8 @@ export const CODES = {
     title: "Bulkhead far from Little's law",
     help: "Little's law: calls in flight = arrival rate × time in system. At 200 rps and a 250ms p99 about 50 calls are in flight when healthy, so `maxConcurrent: 10` rejects healthy traffic at peak. Above rps × attempt timeout × 2 the bulkhead never fills even when every call hangs, so it protects nothing.",
     fix: "Size `maxConcurrent` near rps × p99 × 2 (the derived default when it is omitted).",
-    example: "version: 1\ndependency: payments\nlatency: { p99: 250ms, rps: 200 }\nbulkhead: { maxConcurrent: 10 }\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+    example:
+      'version: 1\ndependency: payments\nlatency: { p99: 250ms, rps: 200 }\nbulkhead: { maxConcurrent: 10 }\noperations:\n  getCharge: { method: GET, path: "/charges/{id}" }\n',
   },
   RG215: {
     severity: "warning",
@@ -355,7 +385,8 @@ export const CODES = {
     title: "Non-essential dependency without a fallback",
     help: "`essential: false` says the service works without this dependency, but an operation with no fallback still throws to its caller: a recommendations outage then fails 100% of checkouts instead of showing none.",
     fix: "Add a fallback (`kind: stale`, `kind: value` or `kind: provided`) to the operation or the policy, or `fallback: { kind: none }` to say the caller handles the failure.",
-    example: "version: 1\ndependency: recommendations\nessential: false\noperations:\n  getRecommendations: { method: GET, path: /recommendations }\n",
+    example:
+      "version: 1\ndependency: recommendations\nessential: false\noperations:\n  getRecommendations: { method: GET, path: /recommendations }\n",
   },
   RG216: {
     severity: "error",
@@ -363,7 +394,8 @@ export const CODES = {
     title: "Fallback value does not match the response schema",
     help: "A constant fallback is served in place of a response and typed as one. A value missing a required property passes every type check and crashes the caller at run time, at the worst moment: during an outage.",
     fix: "Serve a value of the response's shape, or use `kind: stale`.",
-    example: "version: 1\ndependency: recommendations\noperations:\n  getRecommendations:\n    method: GET\n    path: /recommendations\n    response: { type: array, items: { $ref: \"#/schemas/Item\" } }\n    fallback: { kind: value, value: [{ score: 1 }] }\nschemas:\n  Item: { type: object, properties: { id: { type: string }, score: { type: number } }, required: [id] }\n",
+    example:
+      'version: 1\ndependency: recommendations\noperations:\n  getRecommendations:\n    method: GET\n    path: /recommendations\n    response: { type: array, items: { $ref: "#/schemas/Item" } }\n    fallback: { kind: value, value: [{ score: 1 }] }\nschemas:\n  Item: { type: object, properties: { id: { type: string }, score: { type: number } }, required: [id] }\n',
   },
   RG217: {
     severity: "warning",
@@ -371,7 +403,8 @@ export const CODES = {
     title: "Retry-After cap beyond the total deadline",
     help: "Retry-After is never honoured past the deadline, so a cap of 10s under a 2s total accepts waits that can never happen: a server asking for 5s gets a retry that is abandoned, where a cap under 2s would have given up at once and left the time to a fallback.",
     fix: "Set `retryAfter: { max }` at or below `timeout.total`, or use `retryAfter: honor`.",
-    example: "version: 1\ndependency: payments\ntimeout: { attempt: 300ms, total: 2s }\nretry: { maxAttempts: 3, retryAfter: { max: 10s }, budget: {} }\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+    example:
+      'version: 1\ndependency: payments\ntimeout: { attempt: 300ms, total: 2s }\nretry: { maxAttempts: 3, retryAfter: { max: 10s }, budget: {} }\noperations:\n  getCharge: { method: GET, path: "/charges/{id}" }\n',
   },
   RG218: {
     severity: "error",
@@ -379,7 +412,8 @@ export const CODES = {
     title: "Reference to a missing schema",
     help: "`$ref` names a schema that `schemas:` does not declare, so no type can be generated for the body or response (1 missing name breaks the whole client).",
     fix: "Declare the schema under `schemas:` or correct the name.",
-    example: "version: 1\ndependency: payments\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\", response: { $ref: \"#/schemas/Charg\" } }\nschemas:\n  Charge: { type: object, properties: { id: { type: string } } }\n",
+    example:
+      'version: 1\ndependency: payments\noperations:\n  getCharge: { method: GET, path: "/charges/{id}", response: { $ref: "#/schemas/Charg" } }\nschemas:\n  Charge: { type: object, properties: { id: { type: string } } }\n',
   },
   RG219: {
     severity: "error",
@@ -387,18 +421,22 @@ export const CODES = {
     title: "Path parameters and params: disagree",
     help: "An operation that declares `params:` types its path parameters, so every `{name}` of the path must be declared and every declared name must appear in the path; otherwise the generated method takes an argument that goes nowhere, or sends a literal `{chargeId}`. Operations without `params:` keep untyped string parameters.",
     fix: "Declare each path parameter under `params:` and remove names the path does not contain.",
-    example: "version: 1\ndependency: payments\noperations:\n  getCharge:\n    method: GET\n    path: /customers/{customerId}/charges/{chargeId}\n    params: { customerId: { type: string } }\n",
+    example:
+      "version: 1\ndependency: payments\noperations:\n  getCharge:\n    method: GET\n    path: /customers/{customerId}/charges/{chargeId}\n    params: { customerId: { type: string } }\n",
   },
   RG220: {
     severity: "warning",
     exit: "findings",
     title: "Retries multiplied across layers",
-    help: "When each layer of a call chain retries, attempts multiply: gateway → orders → payments with 3 attempts each turns one user action into 3 × 3 × 3 = 27 calls at payments during an outage, exactly when payments can least take them. resgen multiplies maxAttempts along `calls:` across the policies of one check and reports chains above 10, with the product in the message. Retry at one layer only, the one closest to the failing dependency (Google SRE book, \"Handling Overload\"; AWS Builders' Library, \"Timeouts, retries and backoff with jitter\"): there the failure is known first, and the outer layers pass it on instead of multiplying it.",
+    help: 'When each layer of a call chain retries, attempts multiply: gateway → orders → payments with 3 attempts each turns one user action into 3 × 3 × 3 = 27 calls at payments during an outage, exactly when payments can least take them. resgen multiplies maxAttempts along `calls:` across the policies of one check and reports chains above 10, with the product in the message. Retry at one layer only, the one closest to the failing dependency (Google SRE book, "Handling Overload"; AWS Builders\' Library, "Timeouts, retries and backoff with jitter"): there the failure is known first, and the outer layers pass it on instead of multiplying it.',
     fix: "Keep the retries on the calls to the dependency at the bottom of the chain (the one closest to the failure) and set `retry: { maxAttempts: 1 }` in the policies of the outer hops: 1 × 1 × 3 = 3 calls instead of 27. Keep a budget where the retries are.",
-    example: "version: 1\ndependency: gateway\ncalls: [orders]\ntimeout: { attempt: 2s }\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  placeOrder: { method: PUT, path: \"/orders/{id}\" }\n",
+    example:
+      'version: 1\ndependency: gateway\ncalls: [orders]\ntimeout: { attempt: 2s }\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  placeOrder: { method: PUT, path: "/orders/{id}" }\n',
     context: {
-      "orders.yaml": "version: 1\ndependency: orders\ncalls: [payments]\ntimeout: { attempt: 500ms }\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  create: { method: PUT, path: \"/orders/{id}\" }\n",
-      "payments.yaml": "version: 1\ndependency: payments\ntimeout: { attempt: 100ms }\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  charge: { method: PUT, path: \"/charges/{id}\" }\n",
+      "orders.yaml":
+        'version: 1\ndependency: orders\ncalls: [payments]\ntimeout: { attempt: 500ms }\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  create: { method: PUT, path: "/orders/{id}" }\n',
+      "payments.yaml":
+        'version: 1\ndependency: payments\ntimeout: { attempt: 100ms }\nretry: { maxAttempts: 3, budget: {} }\noperations:\n  charge: { method: PUT, path: "/charges/{id}" }\n',
     },
   },
   RG221: {
@@ -407,28 +445,32 @@ export const CODES = {
     title: "calls names an unknown dependency",
     help: "`calls:` names a dependency that no policy in this check declares, so retries through it cannot be multiplied (RG220) and a typo goes unnoticed.",
     fix: "Check the called dependency's policy in the same run, correct the name, or remove it.",
-    example: "version: 1\ndependency: orders\ncalls: [ledger]\noperations:\n  create: { method: PUT, path: \"/orders/{id}\" }\n",
+    example:
+      'version: 1\ndependency: orders\ncalls: [ledger]\noperations:\n  create: { method: PUT, path: "/orders/{id}" }\n',
   },
   RG222: {
     severity: "error",
     exit: "findings",
     title: "Stale fallback on an operation that is not a retry-safe read",
     help: "A stale fallback answers a failed call with an earlier response. That is only sound for a read that is safe to repeat: for a POST, a keyed write or any operation that is not retry-safe, the earlier response belongs to another request (another user's redemption), so serving it would be a lie or a leak. Give the operation another fallback, or turn the inherited one off with `fallback: { kind: none }`.",
-    example: "version: 1\ndependency: loyalty\nbulkhead: { maxConcurrent: 10 }\nfallback: { kind: stale }\noperations:\n  getBalance: { method: GET, path: \"/balances/{userId}\" }\n  redeem:\n    method: POST\n    path: /redemptions\n    idempotency: { header: Idempotency-Key }\n",
+    example:
+      'version: 1\ndependency: loyalty\nbulkhead: { maxConcurrent: 10 }\nfallback: { kind: stale }\noperations:\n  getBalance: { method: GET, path: "/balances/{userId}" }\n  redeem:\n    method: POST\n    path: /redemptions\n    idempotency: { header: Idempotency-Key }\n',
   },
   RG223: {
     severity: "warning",
     exit: "findings",
     title: "Optional dependency whose only fallback is stale",
     help: "A stale fallback has nothing to serve until a call has succeeded: the first outage after a deploy fails the call anyway. Declare what a miss does, e.g. `fallback: { kind: stale, maxAge: 5m, otherwise: { kind: value, value: [] } }`.",
-    example: "version: 1\ndependency: recommendations\nessential: false\nbulkhead: { maxConcurrent: 10 }\nfallback: { kind: stale, maxAge: 5m }\noperations:\n  getRecommendations: { method: GET, path: /recommendations }\n",
+    example:
+      "version: 1\ndependency: recommendations\nessential: false\nbulkhead: { maxConcurrent: 10 }\nfallback: { kind: stale, maxAge: 5m }\noperations:\n  getRecommendations: { method: GET, path: /recommendations }\n",
   },
   RG224: {
     severity: "warning",
     exit: "findings",
     title: "Neither latency nor a bulkhead",
     help: "Without `latency` resgen cannot derive a bulkhead by Little's law, and without `bulkhead` nothing bounds the calls in flight: a slow dependency can then take every socket and every request of the service. Declare the measured `latency` (with `rps`), or a `bulkhead`.",
-    example: "version: 1\ndependency: payments\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+    example:
+      'version: 1\ndependency: payments\noperations:\n  getCharge: { method: GET, path: "/charges/{id}" }\n',
   },
   RG225: {
     severity: "error",
@@ -436,7 +478,8 @@ export const CODES = {
     title: "Retry on a 4xx that describes the request",
     help: "400, 401, 403, 404, 405, 409, 410 and 422 say the request itself is wrong: sending it again gives the same answer, costs the dependency a request and the caller its deadline. Such responses are never retried and never count against the breaker or the budget, whatever `retry.on` says. 408, 425 and 429 describe the server's state and may be retried.",
     fix: "Remove the status from `retry.on`, and handle it in the caller: fix the request, or treat the answer (a 404, a 409) as a result. The default list, `[timeout, network, 408, 425, 429, 500, 502, 503, 504]`, holds the outcomes worth retrying.",
-    example: "version: 1\ndependency: payments\nretry: { on: [timeout, 404, 503], budget: {} }\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+    example:
+      'version: 1\ndependency: payments\nretry: { on: [timeout, 404, 503], budget: {} }\noperations:\n  getCharge: { method: GET, path: "/charges/{id}" }\n',
   },
   RG226: {
     severity: "warning",
@@ -444,7 +487,8 @@ export const CODES = {
     title: "Timeout nobody measured",
     help: "The timeout comes from resgen's built-in default (2s), not from a measurement (`latency`) or an explicit value. A default is a guess: too short for a slow dependency, far too long for a fast one. Declare the measured `latency: { p99 }` (the attempt timeout is then derived) or a `timeout`. The check can be turned off for a project with `checks: { unmeasuredTimeouts: false }` in resgen.config.yaml. It is reported once for the policy when every operation uses the default, else at each operation that does.",
     fix: "Declare the measured `latency: { p99: 120ms }` (the attempt timeout becomes 3 × p99, or 1.5 × p999), or set `timeout: { attempt: … }`.",
-    example: "version: 1\ndependency: payments\noperations:\n  getCharge: { method: GET, path: \"/charges/{id}\" }\n",
+    example:
+      'version: 1\ndependency: payments\noperations:\n  getCharge: { method: GET, path: "/charges/{id}" }\n',
   },
   RG227: {
     severity: "warning",
@@ -452,9 +496,11 @@ export const CODES = {
     title: "Inner hop not shorter than its caller",
     help: "Along a `calls:` chain, each inner hop's total timeout must be shorter than the attempt timeout of the hop that calls it: otherwise the caller gives up while the inner hop is still working (and retrying), and that work is wasted. resgen compares the callee's longest total timeout (all its attempts and backoff, the deadline margin included) with the caller's longest attempt timeout, for every `calls:` entry of one check, and the message shows the arithmetic.",
     fix: "Lower the inner hop's `timeout.total` (or its attempt timeout or maxAttempts) below the caller's attempt timeout, or raise the caller's `timeout.attempt` above it.",
-    example: "version: 1\ndependency: orders\ncalls: [payments]\ntimeout: { attempt: 1s }\noperations:\n  create: { method: PUT, path: \"/orders/{id}\" }\n",
+    example:
+      'version: 1\ndependency: orders\ncalls: [payments]\ntimeout: { attempt: 1s }\noperations:\n  create: { method: PUT, path: "/orders/{id}" }\n',
     context: {
-      "payments.yaml": "version: 1\ndependency: payments\ntimeout: { attempt: 800ms }\nretry: { maxAttempts: 2, budget: {} }\noperations:\n  charge: { method: PUT, path: \"/charges/{id}\" }\n",
+      "payments.yaml":
+        'version: 1\ndependency: payments\ntimeout: { attempt: 800ms }\nretry: { maxAttempts: 2, budget: {} }\noperations:\n  charge: { method: PUT, path: "/charges/{id}" }\n',
     },
   },
   RG299: {
@@ -469,7 +515,8 @@ export const CODES = {
     title: "Maximum deadline below the edge deadline",
     help: "A service policy's `deadline.max` clamps the budget a caller may ask for, and `deadline.edge` is the budget a request without one receives. A maximum below the edge deadline would give requests that say nothing more time than any caller is allowed to ask for: one of the two is a mistake.",
     fix: "Raise `deadline.max` to at least the edge deadline, or shorten `deadline.edge`.",
-    example: "version: 1\nkind: service\nservice: checkout\ndeadline: { edge: 5s, max: 2s }\nadmission: { maxConcurrent: 64 }\n",
+    example:
+      "version: 1\nkind: service\nservice: checkout\ndeadline: { edge: 5s, max: 2s }\nadmission: { maxConcurrent: 64 }\n",
   },
   RG502: {
     severity: "warning",
@@ -477,10 +524,13 @@ export const CODES = {
     title: "Edge deadline shorter than the essential dependencies need",
     help: "A request that arrives without a deadline gets the edge deadline, and every call the service makes for it inherits that budget. When it is shorter than one attempt at each essential dependency (the sum of their shortest attempt timeouts), a request that must call them all in turn cannot succeed even when they are healthy and slow only within their timeouts: the edge deadline cuts the last call short.",
     fix: "Give `deadline.edge` at least the sum shown, or shorten the attempt timeouts of the essential dependencies.",
-    example: "version: 1\nkind: service\nservice: checkout\ndeadline: { edge: 300ms }\nadmission: { maxConcurrent: 64 }\n",
+    example:
+      "version: 1\nkind: service\nservice: checkout\ndeadline: { edge: 300ms }\nadmission: { maxConcurrent: 64 }\n",
     context: {
-      "inventory.yaml": "version: 1\ndependency: inventory\ntimeout: { attempt: 200ms, total: 1s }\noperations:\n  getStock: { method: GET, path: \"/items/{sku}\" }\n",
-      "payments.yaml": "version: 1\ndependency: payments\ntimeout: { attempt: 250ms, total: 1s }\noperations:\n  charge: { method: PUT, path: \"/charges/{id}\" }\n",
+      "inventory.yaml":
+        'version: 1\ndependency: inventory\ntimeout: { attempt: 200ms, total: 1s }\noperations:\n  getStock: { method: GET, path: "/items/{sku}" }\n',
+      "payments.yaml":
+        'version: 1\ndependency: payments\ntimeout: { attempt: 250ms, total: 1s }\noperations:\n  charge: { method: PUT, path: "/charges/{id}" }\n',
     },
   },
   RG503: {
@@ -489,7 +539,8 @@ export const CODES = {
     title: "A service's calls names an unknown dependency",
     help: "`calls:` in a service policy lists the dependencies the service calls, so its edge deadline can be checked against them (RG502). A name no dependency policy in the same check declares is left out of that check, and a typo goes unnoticed.",
     fix: "Check the dependency's policy in the same run, correct the name, or remove it.",
-    example: "version: 1\nkind: service\nservice: checkout\ncalls: [ledger]\nadmission: { maxConcurrent: 64 }\n",
+    example:
+      "version: 1\nkind: service\nservice: checkout\ncalls: [ledger]\nadmission: { maxConcurrent: 64 }\n",
   },
   RG504: {
     severity: "warning",
@@ -518,7 +569,8 @@ export const CODES = {
     help: "A `$ref` in the OpenAPI description points at nothing (a typo or a removed schema), at a file that cannot be read (the path is relative to the file the `$ref` is in), at a remote URL (resgen never reads the network: bundle such a description first), or at itself. The position is the `$ref`, in whichever file of the description it is.",
     example: "version: 1\ndependency: payments\nopenapi: ./api.yaml\n",
     context: {
-      "api.yaml": "openapi: 3.0.3\ninfo: { title: Payments, version: 1.0.0 }\npaths:\n  /charges/{chargeId}:\n    get:\n      operationId: getCharge\n      responses:\n        \"200\":\n          description: The charge.\n          content:\n            application/json:\n              schema: { $ref: \"#/components/schemas/Charges\" }\ncomponents:\n  schemas:\n    Charge: { type: object, properties: { id: { type: string } } }\n",
+      "api.yaml":
+        'openapi: 3.0.3\ninfo: { title: Payments, version: 1.0.0 }\npaths:\n  /charges/{chargeId}:\n    get:\n      operationId: getCharge\n      responses:\n        "200":\n          description: The charge.\n          content:\n            application/json:\n              schema: { $ref: "#/components/schemas/Charges" }\ncomponents:\n  schemas:\n    Charge: { type: object, properties: { id: { type: string } } }\n',
     },
   },
   RG604: {
@@ -526,8 +578,12 @@ export const CODES = {
     exit: "findings",
     title: "Unknown operationId",
     help: "With `openapi:`, each key under `operations:` selects an operation of the document by its operationId (to import only those, or to override their timeout, retry, hedge, fallback or idempotency). This one names no operation of the document.",
-    example: "version: 1\ndependency: payments\nopenapi: ./api.yaml\noperations:\n  getCharges: { retry: false }\n",
-    context: { "api.yaml": "openapi: 3.1.0\ninfo: { title: Payments, version: 1.0.0 }\npaths:\n  /charges/{chargeId}:\n    get:\n      operationId: getCharge\n      parameters:\n        - { name: chargeId, in: path, required: true, schema: { type: string } }\n      responses:\n        \"200\":\n          description: The charge.\n          content:\n            application/json:\n              schema: { $ref: \"#/components/schemas/Charge\" }\ncomponents:\n  schemas:\n    Charge:\n      type: object\n      properties: { id: { type: string }, amountCents: { type: integer } }\n      required: [id, amountCents]\n" },
+    example:
+      "version: 1\ndependency: payments\nopenapi: ./api.yaml\noperations:\n  getCharges: { retry: false }\n",
+    context: {
+      "api.yaml":
+        'openapi: 3.1.0\ninfo: { title: Payments, version: 1.0.0 }\npaths:\n  /charges/{chargeId}:\n    get:\n      operationId: getCharge\n      parameters:\n        - { name: chargeId, in: path, required: true, schema: { type: string } }\n      responses:\n        "200":\n          description: The charge.\n          content:\n            application/json:\n              schema: { $ref: "#/components/schemas/Charge" }\ncomponents:\n  schemas:\n    Charge:\n      type: object\n      properties: { id: { type: string }, amountCents: { type: integer } }\n      required: [id, amountCents]\n',
+    },
   },
   RG605: {
     severity: "warning",
@@ -536,17 +592,19 @@ export const CODES = {
     help: "Imported operations are named by their operationId, which becomes the client's method name. An operation without one is not imported; add an operationId to import it.",
     example: "version: 1\ndependency: payments\nopenapi: ./api.yaml\n",
     context: {
-      "api.yaml": "openapi: 3.1.0\ninfo: { title: Payments, version: 1.0.0 }\npaths:\n  /charges:\n    get:\n      responses: { \"200\": { description: Charges. } }\n  /status:\n    get:\n      operationId: getStatus\n      responses: { \"204\": { description: Up. } }\n",
+      "api.yaml":
+        'openapi: 3.1.0\ninfo: { title: Payments, version: 1.0.0 }\npaths:\n  /charges:\n    get:\n      responses: { "200": { description: Charges. } }\n  /status:\n    get:\n      operationId: getStatus\n      responses: { "204": { description: Up. } }\n',
     },
   },
   RG606: {
     severity: "warning",
     exit: "findings",
     title: "OpenAPI schema feature not expressible as a type",
-    help: "The generated types follow the document's schemas: `$ref` becomes a named type (recursive schemas included), `allOf` an intersection, `oneOf`/`anyOf` a union (narrowed by a `discriminator`), `const` and `enum` literal types, `nullable` and `type: [T, \"null\"]` a union with null. What a TypeScript type cannot say (`not`, `if`/`then`/`else`, `patternProperties`, tuples, a discriminator without alternatives, object-valued parameters, required header parameters) is reported here, naming the schema, and the generated type is wider than the schema.",
+    help: 'The generated types follow the document\'s schemas: `$ref` becomes a named type (recursive schemas included), `allOf` an intersection, `oneOf`/`anyOf` a union (narrowed by a `discriminator`), `const` and `enum` literal types, `nullable` and `type: [T, "null"]` a union with null. What a TypeScript type cannot say (`not`, `if`/`then`/`else`, `patternProperties`, tuples, a discriminator without alternatives, object-valued parameters, required header parameters) is reported here, naming the schema, and the generated type is wider than the schema.',
     example: "version: 1\ndependency: payments\nopenapi: ./api.yaml\n",
     context: {
-      "api.yaml": "openapi: 3.1.0\ninfo: { title: Payments, version: 1.0.0 }\npaths:\n  /charges:\n    post:\n      operationId: createCharge\n      requestBody:\n        content:\n          application/json:\n            schema: { $ref: \"#/components/schemas/ChargeRequest\" }\n      responses: { \"201\": { description: Created. } }\ncomponents:\n  schemas:\n    ChargeRequest:\n      type: object\n      properties:\n        amountCents: { type: integer }\n        currency: { type: string, not: { const: XXX } }\n",
+      "api.yaml":
+        'openapi: 3.1.0\ninfo: { title: Payments, version: 1.0.0 }\npaths:\n  /charges:\n    post:\n      operationId: createCharge\n      requestBody:\n        content:\n          application/json:\n            schema: { $ref: "#/components/schemas/ChargeRequest" }\n      responses: { "201": { description: Created. } }\ncomponents:\n  schemas:\n    ChargeRequest:\n      type: object\n      properties:\n        amountCents: { type: integer }\n        currency: { type: string, not: { const: XXX } }\n',
     },
   },
   RG607: {
@@ -566,8 +624,12 @@ export const CODES = {
     exit: "findings",
     title: "Set by the OpenAPI document",
     help: "With `openapi:`, the document says what an operation is: `method`, `path`, `params`, `query`, `body`, `response` and the `schemas:` they use come from it and cannot be set in the policy. The policy says how to call it: timeout, retry, hedge, fallback, idempotency.",
-    example: "version: 1\ndependency: payments\nopenapi: ./api.yaml\noperations:\n  getCharge: { method: POST }\n",
-    context: { "api.yaml": "openapi: 3.1.0\ninfo: { title: Payments, version: 1.0.0 }\npaths:\n  /charges/{chargeId}:\n    get:\n      operationId: getCharge\n      parameters:\n        - { name: chargeId, in: path, required: true, schema: { type: string } }\n      responses:\n        \"200\":\n          description: The charge.\n          content:\n            application/json:\n              schema: { $ref: \"#/components/schemas/Charge\" }\ncomponents:\n  schemas:\n    Charge:\n      type: object\n      properties: { id: { type: string }, amountCents: { type: integer } }\n      required: [id, amountCents]\n" },
+    example:
+      "version: 1\ndependency: payments\nopenapi: ./api.yaml\noperations:\n  getCharge: { method: POST }\n",
+    context: {
+      "api.yaml":
+        'openapi: 3.1.0\ninfo: { title: Payments, version: 1.0.0 }\npaths:\n  /charges/{chargeId}:\n    get:\n      operationId: getCharge\n      parameters:\n        - { name: chargeId, in: path, required: true, schema: { type: string } }\n      responses:\n        "200":\n          description: The charge.\n          content:\n            application/json:\n              schema: { $ref: "#/components/schemas/Charge" }\ncomponents:\n  schemas:\n    Charge:\n      type: object\n      properties: { id: { type: string }, amountCents: { type: integer } }\n      required: [id, amountCents]\n',
+    },
   },
   RG610: {
     severity: "error",

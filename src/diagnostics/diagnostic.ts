@@ -83,7 +83,10 @@ function isDiagnostic(value: Diagnostic | Iterable<Diagnostic>): value is Diagno
  * any has the exit category `usage` or `internal`, else 1 with errors, or with more warnings than
  * `maxWarnings`, else 0.
  */
-export function exitCode(diagnostics: readonly Diagnostic[], options: { readonly maxWarnings?: number | undefined } = {}): 0 | 1 | 2 {
+export function exitCode(
+  diagnostics: readonly Diagnostic[],
+  options: { readonly maxWarnings?: number | undefined } = {},
+): 0 | 1 | 2 {
   if (diagnostics.some((d) => CODES[d.code].exit !== "findings")) return 2;
   const { errors, warnings } = countBySeverity(diagnostics);
   if (errors > 0) return 1;
@@ -95,7 +98,10 @@ function compare(a: string, b: string): number {
 }
 
 /** How many of `diagnostics` are errors, and how many warnings. */
-export function countBySeverity(diagnostics: readonly Diagnostic[]): { errors: number; warnings: number } {
+export function countBySeverity(diagnostics: readonly Diagnostic[]): {
+  errors: number;
+  warnings: number;
+} {
   let errors = 0;
   for (const d of diagnostics) if (d.severity === "error") errors++;
   return { errors, warnings: diagnostics.length - errors };

@@ -25,7 +25,10 @@ export function mergeFindings(findings: Iterable<Finding>): Finding[] {
     const seen = byKey.get(key);
     if (!seen) byKey.set(key, f);
     else if (f.operations) {
-      const operations = [...(seen.operations ?? []), ...f.operations.filter((o) => !seen.operations?.includes(o))];
+      const operations = [
+        ...(seen.operations ?? []),
+        ...f.operations.filter((o) => !seen.operations?.includes(o)),
+      ];
       byKey.set(key, { ...seen, operations });
     }
   }
@@ -35,6 +38,7 @@ export function mergeFindings(findings: Iterable<Finding>): Finding[] {
 /** The diagnostic of a finding: `prefix`, then the operations it concerns, then its message. */
 export function findingDiagnostic(f: Finding, prefix = ""): Diagnostic {
   const ops = f.operations ?? [];
-  const subject = ops.length === 0 ? "" : `${ops.length === 1 ? "operation" : "operations"} ${ops.join(", ")}: `;
+  const subject =
+    ops.length === 0 ? "" : `${ops.length === 1 ? "operation" : "operations"} ${ops.join(", ")}: `;
   return diagnostic(f.code, f.file, f.span, prefix + subject + f.message, f.hint);
 }

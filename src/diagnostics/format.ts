@@ -80,7 +80,9 @@ export function formatPretty(
     const start = index.position(d.span.start);
     const end = index.position(Math.max(d.span.start, d.span.end - 1));
     const severity = d.severity === "error" ? red("error") : yellow("warning");
-    out.push(`${cyan(`${d.file}:${start.line}:${start.column}`)} ${severity} ${dim(d.code)} ${d.message}`);
+    out.push(
+      `${cyan(`${d.file}:${start.line}:${start.column}`)} ${severity} ${dim(d.code)} ${d.message}`,
+    );
     const gutter = String(start.line).length + 1;
     if (index.text.length > 0 && start.line <= index.lineCount) {
       const first = Math.max(1, start.line - 1);
@@ -91,7 +93,9 @@ export function formatPretty(
       }
       const width = end.line === start.line ? Math.max(1, end.column - start.column + 1) : 1;
       const shown = Math.max(1, Math.min(width, 80, window.to - caret));
-      out.push(`${dim(`${" ".repeat(gutter)} |`)} ${caretPadding(index, start.line, window, caret)}${(d.severity === "error" ? red : yellow)("^".repeat(shown))}`);
+      out.push(
+        `${dim(`${" ".repeat(gutter)} |`)} ${caretPadding(index, start.line, window, caret)}${(d.severity === "error" ? red : yellow)("^".repeat(shown))}`,
+      );
     }
     if (d.hint) out.push(`${" ".repeat(gutter)} = hint: ${d.hint}`);
     out.push("");
@@ -113,7 +117,10 @@ function frameWindow(index: LineIndex, first: number, last: number, caret: numbe
   if (longest <= FRAME_WIDTH) return { from: 0, to: longest };
   // the caret line decides: its end pulls the window left so the window stays full
   const length = index.lineLength(last);
-  let from = caret < FRAME_WIDTH - FRAME_LEAD ? 0 : Math.max(0, Math.min(caret - FRAME_LEAD, length - FRAME_WIDTH));
+  let from =
+    caret < FRAME_WIDTH - FRAME_LEAD
+      ? 0
+      : Math.max(0, Math.min(caret - FRAME_LEAD, length - FRAME_WIDTH));
   let to = from + FRAME_WIDTH;
   // never cut a surrogate pair in two
   const text = index.text;
@@ -129,9 +136,13 @@ function frameWindow(index: LineIndex, first: number, last: number, caret: numbe
  */
 function clip(index: LineIndex, line: number, window: FrameWindow): string {
   const length = index.lineLength(line);
-  if (length <= FRAME_WIDTH || (window.from === 0 && length <= window.to)) return index.lineText(line);
+  if (length <= FRAME_WIDTH || (window.from === 0 && length <= window.to))
+    return index.lineText(line);
   const start = index.lineStart(line);
-  const text = index.text.slice(start + Math.min(window.from, length), start + Math.min(window.to, length));
+  const text = index.text.slice(
+    start + Math.min(window.from, length),
+    start + Math.min(window.to, length),
+  );
   return `${window.from > 0 && length > 0 ? ELLIPSIS : ""}${text}${length > window.to ? ELLIPSIS : ""}`;
 }
 
@@ -140,7 +151,8 @@ function caretPadding(index: LineIndex, line: number, window: FrameWindow, caret
   const start = index.lineStart(line);
   const length = index.lineLength(line);
   let pad = window.from > 0 && length > 0 ? " ".repeat(ELLIPSIS.length) : "";
-  for (let i = window.from; i < caret; i++) pad += i < length && index.text.charCodeAt(start + i) === 9 ? "\t" : " ";
+  for (let i = window.from; i < caret; i++)
+    pad += i < length && index.text.charCodeAt(start + i) === 9 ? "\t" : " ";
   return pad;
 }
 
@@ -168,7 +180,9 @@ export function formatJson(diagnostics: readonly Diagnostic[], sources: SourceTe
       ...(d.hint === undefined ? {} : { hint: d.hint }),
     };
   });
-  return JSON.stringify({ diagnostics: rows, summary: countBySeverity(diagnostics) }, null, 2) + "\n";
+  return (
+    JSON.stringify({ diagnostics: rows, summary: countBySeverity(diagnostics) }, null, 2) + "\n"
+  );
 }
 
 /** SARIF 2.1.0, the format GitHub code scanning uploads. */
@@ -186,7 +200,9 @@ export function formatSarif(diagnostics: readonly Diagnostic[], sources: SourceT
             informationUri: "https://github.com/resgen-dev/resgen",
             rules: used.map((code) => ({
               id: code,
-              name: CODES[code].title.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? "").toUpperCase()),
+              name: CODES[code].title.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) =>
+                (c ?? "").toUpperCase(),
+              ),
               shortDescription: { text: CODES[code].title },
               fullDescription: { text: CODES[code].help },
               defaultConfiguration: { level: CODES[code].severity },

@@ -17,7 +17,21 @@ import {
   type ClientMember,
   type OperationNames,
 } from "../model/names.js";
-import { blankLine, code, conditional, group, indent, join, jsdoc, line, lines, list, objectLiteral, printModule, type Doc } from "./printer.js";
+import {
+  blankLine,
+  code,
+  conditional,
+  group,
+  indent,
+  join,
+  jsdoc,
+  line,
+  lines,
+  list,
+  objectLiteral,
+  printModule,
+  type Doc,
+} from "./printer.js";
 import { isInterfaceSchema, schemaType, typeDoc, unionDoc, type TypeContext } from "./types.js";
 
 /** What the project file adds to every client. */
@@ -30,7 +44,9 @@ export interface ClientOptions {
  * The client's own members, besides its operations' methods: the signature in the interface and
  * the property of the object literal. Keyed by CLIENT_MEMBERS, which `check` keeps operations from.
  */
-const MEMBERS: Readonly<Record<ClientMember, { readonly doc: string; readonly signature: Doc; readonly value: Doc }>> = {
+const MEMBERS: Readonly<
+  Record<ClientMember, { readonly doc: string; readonly signature: Doc; readonly value: Doc }>
+> = {
   health: {
     doc: "Breaker state and window counts, bulkhead occupancy and retry-budget tokens, for a health endpoint.",
     signature: code`health(): ${R.DependencyHealth};`,
@@ -56,10 +72,15 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
   const types: TypeContext = { names: names.schemas };
 
   // --- schema types
-  for (const [schemaName, schema] of Object.entries(policy.schemas).sort(([a], [b]) => (a < b ? -1 : 1))) {
+  for (const [schemaName, schema] of Object.entries(policy.schemas).sort(([a], [b]) =>
+    a < b ? -1 : 1,
+  )) {
     const typeName = types.names.get(schemaName)!;
     const type = schemaType(schema, types);
-    const declaration = isInterfaceSchema(schema) && type.kind === "object" ? code`export interface ${typeName} ${typeDoc(type)}` : code`export type ${typeName} = ${typeDoc(type)};`;
+    const declaration =
+      isInterfaceSchema(schema) && type.kind === "object"
+        ? code`export interface ${typeName} ${typeDoc(type)}`
+        : code`export type ${typeName} = ${typeDoc(type)};`;
     out.push(code`
       ${jsdoc(schema.description ? docText(schema.description) : undefined)}
       ${declaration}
@@ -68,8 +89,14 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
 
   // --- per-operation input, body and response types
   for (const { op, names: n } of ops) {
-    if (op.body) out.push(typeAlias(`Request body of ${op.name}.`, n.body, typeDoc(schemaType(op.body, types))));
-    if (op.response) out.push(typeAlias(`Response of ${op.name}.`, n.response, typeDoc(schemaType(op.response, types))));
+    if (op.body)
+      out.push(
+        typeAlias(`Request body of ${op.name}.`, n.body, typeDoc(schemaType(op.body, types))),
+      );
+    if (op.response)
+      out.push(
+        typeAlias(`Response of ${op.name}.`, n.response, typeDoc(schemaType(op.response, types))),
+      );
     if (http && hasInput(op)) out.push(inputInterface(op, n));
   }
 
@@ -79,25 +106,74 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
     const ${CLIENT_LOCALS.settings}: ${R.DependencySettings} = ${literal(dependencySettings(policy))};
   `);
   for (const { op, names: n } of ops) {
-    out.push(code`const ${n.constant} = ${literal(operationSettings(op, http))} as const satisfies ${R.OperationSettings};`);
+    out.push(
+      code`const ${n.constant} = ${literal(operationSettings(op, http))} as const satisfies ${R.OperationSettings};`,
+    );
   }
 
   // --- config, client interface and factory
   const config = [
     ...(http
       ? [
-          prop("baseUrl", "string", false, `Base URL of ${policy.dependency}, e.g. \`https://${policy.dependency.toLowerCase()}.internal\`; operation paths are appended to it.`),
-          prop("fetch", "typeof fetch | undefined", true, "The fetch implementation. Defaults to `globalThis.fetch`."),
-          prop("dispatcher", "unknown", true, "Passed to fetch as `dispatcher`, as is. On Node, an undici `Agent` from your own undici, such as `new Agent({ connect: { timeout: 1_000 } })`, enforces a connect timeout (resgen's docs/runtime.md, \"Tiered timeouts\")."),
-          prop("headers", "Readonly<Record<string, string>> | undefined", true, "Headers sent with every request (for example authorization)."),
+          prop(
+            "baseUrl",
+            "string",
+            false,
+            `Base URL of ${policy.dependency}, e.g. \`https://${policy.dependency.toLowerCase()}.internal\`; operation paths are appended to it.`,
+          ),
+          prop(
+            "fetch",
+            "typeof fetch | undefined",
+            true,
+            "The fetch implementation. Defaults to `globalThis.fetch`.",
+          ),
+          prop(
+            "dispatcher",
+            "unknown",
+            true,
+            'Passed to fetch as `dispatcher`, as is. On Node, an undici `Agent` from your own undici, such as `new Agent({ connect: { timeout: 1_000 } })`, enforces a connect timeout (resgen\'s docs/runtime.md, "Tiered timeouts").',
+          ),
+          prop(
+            "headers",
+            "Readonly<Record<string, string>> | undefined",
+            true,
+            "Headers sent with every request (for example authorization).",
+          ),
         ]
       : []),
-    prop("observer", code`${R.Observer} | undefined`, true, "Receives every event of the stack (attempts, retries, breaker transitions, ...)."),
-    prop("clock", code`${R.Clock} | undefined`, true, "Time source. Defaults to the system's monotonic clock; inject a virtual clock in tests."),
-    prop("random", code`${R.Random} | undefined`, true, "Randomness for jitter. Defaults to `Math.random`."),
-    prop("classify", code`${R.ErrorClassifier} | undefined`, true, "Says what an error thrown by the transport means: `transient` (retried), `failure` (not retried) or `bug` (thrown as it is, no fallback); `undefined` leaves it to the runtime."),
+    prop(
+      "observer",
+      code`${R.Observer} | undefined`,
+      true,
+      "Receives every event of the stack (attempts, retries, breaker transitions, ...).",
+    ),
+    prop(
+      "clock",
+      code`${R.Clock} | undefined`,
+      true,
+      "Time source. Defaults to the system's monotonic clock; inject a virtual clock in tests.",
+    ),
+    prop(
+      "random",
+      code`${R.Random} | undefined`,
+      true,
+      "Randomness for jitter. Defaults to `Math.random`.",
+    ),
+    prop(
+      "classify",
+      code`${R.ErrorClassifier} | undefined`,
+      true,
+      "Says what an error thrown by the transport means: `transient` (retried), `failure` (not retried) or `bug` (thrown as it is, no fallback); `undefined` leaves it to the runtime.",
+    ),
     ...(telemetry
-      ? [prop("telemetry", code`${CLIENT_TELEMETRY.OpenTelemetryOptions} | false | undefined`, true, "OpenTelemetry meter, tracer and logger for metrics, spans and log lines (listed in resgen's docs/telemetry.md). Defaults to the global meter and tracer and a console logger; `false` turns telemetry off.")]
+      ? [
+          prop(
+            "telemetry",
+            code`${CLIENT_TELEMETRY.OpenTelemetryOptions} | false | undefined`,
+            true,
+            "OpenTelemetry meter, tracer and logger for metrics, spans and log lines (listed in resgen's docs/telemetry.md). Defaults to the global meter and tracer and a console logger; `false` turns telemetry off.",
+          ),
+        ]
       : []),
   ];
   out.push(code`
@@ -107,14 +183,18 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
     }
   `);
 
-  const methods = ops.map(({ op, names: n }) => code`
+  const methods = ops.map(
+    ({ op, names: n }) => code`
     ${jsdoc(methodDoc(op, http))}
     ${http ? httpSignature(op, n) : functionSignature(op, n)}
-  `);
-  const members = CLIENT_MEMBERS.map((m) => code`
+  `,
+  );
+  const members = CLIENT_MEMBERS.map(
+    (m) => code`
     ${jsdoc(MEMBERS[m].doc)}
     ${MEMBERS[m].signature}
-  `);
+  `,
+  );
   out.push(code`
     ${jsdoc(policy.description ? docText(policy.description) : `Client of ${policy.dependency}.`)}
     export interface ${names.client} {
@@ -130,8 +210,15 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
       }
     `);
   }
-  const implementations = ops.map(({ op, names: n }) => (http ? httpMethod(op, n, policy.maxResponseBytes) : functionMethod(op, n)));
-  const clientConfig = objectLiteral(["clock: config.clock", "random: config.random", "observer: config.observer", "classify: config.classify"]);
+  const implementations = ops.map(({ op, names: n }) =>
+    http ? httpMethod(op, n, policy.maxResponseBytes) : functionMethod(op, n),
+  );
+  const clientConfig = objectLiteral([
+    "clock: config.clock",
+    "random: config.random",
+    "observer: config.observer",
+    "classify: config.classify",
+  ]);
   out.push(code`
     ${jsdoc(`Creates the ${policy.dependency} client. Create one per process and share it: the breaker, bulkhead and retry budget only protect calls that go through the same instance.`)}
     export function ${names.factory}${list("(", [`config: ${names.config}${http ? "" : " = {}"}`], ")")}: ${names.client} {
@@ -176,17 +263,27 @@ function paramMembers(type: string, values?: readonly (string | number | boolean
 }
 
 function queryMembers(q: ResolvedQueryParam): Doc[] {
-  if (q.type === "array") return [["ReadonlyArray<", unionDoc(paramMembers(q.items ?? "string", q.enum)), ">"]];
+  if (q.type === "array")
+    return [["ReadonlyArray<", unionDoc(paramMembers(q.items ?? "string", q.enum)), ">"]];
   return paramMembers(q.type, q.enum);
 }
 
 function inputInterface(op: ResolvedOperation, n: OperationNames): Doc {
-  const properties: Doc[] = op.params.map((p) => prop(propertyKey(p.name), unionDoc(paramMembers(p.type, p.enum)), false, p.description ? docText(p.description) : `Path parameter {${p.name}}.`));
+  const properties: Doc[] = op.params.map((p) =>
+    prop(
+      propertyKey(p.name),
+      unionDoc(paramMembers(p.type, p.enum)),
+      false,
+      p.description ? docText(p.description) : `Path parameter {${p.name}}.`,
+    ),
+  );
   if (op.query.length > 0) {
-    const query = op.query.map((q) => code`
+    const query = op.query.map(
+      (q) => code`
       ${jsdoc(q.description ? docText(q.description).replace(/\n/g, " ") : undefined)}
       readonly ${propertyKey(q.name)}${q.required ? "" : "?"}: ${unionDoc([...queryMembers(q), ...(q.required ? [] : ["undefined"])])};
-    `);
+    `,
+    );
     const type = code`
       {
         ${lines(query)}
@@ -205,7 +302,10 @@ function inputInterface(op: ResolvedOperation, n: OperationNames): Doc {
 
 /** Whether the caller provides the fallback: `kind: provided`, or a stale one whose miss asks the caller. */
 function callerProvides(op: ResolvedOperation): boolean {
-  return op.fallback?.kind === "provided" || (op.fallback?.kind === "stale" && op.fallback.otherwise?.kind === "provided");
+  return (
+    op.fallback?.kind === "provided" ||
+    (op.fallback?.kind === "stale" && op.fallback.otherwise?.kind === "provided")
+  );
 }
 
 /**
@@ -229,10 +329,16 @@ function optionsType(op: ResolvedOperation, response: string, http: boolean): Do
       ? code`${R.HttpCallOptions}<${response}>`
       : code`${R.CallOptions}<${response}>`;
   const extra = [
-    ...(callerProvides(op) ? [code`readonly fallback: (error: ${R.ResilienceError}) => ${unionDoc([response, `Promise<${response}>`])}`] : []),
+    ...(callerProvides(op)
+      ? [
+          code`readonly fallback: (error: ${R.ResilienceError}) => ${unionDoc([response, `Promise<${response}>`])}`,
+        ]
+      : []),
     ...(requiresCacheKey(op, http) ? ["readonly cacheKey: string"] : []),
   ];
-  return extra.length === 0 ? base : code`${base} & ${list("{", extra, "}", { space: true, separator: ";" })}`;
+  return extra.length === 0
+    ? base
+    : code`${base} & ${list("{", extra, "}", { space: true, separator: ";" })}`;
 }
 
 /** Whether the options parameter may be left out. */
@@ -260,12 +366,22 @@ function httpSignature(op: ResolvedOperation, n: OperationNames): Doc {
 
 /** The type of the caller's function that makes one attempt. */
 function attemptFunction(op: ResolvedOperation, n: OperationNames, response: string): Doc {
-  return op.body ? code`(input: ${n.body}, ctx: ${R.AttemptContext}) => Promise<${response}>` : code`(ctx: ${R.AttemptContext}) => Promise<${response}>`;
+  return op.body
+    ? code`(input: ${n.body}, ctx: ${R.AttemptContext}) => Promise<${response}>`
+    : code`(ctx: ${R.AttemptContext}) => Promise<${response}>`;
 }
 
 function functionParams(op: ResolvedOperation, n: OperationNames): Doc {
   const response = op.response ? n.response : "R";
-  return list("(", [...(op.body ? [`input: ${n.body}`] : []), code`fn: ${attemptFunction(op, n, response)}`, optionsParam(op, response, false)], ")");
+  return list(
+    "(",
+    [
+      ...(op.body ? [`input: ${n.body}`] : []),
+      code`fn: ${attemptFunction(op, n, response)}`,
+      optionsParam(op, response, false),
+    ],
+    ")",
+  );
 }
 
 function functionSignature(op: ResolvedOperation, n: OperationNames): Doc {
@@ -276,7 +392,8 @@ function functionSignature(op: ResolvedOperation, n: OperationNames): Doc {
 function fallbackDoc(op: ResolvedOperation, http: boolean): string | undefined {
   const f = op.fallback;
   if (f === null) return undefined;
-  if (f.kind !== "stale") return `fallback: ${f.kind}; a served fallback is labelled \`degraded: true\``;
+  if (f.kind !== "stale")
+    return `fallback: ${f.kind}; a served fallback is labelled \`degraded: true\``;
   const by = http
     ? `method, URL with query, Authorization, Cookie${f.vary.length > 0 ? `, ${f.vary.map(docText).join(", ")}` : ""} and every header of the call, then \`cacheKey\``
     : `input and \`cacheKey\``;
@@ -293,10 +410,18 @@ function methodDoc(op: ResolvedOperation, http: boolean): string {
   const lines: string[] = [];
   if (op.description) lines.push(docText(op.description), "");
   if (http && op.method) lines.push(`\`${op.method} ${docText(op.path ?? "")}\``, "");
-  const stack: string[] = [`attempt timeout ${op.timeout.attemptMs} ms, total ${op.timeout.totalMs} ms`];
+  const stack: string[] = [
+    `attempt timeout ${op.timeout.attemptMs} ms, total ${op.timeout.totalMs} ms`,
+  ];
   stack.push(op.plan.description);
-  if (op.plan.retriedOn !== null) stack.push(`retried on ${docText(op.plan.retriedOn)}; a programming error (TypeError, RangeError, ReferenceError, SyntaxError) is never retried and reaches the caller as it is`);
-  if (op.idempotencyKey) stack.push(`idempotency key in ${docText(op.idempotencyKey.header)}, the same on every attempt`);
+  if (op.plan.retriedOn !== null)
+    stack.push(
+      `retried on ${docText(op.plan.retriedOn)}; a programming error (TypeError, RangeError, ReferenceError, SyntaxError) is never retried and reaches the caller as it is`,
+    );
+  if (op.idempotencyKey)
+    stack.push(
+      `idempotency key in ${docText(op.idempotencyKey.header)}, the same on every attempt`,
+    );
   const fallback = fallbackDoc(op, http);
   if (fallback) stack.push(fallback);
   lines.push(`Stack: ${stack.join("; ")}.`);
@@ -307,15 +432,43 @@ function httpMethod(op: ResolvedOperation, n: OperationNames, maxResponseBytes: 
   const response = op.response ? n.response : "void";
   const method = JSON.stringify(op.method ?? "GET");
   const from = requiresInput(op) ? "input" : "input?";
-  const request: Doc[] = ["fetch: config.fetch", "dispatcher: config.dispatcher", "baseUrl: config.baseUrl", `method: ${method}`, "path"];
+  const request: Doc[] = [
+    "fetch: config.fetch",
+    "dispatcher: config.dispatcher",
+    "baseUrl: config.baseUrl",
+    `method: ${method}`,
+    "path",
+  ];
   // own properties only: a parameter called toString must not send Object.prototype.toString
-  const query = op.query.length > 0 ? objectLiteral(op.query.map((q) => [`${propertyKey(q.name)}: ${CLIENT_LOCALS.own}`, list("(", [`${from}.query`, JSON.stringify(q.name)], ")")])) : null;
+  const query =
+    op.query.length > 0
+      ? objectLiteral(
+          op.query.map((q) => [
+            `${propertyKey(q.name)}: ${CLIENT_LOCALS.own}`,
+            list("(", [`${from}.query`, JSON.stringify(q.name)], ")"),
+          ]),
+        )
+      : null;
   if (query) request.push("query");
   const given = optionalOptions(op, true) ? "options?." : "options.";
-  request.push(["headers: ", conditional(`${given}headers === undefined`, "config.headers", objectLiteral(["...config.headers", "...options.headers"]))]);
+  request.push([
+    "headers: ",
+    conditional(
+      `${given}headers === undefined`,
+      "config.headers",
+      objectLiteral(["...config.headers", "...options.headers"]),
+    ),
+  ]);
   if (op.body) request.push(`body: ${member(from, "body")}`);
-  request.push(`responseType: ${op.response ? '"json"' : '"none"'}`, `maxResponseBytes: ${maxResponseBytes}`);
-  const args: Doc[] = [n.constant, code`(ctx) => ${R.sendHttp}<${response}>(${objectLiteral(request)}, ctx)`, "options"];
+  request.push(
+    `responseType: ${op.response ? '"json"' : '"none"'}`,
+    `maxResponseBytes: ${maxResponseBytes}`,
+  );
+  const args: Doc[] = [
+    n.constant,
+    code`(ctx) => ${R.sendHttp}<${response}>(${objectLiteral(request)}, ctx)`,
+    "options",
+  ];
   // a stale fallback serves an entry only to a request of the same identity (docs/runtime.md, "Fallback")
   if (op.fallback?.kind === "stale") {
     const identity = [
@@ -341,12 +494,19 @@ function httpMethod(op: ResolvedOperation, n: OperationNames, maxResponseBytes: 
 function member(target: string, name: string): string {
   if (!target.endsWith("?")) return access(target, name);
   const base = target.slice(0, -1);
-  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? `${base}?.${name}` : `${base}?.[${JSON.stringify(name)}]`;
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name)
+    ? `${base}?.${name}`
+    : `${base}?.[${JSON.stringify(name)}]`;
 }
 
 function functionMethod(op: ResolvedOperation, n: OperationNames): Doc {
   // the input is the request's identity; the caller's cacheKey partitions further (without input it is required)
-  const args = [n.constant, op.body ? "(ctx) => fn(input, ctx)" : "fn", "options", ...(op.fallback?.kind === "stale" && op.body ? ["JSON.stringify(input)"] : [])];
+  const args = [
+    n.constant,
+    op.body ? "(ctx) => fn(input, ctx)" : "fn",
+    "options",
+    ...(op.fallback?.kind === "stale" && op.body ? ["JSON.stringify(input)"] : []),
+  ];
   return code`
     ${propertyKey(n.method)}${op.response ? "" : "<R>"}${functionParams(op, n)} {
       return dependency.call${list("(", args, ")")};
@@ -388,7 +548,12 @@ function pathExpression(op: ResolvedOperation): Doc {
 function dependencySettings(policy: ResolvedPolicy): unknown {
   return {
     name: policy.dependency,
-    deadline: { propagate: policy.deadline.propagate, marginMs: policy.deadline.marginMs, header: policy.deadline.header, format: policy.deadline.format },
+    deadline: {
+      propagate: policy.deadline.propagate,
+      marginMs: policy.deadline.marginMs,
+      header: policy.deadline.header,
+      format: policy.deadline.format,
+    },
     breaker: policy.breaker,
     bulkhead: policy.bulkhead,
     budget: policy.budget,
@@ -422,4 +587,3 @@ export function operationSettings(op: ResolvedOperation, http: boolean): unknown
     fallback: op.fallback,
   };
 }
-

@@ -16,7 +16,8 @@ export interface EmitContext {
   /** The policy's path as it appears in the header: relative to the project, forward slashes. */
   readonly sourcePath: (policy: ResolvedPolicy) => string;
   /** Service policies of the folder, each with its path as it appears in the header. */
-  readonly services?: readonly { readonly service: ResolvedService; readonly sourcePath: string }[] | undefined;
+  readonly services?:
+    readonly { readonly service: ResolvedService; readonly sourcePath: string }[] | undefined;
   /** `telemetry` of the project file: `opentelemetry` adds the adapter and installs it in every client. */
   readonly telemetry?: "none" | "opentelemetry" | undefined;
 }
@@ -28,11 +29,17 @@ export type EmittedFiles = ReadonlyMap<string, string>;
  * Emits the output folder of checked policies (`check` has already refused names that clash):
  * the client and service modules, the barrel, the runtime and, with telemetry, its adapter.
  */
-export function emitOutputFolder(policies: readonly ResolvedPolicy[], ctx: EmitContext): EmittedFiles {
+export function emitOutputFolder(
+  policies: readonly ResolvedPolicy[],
+  ctx: EmitContext,
+): EmittedFiles {
   const files = new Map<string, string>();
-  const sorted = [...policies].sort((a, b) => (a.dependency < b.dependency ? -1 : a.dependency > b.dependency ? 1 : 0));
+  const sorted = [...policies].sort((a, b) =>
+    a.dependency < b.dependency ? -1 : a.dependency > b.dependency ? 1 : 0,
+  );
   const barrel: Doc[] = [];
-  const reexport = (names: readonly string[], from: string) => code`export ${list("{", names, "}", { space: true })} from ${JSON.stringify(from)};`;
+  const reexport = (names: readonly string[], from: string) =>
+    code`export ${list("{", names, "}", { space: true })} from ${JSON.stringify(from)};`;
   for (const policy of sorted) {
     const module = moduleName(policy.dependency);
     const path = `${module}.ts`;
@@ -42,7 +49,9 @@ export function emitOutputFolder(policies: readonly ResolvedPolicy[], ctx: EmitC
     const n = clientNames(policy.dependency);
     barrel.push(reexport([n.factory, `type ${n.client}`, `type ${n.config}`], `./${module}.js`));
   }
-  for (const { service, sourcePath } of [...(ctx.services ?? [])].sort((a, b) => (a.service.service < b.service.service ? -1 : 1))) {
+  for (const { service, sourcePath } of [...(ctx.services ?? [])].sort((a, b) =>
+    a.service.service < b.service.service ? -1 : 1,
+  )) {
     const n = serviceNames(service.service);
     const path = `${n.module}.ts`;
     const head = header(sourcePath);
@@ -50,9 +59,17 @@ export function emitOutputFolder(policies: readonly ResolvedPolicy[], ctx: EmitC
     barrel.push(reexport([n.factory], `./${n.module}.js`));
   }
   barrel.push(`export * from "./runtime/public.js";`);
-  if (ctx.telemetry === "opentelemetry") barrel.push(reexport(["installOpenTelemetry", "type OpenTelemetryOptions"], TELEMETRY_MODULE), reexport(["installInboundOpenTelemetry"], TELEMETRY_MODULE));
-  files.set(`${BARREL_MODULE}.ts`, header("the project's policies") + "\n" + print(lines(barrel)).text + "\n");
+  if (ctx.telemetry === "opentelemetry")
+    barrel.push(
+      reexport(["installOpenTelemetry", "type OpenTelemetryOptions"], TELEMETRY_MODULE),
+      reexport(["installInboundOpenTelemetry"], TELEMETRY_MODULE),
+    );
+  files.set(
+    `${BARREL_MODULE}.ts`,
+    header("the project's policies") + "\n" + print(lines(barrel)).text + "\n",
+  );
   for (const [path, text] of emitRuntime()) files.set(path, text);
-  if (ctx.telemetry === "opentelemetry") for (const [path, text] of emitTelemetry()) files.set(path, text);
+  if (ctx.telemetry === "opentelemetry")
+    for (const [path, text] of emitTelemetry()) files.set(path, text);
   return new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

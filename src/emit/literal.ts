@@ -13,15 +13,27 @@ export function literal(value: unknown): Doc {
   if (typeof value === "string") return JSON.stringify(value);
   if (typeof value === "number") {
     if (Number.isNaN(value)) return "Number.NaN";
-    if (!Number.isFinite(value)) return value > 0 ? "Number.POSITIVE_INFINITY" : "Number.NEGATIVE_INFINITY";
+    if (!Number.isFinite(value))
+      return value > 0 ? "Number.POSITIVE_INFINITY" : "Number.NEGATIVE_INFINITY";
     return Object.is(value, -0) ? "0" : String(value);
   }
   if (typeof value === "boolean") return String(value);
-  if (Array.isArray(value)) return list("[", value.map((v) => literal(v)), "]");
+  if (Array.isArray(value))
+    return list(
+      "[",
+      value.map((v) => literal(v)),
+      "]",
+    );
   if (typeof value === "object") {
     const entries = Object.entries(value as Record<string, unknown>);
     if (entries.length === 0) return "{}";
-    return objectLiteral(entries.map(([k, v]) => [k === "__proto__" ? `["__proto__"]` : propertyKey(k), ": ", literal(v)]));
+    return objectLiteral(
+      entries.map(([k, v]) => [
+        k === "__proto__" ? `["__proto__"]` : propertyKey(k),
+        ": ",
+        literal(v),
+      ]),
+    );
   }
   throw new Error(`internal: cannot write a ${typeof value} as a literal`);
 }

@@ -105,11 +105,21 @@ export function jsdoc(text: string | undefined): Doc {
  * A bracketed, comma-separated list: `(a, b)` on one line, or one item per line with a trailing
  * separator. `space` pads the one-line form (`{ a, b }`); `separator` is `,` (`;` in type literals).
  */
-export function list(open: string, items: readonly Doc[], close: string, options: { readonly space?: boolean; readonly separator?: string } = {}): Doc {
+export function list(
+  open: string,
+  items: readonly Doc[],
+  close: string,
+  options: { readonly space?: boolean; readonly separator?: string } = {},
+): Doc {
   if (items.length === 0) return open + close;
   const separator = options.separator ?? ",";
   const edge = options.space === true ? line : softline;
-  return group(open, indent([edge, join([separator, line], items), ifBreak(separator)]), edge, close);
+  return group(
+    open,
+    indent([edge, join([separator, line], items), ifBreak(separator)]),
+    edge,
+    close,
+  );
 }
 
 /** `{ key: value, ... }`, one property per line when it does not fit. */
@@ -124,7 +134,10 @@ export function conditional(test: Doc, yes: Doc, no: Doc): Doc {
 
 interface Template {
   /** Lines of the dedented template: text, or the index of an interpolated value. */
-  readonly lines: readonly { readonly indent: number; readonly parts: readonly (string | number)[] }[];
+  readonly lines: readonly {
+    readonly indent: number;
+    readonly parts: readonly (string | number)[];
+  }[];
 }
 
 const templates = new WeakMap<TemplateStringsArray, Template>();
@@ -156,7 +169,13 @@ function printable(value: Printable): Doc {
 }
 
 function isNothing(value: Printable): boolean {
-  return value === null || value === undefined || value === false || value === "" || (Array.isArray(value) && value.length === 0);
+  return (
+    value === null ||
+    value === undefined ||
+    value === false ||
+    value === "" ||
+    (Array.isArray(value) && value.length === 0)
+  );
 }
 
 function parseTemplate(strings: TemplateStringsArray): Template {
@@ -169,11 +188,13 @@ function parseTemplate(strings: TemplateStringsArray): Template {
     });
     if (i < strings.length - 1) raw[raw.length - 1]!.push(i);
   });
-  const blank = (parts: readonly (string | number)[]) => parts.every((p) => typeof p === "string" && p.trim() === "");
+  const blank = (parts: readonly (string | number)[]) =>
+    parts.every((p) => typeof p === "string" && p.trim() === "");
   const block = strings[0]!.startsWith("\n");
   if (block) raw.shift();
   if (raw.length > 1 && blank(raw[raw.length - 1]!)) raw.pop();
-  const leading = (parts: readonly (string | number)[]) => (typeof parts[0] === "string" ? /^ */.exec(parts[0])![0].length : 0);
+  const leading = (parts: readonly (string | number)[]) =>
+    typeof parts[0] === "string" ? /^ */.exec(parts[0])![0].length : 0;
   const dedentable = raw.filter((parts, i) => (block || i > 0) && !blank(parts));
   const dedent = dedentable.length === 0 ? 0 : Math.min(...dedentable.map(leading));
   return {
@@ -214,7 +235,10 @@ function pad(n: number): string {
 }
 
 /** The text of `doc` and the imports it names, in the order first printed. */
-export function print(doc: Doc, width = WIDTH): { readonly text: string; readonly imports: readonly ImportSymbol[] } {
+export function print(
+  doc: Doc,
+  width = WIDTH,
+): { readonly text: string; readonly imports: readonly ImportSymbol[] } {
   const out: string[] = [];
   const imports = new Map<string, ImportSymbol>();
   const stack: Stack = { indents: [0], modes: [BREAK], docs: [doc] };
@@ -258,7 +282,11 @@ export function print(doc: Doc, width = WIDTH): { readonly text: string; readonl
           }
           break;
         case "group":
-          push(indentation, mode === BREAK && !fits(d.contents, stack, width - column) ? BREAK : FLAT, d.contents);
+          push(
+            indentation,
+            mode === BREAK && !fits(d.contents, stack, width - column) ? BREAK : FLAT,
+            d.contents,
+          );
           break;
         case "indent":
           push(indentation + d.by, mode, d.contents);
@@ -369,7 +397,9 @@ function comment(text: string, column: number, width: number): string {
  */
 export function wrap(text: string, width: number): string[] {
   if (text.length <= width) return [text];
-  const hanging = " ".repeat(/^\s*(?:[-*+]|\d+[.)])\s+/.exec(text)?.[0].length ?? /^\s*/.exec(text)![0].length);
+  const hanging = " ".repeat(
+    /^\s*(?:[-*+]|\d+[.)])\s+/.exec(text)?.[0].length ?? /^\s*/.exec(text)![0].length,
+  );
   const out: string[] = [];
   let current = "";
   for (const { space, word } of splitWords(text)) {
@@ -430,8 +460,14 @@ export function importDeclarations(symbols: readonly ImportSymbol[]): Doc {
   return lines(
     [...byModule.keys()].sort(order).map((from) => {
       const named = [...byModule.get(from)!.values()];
-      const values = named.filter((s) => !s.typeOnly).map((s) => s.name).sort(order);
-      const types = named.filter((s) => s.typeOnly).map((s) => `type ${s.name}`).sort(order);
+      const values = named
+        .filter((s) => !s.typeOnly)
+        .map((s) => s.name)
+        .sort(order);
+      const types = named
+        .filter((s) => s.typeOnly)
+        .map((s) => `type ${s.name}`)
+        .sort(order);
       return code`import ${list("{", [...values, ...types], "}", { space: true })} from ${JSON.stringify(from)};`;
     }),
   );
@@ -440,6 +476,7 @@ export function importDeclarations(symbols: readonly ImportSymbol[]): Doc {
 /** A module's text: the imports `body` names, a blank line, then `body`, ending in a line break. */
 export function printModule(body: Doc): string {
   const printed = print(body);
-  const imports = printed.imports.length === 0 ? "" : print(importDeclarations(printed.imports)).text + "\n\n";
+  const imports =
+    printed.imports.length === 0 ? "" : print(importDeclarations(printed.imports)).text + "\n\n";
   return `${imports}${printed.text}\n`;
 }

@@ -15,9 +15,14 @@ export function emitRuntime(): ReadonlyMap<string, string> {
   if (cache) return cache;
   const dir = join(PACKAGE_ROOT, "templates", "runtime");
   const files = new Map<string, string>();
-  for (const name of readdirSync(dir).filter((f) => f.endsWith(".ts")).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((f) => f.endsWith(".ts"))
+    .sort()) {
     const text = readFileSync(join(dir, name), "utf8").replace(/\r\n/g, "\n");
-    files.set(`${RUNTIME_DIR}/${name}`, header(`its runtime (templates/runtime/${name})`) + "\n" + text);
+    files.set(
+      `${RUNTIME_DIR}/${name}`,
+      header(`its runtime (templates/runtime/${name})`) + "\n" + text,
+    );
   }
   cache = files;
   return files;
@@ -30,6 +35,14 @@ export function emitRuntime(): ReadonlyMap<string, string> {
  */
 export function emitTelemetry(): ReadonlyMap<string, string> {
   const name = "opentelemetry.ts";
-  const text = readFileSync(join(PACKAGE_ROOT, "templates", TELEMETRY_DIR, name), "utf8").replace(/\r\n/g, "\n");
-  return new Map([[`${TELEMETRY_DIR}/${name}`, header(`its telemetry adapter (templates/${TELEMETRY_DIR}/${name})`) + "\n" + text]]);
+  const text = readFileSync(join(PACKAGE_ROOT, "templates", TELEMETRY_DIR, name), "utf8").replace(
+    /\r\n/g,
+    "\n",
+  );
+  return new Map([
+    [
+      `${TELEMETRY_DIR}/${name}`,
+      header(`its telemetry adapter (templates/${TELEMETRY_DIR}/${name})`) + "\n" + text,
+    ],
+  ]);
 }

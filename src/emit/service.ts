@@ -18,7 +18,13 @@ export function serviceSettings(service: ResolvedService): unknown {
     admission: service.admission,
     rejection: service.rejection,
     defaultPriority: service.defaultPriority,
-    priorities: service.priorities.map((r) => ({ priority: r.priority, method: r.method, path: r.path, header: r.header, value: r.value })),
+    priorities: service.priorities.map((r) => ({
+      priority: r.priority,
+      method: r.method,
+      path: r.path,
+      header: r.header,
+      value: r.value,
+    })),
     ...(service.degradedHeader === undefined ? {} : { degradedHeader: service.degradedHeader }),
   };
 }
@@ -30,7 +36,9 @@ export function emitService(service: ResolvedService): string {
   const admission = service.admission;
   const doc =
     `The inbound middleware of the ${service.service} service: reads the caller's deadline from \`${service.deadline.header}\`` +
-    (service.deadline.grpcTimeout && service.deadline.header !== "grpc-timeout" ? " or `grpc-timeout`" : "") +
+    (service.deadline.grpcTimeout && service.deadline.header !== "grpc-timeout"
+      ? " or `grpc-timeout`"
+      : "") +
     ` (at most ${service.deadline.maxMs} ms; ${service.deadline.edgeMs} ms when none arrives), refuses spent budgets with ${service.deadline.expiredStatus}` +
     (admission === null
       ? ", and admits every request."

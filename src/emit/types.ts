@@ -9,7 +9,18 @@
  */
 import type { JsonSchema } from "../model/resolved.js";
 import { docText, propertyKey } from "../model/identifiers.js";
-import { group, hardline, ifBreak, indent, join, jsdoc, line, lines, softline, type Doc } from "./printer.js";
+import {
+  group,
+  hardline,
+  ifBreak,
+  indent,
+  join,
+  jsdoc,
+  line,
+  lines,
+  softline,
+  type Doc,
+} from "./printer.js";
 
 export interface TypeContext {
   /** Type name of each named schema, by schema name (src/model/names.ts, `schemaTypeNames`). */
@@ -46,7 +57,9 @@ const SCALARS: Readonly<Record<string, string>> = {
 /** The type of `schema`. */
 export function schemaType(schema: JsonSchema, ctx: TypeContext): TypeNode {
   const base = baseType(schema, ctx);
-  return schema.nullable === true && !isName(base, "unknown") && !isName(base, "null") ? { kind: "union", members: [base, name("null")] } : base;
+  return schema.nullable === true && !isName(base, "unknown") && !isName(base, "null")
+    ? { kind: "union", members: [base, name("null")] }
+    : base;
 }
 
 function isName(type: TypeNode, text: string): boolean {
@@ -59,7 +72,8 @@ function isName(type: TypeNode, text: string): boolean {
  * adds nothing the members do not say, so it is left out rather than widened to a record.
  */
 function baseType(schema: JsonSchema, ctx: TypeContext): TypeNode {
-  const combined = schema.allOf !== undefined || schema.oneOf !== undefined || schema.anyOf !== undefined;
+  const combined =
+    schema.allOf !== undefined || schema.oneOf !== undefined || schema.anyOf !== undefined;
   const parts: TypeNode[] = [];
   if (!combined || contributesOwnType(schema)) parts.push(ownType(schema, ctx));
   for (const member of schema.allOf ?? []) parts.push(schemaType(member, ctx));
@@ -73,7 +87,8 @@ function baseType(schema: JsonSchema, ctx: TypeContext): TypeNode {
 
 /** Whether the schema says something of its own besides combinators. */
 function contributesOwnType(schema: JsonSchema): boolean {
-  if (schema.$ref !== undefined || schema.const !== undefined || schema.enum !== undefined) return true;
+  if (schema.$ref !== undefined || schema.const !== undefined || schema.enum !== undefined)
+    return true;
   if (schema.type === undefined) return false;
   if (schema.type !== "object") return true;
   return schema.properties !== undefined || schema.additionalProperties !== undefined;
@@ -90,11 +105,16 @@ function ownType(schema: JsonSchema, ctx: TypeContext): TypeNode {
     const values = schema.enum.map((v) => name(JSON.stringify(v)));
     return values.length === 1 ? values[0]! : { kind: "union", members: values };
   }
-  if (Array.isArray(schema.type)) return union([...new Set(schema.type)].map((t) => typeFor(t, schema, ctx)));
+  if (Array.isArray(schema.type))
+    return union([...new Set(schema.type)].map((t) => typeFor(t, schema, ctx)));
   return typeFor(schema.type, schema, ctx);
 }
 
-function typeFor(type: JsonSchema["type"] & string | undefined, schema: JsonSchema, ctx: TypeContext): TypeNode {
+function typeFor(
+  type: (JsonSchema["type"] & string) | undefined,
+  schema: JsonSchema,
+  ctx: TypeContext,
+): TypeNode {
   switch (type) {
     case undefined:
       return UNKNOWN;
@@ -116,7 +136,15 @@ function union(members: readonly TypeNode[]): TypeNode {
 
 /** Whether a named schema can be emitted as an interface: a plain object type, nothing combined. */
 export function isInterfaceSchema(schema: JsonSchema): boolean {
-  return schema.type === "object" && schema.nullable !== true && schema.allOf === undefined && schema.oneOf === undefined && schema.anyOf === undefined && schema.const === undefined && schema.enum === undefined;
+  return (
+    schema.type === "object" &&
+    schema.nullable !== true &&
+    schema.allOf === undefined &&
+    schema.oneOf === undefined &&
+    schema.anyOf === undefined &&
+    schema.const === undefined &&
+    schema.enum === undefined
+  );
 }
 
 function objectType(schema: JsonSchema, ctx: TypeContext): TypeNode {
@@ -155,7 +183,9 @@ function typeText(type: TypeNode): string {
       return `{ ${type.properties.map((p) => `${propertyKey(p.key)}${p.optional ? "?" : ""}: ${typeText(p.type)}; `).join("")}${type.index ? "[key: string]: unknown; " : ""}}`;
     case "union":
     case "intersection":
-      return type.members.map((m) => (isCombined(m) ? `(${typeText(m)})` : typeText(m))).join(type.kind === "union" ? " | " : " & ");
+      return type.members
+        .map((m) => (isCombined(m) ? `(${typeText(m)})` : typeText(m)))
+        .join(type.kind === "union" ? " | " : " & ");
   }
 }
 
@@ -204,8 +234,11 @@ export function typeDoc(type: TypeNode): Doc {
     }
     case "union":
     case "intersection": {
-      const members = type.members.map((m) => (isCombined(m) ? ["(", typeDoc(m), ")"] : typeDoc(m)));
-      if (type.kind === "intersection" || hasObject(type)) return join(type.kind === "union" ? " | " : " & ", members);
+      const members = type.members.map((m) =>
+        isCombined(m) ? ["(", typeDoc(m), ")"] : typeDoc(m),
+      );
+      if (type.kind === "intersection" || hasObject(type))
+        return join(type.kind === "union" ? " | " : " & ", members);
       return unionDoc(members);
     }
   }

@@ -10,10 +10,24 @@ import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { SourceTexts } from "../diagnostics/format.js";
 import { formatMs } from "../language/durations.js";
 import type { SourceDocument } from "../language/parse.js";
-import type { Origin, Provenance, ResolvedOperation, ResolvedPolicy, SourceRef } from "../model/resolved.js";
+import type {
+  Origin,
+  Provenance,
+  ResolvedOperation,
+  ResolvedPolicy,
+  SourceRef,
+} from "../model/resolved.js";
 import { attemptPlanOf, describePlan, describeRetryOn, type AttemptPlan } from "../model/plan.js";
 
-export type LayerName = "deadline" | "fallback" | "bulkhead" | "breaker" | "retry" | "hedge" | "attempt timeout" | "transport";
+export type LayerName =
+  | "deadline"
+  | "fallback"
+  | "bulkhead"
+  | "breaker"
+  | "retry"
+  | "hedge"
+  | "attempt timeout"
+  | "transport";
 
 export interface ExplainSetting {
   /** The policy key, e.g. "timeout.total". */
@@ -91,7 +105,12 @@ export interface ExplainReport {
   } | null;
   readonly operations: readonly ExplainOperation[];
   /** Findings of `resgen check` for this policy (warnings only: explain refuses a policy with errors). */
-  readonly findings: readonly { readonly code: string; readonly severity: string; readonly at: string; readonly message: string }[];
+  readonly findings: readonly {
+    readonly code: string;
+    readonly severity: string;
+    readonly at: string;
+    readonly message: string;
+  }[];
 }
 
 export interface ExplainOptions {
@@ -103,7 +122,10 @@ export interface ExplainOptions {
 }
 
 /** A locator over the documents and texts a check loaded. */
-export function sourceLocator(documents: ReadonlyMap<string, SourceDocument>, sources: SourceTexts): (ref: SourceRef) => string | undefined {
+export function sourceLocator(
+  documents: ReadonlyMap<string, SourceDocument>,
+  sources: SourceTexts,
+): (ref: SourceRef) => string | undefined {
   return (ref) => {
     const doc = documents.get(ref.file);
     if (!doc || !doc.has(ref.path)) return undefined;
@@ -113,10 +135,18 @@ export function sourceLocator(documents: ReadonlyMap<string, SourceDocument>, so
 }
 
 /** Findings in the shape the report carries, positioned with `sources`. */
-export function reportFindings(diagnostics: readonly Diagnostic[], sources: SourceTexts): ExplainReport["findings"] {
+export function reportFindings(
+  diagnostics: readonly Diagnostic[],
+  sources: SourceTexts,
+): ExplainReport["findings"] {
   return diagnostics.map((d) => {
     const { line, column } = sources.position(d);
-    return { code: d.code, severity: d.severity, at: `${d.file}:${line}:${column}`, message: d.message };
+    return {
+      code: d.code,
+      severity: d.severity,
+      at: `${d.file}:${line}:${column}`,
+      message: d.message,
+    };
   });
 }
 
@@ -128,7 +158,10 @@ const stringify = JSON.stringify as (value: unknown) => string | undefined;
 
 export function explain(policy: ResolvedPolicy, options: ExplainOptions = {}): ExplainReport {
   const where = options.where ?? (() => undefined);
-  const ops = options.operation === undefined ? policy.operations : policy.operations.filter((o) => o.name === options.operation);
+  const ops =
+    options.operation === undefined
+      ? policy.operations
+      : policy.operations.filter((o) => o.name === options.operation);
   const { rps, p99Ms } = policy.latency;
   const slowest = policy.operations.reduce((m, o) => Math.max(m, o.timeout.attemptMs), 0);
   return {
@@ -142,7 +175,9 @@ export function explain(policy: ResolvedPolicy, options: ExplainOptions = {}): E
         ? null
         : {
             rps,
-            ...(p99Ms === undefined ? {} : { p99Ms, inFlightHealthy: round2(rps * (p99Ms / 1000)) }),
+            ...(p99Ms === undefined
+              ? {}
+              : { p99Ms, inFlightHealthy: round2(rps * (p99Ms / 1000)) }),
             attemptMs: slowest,
             inFlightAllTimingOut: round2(rps * (slowest / 1000)),
             maxConcurrent: policy.bulkhead?.maxConcurrent ?? null,
@@ -152,11 +187,32 @@ export function explain(policy: ResolvedPolicy, options: ExplainOptions = {}): E
   };
 }
 
-function explainOperation(policy: ResolvedPolicy, op: ResolvedOperation, where: (ref: SourceRef) => string | undefined): ExplainOperation {
-  const setting = (key: string, value: ExplainSetting["value"], text: string, provenance?: Provenance): ExplainSetting => {
-    const p = provenance ?? op.provenance[key] ?? policy.provenance[key] ?? { origin: "default" as const };
-    const source = p.source && (p.origin === "operation" || p.origin === "policy" || p.origin === "project") ? where(p.source) : undefined;
-    return { key, value, text, origin: p.origin, ...(source === undefined ? {} : { source }), ...(p.formula === undefined ? {} : { formula: p.formula }) };
+function explainOperation(
+  policy: ResolvedPolicy,
+  op: ResolvedOperation,
+  where: (ref: SourceRef) => string | undefined,
+): ExplainOperation {
+  const setting = (
+    key: string,
+    value: ExplainSetting["value"],
+    text: string,
+    provenance?: Provenance,
+  ): ExplainSetting => {
+    const p = provenance ??
+      op.provenance[key] ??
+      policy.provenance[key] ?? { origin: "default" as const };
+    const source =
+      p.source && (p.origin === "operation" || p.origin === "policy" || p.origin === "project")
+        ? where(p.source)
+        : undefined;
+    return {
+      key,
+      value,
+      text,
+      origin: p.origin,
+      ...(source === undefined ? {} : { source }),
+      ...(p.formula === undefined ? {} : { formula: p.formula }),
+    };
   };
   const ms = (key: string, v: number) => setting(key, v, formatMs(v));
 
@@ -169,7 +225,11 @@ function explainOperation(policy: ResolvedPolicy, op: ResolvedOperation, where: 
       // the floor under which a call fails at once, with its formula (p50, or the policy's value)
       ms("deadline.minAttempt", op.timeout.minAttemptMs ?? 0),
       setting("deadline.propagate", policy.deadline.propagate, String(policy.deadline.propagate)),
-      setting("deadline.header", policy.deadline.header, `${policy.deadline.header} (${policy.deadline.format})`),
+      setting(
+        "deadline.header",
+        policy.deadline.header,
+        `${policy.deadline.header} (${policy.deadline.format})`,
+      ),
     ],
   };
 
@@ -179,16 +239,34 @@ function explainOperation(policy: ResolvedPolicy, op: ResolvedOperation, where: 
     active: f !== null,
     settings: [
       setting("fallback", f?.kind ?? "none", f === null ? "none" : f.kind),
-      ...(f?.kind === "value" ? [setting("fallback.value", null, stringify(f.value) ?? "null", op.provenance["fallback"])] : []),
+      ...(f?.kind === "value"
+        ? [setting("fallback.value", null, stringify(f.value) ?? "null", op.provenance["fallback"])]
+        : []),
       ...(f?.kind === "stale"
         ? [
             setting("fallback.maxAge", f.maxAgeMs, formatMs(f.maxAgeMs), op.provenance["fallback"]),
-            setting("fallback.maxEntries", f.maxEntries, String(f.maxEntries), op.provenance["fallback"]),
-            setting("fallback.vary", f.vary, ["method", "URL", "Authorization", "Cookie", "per-call headers", ...f.vary].join(", "), op.provenance["fallback"]),
+            setting(
+              "fallback.maxEntries",
+              f.maxEntries,
+              String(f.maxEntries),
+              op.provenance["fallback"],
+            ),
+            setting(
+              "fallback.vary",
+              f.vary,
+              ["method", "URL", "Authorization", "Cookie", "per-call headers", ...f.vary].join(
+                ", ",
+              ),
+              op.provenance["fallback"],
+            ),
             setting(
               "fallback.otherwise",
               f.otherwise?.kind ?? null,
-              f.otherwise === null ? "a miss throws the failure" : f.otherwise.kind === "value" ? `a miss serves ${stringify(f.otherwise.value) ?? "null"}` : "a miss calls the caller's fallback",
+              f.otherwise === null
+                ? "a miss throws the failure"
+                : f.otherwise.kind === "value"
+                  ? `a miss serves ${stringify(f.otherwise.value) ?? "null"}`
+                  : "a miss calls the caller's fallback",
               op.provenance["fallback"],
             ),
           ]
@@ -208,7 +286,15 @@ function explainOperation(policy: ResolvedPolicy, op: ResolvedOperation, where: 
           setting("bulkhead.overflow", b.overflow, b.overflow),
         ],
       }
-    : { layer: "bulkhead", active: false, note: policy.provenance["bulkhead"]?.origin === "policy" ? "turned off: bulkhead: false" : "no bulkhead declared, none derived (latency has no rps and p99 or p999)", settings: [] };
+    : {
+        layer: "bulkhead",
+        active: false,
+        note:
+          policy.provenance["bulkhead"]?.origin === "policy"
+            ? "turned off: bulkhead: false"
+            : "no bulkhead declared, none derived (latency has no rps and p99 or p999)",
+        settings: [],
+      };
 
   const br = policy.breaker;
   const breaker: ExplainLayer = br
@@ -217,18 +303,45 @@ function explainOperation(policy: ResolvedPolicy, op: ResolvedOperation, where: 
         active: true,
         settings: [
           setting("breaker.failureRate", br.failureRate, pct(br.failureRate)),
-          ...(br.slowCall ? [ms("breaker.slowCall.duration", br.slowCall.durationMs), setting("breaker.slowCall.rate", br.slowCall.rate, pct(br.slowCall.rate))] : []),
+          ...(br.slowCall
+            ? [
+                ms("breaker.slowCall.duration", br.slowCall.durationMs),
+                setting("breaker.slowCall.rate", br.slowCall.rate, pct(br.slowCall.rate)),
+              ]
+            : []),
           ...(br.window.kind === "time"
-            ? [ms("breaker.window.duration", br.window.durationMs), setting("breaker.window.buckets", br.window.buckets, String(br.window.buckets))]
-            : [setting("breaker.window.calls", br.window.calls, String(br.window.calls), policy.provenance["breaker"])]),
+            ? [
+                ms("breaker.window.duration", br.window.durationMs),
+                setting("breaker.window.buckets", br.window.buckets, String(br.window.buckets)),
+              ]
+            : [
+                setting(
+                  "breaker.window.calls",
+                  br.window.calls,
+                  String(br.window.calls),
+                  policy.provenance["breaker"],
+                ),
+              ]),
           setting("breaker.minCalls", br.minCalls, String(br.minCalls)),
           ms("breaker.openFor", br.openForMs),
           setting("breaker.halfOpen.maxCalls", br.halfOpen.maxCalls, String(br.halfOpen.maxCalls)),
-          setting("breaker.halfOpen.successes", br.halfOpen.successes, String(br.halfOpen.successes)),
+          setting(
+            "breaker.halfOpen.successes",
+            br.halfOpen.successes,
+            String(br.halfOpen.successes),
+          ),
           ...(br.rampUpMs === undefined ? [] : [ms("breaker.rampUp", br.rampUpMs)]),
         ],
       }
-    : { layer: "breaker", active: false, note: policy.provenance["breaker"]?.origin === "policy" ? "turned off: breaker: false" : "no breaker declared", settings: [] };
+    : {
+        layer: "breaker",
+        active: false,
+        note:
+          policy.provenance["breaker"]?.origin === "policy"
+            ? "turned off: breaker: false"
+            : "no breaker declared",
+        settings: [],
+      };
 
   const r = op.retry;
   const notSafe = "not retry-safe (not idempotent, no idempotency key): attempted once";
@@ -243,10 +356,33 @@ function explainOperation(policy: ResolvedPolicy, op: ResolvedOperation, where: 
           ms("retry.backoff.cap", r.backoff.capMs),
           setting("retry.backoff.multiplier", r.backoff.multiplier, String(r.backoff.multiplier)),
           setting("retry.backoff.jitter", r.backoff.jitter, r.backoff.jitter),
-          setting("retry.on", [...r.on, ...r.errors.map((e) => ("code" in e ? `code ${e.code}` : `name ${e.name}`))], describeRetryOn(r)),
-          setting("retry.retryAfter", r.retryAfter === null ? "ignore" : (r.retryAfter.maxMs ?? "honor"), r.retryAfter === null ? "ignore" : r.retryAfter.maxMs === undefined ? "honor" : `max ${formatMs(r.retryAfter.maxMs)}`),
+          setting(
+            "retry.on",
+            [...r.on, ...r.errors.map((e) => ("code" in e ? `code ${e.code}` : `name ${e.name}`))],
+            describeRetryOn(r),
+          ),
+          setting(
+            "retry.retryAfter",
+            r.retryAfter === null ? "ignore" : (r.retryAfter.maxMs ?? "honor"),
+            r.retryAfter === null
+              ? "ignore"
+              : r.retryAfter.maxMs === undefined
+                ? "honor"
+                : `max ${formatMs(r.retryAfter.maxMs)}`,
+          ),
           ...(policy.budget
-            ? [setting("retry.budget.maxTokens", policy.budget.maxTokens, String(policy.budget.maxTokens)), setting("retry.budget.tokenRatio", policy.budget.tokenRatio, String(policy.budget.tokenRatio))]
+            ? [
+                setting(
+                  "retry.budget.maxTokens",
+                  policy.budget.maxTokens,
+                  String(policy.budget.maxTokens),
+                ),
+                setting(
+                  "retry.budget.tokenRatio",
+                  policy.budget.tokenRatio,
+                  String(policy.budget.tokenRatio),
+                ),
+              ]
             : [setting("retry.budget", false, "none")]),
         ],
       }
@@ -258,22 +394,40 @@ function explainOperation(policy: ResolvedPolicy, op: ResolvedOperation, where: 
         layer: "hedge",
         active: op.plan.kind === "hedge",
         ...(op.plan.repeatable ? {} : { note: notSafe }),
-        settings: [ms("hedge.delay", h.delayMs), setting("hedge.maxAttempts", h.maxAttempts, String(h.maxAttempts)), setting("hedge.budget", h.budget, pct(h.budget))],
+        settings: [
+          ms("hedge.delay", h.delayMs),
+          setting("hedge.maxAttempts", h.maxAttempts, String(h.maxAttempts)),
+          setting("hedge.budget", h.budget, pct(h.budget)),
+        ],
       }
     : undefined;
 
   const attempt: ExplainLayer = {
     layer: "attempt timeout",
     active: true,
-    settings: [ms("timeout.attempt", op.timeout.attemptMs), ...(op.timeout.headersMs === undefined ? [] : [ms("timeout.headers", op.timeout.headersMs)])],
+    settings: [
+      ms("timeout.attempt", op.timeout.attemptMs),
+      ...(op.timeout.headersMs === undefined ? [] : [ms("timeout.headers", op.timeout.headersMs)]),
+    ],
   };
 
-  const basis = { method: "idempotent method", asserted: "idempotent: true", key: `idempotency key ${op.idempotencyKey?.header ?? ""}`.trim(), none: "not idempotent" }[op.idempotency];
+  const basis = {
+    method: "idempotent method",
+    asserted: "idempotent: true",
+    key: `idempotency key ${op.idempotencyKey?.header ?? ""}`.trim(),
+    none: "not idempotent",
+  }[op.idempotency];
   const transport: ExplainLayer = {
     layer: "transport",
     active: true,
     settings: [
-      setting("transport", policy.transport, policy.transport === "http" ? `http ${op.method ?? ""} ${op.path ?? ""}`.trim() : "function (the caller's async function)"),
+      setting(
+        "transport",
+        policy.transport,
+        policy.transport === "http"
+          ? `http ${op.method ?? ""} ${op.path ?? ""}`.trim()
+          : "function (the caller's async function)",
+      ),
       // where the model decided it: the key, `idempotent:` as written, or the method
       setting("idempotency", op.idempotency, basis),
     ],
@@ -340,16 +494,26 @@ function worst(policy: ResolvedPolicy, op: ResolvedOperation): ExplainWorstCase 
 // ---------------------------------------------------------------------------------------------
 // Text
 
-const ORIGIN_LABEL: Readonly<Record<Origin, string>> = { operation: "operation", policy: "policy", project: "project defaults", derived: "derived", default: "default", absent: "absent" };
+const ORIGIN_LABEL: Readonly<Record<Origin, string>> = {
+  operation: "operation",
+  policy: "policy",
+  project: "project defaults",
+  derived: "derived",
+  default: "default",
+  absent: "absent",
+};
 /** Settings of the project file outside `defaults:` (docs/policy.md, "The project file"). */
 const PROJECT_SETTINGS: ReadonlySet<string> = new Set(["deadline.header", "deadline.format"]);
 
 function originText(s: ExplainSetting, policyFile: string): string {
   // the project file holds defaults (under `defaults:`) and project-wide settings, which no policy overrides
-  const label = s.origin === "project" && PROJECT_SETTINGS.has(s.key) ? "project file" : ORIGIN_LABEL[s.origin];
+  const label =
+    s.origin === "project" && PROJECT_SETTINGS.has(s.key) ? "project file" : ORIGIN_LABEL[s.origin];
   // the header names the policy file; its own lines are shown by base name to keep rows short
-  if (s.source) return `${label} (${s.source.startsWith(`${policyFile}:`) ? s.source.slice(policyFile.lastIndexOf("/") + 1) : s.source})`;
-  if (s.formula) return s.origin === "default" || s.origin === "absent" ? s.formula : `${label}: ${s.formula}`;
+  if (s.source)
+    return `${label} (${s.source.startsWith(`${policyFile}:`) ? s.source.slice(policyFile.lastIndexOf("/") + 1) : s.source})`;
+  if (s.formula)
+    return s.origin === "default" || s.origin === "absent" ? s.formula : `${label}: ${s.formula}`;
   return label;
 }
 
@@ -363,7 +527,9 @@ export function renderExplainText(report: ExplainReport): string {
     l.p999Ms === undefined ? undefined : `p999 ${formatMs(l.p999Ms)}`,
     l.rps === undefined ? undefined : `${l.rps} rps`,
   ].filter(Boolean);
-  out.push(`${report.dependency} (${report.file}): ${report.essential ? "essential" : "optional"}, ${report.transport}`);
+  out.push(
+    `${report.dependency} (${report.file}): ${report.essential ? "essential" : "optional"}, ${report.transport}`,
+  );
   out.push(`latency: ${latency.length > 0 ? latency.join(", ") : "none declared"}`);
   for (const op of report.operations) {
     out.push("", `${op.name}${op.method ? `  ${op.method} ${op.path ?? ""}` : ""}`.trimEnd());
@@ -371,11 +537,16 @@ export function renderExplainText(report: ExplainReport): string {
     op.stack.forEach((layer, i) => {
       const head = `${i + 1}. ${layer.layer}`;
       if (layer.settings.length === 0) rows.push([head, "", layer.note ?? "off", ""]);
-      layer.settings.forEach((s, j) => rows.push([j === 0 ? head : "", s.key, s.text, originText(s, report.file)]));
+      layer.settings.forEach((s, j) =>
+        rows.push([j === 0 ? head : "", s.key, s.text, originText(s, report.file)]),
+      );
       if (layer.note && layer.settings.length > 0) rows.push(["", "", `(${layer.note})`, ""]);
     });
     const w = [0, 1, 2].map((c) => Math.max(...rows.map((r) => r[c]!.length)));
-    for (const r of rows) out.push(`  ${r[0].padEnd(w[0]!)}  ${r[1].padEnd(w[1]!)}  ${r[2].padEnd(w[2]!)}  ${r[3]}`.trimEnd());
+    for (const r of rows)
+      out.push(
+        `  ${r[0].padEnd(w[0]!)}  ${r[1].padEnd(w[1]!)}  ${r[2].padEnd(w[2]!)}  ${r[3]}`.trimEnd(),
+      );
     const wc = op.worstCase;
     const o = wc.outage;
     out.push("  worst case");
@@ -383,17 +554,28 @@ export function renderExplainText(report: ExplainReport): string {
     out.push(
       `    time          ${wc.formula}${wc.fitsInTotal ? `, within the total ${formatMs(wc.totalMs)}` : `, over the total ${formatMs(wc.totalMs)}: only ${wc.attemptsWithinTotal} of ${wc.maxAttempts} attempts fit`}`,
     );
-    out.push(`    outage        ${o.calls} calls (${o.callsBasis}) → ${o.attemptsWithoutBudget} attempts without a budget (${o.amplificationWithoutBudget}×)`);
+    out.push(
+      `    outage        ${o.calls} calls (${o.callsBasis}) → ${o.attemptsWithoutBudget} attempts without a budget (${o.amplificationWithoutBudget}×)`,
+    );
     // worstCase() sets the three together
     const { attemptsWithBudget, amplificationWithBudget, budgetFormula } = o;
-    if (attemptsWithBudget !== null && amplificationWithBudget !== null && budgetFormula !== undefined) {
-      out.push(`                  with the budget at most ${attemptsWithBudget} attempts (${amplificationWithBudget}×): ${budgetFormula}`);
+    if (
+      attemptsWithBudget !== null &&
+      amplificationWithBudget !== null &&
+      budgetFormula !== undefined
+    ) {
+      out.push(
+        `                  with the budget at most ${attemptsWithBudget} attempts (${amplificationWithBudget}×): ${budgetFormula}`,
+      );
     }
   }
   const ll = report.littlesLaw;
   out.push("");
   if (ll) {
-    const healthy = ll.inFlightHealthy === undefined ? "" : `${ll.rps} rps × p99 ${formatMs(ll.p99Ms!)} = ${ll.inFlightHealthy} in flight when healthy; `;
+    const healthy =
+      ll.inFlightHealthy === undefined
+        ? ""
+        : `${ll.rps} rps × p99 ${formatMs(ll.p99Ms!)} = ${ll.inFlightHealthy} in flight when healthy; `;
     out.push(
       `bulkhead (Little's law): ${healthy}${ll.rps} rps × attempt ${formatMs(ll.attemptMs)} = ${ll.inFlightAllTimingOut} when every attempt times out; ${ll.maxConcurrent === null ? "no bulkhead declared" : `maxConcurrent ${ll.maxConcurrent}`}`,
     );

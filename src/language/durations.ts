@@ -13,7 +13,8 @@ export const RATE_PATTERN = "^[0-9]+(\\.[0-9]+)?%$";
  * Failures say whether the text was malformed (RG104/RG105) or a well-formed value out of range
  * (`range: true`, RG106), so the loader can pick the code.
  */
-export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string; hint?: string; range?: true };
+export type Parsed<T> =
+  { ok: true; value: T } | { ok: false; message: string; hint?: string; range?: true };
 
 const HOUR_MS = 3_600_000;
 /**
@@ -40,7 +41,8 @@ export function parseDuration(input: unknown): Parsed<number> {
       hint: `write "${input}ms" or "${input}s": a bare number could mean either`,
     };
   }
-  if (typeof input !== "string") return { ok: false, message: `expected a duration such as 250ms, got ${describe(input)}` };
+  if (typeof input !== "string")
+    return { ok: false, message: `expected a duration such as 250ms, got ${describe(input)}` };
   const text = input.trim();
   const m = DURATION_RE.exec(text);
   if (m) {
@@ -55,9 +57,18 @@ export function parseDuration(input: unknown): Parsed<number> {
     }
     return { ok: true, value: ms };
   }
-  if (/^-/.test(text)) return { ok: false, message: `duration "${input}" is negative`, hint: "durations are zero or more" };
+  if (/^-/.test(text))
+    return {
+      ok: false,
+      message: `duration "${input}" is negative`,
+      hint: "durations are zero or more",
+    };
   if (/^\d+(\.\d+)?$/.test(text)) {
-    return { ok: false, message: `duration "${input}" has no unit`, hint: `write "${text}ms" or "${text}s"` };
+    return {
+      ok: false,
+      message: `duration "${input}" has no unit`,
+      hint: `write "${text}ms" or "${text}s"`,
+    };
   }
   const unit = /^\d+(?:\.\d+)?\s*([A-Za-zµ]+)$/.exec(text);
   if (unit) {
@@ -67,17 +78,26 @@ export function parseDuration(input: unknown): Parsed<number> {
       hint: `use ms, s, m or h${/^\d+(?:\.\d+)?\s+(ms|s|m|h)$/.test(text) ? " with no space before the unit" : ""}`,
     };
   }
-  return { ok: false, message: `"${input}" is not a duration`, hint: "write a number and a unit: 250ms, 1.5s, 2m, 1h" };
+  return {
+    ok: false,
+    message: `"${input}" is not a duration`,
+    hint: "write a number and a unit: 250ms, 1.5s, 2m, 1h",
+  };
 }
 
 /**
  * Whether a parsed duration fits `range`; the reason when not. `text` is the value as written, to
  * say when a fraction of a millisecond rounded to nothing.
  */
-export function checkDurationRange(ms: number, range: DurationRange, text: string): { message: string; hint?: string } | undefined {
+export function checkDurationRange(
+  ms: number,
+  range: DurationRange,
+  text: string,
+): { message: string; hint?: string } | undefined {
   const written = shorten(text.trim());
   if (ms < range.min) {
-    const rounded = ms === 0 && !/^0+(\.0+)?(ms|s|m|h)$/.test(text.trim()) ? ` (${written} rounds to 0ms)` : "";
+    const rounded =
+      ms === 0 && !/^0+(\.0+)?(ms|s|m|h)$/.test(text.trim()) ? ` (${written} rounds to 0ms)` : "";
     return {
       message: `must be at least ${formatMs(range.min)}, got ${written}${rounded}`,
       ...(range.why === undefined ? {} : { hint: range.why }),
@@ -100,9 +120,16 @@ export interface RateRange {
 }
 
 /** Whether a parsed rate fits `range`; the reason when not. */
-export function checkRateRange(value: number, range: RateRange, input: unknown): { message: string; hint?: string } | undefined {
+export function checkRateRange(
+  value: number,
+  range: RateRange,
+  input: unknown,
+): { message: string; hint?: string } | undefined {
   if (range.positive && value <= 0) {
-    return { message: `must be more than 0%, got ${typeof input === "string" ? shorten(input.trim()) : String(input)}`, ...(range.why === undefined ? {} : { hint: range.why }) };
+    return {
+      message: `must be more than 0%, got ${typeof input === "string" ? shorten(input.trim()) : String(input)}`,
+      ...(range.why === undefined ? {} : { hint: range.why }),
+    };
   }
   return undefined;
 }
@@ -112,12 +139,19 @@ export function parseRate(input: unknown): Parsed<number> {
   if (typeof input === "number") {
     if (Number.isFinite(input) && input >= 0 && input <= 1) return { ok: true, value: input };
     if (!Number.isFinite(input)) {
-      return { ok: false, message: "rate is a number too large to represent, outside 0..1", hint: "write a fraction (0.5) or a percentage (50%)" };
+      return {
+        ok: false,
+        message: "rate is a number too large to represent, outside 0..1",
+        hint: "write a fraction (0.5) or a percentage (50%)",
+      };
     }
     return {
       ok: false,
       message: `rate ${input} is outside 0..1`,
-      hint: input > 1 && input <= 100 ? `write "${input}%" for a percentage` : "write a fraction (0.5) or a percentage (50%)",
+      hint:
+        input > 1 && input <= 100
+          ? `write "${input}%" for a percentage`
+          : "write a fraction (0.5) or a percentage (50%)",
     };
   }
   if (typeof input === "string") {
@@ -127,14 +161,20 @@ export function parseRate(input: unknown): Parsed<number> {
       if (pct <= 100) return { ok: true, value: pct / 100 };
       return { ok: false, message: `rate "${shorten(input.trim())}" is over 100%` };
     }
-    return { ok: false, message: `"${shorten(input)}" is not a rate`, hint: "write a fraction (0.5) or a percentage (50%)" };
+    return {
+      ok: false,
+      message: `"${shorten(input)}" is not a rate`,
+      hint: "write a fraction (0.5) or a percentage (50%)",
+    };
   }
   return { ok: false, message: `expected a rate such as 50% or 0.5, got ${describe(input)}` };
 }
 
 /** A value as written, cut short when it is long (a 400-digit number stays readable). */
 function shorten(text: string): string {
-  return text.length > 24 ? `${text.slice(0, 10)}…${text.slice(-6)} (${text.length} characters)` : text;
+  return text.length > 24
+    ? `${text.slice(0, 10)}…${text.slice(-6)} (${text.length} characters)`
+    : text;
 }
 
 /** A short, human description of a YAML value's type for messages. */
@@ -142,9 +182,11 @@ export function describe(value: unknown): string {
   if (value === null || value === undefined) return "nothing";
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a mapping";
-  if (typeof value === "string") return `the string "${value.length > 40 ? value.slice(0, 37) + "..." : value}"`;
+  if (typeof value === "string")
+    return `the string "${value.length > 40 ? value.slice(0, 37) + "..." : value}"`;
   // the scalars left in parsed YAML; a symbol or a function (never parsed) is named by its type alone
-  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return `${typeof value} ${String(value)}`;
+  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint")
+    return `${typeof value} ${String(value)}`;
   return typeof value;
 }
 

@@ -8,12 +8,18 @@ import { Policy, ProjectConfig } from "./schema.js";
 import { Service } from "./service-schema.js";
 
 function toJson(schema: z.ZodType, id: string): string {
-  const json = z.toJSONSchema(schema, { target: "draft-7", io: "input", unrepresentable: "any", cycles: "ref" });
+  const json = z.toJSONSchema(schema, {
+    target: "draft-7",
+    io: "input",
+    unrepresentable: "any",
+    cycles: "ref",
+  });
   return JSON.stringify({ ...json, $id: id }, null, 2) + "\n";
 }
 
 export const JSON_SCHEMAS: Readonly<Record<string, () => string>> = {
   "policy.schema.json": () => toJson(Policy, "https://resgen.dev/schema/policy.schema.json"),
-  "project.schema.json": () => toJson(ProjectConfig, "https://resgen.dev/schema/project.schema.json"),
+  "project.schema.json": () =>
+    toJson(ProjectConfig, "https://resgen.dev/schema/project.schema.json"),
   "service.schema.json": () => toJson(Service, "https://resgen.dev/schema/service.schema.json"),
 };

@@ -3,7 +3,21 @@
  * point at file:line:col for a path into the document.
  */
 import { MAX_DOCUMENT_BYTES } from "../source/read.js";
-import { Composer, CST, isMap, isPair, isScalar, isSeq, Lexer, Parser, visit, YAMLParseError, type Document, type Node as YamlNode, type Pair } from "yaml";
+import {
+  Composer,
+  CST,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  Lexer,
+  Parser,
+  visit,
+  YAMLParseError,
+  type Document,
+  type Node as YamlNode,
+  type Pair,
+} from "yaml";
 import { diagnostic, type Diagnostic, type Span } from "../diagnostics/diagnostic.js";
 
 /** Aliases a document may expand; beyond it the document is refused (a "billion laughs" bomb). */
@@ -52,7 +66,12 @@ export class SourceDocument {
    */
   parentSpanOf(path: Path): Span {
     const found = this.locate(path.slice(0, -1));
-    return found.keySpan ?? { start: found.span.start, end: Math.min(found.span.end, found.span.start + 1) };
+    return (
+      found.keySpan ?? {
+        start: found.span.start,
+        end: Math.min(found.span.end, found.span.start + 1),
+      }
+    );
   }
 
   /** Whether a value exists at `path` in the document. */
@@ -81,7 +100,8 @@ export class SourceDocument {
         next = node.items[segment];
       }
       const nextSpan = spanOfNode(next);
-      if (next === undefined || !nextSpan) return { found: false, span, ...(keySpan ? { keySpan } : {}) };
+      if (next === undefined || !nextSpan)
+        return { found: false, span, ...(keySpan ? { keySpan } : {}) };
       node = next;
       span = nextSpan;
       keySpan = nextKey;
@@ -132,7 +152,9 @@ export function loadYaml(file: string, text: string): LoadResult {
     // flow collections (`[`, `{`) are counted on the lexer's tokens first, which is cheap, so
     // a wall of `[` is refused before the parser builds a token tree as deep as it is
     let tokens: CST.Token[] | undefined;
-    const deep = tooDeepFlow(text, MAX_NESTING_DEPTH) ?? tooDeep((tokens = [...new Parser().parse(text)]), MAX_NESTING_DEPTH);
+    const deep =
+      tooDeepFlow(text, MAX_NESTING_DEPTH) ??
+      tooDeep((tokens = [...new Parser().parse(text)]), MAX_NESTING_DEPTH);
     if (deep !== undefined) {
       return empty([
         diagnostic(
@@ -146,25 +168,46 @@ export function loadYaml(file: string, text: string): LoadResult {
     }
     doc = compose(tokens!, text.length);
   } catch (error) {
-    return empty([diagnostic("RG001", file, { start: 0, end: 1 }, `cannot parse YAML: ${String(error)}`)]);
+    return empty([
+      diagnostic("RG001", file, { start: 0, end: 1 }, `cannot parse YAML: ${String(error)}`),
+    ]);
   }
   const diagnostics: Diagnostic[] = [];
   for (const e of doc.errors) {
     const span = { start: e.pos[0], end: Math.max(e.pos[1], e.pos[0] + 1) };
     const message = e.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
-    if (e.code === "DUPLICATE_KEY") diagnostics.push(diagnostic("RG002", file, span, "duplicate key: a mapping names this key twice", "keep one of the two entries"));
-    else diagnostics.push(diagnostic("RG001", file, span, `YAML syntax error: ${lowerFirst(message)}`));
+    if (e.code === "DUPLICATE_KEY")
+      diagnostics.push(
+        diagnostic(
+          "RG002",
+          file,
+          span,
+          "duplicate key: a mapping names this key twice",
+          "keep one of the two entries",
+        ),
+      );
+    else
+      diagnostics.push(
+        diagnostic("RG001", file, span, `YAML syntax error: ${lowerFirst(message)}`),
+      );
   }
   visit(doc, {
     Pair(_key, pair) {
       if (isScalar(pair.key) && pair.key.value === "__proto__") {
         diagnostics.push(
-          diagnostic("RG006", file, spanOfNode(pair.key) ?? { start: 0, end: 1 }, "the key __proto__ is not supported", "JavaScript would treat it as a prototype, not data: rename the key"),
+          diagnostic(
+            "RG006",
+            file,
+            spanOfNode(pair.key) ?? { start: 0, end: 1 },
+            "the key __proto__ is not supported",
+            "JavaScript would treat it as a prototype, not data: rename the key",
+          ),
         );
       }
     },
   });
-  if (diagnostics.length > 0) return { source: new SourceDocument(file, text, doc, undefined), diagnostics, ok: false };
+  if (diagnostics.length > 0)
+    return { source: new SourceDocument(file, text, doc, undefined), diagnostics, ok: false };
   let data: unknown;
   try {
     data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
@@ -178,7 +221,9 @@ export function loadYaml(file: string, text: string): LoadResult {
           alias ? "RG003" : "RG001",
           file,
           { start: 0, end: 1 },
-          alias ? `document expands aliases beyond the limit of ${MAX_ALIAS_COUNT}` : `cannot read YAML: ${message}`,
+          alias
+            ? `document expands aliases beyond the limit of ${MAX_ALIAS_COUNT}`
+            : `cannot read YAML: ${message}`,
           alias ? "write the values out, or use fewer aliases" : undefined,
         ),
       ],
@@ -194,7 +239,9 @@ export function loadYaml(file: string, text: string): LoadResult {
           "RG005",
           file,
           source.spanOf([]),
-          data === null || data === undefined ? "the document is empty" : `the document is ${Array.isArray(data) ? "a list" : "a single value"}, not a mapping`,
+          data === null || data === undefined
+            ? "the document is empty"
+            : `the document is ${Array.isArray(data) ? "a list" : "a single value"}, not a mapping`,
           "a policy starts with `version: 1` and `dependency: <name>`",
         ),
       ],
@@ -204,7 +251,12 @@ export function loadYaml(file: string, text: string): LoadResult {
   return { source, diagnostics: [], ok: true };
 }
 
-const PARSE_OPTIONS = { uniqueKeys: true, prettyErrors: false, strict: true, keepSourceTokens: false } as const;
+const PARSE_OPTIONS = {
+  uniqueKeys: true,
+  prettyErrors: false,
+  strict: true,
+  keepSourceTokens: false,
+} as const;
 
 /** `parseDocument` of the yaml package, from tokens already parsed: the first document, an error for any other. */
 function compose(tokens: readonly CST.Token[], length: number): Document.Parsed {
@@ -213,7 +265,13 @@ function compose(tokens: readonly CST.Token[], length: number): Document.Parsed 
   for (const next of composer.compose(tokens, true, length)) {
     if (!doc) doc = next;
     else {
-      doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], "MULTIPLE_DOCS", "Source contains multiple documents; please use YAML.parseAllDocuments()"));
+      doc.errors.push(
+        new YAMLParseError(
+          [next.range[0], next.range[1]],
+          "MULTIPLE_DOCS",
+          "Source contains multiple documents; please use YAML.parseAllDocuments()",
+        ),
+      );
       break;
     }
   }
@@ -257,7 +315,10 @@ function tooDeepFlow(text: string, limit: number): number | undefined {
  * an explicit stack, so its own depth never depends on the document's.
  */
 function tooDeep(tokens: readonly CST.Token[], limit: number): number | undefined {
-  const stack: Array<{ token: CST.Token; depth: number }> = tokens.map((token) => ({ token, depth: 0 }));
+  const stack: Array<{ token: CST.Token; depth: number }> = tokens.map((token) => ({
+    token,
+    depth: 0,
+  }));
   while (stack.length > 0) {
     const { token, depth } = stack.pop()!;
     let inner = depth;

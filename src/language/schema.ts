@@ -4,7 +4,17 @@
  * editors read for completion and hover text, so every property carries a description).
  */
 import { z } from "zod";
-import { checkDurationRange, checkRateRange, describeDurationRange, DURATION_PATTERN, parseDuration, parseRate, RATE_PATTERN, type DurationRange, type RateRange } from "./durations.js";
+import {
+  checkDurationRange,
+  checkRateRange,
+  describeDurationRange,
+  DURATION_PATTERN,
+  parseDuration,
+  parseRate,
+  RATE_PATTERN,
+  type DurationRange,
+  type RateRange,
+} from "./durations.js";
 
 /** What a leaf of the schema holds, so the loader can explain a bad value precisely. */
 export type ValueKind = "duration" | "rate" | "name" | "path" | "ref" | "header";
@@ -49,30 +59,68 @@ export const RANGES = {
   backoffBase: { min: 0, max: HOUR },
   backoffCap: { min: 0, max: HOUR },
   retryAfterMax: { min: 0, max: HOUR },
-  slowCall: { min: 1, max: HOUR, why: "every call takes at least 0ms, so every call would be slow" },
+  slowCall: {
+    min: 1,
+    max: HOUR,
+    why: "every call takes at least 0ms, so every call would be slow",
+  },
   window: { min: 1, max: HOUR, why: "an empty window holds no calls" },
   openFor: { min: 1, max: HOUR, why: "a breaker open for 0ms never stops a call" },
-  rampUp: { min: 1, max: HOUR, why: "a ramp of 0ms is no ramp: leave rampUp out for full traffic at once" },
+  rampUp: {
+    min: 1,
+    max: HOUR,
+    why: "a ramp of 0ms is no ramp: leave rampUp out for full traffic at once",
+  },
   queueTimeout: { min: 0, max: HOUR },
-  hedgeDelay: { min: 1, max: HOUR, why: "with no delay every copy is sent at once: that multiplies the load instead of hedging the slow calls" },
-  maxAge: { min: 1, max: 7 * DAY, why: "a stale response 0ms old is never served: use kind: none for no fallback" },
+  hedgeDelay: {
+    min: 1,
+    max: HOUR,
+    why: "with no delay every copy is sent at once: that multiplies the load instead of hedging the slow calls",
+  },
+  maxAge: {
+    min: 1,
+    max: 7 * DAY,
+    why: "a stale response 0ms old is never served: use kind: none for no fallback",
+  },
   bulkhead: { max: 100_000 },
   maxResponseBytes: { min: 1_024, max: 268_435_456 },
-  failureRate: { positive: true, why: "0% is reached by successes alone: the breaker would open after minCalls successful calls" },
-  slowCallRate: { positive: true, why: "0% is reached with no slow call at all: the breaker would open after minCalls fast calls" },
-  hedgeBudget: { positive: true, why: "0% allows no hedge: write hedge: false to turn hedging off" },
+  failureRate: {
+    positive: true,
+    why: "0% is reached by successes alone: the breaker would open after minCalls successful calls",
+  },
+  slowCallRate: {
+    positive: true,
+    why: "0% is reached with no slow call at all: the breaker would open after minCalls fast calls",
+  },
+  hedgeBudget: {
+    positive: true,
+    why: "0% allows no hedge: write hedge: false to turn hedging off",
+  },
   // service policies
-  edge: { min: 1, max: HOUR, why: "a zero edge deadline expires every request before it is handled" },
-  serviceMax: { min: 1, max: DAY, why: "a zero deadline expires every request before it is handled" },
+  edge: {
+    min: 1,
+    max: HOUR,
+    why: "a zero edge deadline expires every request before it is handled",
+  },
+  serviceMax: {
+    min: 1,
+    max: DAY,
+    why: "a zero deadline expires every request before it is handled",
+  },
   admissionQueueTimeout: { min: 0, max: HOUR },
   minBudget: { min: 0, max: HOUR },
-  adaptiveLatency: { min: 1, max: HOUR, why: "every request takes at least 0ms, so every request would cut the limit" },
+  adaptiveLatency: {
+    min: 1,
+    max: HOUR,
+    why: "every request takes at least 0ms, so every request would cut the limit",
+  },
   retryAfter: { min: 0, max: HOUR },
 } as const satisfies Record<string, DurationRange | RateRange | { max: number }>;
 
 export const NAME_PATTERN = "^[A-Za-z][A-Za-z0-9_-]*$";
 export const GRPC_SERVICE_PATTERN = "^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$";
-export const HOST_PATTERN = "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$";
+export const HOST_PATTERN =
+  "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$";
 export const HEADER_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
 
 /** A duration within `range`; the description ends with the range, for editors' hover text. */
@@ -100,14 +148,17 @@ const rate = (description: string, range: RateRange = { positive: false }) => {
         const parsed = parseRate(v);
         return parsed.ok && checkRateRange(parsed.value, range, v) === undefined;
       })
-      .meta({ description: `${description} ${range.positive ? "More than 0%, at most 100%." : "From 0% to 100%."}` }),
+      .meta({
+        description: `${description} ${range.positive ? "More than 0%, at most 100%." : "From 0% to 100%."}`,
+      }),
     "rate",
   );
   ranges.set(schema, range);
   return schema;
 };
 
-const name = (description: string) => tag(z.string().regex(new RegExp(NAME_PATTERN)).meta({ description }), "name");
+const name = (description: string) =>
+  tag(z.string().regex(new RegExp(NAME_PATTERN)).meta({ description }), "name");
 const header = (description: string) =>
   tag(z.string().regex(new RegExp(HEADER_PATTERN)).meta({ description }), "header");
 
@@ -120,7 +171,15 @@ export { duration, header, int, name };
 // ---------------------------------------------------------------------------------------------
 // The JSON Schema subset for bodies, responses and named schemas.
 
-export const SCHEMA_TYPES = ["object", "array", "string", "number", "integer", "boolean", "null"] as const;
+export const SCHEMA_TYPES = [
+  "object",
+  "array",
+  "string",
+  "number",
+  "integer",
+  "boolean",
+  "null",
+] as const;
 
 export interface TypeSchemaInput {
   $ref?: string | undefined;
@@ -151,8 +210,13 @@ export const TypeSchema: z.ZodType<TypeSchemaInput> = z
     type: z
       .union([z.enum(SCHEMA_TYPES), z.array(z.enum(SCHEMA_TYPES)).min(1)])
       .optional()
-      .meta({ description: "The JSON type of the value, or a list of types (a union, as in OpenAPI 3.1)." }),
-    description: z.string().optional().meta({ description: "Documentation, emitted as JSDoc on the generated type." }),
+      .meta({
+        description: "The JSON type of the value, or a list of types (a union, as in OpenAPI 3.1).",
+      }),
+    description: z
+      .string()
+      .optional()
+      .meta({ description: "Documentation, emitted as JSDoc on the generated type." }),
     nullable: z.boolean().optional().meta({ description: "The value may also be null." }),
     enum: z
       .array(z.union([z.string(), z.number(), z.boolean(), z.null()]))
@@ -164,25 +228,44 @@ export const TypeSchema: z.ZodType<TypeSchemaInput> = z
       .optional()
       .meta({ description: "The only value allowed; becomes a literal type." }),
     get allOf() {
-      return z.array(TypeSchema).min(1).optional().meta({ description: "The value matches every one of these schemas; becomes an intersection." });
+      return z
+        .array(TypeSchema)
+        .min(1)
+        .optional()
+        .meta({
+          description: "The value matches every one of these schemas; becomes an intersection.",
+        });
     },
     get oneOf() {
-      return z.array(TypeSchema).min(1).optional().meta({ description: "The value matches exactly one of these schemas; becomes a union." });
+      return z
+        .array(TypeSchema)
+        .min(1)
+        .optional()
+        .meta({ description: "The value matches exactly one of these schemas; becomes a union." });
     },
     get anyOf() {
-      return z.array(TypeSchema).min(1).optional().meta({ description: "The value matches at least one of these schemas; becomes a union." });
+      return z
+        .array(TypeSchema)
+        .min(1)
+        .optional()
+        .meta({ description: "The value matches at least one of these schemas; becomes a union." });
     },
     format: z
       .string()
       .optional()
-      .meta({ description: "Informative format (date-time, uuid, ...); the generated type stays string." }),
+      .meta({
+        description: "Informative format (date-time, uuid, ...); the generated type stays string.",
+      }),
     get properties() {
       return z
         .record(z.string(), TypeSchema)
         .optional()
         .meta({ description: "Properties of an object, by name." });
     },
-    required: z.array(z.string()).optional().meta({ description: "Names of the properties an object must have." }),
+    required: z
+      .array(z.string())
+      .optional()
+      .meta({ description: "Names of the properties an object must have." }),
     get items() {
       return TypeSchema.optional().meta({ description: "Schema of the elements of an array." });
     },
@@ -190,10 +273,16 @@ export const TypeSchema: z.ZodType<TypeSchemaInput> = z
       return z
         .union([z.boolean(), TypeSchema])
         .optional()
-        .meta({ description: "Whether an object may carry other properties, or the schema they follow." });
+        .meta({
+          description: "Whether an object may carry other properties, or the schema they follow.",
+        });
     },
   })
-  .meta({ id: "TypeSchema", description: "A JSON Schema subset: object, array, string, number, integer, boolean, null, enum, const, nullable, allOf, oneOf, anyOf, $ref." });
+  .meta({
+    id: "TypeSchema",
+    description:
+      "A JSON Schema subset: object, array, string, number, integer, boolean, null, enum, const, nullable, allOf, oneOf, anyOf, $ref.",
+  });
 
 // ---------------------------------------------------------------------------------------------
 // Sections shared by the policy, its operations and the project defaults.
@@ -206,45 +295,117 @@ export const Latency = z
   .strictObject({
     p50: duration("Median latency of healthy calls.", RANGES.latency).optional(),
     p90: duration("90th percentile latency of healthy calls.", RANGES.latency).optional(),
-    p95: duration("95th percentile latency of healthy calls; the default hedge delay.", RANGES.latency).optional(),
+    p95: duration(
+      "95th percentile latency of healthy calls; the default hedge delay.",
+      RANGES.latency,
+    ).optional(),
     p99: duration("99th percentile latency of healthy calls.", RANGES.latency).optional(),
-    p999: duration("99.9th percentile latency of healthy calls; the attempt timeout is derived from it.", RANGES.latency).optional(),
-    rps: z.number().positive().max(RANGES.rps.max).optional().meta({ description: "Requests per second this service sends to the dependency at peak. More than 0, at most 1000000." }),
+    p999: duration(
+      "99.9th percentile latency of healthy calls; the attempt timeout is derived from it.",
+      RANGES.latency,
+    ).optional(),
+    rps: z
+      .number()
+      .positive()
+      .max(RANGES.rps.max)
+      .optional()
+      .meta({
+        description:
+          "Requests per second this service sends to the dependency at peak. More than 0, at most 1000000.",
+      }),
   })
-  .meta({ description: "Measured latency of the dependency when healthy, and the request rate. Timeouts and sizes are derived from it when omitted." });
+  .meta({
+    description:
+      "Measured latency of the dependency when healthy, and the request rate. Timeouts and sizes are derived from it when omitted.",
+  });
 
 export const Timeout = z
   .strictObject({
-    connect: duration("Time allowed to open a connection. Used by mesh targets; fetch enforces it only through an undici Agent you pass as the client's dispatcher (see docs/runtime.md).", RANGES.connect).optional(),
-    headers: duration("Time allowed until the response headers arrive, within each attempt (http transport). Defaults to none: the attempt timeout alone.", RANGES.headers).optional(),
-    attempt: duration("Time allowed for one attempt. Defaults to 1.5 × p999, or 3 × p99, or 2s.", RANGES.attempt).optional(),
-    total: duration("Time allowed for the whole call, all attempts and backoff included. Defaults to the worst case of the retry plan.", RANGES.total).optional(),
+    connect: duration(
+      "Time allowed to open a connection. Used by mesh targets; fetch enforces it only through an undici Agent you pass as the client's dispatcher (see docs/runtime.md).",
+      RANGES.connect,
+    ).optional(),
+    headers: duration(
+      "Time allowed until the response headers arrive, within each attempt (http transport). Defaults to none: the attempt timeout alone.",
+      RANGES.headers,
+    ).optional(),
+    attempt: duration(
+      "Time allowed for one attempt. Defaults to 1.5 × p999, or 3 × p99, or 2s.",
+      RANGES.attempt,
+    ).optional(),
+    total: duration(
+      "Time allowed for the whole call, all attempts and backoff included. Defaults to the worst case of the retry plan.",
+      RANGES.total,
+    ).optional(),
   })
   .meta({ description: "Timeouts: per attempt and for the whole logical call." });
 
 export const Deadline = z
   .strictObject({
-    propagate: z.boolean().optional().meta({ description: "Send the remaining time to the dependency in a header. Defaults to true." }),
-    margin: duration("Time kept back from each attempt for the caller to handle the answer. Defaults to 10ms.", RANGES.margin).optional(),
-    minAttempt: duration("Least time left worth starting an attempt with; with less the call fails at once with a deadline error. Defaults to the latency p50 (at most the attempt timeout), or 0ms without one.", RANGES.minAttempt).optional(),
+    propagate: z
+      .boolean()
+      .optional()
+      .meta({
+        description: "Send the remaining time to the dependency in a header. Defaults to true.",
+      }),
+    margin: duration(
+      "Time kept back from each attempt for the caller to handle the answer. Defaults to 10ms.",
+      RANGES.margin,
+    ).optional(),
+    minAttempt: duration(
+      "Least time left worth starting an attempt with; with less the call fails at once with a deadline error. Defaults to the latency p50 (at most the attempt timeout), or 0ms without one.",
+      RANGES.minAttempt,
+    ).optional(),
   })
   .meta({ description: "Deadline propagation to the dependency." });
 
 export const Backoff = z
   .strictObject({
-    base: duration("Delay before the first retry, before jitter. Defaults to 50ms.", RANGES.backoffBase).optional(),
-    cap: duration("Largest delay between attempts; applied before jitter. Defaults to 1s.", RANGES.backoffCap).optional(),
-    multiplier: z.number().min(1).max(10).optional().meta({ description: "Growth of the delay per retry. Defaults to 2." }),
-    jitter: z.enum(JITTERS).optional().meta({ description: "Randomisation of the delay: none | full | equal | decorrelated. Defaults to full." }),
+    base: duration(
+      "Delay before the first retry, before jitter. Defaults to 50ms.",
+      RANGES.backoffBase,
+    ).optional(),
+    cap: duration(
+      "Largest delay between attempts; applied before jitter. Defaults to 1s.",
+      RANGES.backoffCap,
+    ).optional(),
+    multiplier: z
+      .number()
+      .min(1)
+      .max(10)
+      .optional()
+      .meta({ description: "Growth of the delay per retry. Defaults to 2." }),
+    jitter: z
+      .enum(JITTERS)
+      .optional()
+      .meta({
+        description:
+          "Randomisation of the delay: none | full | equal | decorrelated. Defaults to full.",
+      }),
   })
   .meta({ description: "Exponential backoff between attempts." });
 
 export const Budget = z
   .strictObject({
-    maxTokens: int(1, 10_000, "Size of the token bucket shared by all operations of the dependency. Defaults to 100.").optional(),
-    tokenRatio: z.number().min(0.001).max(1).optional().meta({ description: "Tokens earned per successful attempt (a failed attempt that is retried costs 1), counted to the thousandth. From 0.001 to 1. Defaults to 0.1." }),
+    maxTokens: int(
+      1,
+      10_000,
+      "Size of the token bucket shared by all operations of the dependency. Defaults to 100.",
+    ).optional(),
+    tokenRatio: z
+      .number()
+      .min(0.001)
+      .max(1)
+      .optional()
+      .meta({
+        description:
+          "Tokens earned per successful attempt (a failed attempt that is retried costs 1), counted to the thousandth. From 0.001 to 1. Defaults to 0.1.",
+      }),
   })
-  .meta({ description: "Retry budget with gRPC retry-throttling semantics: retries stop while tokens ≤ maxTokens / 2." });
+  .meta({
+    description:
+      "Retry budget with gRPC retry-throttling semantics: retries stop while tokens ≤ maxTokens / 2.",
+  });
 
 /**
  * A thrown error named in `retry.on`, matched on the error and its causes: `{ code: ECONNRESET }`
@@ -254,46 +415,82 @@ export const Budget = z
 export const RetryErrorCondition = z
   .strictObject({
     code: z
-      .union([z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/), z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)])
+      .union([
+        z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/),
+        z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+      ])
       .optional()
-      .meta({ description: "The error's code (its `code` property), such as ECONNRESET or 14. Quote a code with leading zeros." }),
+      .meta({
+        description:
+          "The error's code (its `code` property), such as ECONNRESET or 14. Quote a code with leading zeros.",
+      }),
     name: z
       .string()
       .regex(/^[A-Za-z_$][A-Za-z0-9_$.-]{0,99}$/)
       .optional()
-      .meta({ description: "The error's name (its `name` property), such as ThrottlingException." }),
+      .meta({
+        description: "The error's name (its `name` property), such as ThrottlingException.",
+      }),
   })
   // checked only on an entry with no other issue: a mistyped key (`cod:`) is reported as such, not also as missing
-  .superRefine((c, ctx) => {
-    if ((c.code === undefined) === (c.name === undefined)) {
-      const both = c.code !== undefined;
-      ctx.addIssue({
-        code: "custom",
-        path: [],
-        message: both
-          ? "an error in retry.on is matched by its code or by its name, not both"
-          : "an error in retry.on needs its code or its name",
-        params: { range: true, hint: both ? "keep one: { code: ECONNRESET } or { name: ThrottlingException }" : "for example { code: ECONNRESET } or { name: ThrottlingException }" },
-      });
-    }
-  }, { when: (payload) => payload.issues.length === 0 })
-  .meta({ description: "A thrown error that is retried, by its code or its name: { code: ECONNRESET } or { name: ThrottlingException }." });
+  .superRefine(
+    (c, ctx) => {
+      if ((c.code === undefined) === (c.name === undefined)) {
+        const both = c.code !== undefined;
+        ctx.addIssue({
+          code: "custom",
+          path: [],
+          message: both
+            ? "an error in retry.on is matched by its code or by its name, not both"
+            : "an error in retry.on needs its code or its name",
+          params: {
+            range: true,
+            hint: both
+              ? "keep one: { code: ECONNRESET } or { name: ThrottlingException }"
+              : "for example { code: ECONNRESET } or { name: ThrottlingException }",
+          },
+        });
+      }
+    },
+    { when: (payload) => payload.issues.length === 0 },
+  )
+  .meta({
+    description:
+      "A thrown error that is retried, by its code or its name: { code: ECONNRESET } or { name: ThrottlingException }.",
+  });
 
 const RetryCondition = z
   .union([z.enum(RETRY_CONDITIONS), z.number().int().min(100).max(599), RetryErrorCondition])
-  .meta({ description: "A retryable outcome: timeout, network, an HTTP status code, or a thrown error by code or name ({ code: ECONNRESET }, { name: ThrottlingException })." });
+  .meta({
+    description:
+      "A retryable outcome: timeout, network, an HTTP status code, or a thrown error by code or name ({ code: ECONNRESET }, { name: ThrottlingException }).",
+  });
 
 const RetryAfter = z
   .union([
     z.enum(["honor", "ignore"]),
-    z.strictObject({ max: duration("Longest Retry-After wait honoured; longer waits give up at once.", RANGES.retryAfterMax) }),
+    z.strictObject({
+      max: duration(
+        "Longest Retry-After wait honoured; longer waits give up at once.",
+        RANGES.retryAfterMax,
+      ),
+    }),
   ])
-  .meta({ description: "Whether a Retry-After header sets the next delay (never past the deadline). Defaults to honor." });
+  .meta({
+    description:
+      "Whether a Retry-After header sets the next delay (never past the deadline). Defaults to honor.",
+  });
 
 const retryShape = {
   maxAttempts: int(1, 100, "Attempts in all, the first included. Defaults to 3.").optional(),
   backoff: Backoff.optional(),
-  on: z.array(RetryCondition).optional().meta({ description: "Outcomes that are retried. Defaults to [timeout, network, 408, 425, 429, 500, 502, 503, 504]." }),
+  on: z
+    .array(RetryCondition)
+    .optional()
+    .meta({
+      description:
+        "Outcomes that are retried. Defaults to [timeout, network, 408, 425, 429, 500, 502, 503, 504].",
+    }),
   retryAfter: RetryAfter.optional(),
 };
 
@@ -303,37 +500,68 @@ export const Retry = z
     budget: z
       .union([z.literal(false), Budget])
       .optional()
-      .meta({ description: "Retry budget shared by the dependency's operations, or false for none." }),
+      .meta({
+        description: "Retry budget shared by the dependency's operations, or false for none.",
+      }),
   })
   .meta({ description: "Retries with jittered exponential backoff." });
 
 /** An operation's retry: the budget belongs to the dependency, so it is not repeated here. */
-export const OperationRetry = z.strictObject(retryShape).meta({ description: "Retry settings for this operation." });
+export const OperationRetry = z
+  .strictObject(retryShape)
+  .meta({ description: "Retry settings for this operation." });
 
 export const Breaker = z
   .strictObject({
-    failureRate: rate("Failure rate at which the breaker opens (reached or exceeded). Defaults to 50%.", RANGES.failureRate).optional(),
+    failureRate: rate(
+      "Failure rate at which the breaker opens (reached or exceeded). Defaults to 50%.",
+      RANGES.failureRate,
+    ).optional(),
     slowCall: z
       .strictObject({
         duration: duration("A call slower than this counts as slow.", RANGES.slowCall),
-        rate: rate("Slow-call rate at which the breaker opens. Defaults to 100%.", RANGES.slowCallRate).optional(),
+        rate: rate(
+          "Slow-call rate at which the breaker opens. Defaults to 100%.",
+          RANGES.slowCallRate,
+        ).optional(),
       })
       .optional()
       .meta({ description: "Open on slow calls too." }),
     window: z
       .strictObject({
-        duration: duration("Length of a time window, at least 1ms per bucket. Defaults to 10s.", RANGES.window).optional(),
+        duration: duration(
+          "Length of a time window, at least 1ms per bucket. Defaults to 10s.",
+          RANGES.window,
+        ).optional(),
         buckets: int(1, 600, "Buckets in a time window. Defaults to 10.").optional(),
         calls: int(1, 100_000, "Size of a count window, instead of a time window.").optional(),
       })
       .optional()
-      .meta({ description: "The window over which rates are computed: { duration, buckets } or { calls }." }),
-    minCalls: int(1, 100_000, "Calls in the window before a rate means anything; at most window.calls with a count window. Defaults to 20.").optional(),
-    openFor: duration("How long the breaker stays open before a trial. Defaults to 30s.", RANGES.openFor).optional(),
+      .meta({
+        description:
+          "The window over which rates are computed: { duration, buckets } or { calls }.",
+      }),
+    minCalls: int(
+      1,
+      100_000,
+      "Calls in the window before a rate means anything; at most window.calls with a count window. Defaults to 20.",
+    ).optional(),
+    openFor: duration(
+      "How long the breaker stays open before a trial. Defaults to 30s.",
+      RANGES.openFor,
+    ).optional(),
     halfOpen: z
       .strictObject({
-        maxCalls: int(1, 1_000, "Concurrent trial calls while half-open. Defaults to 3.").optional(),
-        successes: int(1, 1_000, "Successful trials that close the breaker. Defaults to maxCalls.").optional(),
+        maxCalls: int(
+          1,
+          1_000,
+          "Concurrent trial calls while half-open. Defaults to 3.",
+        ).optional(),
+        successes: int(
+          1,
+          1_000,
+          "Successful trials that close the breaker. Defaults to maxCalls.",
+        ).optional(),
       })
       .optional()
       .meta({ description: "Trials after the open period." }),
@@ -346,112 +574,275 @@ export const Breaker = z
 
 export const Bulkhead = z
   .strictObject({
-    maxConcurrent: int(1, RANGES.bulkhead.max, "Logical calls in flight at once. Defaults to rps × p99 (else p999) × 2 (Little's law with headroom), at least 10; else 10. Without a bulkhead section, latency with rps and p99 or p999 derives one.").optional(),
+    maxConcurrent: int(
+      1,
+      RANGES.bulkhead.max,
+      "Logical calls in flight at once. Defaults to rps × p99 (else p999) × 2 (Little's law with headroom), at least 10; else 10. Without a bulkhead section, latency with rps and p99 or p999 derives one.",
+    ).optional(),
     maxQueue: int(0, 100_000, "Calls that may wait for a permit. Defaults to 0.").optional(),
-    queueTimeout: duration("Longest wait in the queue (also bounded by the deadline). Defaults to 0ms.", RANGES.queueTimeout).optional(),
-    overflow: z.enum(["reject", "drop-oldest"]).optional().meta({ description: "When the queue is full: reject the newcomer or evict the oldest waiter. Defaults to reject." }),
+    queueTimeout: duration(
+      "Longest wait in the queue (also bounded by the deadline). Defaults to 0ms.",
+      RANGES.queueTimeout,
+    ).optional(),
+    overflow: z
+      .enum(["reject", "drop-oldest"])
+      .optional()
+      .meta({
+        description:
+          "When the queue is full: reject the newcomer or evict the oldest waiter. Defaults to reject.",
+      }),
   })
   .meta({ description: "Concurrency limit for calls to the dependency." });
 
 export const Hedge = z
   .strictObject({
-    delay: duration("Wait before launching another copy. Defaults to p95.", RANGES.hedgeDelay).optional(),
+    delay: duration(
+      "Wait before launching another copy. Defaults to p95.",
+      RANGES.hedgeDelay,
+    ).optional(),
     maxAttempts: int(2, 10, "Copies in all, the first included. Defaults to 2.").optional(),
-    budget: rate("Largest fraction of calls that may hedge. Defaults to 5%.", RANGES.hedgeBudget).optional(),
+    budget: rate(
+      "Largest fraction of calls that may hedge. Defaults to 5%.",
+      RANGES.hedgeBudget,
+    ).optional(),
   })
-  .meta({ description: "Hedged requests for idempotent reads: extra copies after a delay, first success wins." });
+  .meta({
+    description:
+      "Hedged requests for idempotent reads: extra copies after a delay, first success wins.",
+  });
 
 export const Fallback = z
   .discriminatedUnion("kind", [
     z.strictObject({
       kind: z.literal("value").meta({ description: "Serve a constant." }),
-      value: z.unknown().meta({ description: "The value served; it must match the response schema." }),
+      value: z
+        .unknown()
+        .meta({ description: "The value served; it must match the response schema." }),
     }),
     z.strictObject({
-      kind: z.literal("stale").meta({ description: "Serve the last good response for the same arguments." }),
+      kind: z
+        .literal("stale")
+        .meta({ description: "Serve the last good response for the same arguments." }),
       maxAge: duration("Oldest response served. Defaults to 5m.", RANGES.maxAge).optional(),
-      maxEntries: int(1, 1_000_000, "Responses kept per operation (least recently used are evicted). Defaults to 1000.").optional(),
+      maxEntries: int(
+        1,
+        1_000_000,
+        "Responses kept per operation (least recently used are evicted). Defaults to 1000.",
+      ).optional(),
       vary: z
-        .array(header("A request header whose value is part of the entry's identity, e.g. X-Tenant-Id."))
+        .array(
+          header("A request header whose value is part of the entry's identity, e.g. X-Tenant-Id."),
+        )
         .optional()
-        .meta({ description: "Headers that partition the cache besides Authorization, Cookie and every per-call header (which always do)." }),
+        .meta({
+          description:
+            "Headers that partition the cache besides Authorization, Cookie and every per-call header (which always do).",
+        }),
       otherwise: z
         .discriminatedUnion("kind", [
           z.strictObject({
             kind: z.literal("value").meta({ description: "Serve a constant." }),
-            value: z.unknown().meta({ description: "The value served; it must match the response schema." }),
+            value: z
+              .unknown()
+              .meta({ description: "The value served; it must match the response schema." }),
           }),
-          z.strictObject({ kind: z.literal("provided").meta({ description: "The caller passes a fallback function." }) }),
+          z.strictObject({
+            kind: z
+              .literal("provided")
+              .meta({ description: "The caller passes a fallback function." }),
+          }),
         ])
         .optional()
-        .meta({ description: "What a miss does (no entry for this request, or none young enough): value | provided. Without it a miss throws the failure." }),
+        .meta({
+          description:
+            "What a miss does (no entry for this request, or none young enough): value | provided. Without it a miss throws the failure.",
+        }),
     }),
-    z.strictObject({ kind: z.literal("provided").meta({ description: "The caller passes a fallback function." }) }),
+    z.strictObject({
+      kind: z.literal("provided").meta({ description: "The caller passes a fallback function." }),
+    }),
     z.strictObject({ kind: z.literal("none").meta({ description: "No fallback." }) }),
   ])
-  .meta({ description: "What to serve when the dependency fails: value | stale | provided | none. Served results are labelled degraded." });
+  .meta({
+    description:
+      "What to serve when the dependency fails: value | stale | provided | none. Served results are labelled degraded.",
+  });
 
 const Param = z
   .strictObject({
-    type: z.enum(["string", "number", "integer", "boolean"]).meta({ description: "Type of the parameter." }),
-    enum: z.array(z.union([z.string(), z.number(), z.boolean()])).min(1).optional().meta({ description: "Allowed values." }),
+    type: z
+      .enum(["string", "number", "integer", "boolean"])
+      .meta({ description: "Type of the parameter." }),
+    enum: z
+      .array(z.union([z.string(), z.number(), z.boolean()]))
+      .min(1)
+      .optional()
+      .meta({ description: "Allowed values." }),
     description: z.string().optional().meta({ description: "Documentation." }),
   })
   .meta({ description: "A path parameter." });
 
 const QueryParam = z
   .strictObject({
-    type: z.enum(["string", "number", "integer", "boolean", "array"]).meta({ description: "Type of the parameter; arrays repeat the parameter." }),
-    items: z.strictObject({ type: z.enum(["string", "number", "integer", "boolean"]).meta({ description: "Type of the elements." }) }).optional().meta({ description: "Element type of an array parameter." }),
-    enum: z.array(z.union([z.string(), z.number(), z.boolean()])).min(1).optional().meta({ description: "Allowed values." }),
-    required: z.boolean().optional().meta({ description: "The caller must pass it. Defaults to false." }),
+    type: z
+      .enum(["string", "number", "integer", "boolean", "array"])
+      .meta({ description: "Type of the parameter; arrays repeat the parameter." }),
+    items: z
+      .strictObject({
+        type: z
+          .enum(["string", "number", "integer", "boolean"])
+          .meta({ description: "Type of the elements." }),
+      })
+      .optional()
+      .meta({ description: "Element type of an array parameter." }),
+    enum: z
+      .array(z.union([z.string(), z.number(), z.boolean()]))
+      .min(1)
+      .optional()
+      .meta({ description: "Allowed values." }),
+    required: z
+      .boolean()
+      .optional()
+      .meta({ description: "The caller must pass it. Defaults to false." }),
     description: z.string().optional().meta({ description: "Documentation." }),
   })
   .meta({ description: "A query parameter." });
 
 export const Operation = z
   .strictObject({
-    description: z.string().optional().meta({ description: "Documentation, emitted as JSDoc on the generated method." }),
-    method: z.enum(METHODS).optional().meta({ description: "HTTP method (required for transport: http)." }),
-    path: tag(z.string().meta({ description: "Path template with {params}, relative to the client's baseUrl (required for transport: http)." }), "path").optional(),
-    params: z.record(z.string(), Param).optional().meta({ description: "Types of the path parameters; undeclared ones are strings." }),
-    query: z.record(z.string(), QueryParam).optional().meta({ description: "Query parameters, by name." }),
+    description: z
+      .string()
+      .optional()
+      .meta({ description: "Documentation, emitted as JSDoc on the generated method." }),
+    method: z
+      .enum(METHODS)
+      .optional()
+      .meta({ description: "HTTP method (required for transport: http)." }),
+    path: tag(
+      z
+        .string()
+        .meta({
+          description:
+            "Path template with {params}, relative to the client's baseUrl (required for transport: http).",
+        }),
+      "path",
+    ).optional(),
+    params: z
+      .record(z.string(), Param)
+      .optional()
+      .meta({ description: "Types of the path parameters; undeclared ones are strings." }),
+    query: z
+      .record(z.string(), QueryParam)
+      .optional()
+      .meta({ description: "Query parameters, by name." }),
     body: TypeSchema.optional().meta({ description: "Schema of the JSON request body." }),
     response: TypeSchema.optional().meta({ description: "Schema of the JSON response body." }),
-    idempotent: z.boolean().optional().meta({ description: "Assert that repeating the call is safe. GET, HEAD, OPTIONS, PUT and DELETE are by default." }),
+    idempotent: z
+      .boolean()
+      .optional()
+      .meta({
+        description:
+          "Assert that repeating the call is safe. GET, HEAD, OPTIONS, PUT and DELETE are by default.",
+      }),
     idempotency: z
       .strictObject({ header: header("Header that carries the key, e.g. Idempotency-Key.") })
       .optional()
-      .meta({ description: "Send an idempotency key, created once per logical call, so retries are safe." }),
+      .meta({
+        description: "Send an idempotency key, created once per logical call, so retries are safe.",
+      }),
     timeout: Timeout.optional(),
-    retry: z.union([z.literal(false), OperationRetry]).optional().meta({ description: "Retry settings for this operation, or false to turn an inherited retry off." }),
-    hedge: z.union([z.literal(false), Hedge]).optional().meta({ description: "Hedging for this operation, or false to turn an inherited hedge off." }),
+    retry: z
+      .union([z.literal(false), OperationRetry])
+      .optional()
+      .meta({
+        description: "Retry settings for this operation, or false to turn an inherited retry off.",
+      }),
+    hedge: z
+      .union([z.literal(false), Hedge])
+      .optional()
+      .meta({
+        description: "Hedging for this operation, or false to turn an inherited hedge off.",
+      }),
     fallback: Fallback.optional(),
     grpc: z
       .strictObject({
-        service: z.string().regex(new RegExp(GRPC_SERVICE_PATTERN)).meta({ description: 'Fully qualified gRPC service name, package included, e.g. "geo.v1.Geocoder".' }),
+        service: z
+          .string()
+          .regex(new RegExp(GRPC_SERVICE_PATTERN))
+          .meta({
+            description:
+              'Fully qualified gRPC service name, package included, e.g. "geo.v1.Geocoder".',
+          }),
         method: name("gRPC method name, e.g. Geocode."),
       })
       .optional()
-      .meta({ description: "The gRPC method this operation calls. Used by the grpc target (service config) and, as the route /service/method, by the istio and linkerd targets." }),
+      .meta({
+        description:
+          "The gRPC method this operation calls. Used by the grpc target (service config) and, as the route /service/method, by the istio and linkerd targets.",
+      }),
   })
   .meta({ description: "One call the client can make." });
 
 export const Policy = z
   .strictObject({
     version: z.literal(1).meta({ description: "Version of the policy language. Always 1." }),
-    kind: z.literal("dependency").optional().meta({ description: "What the file describes: a dependency this service calls (the default), or `service` for the service's own inbound side (a service policy)." }),
+    kind: z
+      .literal("dependency")
+      .optional()
+      .meta({
+        description:
+          "What the file describes: a dependency this service calls (the default), or `service` for the service's own inbound side (a service policy).",
+      }),
     dependency: name("Name of the dependency; becomes create<Name>Client."),
-    description: z.string().optional().meta({ description: "What the dependency is, emitted as JSDoc." }),
-    essential: z.boolean().optional().meta({ description: "Whether the service fails without it. Non-essential dependencies are expected to have a fallback. Defaults to true." }),
-    transport: z.enum(["http", "function"]).optional().meta({ description: "http: the client calls fetch. function: the caller passes any async function (DB, SDK, gRPC). Defaults to http." }),
+    description: z
+      .string()
+      .optional()
+      .meta({ description: "What the dependency is, emitted as JSDoc." }),
+    essential: z
+      .boolean()
+      .optional()
+      .meta({
+        description:
+          "Whether the service fails without it. Non-essential dependencies are expected to have a fallback. Defaults to true.",
+      }),
+    transport: z
+      .enum(["http", "function"])
+      .optional()
+      .meta({
+        description:
+          "http: the client calls fetch. function: the caller passes any async function (DB, SDK, gRPC). Defaults to http.",
+      }),
     latency: Latency.optional(),
     timeout: Timeout.optional(),
     deadline: Deadline.optional(),
-    retry: z.union([z.literal(false), Retry]).optional().meta({ description: "Retries with jittered exponential backoff, or false to turn a retry inherited from the project defaults off." }),
-    breaker: z.union([z.literal(false), Breaker]).optional().meta({ description: "Circuit breaker over a sliding window of outcomes, or false to turn a breaker inherited from the project defaults off." }),
-    bulkhead: z.union([z.literal(false), Bulkhead]).optional().meta({ description: "Concurrency limit for calls to the dependency, or false for none: turns off a bulkhead inherited from the project defaults or derived from latency." }),
-    hedge: z.union([z.literal(false), Hedge]).optional().meta({ description: "Hedged requests for idempotent reads, or false to turn a hedge inherited from the project defaults off." }),
+    retry: z
+      .union([z.literal(false), Retry])
+      .optional()
+      .meta({
+        description:
+          "Retries with jittered exponential backoff, or false to turn a retry inherited from the project defaults off.",
+      }),
+    breaker: z
+      .union([z.literal(false), Breaker])
+      .optional()
+      .meta({
+        description:
+          "Circuit breaker over a sliding window of outcomes, or false to turn a breaker inherited from the project defaults off.",
+      }),
+    bulkhead: z
+      .union([z.literal(false), Bulkhead])
+      .optional()
+      .meta({
+        description:
+          "Concurrency limit for calls to the dependency, or false for none: turns off a bulkhead inherited from the project defaults or derived from latency.",
+      }),
+    hedge: z
+      .union([z.literal(false), Hedge])
+      .optional()
+      .meta({
+        description:
+          "Hedged requests for idempotent reads, or false to turn a hedge inherited from the project defaults off.",
+      }),
     fallback: Fallback.optional(),
     maxResponseBytes: int(
       RANGES.maxResponseBytes.min,
@@ -463,26 +854,69 @@ export const Policy = z
       .max(253)
       .regex(new RegExp(HOST_PATTERN))
       .optional()
-      .meta({ description: "Host of the dependency as the service mesh knows it, e.g. payments.billing.svc.cluster.local (lowercase DNS name). Used by the istio and linkerd targets; defaults to <dependency>.<namespace>.<hostSuffix> from `kubernetes:` in the project file." }),
-    calls: z.array(name("A dependency this one calls downstream.")).optional().meta({ description: "Dependencies this one calls in turn, when the same team owns them (used to multiply retries along the chain)." }),
+      .meta({
+        description:
+          "Host of the dependency as the service mesh knows it, e.g. payments.billing.svc.cluster.local (lowercase DNS name). Used by the istio and linkerd targets; defaults to <dependency>.<namespace>.<hostSuffix> from `kubernetes:` in the project file.",
+      }),
+    calls: z
+      .array(name("A dependency this one calls downstream."))
+      .optional()
+      .meta({
+        description:
+          "Dependencies this one calls in turn, when the same team owns them (used to multiply retries along the chain).",
+      }),
     openapi: z
       .union([
-        z.string().min(1).meta({ description: "Path of the OpenAPI 3.0 or 3.1 document (YAML or JSON), relative to this policy." }),
+        z
+          .string()
+          .min(1)
+          .meta({
+            description:
+              "Path of the OpenAPI 3.0 or 3.1 document (YAML or JSON), relative to this policy.",
+          }),
         z.strictObject({
-          document: z.string().min(1).meta({ description: "Path of the OpenAPI 3.0 or 3.1 document (YAML or JSON), relative to this policy." }),
+          document: z
+            .string()
+            .min(1)
+            .meta({
+              description:
+                "Path of the OpenAPI 3.0 or 3.1 document (YAML or JSON), relative to this policy.",
+            }),
           idempotencyHeaders: z
-            .array(header("A header parameter name that carries an idempotency key (compared case-insensitively)."))
+            .array(
+              header(
+                "A header parameter name that carries an idempotency key (compared case-insensitively).",
+              ),
+            )
             .min(1)
             .optional()
-            .meta({ description: "Header parameters that make an operation keyed. Defaults to [Idempotency-Key, X-Idempotency-Key]." }),
+            .meta({
+              description:
+                "Header parameters that make an operation keyed. Defaults to [Idempotency-Key, X-Idempotency-Key].",
+            }),
         }),
       ])
       .optional()
-      .meta({ description: "Take the operations from an OpenAPI document, by operationId: all of them, or those listed under operations: (which may still override timeout, retry, hedge, fallback and idempotency)." }),
-    operations: z.record(name("Operation name; becomes a method of the client."), Operation).optional().meta({ description: "The operations of the dependency, by name. Required unless `openapi:` names a document; with one, each key is an operationId of the document." }),
-    schemas: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), TypeSchema).optional().meta({ description: "Named schemas referenced as #/schemas/Name." }),
+      .meta({
+        description:
+          "Take the operations from an OpenAPI document, by operationId: all of them, or those listed under operations: (which may still override timeout, retry, hedge, fallback and idempotency).",
+      }),
+    operations: z
+      .record(name("Operation name; becomes a method of the client."), Operation)
+      .optional()
+      .meta({
+        description:
+          "The operations of the dependency, by name. Required unless `openapi:` names a document; with one, each key is an operationId of the document.",
+      }),
+    schemas: z
+      .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), TypeSchema)
+      .optional()
+      .meta({ description: "Named schemas referenced as #/schemas/Name." }),
   })
-  .meta({ title: "resgen policy", description: "A resilience policy for one dependency (resgen policy language version 1)." });
+  .meta({
+    title: "resgen policy",
+    description: "A resilience policy for one dependency (resgen policy language version 1).",
+  });
 
 /** Sections the project file may set under every policy. */
 export const Defaults = z
@@ -501,45 +935,90 @@ export const Defaults = z
 
 export const ProjectConfig = z
   .strictObject({
-    version: z.literal(1).optional().meta({ description: "Version of the project file. Always 1." }),
+    version: z
+      .literal(1)
+      .optional()
+      .meta({ description: "Version of the project file. Always 1." }),
     policies: z
       .union([z.string(), z.array(z.string()).min(1)])
       .optional()
-      .meta({ description: "Glob(s) of policy files, relative to this file. Defaults to resilience/*.yaml." }),
-    out: z.string().optional().meta({ description: "Output folder of generated code, relative to this file. Defaults to src/generated." }),
-    telemetry: z
-      .enum(["none", "opentelemetry"])
+      .meta({
+        description:
+          "Glob(s) of policy files, relative to this file. Defaults to resilience/*.yaml.",
+      }),
+    out: z
+      .string()
       .optional()
       .meta({
         description:
-          "Telemetry built into the generated clients. opentelemetry: each client records metrics, spans and log lines through @opentelemetry/api (then a dependency of your project; see docs/telemetry.md). Defaults to none: the clients import nothing but their runtime.",
+          "Output folder of generated code, relative to this file. Defaults to src/generated.",
       }),
+    telemetry: z.enum(["none", "opentelemetry"]).optional().meta({
+      description:
+        "Telemetry built into the generated clients. opentelemetry: each client records metrics, spans and log lines through @opentelemetry/api (then a dependency of your project; see docs/telemetry.md). Defaults to none: the clients import nothing but their runtime.",
+    }),
     deadline: z
       .strictObject({
-        header: header("Header carrying the remaining time. Defaults to x-request-timeout-ms (or grpc-timeout for that format).").optional(),
-        format: z.enum(["ms", "grpc-timeout"]).optional().meta({ description: "Relative milliseconds, or gRPC's timeout notation (250m, 2S). Defaults to ms." }),
+        header: header(
+          "Header carrying the remaining time. Defaults to x-request-timeout-ms (or grpc-timeout for that format).",
+        ).optional(),
+        format: z
+          .enum(["ms", "grpc-timeout"])
+          .optional()
+          .meta({
+            description:
+              "Relative milliseconds, or gRPC's timeout notation (250m, 2S). Defaults to ms.",
+          }),
       })
       .optional()
       .meta({ description: "How deadlines are propagated on the wire." }),
     kubernetes: z
       .strictObject({
-        namespace: z.string().max(63).regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/).optional().meta({ description: "Namespace of the generated mesh resources, and of the dependencies' services unless a policy sets `host:`. Defaults to default." }),
-        hostSuffix: z.string().max(200).regex(new RegExp(HOST_PATTERN)).optional().meta({ description: "Domain appended to <dependency>.<namespace> to form a dependency's host. Defaults to svc.cluster.local." }),
+        namespace: z
+          .string()
+          .max(63)
+          .regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/)
+          .optional()
+          .meta({
+            description:
+              "Namespace of the generated mesh resources, and of the dependencies' services unless a policy sets `host:`. Defaults to default.",
+          }),
+        hostSuffix: z
+          .string()
+          .max(200)
+          .regex(new RegExp(HOST_PATTERN))
+          .optional()
+          .meta({
+            description:
+              "Domain appended to <dependency>.<namespace> to form a dependency's host. Defaults to svc.cluster.local.",
+          }),
       })
       .optional()
-      .meta({ description: "Kubernetes metadata of the istio and linkerd targets: where the resources live and how dependency hosts are named." }),
+      .meta({
+        description:
+          "Kubernetes metadata of the istio and linkerd targets: where the resources live and how dependency hosts are named.",
+      }),
     checks: z
       .strictObject({
         unmeasuredTimeouts: z
           .boolean()
           .optional()
-          .meta({ description: "Warn (RG226) about each timeout that comes from resgen's built-in default (2s) rather than from a measured `latency` or an explicit `timeout`. Defaults to true." }),
+          .meta({
+            description:
+              "Warn (RG226) about each timeout that comes from resgen's built-in default (2s) rather than from a measured `latency` or an explicit `timeout`. Defaults to true.",
+          }),
       })
       .optional()
-      .meta({ description: "Analyzer checks that can be turned off for every policy of the project." }),
+      .meta({
+        description: "Analyzer checks that can be turned off for every policy of the project.",
+      }),
     defaults: Defaults.optional(),
   })
-  .meta({ title: "resgen project", description: "resgen.config.yaml: where policies are, where code goes, and defaults for every policy." });
+  .meta({
+    title: "resgen project",
+    description:
+      "resgen.config.yaml: where policies are, where code goes, and defaults for every policy.",
+  });
 
 export type PolicyInput = z.infer<typeof Policy>;
 export type OperationInput = z.infer<typeof Operation>;

@@ -5,7 +5,15 @@
 import type { z } from "zod";
 import { diagnostic, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { Code } from "../diagnostics/codes.js";
-import { checkDurationRange, checkRateRange, describe, parseDuration, parseRate, type DurationRange, type RateRange } from "./durations.js";
+import {
+  checkDurationRange,
+  checkRateRange,
+  describe,
+  parseDuration,
+  parseRate,
+  type DurationRange,
+  type RateRange,
+} from "./durations.js";
 import type { Path, PathSegment, SourceDocument } from "./parse.js";
 import { kindOf, rangeOf, type ValueKind } from "./schema.js";
 import { didYouMean } from "./suggest.js";
@@ -19,15 +27,24 @@ export interface Validated<T> {
 }
 
 /** Validates `source.data` against `schema`; returns the typed value only when it is valid. */
-export function validate<S extends z.ZodType>(schema: S, source: SourceDocument): Validated<z.infer<S>> {
+export function validate<S extends z.ZodType>(
+  schema: S,
+  source: SourceDocument,
+): Validated<z.infer<S>> {
   const result = schema.safeParse(source.data);
   if (result.success) return { value: result.data, diagnostics: [] };
   const diagnostics: Diagnostic[] = [];
-  for (const issue of result.error.issues) diagnostics.push(...translate(schema, source, issue, []));
+  for (const issue of result.error.issues)
+    diagnostics.push(...translate(schema, source, issue, []));
   return { value: undefined, diagnostics };
 }
 
-function translate(root: AnySchema, source: SourceDocument, issue: Issue, base: Path): Diagnostic[] {
+function translate(
+  root: AnySchema,
+  source: SourceDocument,
+  issue: Issue,
+  base: Path,
+): Diagnostic[] {
   const path: Path = [...base, ...(issue.path as PathSegment[])];
   const file = source.file;
   const at = schemaAt(root, path);
@@ -38,14 +55,25 @@ function translate(root: AnySchema, source: SourceDocument, issue: Issue, base: 
     const known = at.keys ?? [];
     return issue.keys.map((key) => {
       const misplaced = misplacedHint(path, key);
-      if (misplaced) return diagnostic("RG101", file, source.keySpanOf([...path, key]), `"${key}" cannot be set${where ? ` in ${where}` : " here"}`, misplaced);
+      if (misplaced)
+        return diagnostic(
+          "RG101",
+          file,
+          source.keySpanOf([...path, key]),
+          `"${key}" cannot be set${where ? ` in ${where}` : " here"}`,
+          misplaced,
+        );
       const suggestion = didYouMean(key, known);
       return diagnostic(
         "RG101",
         file,
         source.keySpanOf([...path, key]),
         `unknown key "${key}"${where ? ` in ${where}` : ""}`,
-        suggestion ? `did you mean "${suggestion}"?` : known.length > 0 ? `expected one of: ${known.join(", ")}` : undefined,
+        suggestion
+          ? `did you mean "${suggestion}"?`
+          : known.length > 0
+            ? `expected one of: ${known.join(", ")}`
+            : undefined,
       );
     });
   }
@@ -66,11 +94,14 @@ function translate(root: AnySchema, source: SourceDocument, issue: Issue, base: 
   // a check across keys (schema refinements): the schema words the message and names the bound
   if (issue.code === "custom" && issue.params?.["range"] === true) {
     const hint: unknown = issue.params["hint"];
-    return [diagnostic("RG106", file, span, issue.message, typeof hint === "string" ? hint : undefined)];
+    return [
+      diagnostic("RG106", file, span, issue.message, typeof hint === "string" ? hint : undefined),
+    ];
   }
   if (at.kind) {
     const explained = explainKind(at.kind, input, path, at.range);
-    if (explained) return [diagnostic(explained.code, file, span, explained.message, explained.hint)];
+    if (explained)
+      return [diagnostic(explained.code, file, span, explained.message, explained.hint)];
   }
 
   switch (issue.code) {
@@ -89,22 +120,63 @@ function translate(root: AnySchema, source: SourceDocument, issue: Issue, base: 
         ];
       }
       // A union such as `false | { ...settings }`: follow the branch that matches the input's type.
-      const branches = issue.errors.filter((errors) => !errors.some((e) => e.path.length === 0 && (e.code === "invalid_type" || e.code === "invalid_value")));
-      if (branches.length === 1) return branches[0]!.flatMap((e) => translate(root, source, e, path));
-      return [diagnostic("RG103", file, span, `${label(path)} has the wrong type: ${expectedOfUnion(issue)} expected, got ${describe(input)}`, layerHint(path, input))];
+      const branches = issue.errors.filter(
+        (errors) =>
+          !errors.some(
+            (e) => e.path.length === 0 && (e.code === "invalid_type" || e.code === "invalid_value"),
+          ),
+      );
+      if (branches.length === 1)
+        return branches[0]!.flatMap((e) => translate(root, source, e, path));
+      return [
+        diagnostic(
+          "RG103",
+          file,
+          span,
+          `${label(path)} has the wrong type: ${expectedOfUnion(issue)} expected, got ${describe(input)}`,
+          layerHint(path, input),
+        ),
+      ];
     }
     case "invalid_type":
       // YAML reads a number with hundreds of digits (or .inf) as Infinity, which zod refuses as a type
-      if (typeof input === "number" && Number.isNaN(input)) return [diagnostic("RG103", file, span, `${label(path)} must be a number, got NaN`)];
+      if (typeof input === "number" && Number.isNaN(input))
+        return [diagnostic("RG103", file, span, `${label(path)} must be a number, got NaN`)];
       if (typeof input === "number" && !Number.isFinite(input)) {
         const bound = input > 0 ? at.numbers?.max : at.numbers?.min;
-        const relation = bound === undefined || !Number.isFinite(bound) ? "a finite number" : `${input > 0 ? "at most" : "at least"} ${bound}`;
-        return [diagnostic("RG106", file, span, `${label(path)} must be ${relation}, got ${input > 0 ? "a number" : "a negative number"} too large to represent`)];
+        const relation =
+          bound === undefined || !Number.isFinite(bound)
+            ? "a finite number"
+            : `${input > 0 ? "at most" : "at least"} ${bound}`;
+        return [
+          diagnostic(
+            "RG106",
+            file,
+            span,
+            `${label(path)} must be ${relation}, got ${input > 0 ? "a number" : "a negative number"} too large to represent`,
+          ),
+        ];
       }
-      return [diagnostic("RG103", file, span, `${label(path)} must be ${article(issue.expected)}, got ${describe(input)}`, layerHint(path, input))];
+      return [
+        diagnostic(
+          "RG103",
+          file,
+          span,
+          `${label(path)} must be ${article(issue.expected)}, got ${describe(input)}`,
+          layerHint(path, input),
+        ),
+      ];
     case "invalid_value": {
       if (path.length === 1 && path[0] === "version") {
-        return [diagnostic("RG110", file, span, `unsupported version ${formatValue(input)}`, "this resgen reads version: 1")];
+        return [
+          diagnostic(
+            "RG110",
+            file,
+            span,
+            `unsupported version ${formatValue(input)}`,
+            "this resgen reads version: 1",
+          ),
+        ];
       }
       const options = issue.values.map((v) => String(v));
       const suggestion = typeof input === "string" ? didYouMean(input, options) : undefined;
@@ -122,16 +194,47 @@ function translate(root: AnySchema, source: SourceDocument, issue: Issue, base: 
     case "too_big": {
       const bound = Number(issue.code === "too_small" ? issue.minimum : issue.maximum);
       const inclusive = issue.inclusive !== false;
-      const relation = issue.code === "too_small" ? (inclusive ? "at least" : "more than") : inclusive ? "at most" : "less than";
-      const what = issue.origin === "array" ? `${bound} item${bound === 1 ? "" : "s"}` : String(bound);
-      return [diagnostic("RG106", file, span, `${label(path)} must be ${relation} ${what}, got ${Array.isArray(input) ? `${input.length}` : formatValue(input)}`)];
+      const relation =
+        issue.code === "too_small"
+          ? inclusive
+            ? "at least"
+            : "more than"
+          : inclusive
+            ? "at most"
+            : "less than";
+      const what =
+        issue.origin === "array" ? `${bound} item${bound === 1 ? "" : "s"}` : String(bound);
+      return [
+        diagnostic(
+          "RG106",
+          file,
+          span,
+          `${label(path)} must be ${relation} ${what}, got ${Array.isArray(input) ? `${input.length}` : formatValue(input)}`,
+        ),
+      ];
     }
     case "invalid_format":
-      return [diagnostic("RG103", file, span, `${label(path)} has an invalid format: ${formatValue(input)}`)];
+      return [
+        diagnostic(
+          "RG103",
+          file,
+          span,
+          `${label(path)} has an invalid format: ${formatValue(input)}`,
+        ),
+      ];
     case "not_multiple_of":
-      return [diagnostic("RG106", file, span, `${label(path)} must be a multiple of ${String(issue.divisor)}`)];
+      return [
+        diagnostic(
+          "RG106",
+          file,
+          span,
+          `${label(path)} must be a multiple of ${String(issue.divisor)}`,
+        ),
+      ];
     default:
-      return [diagnostic("RG103", file, span, `${label(path)} is not valid: ${formatValue(input)}`)];
+      return [
+        diagnostic("RG103", file, span, `${label(path)} is not valid: ${formatValue(input)}`),
+      ];
   }
 }
 
@@ -146,7 +249,8 @@ function layerHint(path: Path, input: unknown): string | undefined {
   const key = String(path[path.length - 1]);
   if (typeof input !== "boolean" || !LAYERS.includes(key)) return undefined;
   if (input) return `write \`${key}: {}\` to turn it on with the defaults`;
-  if (path.length === 2 && path[0] === "defaults") return `the project defaults give no ${key} when \`${key}\` is left out of \`defaults:\`; \`${key}: false\` belongs in a policy, to turn off the ${key} it inherits from here`;
+  if (path.length === 2 && path[0] === "defaults")
+    return `the project defaults give no ${key} when \`${key}\` is left out of \`defaults:\`; \`${key}: false\` belongs in a policy, to turn off the ${key} it inherits from here`;
   return undefined;
 }
 
@@ -156,29 +260,67 @@ function misplacedHint(path: Path, key: string): string | undefined {
   if (inOperation && path.length === 3 && path[2] === "retry" && key === "budget") {
     return "the retry budget is shared by all operations of a dependency: set it under the top-level retry";
   }
-  if (inOperation && path.length === 2 && ["breaker", "bulkhead", "latency", "deadline", "transport"].includes(key)) {
+  if (
+    inOperation &&
+    path.length === 2 &&
+    ["breaker", "bulkhead", "latency", "deadline", "transport"].includes(key)
+  ) {
     return `${key} belongs to the whole dependency: set it at the top level of the policy`;
   }
-  if (path.length === 0 && ["method", "path", "query", "body", "response", "idempotency", "idempotent"].includes(key)) {
+  if (
+    path.length === 0 &&
+    ["method", "path", "query", "body", "response", "idempotency", "idempotent"].includes(key)
+  ) {
     return `${key} belongs to an operation: put it under operations.<name>`;
   }
   return undefined;
 }
 
-function explainKind(kind: ValueKind, input: unknown, path: Path, range: DurationRange | RateRange | undefined): { code: Code; message: string; hint?: string } | undefined {
+function explainKind(
+  kind: ValueKind,
+  input: unknown,
+  path: Path,
+  range: DurationRange | RateRange | undefined,
+): { code: Code; message: string; hint?: string } | undefined {
   const withPath = (message: string) => `${label(path)}: ${message}`;
   switch (kind) {
     case "duration": {
       const parsed = parseDuration(input);
-      if (!parsed.ok) return { code: parsed.range ? "RG106" : "RG104", message: withPath(parsed.message), ...(parsed.hint ? { hint: parsed.hint } : {}) };
-      const outside = range && "min" in range ? checkDurationRange(parsed.value, range, String(input)) : undefined;
-      return outside ? { code: "RG106", message: `${label(path)} ${outside.message}`, ...(outside.hint ? { hint: outside.hint } : {}) } : undefined;
+      if (!parsed.ok)
+        return {
+          code: parsed.range ? "RG106" : "RG104",
+          message: withPath(parsed.message),
+          ...(parsed.hint ? { hint: parsed.hint } : {}),
+        };
+      const outside =
+        range && "min" in range
+          ? checkDurationRange(parsed.value, range, String(input))
+          : undefined;
+      return outside
+        ? {
+            code: "RG106",
+            message: `${label(path)} ${outside.message}`,
+            ...(outside.hint ? { hint: outside.hint } : {}),
+          }
+        : undefined;
     }
     case "rate": {
       const parsed = parseRate(input);
-      if (!parsed.ok) return { code: "RG105", message: withPath(parsed.message), ...(parsed.hint ? { hint: parsed.hint } : {}) };
-      const outside = range && "positive" in range ? checkRateRange(parsed.value, range, input) : undefined;
-      return outside ? { code: "RG106", message: `${label(path)} ${outside.message}`, ...(outside.hint ? { hint: outside.hint } : {}) } : undefined;
+      if (!parsed.ok)
+        return {
+          code: "RG105",
+          message: withPath(parsed.message),
+          ...(parsed.hint ? { hint: parsed.hint } : {}),
+        };
+      const outside =
+        range && "positive" in range ? checkRateRange(parsed.value, range, input) : undefined;
+      return outside
+        ? {
+            code: "RG106",
+            message: `${label(path)} ${outside.message}`,
+            ...(outside.hint ? { hint: outside.hint } : {}),
+          }
+        : undefined;
     }
     case "name":
       if (typeof input !== "string") return undefined;
@@ -189,10 +331,18 @@ function explainKind(kind: ValueKind, input: unknown, path: Path, range: Duratio
       };
     case "header":
       if (typeof input !== "string") return undefined;
-      return { code: "RG108", message: `${formatValue(input)} is not a valid HTTP header name`, hint: "letters, digits and - (e.g. Idempotency-Key)" };
+      return {
+        code: "RG108",
+        message: `${formatValue(input)} is not a valid HTTP header name`,
+        hint: "letters, digits and - (e.g. Idempotency-Key)",
+      };
     case "ref":
       if (typeof input !== "string") return undefined;
-      return { code: "RG111", message: `${formatValue(input)} is not a schema reference`, hint: 'write "#/schemas/Name"' };
+      return {
+        code: "RG111",
+        message: `${formatValue(input)} is not a schema reference`,
+        hint: 'write "#/schemas/Name"',
+      };
     case "path":
       return undefined;
   }
@@ -237,13 +387,21 @@ function placeOf(schema: AnySchema): SchemaPlace {
   }
   const keys = objectKeys(node);
   const numbers = numberBounds(node);
-  return { ...(kind ? { kind } : {}), ...(range ? { range } : {}), ...(numbers ? { numbers } : {}), ...(keys ? { keys } : {}) };
+  return {
+    ...(kind ? { kind } : {}),
+    ...(range ? { range } : {}),
+    ...(numbers ? { numbers } : {}),
+    ...(keys ? { keys } : {}),
+  };
 }
 
 function numberBounds(schema: AnySchema): NumberBounds | undefined {
   if (def(schema).type !== "number") return undefined;
   const n = schema as unknown as { minValue?: number | null; maxValue?: number | null };
-  return { min: n.minValue ?? Number.NEGATIVE_INFINITY, max: n.maxValue ?? Number.POSITIVE_INFINITY };
+  return {
+    min: n.minValue ?? Number.NEGATIVE_INFINITY,
+    max: n.maxValue ?? Number.POSITIVE_INFINITY,
+  };
 }
 
 function def(schema: AnySchema): Record<string, unknown> & { type: string } {
@@ -273,7 +431,8 @@ function objectKeys(schema: AnySchema): string[] | undefined {
   if (d.type === "object") return Object.keys(d.shape as object);
   if (d.type === "union") {
     const keys = new Set<string>();
-    for (const option of d.options as AnySchema[]) for (const k of objectKeys(unwrapAll(option)) ?? []) keys.add(k);
+    for (const option of d.options as AnySchema[])
+      for (const k of objectKeys(unwrapAll(option)) ?? []) keys.add(k);
     return keys.size > 0 ? [...keys] : undefined;
   }
   return undefined;
@@ -345,11 +504,19 @@ function label(path: Path): string {
 }
 
 function formatValue(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value.length > 60 ? value.slice(0, 57) + "..." : value);
+  if (typeof value === "string")
+    return JSON.stringify(value.length > 60 ? value.slice(0, 57) + "..." : value);
   if (value === undefined) return "nothing";
-  if (typeof value === "object" && value !== null) return Array.isArray(value) ? "a list" : "a mapping";
+  if (typeof value === "object" && value !== null)
+    return Array.isArray(value) ? "a list" : "a mapping";
   // the scalars left in parsed YAML; a symbol or a function (never parsed) is named by its type alone
-  if (value === null || typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return String(value);
+  if (
+    value === null ||
+    typeof value === "number" ||
+    typeof value === "boolean" ||
+    typeof value === "bigint"
+  )
+    return String(value);
   return typeof value;
 }
 

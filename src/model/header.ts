@@ -28,5 +28,9 @@ export function jsonHeaderText(from: string): string {
 }
 
 export function isGenerated(text: string): boolean {
-  return text.startsWith(HEADER_PREFIX) || text.startsWith(YAML_HEADER_PREFIX) || text.startsWith(JSON_HEADER_PREFIX);
+  return (
+    text.startsWith(HEADER_PREFIX) ||
+    text.startsWith(YAML_HEADER_PREFIX) ||
+    text.startsWith(JSON_HEADER_PREFIX)
+  );
 }

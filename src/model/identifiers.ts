@@ -69,5 +69,9 @@ export function docText(text: string): string {
 
 /** The generated module file name of a dependency (lower case, so case-insensitive disks agree). */
 export function moduleName(dependency: string): string {
-  return words(dependency).map((w) => w.toLowerCase()).join("-") || "dependency";
+  return (
+    words(dependency)
+      .map((w) => w.toLowerCase())
+      .join("-") || "dependency"
+  );
 }

@@ -36,7 +36,11 @@ export function locatorFromDocuments(documents: ReadonlyMap<string, SourceDocume
     locateKey: (ref) => find(ref)?.keySpanOf(ref.path),
     valueAt: (ref) => {
       let value = find(ref)?.data;
-      for (const step of ref.path) value = value !== null && typeof value === "object" ? (value as Record<string | number, unknown>)[step] : undefined;
+      for (const step of ref.path)
+        value =
+          value !== null && typeof value === "object"
+            ? (value as Record<string | number, unknown>)[step]
+            : undefined;
       return value;
     },
     where: (ref) => {
@@ -60,7 +64,11 @@ export interface Place {
  * The first candidate place that exists in a loaded document. The last resort is the start of
  * the policy file, so a finding is never lost for want of a position.
  */
-export function place(ctx: Locator, policy: ResolvedPolicy, candidates: readonly Place[]): { file: string; span: Span } {
+export function place(
+  ctx: Locator,
+  policy: ResolvedPolicy,
+  candidates: readonly Place[],
+): { file: string; span: Span } {
   for (const c of candidates) {
     if (!c.ref) continue;
     const span = c.key ? ctx.locateKey(c.ref) : ctx.locate(c.ref);
@@ -72,7 +80,11 @@ export function place(ctx: Locator, policy: ResolvedPolicy, candidates: readonly
 /** Where a value was set, when it was set in a file (operation, policy or project defaults). */
 export function setAt(provenance: Provenance | undefined): SourceRef | undefined {
   if (!provenance?.source) return undefined;
-  return provenance.origin === "operation" || provenance.origin === "policy" || provenance.origin === "project" ? provenance.source : undefined;
+  return provenance.origin === "operation" ||
+    provenance.origin === "policy" ||
+    provenance.origin === "project"
+    ? provenance.source
+    : undefined;
 }
 
 /** A path in the policy file. */
@@ -81,7 +93,11 @@ export function inPolicy(policy: ResolvedPolicy, ...path: (string | number)[]): 
 }
 
 /** A path under an operation of the policy file. */
-export function inOperation(policy: ResolvedPolicy, op: ResolvedOperation, ...path: (string | number)[]): SourceRef {
+export function inOperation(
+  policy: ResolvedPolicy,
+  op: ResolvedOperation,
+  ...path: (string | number)[]
+): SourceRef {
   return { file: policy.file, path: [...op.source.path, ...path] };
 }
 
@@ -91,7 +107,9 @@ export function inOperation(policy: ResolvedPolicy, op: ResolvedOperation, ...pa
  */
 export function projectFile(policy: ResolvedPolicy): string | undefined {
   const all = [policy.provenance, ...policy.operations.map((o) => o.provenance)];
-  for (const table of all) for (const p of Object.values(table)) if (p.origin === "project" && p.source) return p.source.file;
+  for (const table of all)
+    for (const p of Object.values(table))
+      if (p.origin === "project" && p.source) return p.source.file;
   return undefined;
 }
 

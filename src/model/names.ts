@@ -29,7 +29,11 @@ export const RUNTIME_MODULE = `./${RUNTIME_DIR}/index.js`;
 /** The OpenTelemetry adapter (`telemetry: opentelemetry`), as the client modules import it. */
 export const TELEMETRY_MODULE = `./${TELEMETRY_DIR}/opentelemetry.js`;
 
-function symbols<const V extends string, const T extends string>(from: string, values: readonly V[], types: readonly T[]): Readonly<Record<V | T, ImportSymbol>> {
+function symbols<const V extends string, const T extends string>(
+  from: string,
+  values: readonly V[],
+  types: readonly T[],
+): Readonly<Record<V | T, ImportSymbol>> {
   const out: Record<string, ImportSymbol> = {};
   for (const name of values) out[name] = { kind: "import", name, from, typeOnly: false };
   for (const name of types) out[name] = { kind: "import", name, from, typeOnly: true };
@@ -44,16 +48,36 @@ export const CLIENT_RUNTIME = symbols(
   RUNTIME_MODULE,
   ["buildUrl", "createDependency", "pathSegment", "requestIdentity", "sendHttp"],
   [
-    "AttemptContext", "CallHeaders", "CallOptions", "Clock", "DependencyHealth", "DependencySettings", "ErrorClassifier",
-    "HttpCallOptions", "Observer", "OperationSettings", "Outcome", "ProvidedCallOptions", "Random", "ResilienceError",
+    "AttemptContext",
+    "CallHeaders",
+    "CallOptions",
+    "Clock",
+    "DependencyHealth",
+    "DependencySettings",
+    "ErrorClassifier",
+    "HttpCallOptions",
+    "Observer",
+    "OperationSettings",
+    "Outcome",
+    "ProvidedCallOptions",
+    "Random",
+    "ResilienceError",
   ],
 );
 
 /** What a client module imports from the OpenTelemetry adapter (`telemetry: opentelemetry`). */
-export const CLIENT_TELEMETRY = symbols(TELEMETRY_MODULE, ["installOpenTelemetry"], ["OpenTelemetryOptions"]);
+export const CLIENT_TELEMETRY = symbols(
+  TELEMETRY_MODULE,
+  ["installOpenTelemetry"],
+  ["OpenTelemetryOptions"],
+);
 
 /** Everything a service module imports from the runtime. */
-export const SERVICE_RUNTIME = symbols(RUNTIME_MODULE, ["createInboundMiddleware"], ["InboundMiddleware", "InboundOptions", "ServiceSettings"]);
+export const SERVICE_RUNTIME = symbols(
+  RUNTIME_MODULE,
+  ["createInboundMiddleware"],
+  ["InboundMiddleware", "InboundOptions", "ServiceSettings"],
+);
 
 /**
  * Members every generated client has besides the methods of its operations. src/emit/client.ts
@@ -83,7 +107,10 @@ export interface OperationNames {
   readonly response: string;
 }
 
-export function operationNames(op: ResolvedOperation, transport: "http" | "function"): OperationNames {
+export function operationNames(
+  op: ResolvedOperation,
+  transport: "http" | "function",
+): OperationNames {
   const pascal = pascalCase(op.name);
   return {
     method: transport === "function" ? `run${pascal}` : methodName(op.name),
@@ -103,9 +130,21 @@ export function operationNames(op: ResolvedOperation, transport: "http" | "funct
 export const RESERVED_MODULES: ReadonlyMap<string, string> = new Map([
   [BARREL_MODULE, "the barrel resgen writes in the output folder"],
   [RUNTIME_DIR, `the name of the ${RUNTIME_DIR}/ folder resgen writes in the output folder`],
-  [TELEMETRY_DIR, `the name of the ${TELEMETRY_DIR}/ folder resgen writes in the output folder (telemetry: opentelemetry)`],
-  ...TARGETS.filter((t) => t !== "ts").map((t): [string, string] => [t, `the name of the ${t}/ folder resgen writes in the output folder (--target ${t})`]),
-  ...["con", "prn", "aux", "nul", ...Array.from({ length: 10 }, (_, d) => [`com${d}`, `lpt${d}`]).flat()].map((d): [string, string] => [d, "a device name on Windows, where the file cannot be created"]),
+  [
+    TELEMETRY_DIR,
+    `the name of the ${TELEMETRY_DIR}/ folder resgen writes in the output folder (telemetry: opentelemetry)`,
+  ],
+  ...TARGETS.filter((t) => t !== "ts").map((t): [string, string] => [
+    t,
+    `the name of the ${t}/ folder resgen writes in the output folder (--target ${t})`,
+  ]),
+  ...[
+    "con",
+    "prn",
+    "aux",
+    "nul",
+    ...Array.from({ length: 10 }, (_, d) => [`com${d}`, `lpt${d}`]).flat(),
+  ].map((d): [string, string] => [d, "a device name on Windows, where the file cannot be created"]),
 ]);
 
 /**
@@ -115,9 +154,18 @@ export const RESERVED_MODULES: ReadonlyMap<string, string> = new Map([
  * client.hasOwnProperty() or checking client.constructor would send a request instead).
  */
 export const RESERVED_METHODS: ReadonlyMap<string, string> = new Map([
-  ...CLIENT_MEMBERS.map((m): [string, string] => [m, `a member every generated client has for itself`]),
-  ["then", "which makes the client a thenable: awaiting it, or returning it from an async function, would call then() and send a request instead of resolving to the client"],
-  ...Object.getOwnPropertyNames(Object.prototype).map((m): [string, string] => [m, `which would replace Object.prototype.${m} on the client: code that calls it (String(client), comparisons, libraries) would send a request`]),
+  ...CLIENT_MEMBERS.map((m): [string, string] => [
+    m,
+    `a member every generated client has for itself`,
+  ]),
+  [
+    "then",
+    "which makes the client a thenable: awaiting it, or returning it from an async function, would call then() and send a request instead of resolving to the client",
+  ],
+  ...Object.getOwnPropertyNames(Object.prototype).map((m): [string, string] => [
+    m,
+    `which would replace Object.prototype.${m} on the client: code that calls it (String(client), comparisons, libraries) would send a request`,
+  ]),
 ]);
 
 /** Problems that would make the output wrong; reported by `check` as diagnostics (RG301). */
@@ -153,16 +201,28 @@ export function findClashes(policy: ResolvedPolicy): NameClash[] {
     const names = operationNames(op, policy.transport);
     const reserved = RESERVED_METHODS.get(names.method);
     if (reserved !== undefined) {
-      out.push({ operation: op, message: `operation "${op.name}" becomes the method ${names.method}(), ${reserved}`, hint: "rename the operation" });
+      out.push({
+        operation: op,
+        message: `operation "${op.name}" becomes the method ${names.method}(), ${reserved}`,
+        hint: "rename the operation",
+      });
     }
     const previous = seen.get(names.method);
     if (previous !== undefined) {
-      out.push({ operation: op, message: `operation "${op.name}" and "${previous}" both become the method ${names.method}()`, hint: "rename one of the operations" });
+      out.push({
+        operation: op,
+        message: `operation "${op.name}" and "${previous}" both become the method ${names.method}()`,
+        hint: "rename one of the operations",
+      });
     }
     seen.set(names.method, op.name);
     for (const p of op.params) {
       if (p.name === "query" || p.name === "body") {
-        out.push({ operation: op, message: `path parameter {${p.name}} clashes with the "${p.name}" field of the method's input`, hint: "rename the parameter" });
+        out.push({
+          operation: op,
+          message: `path parameter {${p.name}} clashes with the "${p.name}" field of the method's input`,
+          hint: "rename the parameter",
+        });
       }
     }
   }
@@ -170,12 +230,20 @@ export function findClashes(policy: ResolvedPolicy): NameClash[] {
 }
 
 /** Names a service policy becomes. */
-export function serviceNames(service: string): { readonly factory: string; readonly module: string } {
-  return { factory: `create${pascalCase(service)}Middleware`, module: `${moduleName(service)}-service` };
+export function serviceNames(service: string): {
+  readonly factory: string;
+  readonly module: string;
+} {
+  return {
+    factory: `create${pascalCase(service)}Middleware`,
+    module: `${moduleName(service)}-service`,
+  };
 }
 
 /** What a service module imports from the runtime: its factory may not take one of these names. */
-export const SERVICE_RUNTIME_IMPORTS: readonly string[] = Object.values(SERVICE_RUNTIME).map((s) => s.name);
+export const SERVICE_RUNTIME_IMPORTS: readonly string[] = Object.values(SERVICE_RUNTIME).map(
+  (s) => s.name,
+);
 
 /**
  * Names of the client module's own top-level declarations that no policy name can produce: the
@@ -189,8 +257,30 @@ export const CLIENT_LOCALS = { settings: "dependencySettings", own: "own" } as c
  * called `Error`, `Date` or `Record`.
  */
 const GLOBAL_TYPES = [
-  "Array", "ReadonlyArray", "Record", "Readonly", "Partial", "Promise", "Object", "String", "Number", "Boolean", "Symbol", "BigInt",
-  "Date", "Error", "Map", "Set", "JSON", "Math", "URL", "Request", "Response", "Headers", "AbortSignal", "Function",
+  "Array",
+  "ReadonlyArray",
+  "Record",
+  "Readonly",
+  "Partial",
+  "Promise",
+  "Object",
+  "String",
+  "Number",
+  "Boolean",
+  "Symbol",
+  "BigInt",
+  "Date",
+  "Error",
+  "Map",
+  "Set",
+  "JSON",
+  "Math",
+  "URL",
+  "Request",
+  "Response",
+  "Headers",
+  "AbortSignal",
+  "Function",
 ];
 
 /** The reserved schema type names: globals, and every name in CLIENT_RUNTIME and CLIENT_TELEMETRY. */
@@ -204,7 +294,10 @@ export const RESERVED_TYPE_NAMES: ReadonlySet<string> = new Set([
  * Type names for the named schemas of a policy, by schema name: PascalCase, with `Schema`
  * appended until the name clashes with none of `taken` and RESERVED_TYPE_NAMES.
  */
-export function schemaTypeNames(schemas: Readonly<Record<string, JsonSchema>>, taken: ReadonlySet<string>): Map<string, string> {
+export function schemaTypeNames(
+  schemas: Readonly<Record<string, JsonSchema>>,
+  taken: ReadonlySet<string>,
+): Map<string, string> {
   const names = new Map<string, string>();
   const used = new Set([...taken, ...RESERVED_TYPE_NAMES]);
   for (const name of Object.keys(schemas).sort()) {
@@ -231,7 +324,13 @@ export interface ClientModuleNames extends ClientNames {
 export function clientModuleNames(policy: ResolvedPolicy): ClientModuleNames {
   const client = clientNames(policy.dependency);
   const operations = policy.operations.map((op) => operationNames(op, policy.transport));
-  const taken = new Set<string>([client.factory, client.client, client.config, ...Object.values(CLIENT_LOCALS)]);
-  for (const n of operations) for (const v of [n.input, n.body, n.response, n.constant]) taken.add(v);
+  const taken = new Set<string>([
+    client.factory,
+    client.client,
+    client.config,
+    ...Object.values(CLIENT_LOCALS),
+  ]);
+  for (const n of operations)
+    for (const v of [n.input, n.body, n.response, n.constant]) taken.add(v);
   return { ...client, operations, schemas: schemaTypeNames(policy.schemas, taken) };
 }

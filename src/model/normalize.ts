@@ -28,7 +28,14 @@ import type {
   ErrorCondition,
   SourceRef,
 } from "./resolved.js";
-import { RANGES, type DefaultsInput, type FallbackInput, type OperationInput, type PolicyInput, type ProjectConfigInput } from "../language/schema.js";
+import {
+  RANGES,
+  type DefaultsInput,
+  type FallbackInput,
+  type OperationInput,
+  type PolicyInput,
+  type ProjectConfigInput,
+} from "../language/schema.js";
 
 /** Built-in defaults, used when neither the policy, the project nor latency says otherwise. */
 export const DEFAULTS = {
@@ -42,7 +49,14 @@ export const DEFAULTS = {
   retry: { maxAttempts: 3, baseMs: 50, capMs: 1_000, multiplier: 2, jitter: "full" },
   retryOn: ["timeout", "network", 408, 425, 429, 500, 502, 503, 504] as const,
   budget: { maxTokens: 100, tokenRatio: 0.1 },
-  breaker: { failureRate: 0.5, windowMs: 10_000, buckets: 10, minCalls: 20, openForMs: 30_000, halfOpenMaxCalls: 3 },
+  breaker: {
+    failureRate: 0.5,
+    windowMs: 10_000,
+    buckets: 10,
+    minCalls: 20,
+    openForMs: 30_000,
+    halfOpenMaxCalls: 3,
+  },
   slowCallRate: 1,
   /** The slow-call rate of a slow-call threshold derived from latency (docs/policy.md, "Derived defaults"). */
   derivedSlowCallRate: 0.5,
@@ -55,7 +69,13 @@ export const DEFAULTS = {
 } as const;
 
 /** Methods that are idempotent by HTTP semantics (RFC 9110 §9.2.2). */
-export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
+export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set([
+  "GET",
+  "HEAD",
+  "OPTIONS",
+  "PUT",
+  "DELETE",
+]);
 
 /**
  * resgen.config.yaml as the model reads it: the file's name and its validated content, whose
@@ -66,7 +86,6 @@ export interface ConfigSettings {
   readonly configFile?: string;
   readonly config?: ProjectConfigInput;
 }
-
 
 type Sections = DefaultsInput;
 
@@ -81,7 +100,12 @@ class Tracer {
   readonly provenance: Record<string, Provenance> = {};
 
   /** The first defined value among `layers`, else `fallback()`; records where it came from. */
-  pick<T, R>(key: string, layers: readonly Layer<T>[], convert: (raw: T) => R, fallback: () => [R, Provenance]): R {
+  pick<T, R>(
+    key: string,
+    layers: readonly Layer<T>[],
+    convert: (raw: T) => R,
+    fallback: () => [R, Provenance],
+  ): R {
     for (const layer of layers) {
       if (layer.value !== undefined) {
         this.provenance[key] = { origin: layer.origin, source: layer.source };
@@ -110,32 +134,56 @@ const fraction = (raw: string | number): number => {
   return parsed.value;
 };
 const same = <T>(v: T): T => v;
-const builtIn = (value: unknown): Provenance => ({ origin: "default", formula: `built-in default ${String(value)}` });
+const builtIn = (value: unknown): Provenance => ({
+  origin: "default",
+  formula: `built-in default ${String(value)}`,
+});
 /** A layer nothing declares and nothing derives: `why` says how to get one. */
 const absent = (why: string): Provenance => ({ origin: "absent", formula: why });
 /** A value derived from `inputs`, positioned at `source` (the section it was derived from). */
-const derived = (formula: string, source: SourceRef | undefined, inputs: readonly ProvenanceInput[]): Provenance => ({
+const derived = (
+  formula: string,
+  source: SourceRef | undefined,
+  inputs: readonly ProvenanceInput[],
+): Provenance => ({
   origin: "derived",
   ...(source === undefined ? {} : { source }),
   inputs,
   formula,
 });
 /** A latency entry as an input of a derived value. */
-const latencyInput = (file: string, key: string): ProvenanceInput => ({ key: `latency.${key}`, source: { file, path: ["latency", key] } });
+const latencyInput = (file: string, key: string): ProvenanceInput => ({
+  key: `latency.${key}`,
+  source: { file, path: ["latency", key] },
+});
 /** An input that is itself an effective value: its key and, when it was set in a file, where. */
 const valueInput = (key: string, provenance: Provenance | undefined): ProvenanceInput => {
-  const set = provenance?.source && (provenance.origin === "operation" || provenance.origin === "policy" || provenance.origin === "project") ? provenance.source : undefined;
+  const set =
+    provenance?.source &&
+    (provenance.origin === "operation" ||
+      provenance.origin === "policy" ||
+      provenance.origin === "project")
+      ? provenance.source
+      : undefined;
   return set ? { key, source: set } : { key };
 };
 
 /** Resolves one validated policy against the project file's defaults and settings. Pure; never throws on valid input. */
-export function normalize(policy: PolicyInput, file: string, project: ConfigSettings = {}): ResolvedPolicy {
+export function normalize(
+  policy: PolicyInput,
+  file: string,
+  project: ConfigSettings = {},
+): ResolvedPolicy {
   const defaults: Sections = project.config?.defaults ?? {};
   const configFile = project.configFile ?? "resgen.config.yaml";
   const at = (path: Path): SourceRef => ({ file, path });
   const atProject = (path: Path): SourceRef => ({ file: configFile, path: ["defaults", ...path] });
   /** The policy's value and the project's default for the same path, in that order. */
-  const layers = <T>(path: Path, fromPolicy: T | undefined, fromProject: T | undefined): Layer<T>[] => [
+  const layers = <T>(
+    path: Path,
+    fromPolicy: T | undefined,
+    fromProject: T | undefined,
+  ): Layer<T>[] => [
     { origin: "policy", source: at(path), value: fromPolicy },
     { origin: "project", source: atProject(path), value: fromProject },
   ];
@@ -143,21 +191,50 @@ export function normalize(policy: PolicyInput, file: string, project: ConfigSett
   const t = new Tracer();
   const latency = resolveLatency(policy);
 
-  const essential = t.pick("essential", layers(["essential"], policy.essential, defaults.essential), same, () => [DEFAULTS.essential, builtIn(DEFAULTS.essential)]);
-  const transport = t.pick("transport", layers(["transport"], policy.transport, defaults.transport), same, () => [DEFAULTS.transport, builtIn(DEFAULTS.transport)]);
+  const essential = t.pick(
+    "essential",
+    layers(["essential"], policy.essential, defaults.essential),
+    same,
+    () => [DEFAULTS.essential, builtIn(DEFAULTS.essential)],
+  );
+  const transport = t.pick(
+    "transport",
+    layers(["transport"], policy.transport, defaults.transport),
+    same,
+    () => [DEFAULTS.transport, builtIn(DEFAULTS.transport)],
+  );
 
   const format = project.config?.deadline?.format ?? "ms";
   // project-wide settings: no policy overrides them, so they are noted where the project file sets them
   const deadlineSettings = project.config?.deadline;
-  t.note("deadline.format", deadlineSettings?.format === undefined ? builtIn("ms") : { origin: "project", source: { file: configFile, path: ["deadline", "format"] } });
+  t.note(
+    "deadline.format",
+    deadlineSettings?.format === undefined
+      ? builtIn("ms")
+      : { origin: "project", source: { file: configFile, path: ["deadline", "format"] } },
+  );
   t.note(
     "deadline.header",
-    deadlineSettings?.header === undefined ? { origin: "default", formula: `built-in default for format ${format}` } : { origin: "project", source: { file: configFile, path: ["deadline", "header"] } },
+    deadlineSettings?.header === undefined
+      ? { origin: "default", formula: `built-in default for format ${format}` }
+      : { origin: "project", source: { file: configFile, path: ["deadline", "header"] } },
   );
   const deadline: ResolvedDeadline = {
-    propagate: t.pick("deadline.propagate", layers(["deadline", "propagate"], policy.deadline?.propagate, defaults.deadline?.propagate), same, () => [DEFAULTS.propagate, builtIn(DEFAULTS.propagate)]),
-    marginMs: t.pick("deadline.margin", layers(["deadline", "margin"], policy.deadline?.margin, defaults.deadline?.margin), ms, () => [DEFAULTS.marginMs, builtIn("10ms")]),
-    header: project.config?.deadline?.header ?? (format === "grpc-timeout" ? DEFAULTS.grpcHeader : DEFAULTS.header),
+    propagate: t.pick(
+      "deadline.propagate",
+      layers(["deadline", "propagate"], policy.deadline?.propagate, defaults.deadline?.propagate),
+      same,
+      () => [DEFAULTS.propagate, builtIn(DEFAULTS.propagate)],
+    ),
+    marginMs: t.pick(
+      "deadline.margin",
+      layers(["deadline", "margin"], policy.deadline?.margin, defaults.deadline?.margin),
+      ms,
+      () => [DEFAULTS.marginMs, builtIn("10ms")],
+    ),
+    header:
+      project.config?.deadline?.header ??
+      (format === "grpc-timeout" ? DEFAULTS.grpcHeader : DEFAULTS.header),
     format,
   };
 
@@ -166,7 +243,17 @@ export function normalize(policy: PolicyInput, file: string, project: ConfigSett
   const budget = resolveBudget(policy, defaults, t, layers);
 
   const operations = Object.entries(policy.operations ?? {}).map(([name, op]) =>
-    resolveOperation(name, op, { policy, defaults, latency, transport, file, configFile, marginMs: deadline.marginMs, margin: t.provenance["deadline.margin"], budget }),
+    resolveOperation(name, op, {
+      policy,
+      defaults,
+      latency,
+      transport,
+      file,
+      configFile,
+      marginMs: deadline.marginMs,
+      margin: t.provenance["deadline.margin"],
+      budget,
+    }),
   );
 
   return {
@@ -182,7 +269,12 @@ export function normalize(policy: PolicyInput, file: string, project: ConfigSett
     bulkhead,
     budget,
     calls: policy.calls ?? [],
-    maxResponseBytes: t.pick("maxResponseBytes", layers(["maxResponseBytes"], policy.maxResponseBytes, undefined), same, () => [DEFAULTS.maxResponseBytes, builtIn("8388608 (8 MiB)")]),
+    maxResponseBytes: t.pick(
+      "maxResponseBytes",
+      layers(["maxResponseBytes"], policy.maxResponseBytes, undefined),
+      same,
+      () => [DEFAULTS.maxResponseBytes, builtIn("8388608 (8 MiB)")],
+    ),
     kubernetes: resolveKubernetes(policy, project, t, at(["host"])),
     operations,
     schemas: policy.schemas ?? {},
@@ -191,7 +283,12 @@ export function normalize(policy: PolicyInput, file: string, project: ConfigSett
 }
 
 /** The namespace of mesh resources and the dependency's host; `host` records where the host came from. */
-function resolveKubernetes(policy: PolicyInput, project: ConfigSettings, t: Tracer, hostRef: SourceRef): { namespace: string; host: string } {
+function resolveKubernetes(
+  policy: PolicyInput,
+  project: ConfigSettings,
+  t: Tracer,
+  hostRef: SourceRef,
+): { namespace: string; host: string } {
   const k = project.config?.kubernetes;
   const namespace = k?.namespace ?? DEFAULTS.kubernetes.namespace;
   if (policy.host !== undefined) {
@@ -202,14 +299,20 @@ function resolveKubernetes(policy: PolicyInput, project: ConfigSettings, t: Trac
   const host = `${label}.${namespace}.${k?.hostSuffix ?? DEFAULTS.kubernetes.hostSuffix}`;
   const configFile = project.configFile ?? "resgen.config.yaml";
   const setting = (key: "namespace" | "hostSuffix"): ProvenanceInput =>
-    k?.[key] === undefined ? { key: `kubernetes.${key}` } : { key: `kubernetes.${key}`, source: { file: configFile, path: ["kubernetes", key] } };
+    k?.[key] === undefined
+      ? { key: `kubernetes.${key}` }
+      : { key: `kubernetes.${key}`, source: { file: configFile, path: ["kubernetes", key] } };
   t.note(
     "host",
-    derived(`<dependency>.<namespace>.<hostSuffix> = ${host}`, { file: hostRef.file, path: ["dependency"] }, [
-      { key: "dependency", source: { file: hostRef.file, path: ["dependency"] } },
-      setting("namespace"),
-      setting("hostSuffix"),
-    ]),
+    derived(
+      `<dependency>.<namespace>.<hostSuffix> = ${host}`,
+      { file: hostRef.file, path: ["dependency"] },
+      [
+        { key: "dependency", source: { file: hostRef.file, path: ["dependency"] } },
+        setting("namespace"),
+        setting("hostSuffix"),
+      ],
+    ),
   );
   return { namespace, host };
 }
@@ -240,51 +343,154 @@ function resolveLatency(policy: PolicyInput): ResolvedLatency {
 type Layers = <T>(path: Path, fromPolicy: T | undefined, fromProject: T | undefined) => Layer<T>[];
 
 /** Where a dependency-level layer (breaker, bulkhead) was turned on, or off with `false`; undefined when no file sets it. */
-function noteLayer(t: Tracer, key: string, own: object | false | undefined, project: object | undefined, at: (path: Path) => SourceRef, atProject: (path: Path) => SourceRef): void {
+function noteLayer(
+  t: Tracer,
+  key: string,
+  own: object | false | undefined,
+  project: object | undefined,
+  at: (path: Path) => SourceRef,
+  atProject: (path: Path) => SourceRef,
+): void {
   if (own !== undefined) t.note(key, { origin: "policy", source: at([key]) });
   else if (project !== undefined) t.note(key, { origin: "project", source: atProject([key]) });
 }
 
-function resolveBreaker(policy: PolicyInput, defaults: Sections, t: Tracer, layers: Layers, at: (path: Path) => SourceRef, atProject: (path: Path) => SourceRef, latency: ResolvedLatency, file: string): ResolvedBreaker | null {
+function resolveBreaker(
+  policy: PolicyInput,
+  defaults: Sections,
+  t: Tracer,
+  layers: Layers,
+  at: (path: Path) => SourceRef,
+  atProject: (path: Path) => SourceRef,
+  latency: ResolvedLatency,
+  file: string,
+): ResolvedBreaker | null {
   const project = defaults.breaker;
   noteLayer(t, "breaker", policy.breaker, project, at, atProject);
-  if (policy.breaker === undefined && project === undefined) t.note("breaker", absent("no breaker unless one is declared"));
+  if (policy.breaker === undefined && project === undefined)
+    t.note("breaker", absent("no breaker unless one is declared"));
   // `breaker: false` in the policy turns a breaker inherited from the project defaults off
   if (policy.breaker === false || (!policy.breaker && !project)) return null;
   const own = policy.breaker;
   const d = DEFAULTS.breaker;
-  const failureRate = t.pick("breaker.failureRate", layers(["breaker", "failureRate"], own?.failureRate, project?.failureRate), fraction, () => [d.failureRate, builtIn("50%")]);
+  const failureRate = t.pick(
+    "breaker.failureRate",
+    layers(["breaker", "failureRate"], own?.failureRate, project?.failureRate),
+    fraction,
+    () => [d.failureRate, builtIn("50%")],
+  );
   const slow = own?.slowCall ?? project?.slowCall;
   const slowCall = slow
     ? {
-        durationMs: t.pick("breaker.slowCall.duration", layers(["breaker", "slowCall", "duration"], own?.slowCall?.duration, project?.slowCall?.duration), ms, () => [0, builtIn(0)]),
-        rate: t.pick("breaker.slowCall.rate", layers(["breaker", "slowCall", "rate"], own?.slowCall?.rate, project?.slowCall?.rate), fraction, () => [DEFAULTS.slowCallRate, builtIn("100%")]),
+        durationMs: t.pick(
+          "breaker.slowCall.duration",
+          layers(
+            ["breaker", "slowCall", "duration"],
+            own?.slowCall?.duration,
+            project?.slowCall?.duration,
+          ),
+          ms,
+          () => [0, builtIn(0)],
+        ),
+        rate: t.pick(
+          "breaker.slowCall.rate",
+          layers(["breaker", "slowCall", "rate"], own?.slowCall?.rate, project?.slowCall?.rate),
+          fraction,
+          () => [DEFAULTS.slowCallRate, builtIn("100%")],
+        ),
       }
     : derivedSlowCall(latency, t, file);
   const w = own?.window ?? project?.window;
   if (w?.calls !== undefined) {
     const fromPolicy = own?.window !== undefined;
-    t.note("breaker.window.calls", { origin: fromPolicy ? "policy" : "project", source: (fromPolicy ? at : atProject)(["breaker", "window", "calls"]) });
+    t.note("breaker.window.calls", {
+      origin: fromPolicy ? "policy" : "project",
+      source: (fromPolicy ? at : atProject)(["breaker", "window", "calls"]),
+    });
   }
   const window: ResolvedBreaker["window"] =
     w?.calls !== undefined
       ? { kind: "count", calls: w.calls }
       : {
           kind: "time",
-          durationMs: t.pick("breaker.window.duration", layers(["breaker", "window", "duration"], own?.window?.duration, project?.window?.duration), ms, () => [d.windowMs, builtIn("10s")]),
-          buckets: t.pick("breaker.window.buckets", layers(["breaker", "window", "buckets"], own?.window?.buckets, project?.window?.buckets), same, () => [d.buckets, builtIn(d.buckets)]),
+          durationMs: t.pick(
+            "breaker.window.duration",
+            layers(
+              ["breaker", "window", "duration"],
+              own?.window?.duration,
+              project?.window?.duration,
+            ),
+            ms,
+            () => [d.windowMs, builtIn("10s")],
+          ),
+          buckets: t.pick(
+            "breaker.window.buckets",
+            layers(
+              ["breaker", "window", "buckets"],
+              own?.window?.buckets,
+              project?.window?.buckets,
+            ),
+            same,
+            () => [d.buckets, builtIn(d.buckets)],
+          ),
         };
-  const minCalls = t.pick("breaker.minCalls", layers(["breaker", "minCalls"], own?.minCalls, project?.minCalls), same, () => [d.minCalls, builtIn(d.minCalls)]);
-  const openForMs = t.pick("breaker.openFor", layers(["breaker", "openFor"], own?.openFor, project?.openFor), ms, () => [d.openForMs, builtIn("30s")]);
-  const maxCalls = t.pick("breaker.halfOpen.maxCalls", layers(["breaker", "halfOpen", "maxCalls"], own?.halfOpen?.maxCalls, project?.halfOpen?.maxCalls), same, () => [d.halfOpenMaxCalls, builtIn(d.halfOpenMaxCalls)]);
-  const successes = t.pick("breaker.halfOpen.successes", layers(["breaker", "halfOpen", "successes"], own?.halfOpen?.successes, project?.halfOpen?.successes), same, () => {
-    const input = valueInput("breaker.halfOpen.maxCalls", t.provenance["breaker.halfOpen.maxCalls"]);
-    return [maxCalls, derived(`halfOpen.maxCalls = ${maxCalls}`, input.source, [input])];
-  });
+  const minCalls = t.pick(
+    "breaker.minCalls",
+    layers(["breaker", "minCalls"], own?.minCalls, project?.minCalls),
+    same,
+    () => [d.minCalls, builtIn(d.minCalls)],
+  );
+  const openForMs = t.pick(
+    "breaker.openFor",
+    layers(["breaker", "openFor"], own?.openFor, project?.openFor),
+    ms,
+    () => [d.openForMs, builtIn("30s")],
+  );
+  const maxCalls = t.pick(
+    "breaker.halfOpen.maxCalls",
+    layers(
+      ["breaker", "halfOpen", "maxCalls"],
+      own?.halfOpen?.maxCalls,
+      project?.halfOpen?.maxCalls,
+    ),
+    same,
+    () => [d.halfOpenMaxCalls, builtIn(d.halfOpenMaxCalls)],
+  );
+  const successes = t.pick(
+    "breaker.halfOpen.successes",
+    layers(
+      ["breaker", "halfOpen", "successes"],
+      own?.halfOpen?.successes,
+      project?.halfOpen?.successes,
+    ),
+    same,
+    () => {
+      const input = valueInput(
+        "breaker.halfOpen.maxCalls",
+        t.provenance["breaker.halfOpen.maxCalls"],
+      );
+      return [maxCalls, derived(`halfOpen.maxCalls = ${maxCalls}`, input.source, [input])];
+    },
+  );
   // slow start after recovery: only when asked for, so breakers without one keep their settings as they were
   const rampUpMs =
-    (own?.rampUp ?? project?.rampUp) === undefined ? undefined : t.pick("breaker.rampUp", layers(["breaker", "rampUp"], own?.rampUp, project?.rampUp), ms, () => [0, builtIn(0)]);
-  return { failureRate, slowCall, window, minCalls, openForMs, halfOpen: { maxCalls, successes }, ...(rampUpMs === undefined ? {} : { rampUpMs }) };
+    (own?.rampUp ?? project?.rampUp) === undefined
+      ? undefined
+      : t.pick(
+          "breaker.rampUp",
+          layers(["breaker", "rampUp"], own?.rampUp, project?.rampUp),
+          ms,
+          () => [0, builtIn(0)],
+        );
+  return {
+    failureRate,
+    slowCall,
+    window,
+    minCalls,
+    openForMs,
+    halfOpen: { maxCalls, successes },
+    ...(rampUpMs === undefined ? {} : { rampUpMs }),
+  };
 }
 
 /**
@@ -294,7 +500,11 @@ function resolveBreaker(policy: PolicyInput, defaults: Sections, t: Tracer, laye
  * far from half: only a dependency whose median call is slower than its healthy tail trips it.
  * Without p999 or p99 nothing bounds the healthy tail, so nothing is derived.
  */
-function derivedSlowCall(latency: ResolvedLatency, t: Tracer, file: string): ResolvedBreaker["slowCall"] {
+function derivedSlowCall(
+  latency: ResolvedLatency,
+  t: Tracer,
+  file: string,
+): ResolvedBreaker["slowCall"] {
   const { p99Ms, p999Ms } = latency;
   let durationMs: number;
   let formula: string;
@@ -305,7 +515,10 @@ function derivedSlowCall(latency: ResolvedLatency, t: Tracer, file: string): Res
     durationMs = 2 * p99Ms;
     formula = `2 × p99 (${formatMs(p99Ms)}) = ${formatMs(durationMs)}`;
   } else {
-    t.note("breaker.slowCall", absent("no slow-call threshold: declare it, or latency.p99 or p999 to derive one"));
+    t.note(
+      "breaker.slowCall",
+      absent("no slow-call threshold: declare it, or latency.p99 or p999 to derive one"),
+    );
     return null;
   }
   const section: SourceRef = { file, path: ["latency"] };
@@ -315,27 +528,62 @@ function derivedSlowCall(latency: ResolvedLatency, t: Tracer, file: string): Res
     formula += `, capped at ${formatMs(durationMs)}, the longest slow-call duration`;
   }
   const rate = DEFAULTS.derivedSlowCallRate;
-  t.note("breaker.slowCall", derived("derived from latency: no slowCall declared", section, inputs));
+  t.note(
+    "breaker.slowCall",
+    derived("derived from latency: no slowCall declared", section, inputs),
+  );
   t.note("breaker.slowCall.duration", derived(formula, section, inputs));
-  t.note("breaker.slowCall.rate", derived(`${rate * 100}%, far above the ${p999Ms !== undefined ? "0.1%" : "1%"} of healthy calls that slow`, section, inputs));
+  t.note(
+    "breaker.slowCall.rate",
+    derived(
+      `${rate * 100}%, far above the ${p999Ms !== undefined ? "0.1%" : "1%"} of healthy calls that slow`,
+      section,
+      inputs,
+    ),
+  );
   return { durationMs, rate };
 }
 
 /** Little's law with 2× headroom (docs/policy.md, "Derived defaults"): rps × p99 × 2, else rps × p999 × 2, never below the built-in 10. */
 function littlesLaw(latency: ResolvedLatency, file: string): [number, Provenance] | undefined {
   const rps = latency.rps;
-  const tail = latency.p99Ms !== undefined ? (["p99", latency.p99Ms] as const) : latency.p999Ms !== undefined ? (["p999", latency.p999Ms] as const) : undefined;
+  const tail =
+    latency.p99Ms !== undefined
+      ? (["p99", latency.p99Ms] as const)
+      : latency.p999Ms !== undefined
+        ? (["p999", latency.p999Ms] as const)
+        : undefined;
   if (rps === undefined || tail === undefined) return undefined;
   const [name, tailMs] = tail;
   const exact = Math.max(1, Math.ceil(rps * (tailMs / 1000) * 2));
   const floor = DEFAULTS.bulkhead.maxConcurrent;
   const value = Math.min(Math.max(exact, floor), RANGES.bulkhead.max);
-  const adjusted = value < exact ? `, capped at ${RANGES.bulkhead.max}, the largest bulkhead` : value > exact ? `, raised to ${floor}, the smallest derived bulkhead` : "";
+  const adjusted =
+    value < exact
+      ? `, capped at ${RANGES.bulkhead.max}, the largest bulkhead`
+      : value > exact
+        ? `, raised to ${floor}, the smallest derived bulkhead`
+        : "";
   const formula = `Little's law with 2× headroom: ceil(rps ${rps} × ${name} ${formatMs(tailMs)} × 2) = ${exact}${adjusted}`;
-  return [value, derived(formula, { file, path: ["latency"] }, [latencyInput(file, "rps"), latencyInput(file, name)])];
+  return [
+    value,
+    derived(formula, { file, path: ["latency"] }, [
+      latencyInput(file, "rps"),
+      latencyInput(file, name),
+    ]),
+  ];
 }
 
-function resolveBulkhead(policy: PolicyInput, defaults: Sections, t: Tracer, layers: Layers, at: (path: Path) => SourceRef, atProject: (path: Path) => SourceRef, latency: ResolvedLatency, file: string): ResolvedBulkhead | null {
+function resolveBulkhead(
+  policy: PolicyInput,
+  defaults: Sections,
+  t: Tracer,
+  layers: Layers,
+  at: (path: Path) => SourceRef,
+  atProject: (path: Path) => SourceRef,
+  latency: ResolvedLatency,
+  file: string,
+): ResolvedBulkhead | null {
   const project = defaults.bulkhead;
   noteLayer(t, "bulkhead", policy.bulkhead, project, at, atProject);
   // `bulkhead: false` turns off a bulkhead inherited from the project defaults or derived from latency
@@ -346,42 +594,91 @@ function resolveBulkhead(policy: PolicyInput, defaults: Sections, t: Tracer, lay
     // no bulkhead declared: with rps and a tail percentile, one is derived by Little's law
     const sized = littlesLaw(latency, file);
     if (!sized) {
-      t.note("bulkhead", absent("no bulkhead: declare one, or latency.rps and p99 (or p999) to derive one"));
+      t.note(
+        "bulkhead",
+        absent("no bulkhead: declare one, or latency.rps and p99 (or p999) to derive one"),
+      );
       return null;
     }
-    t.note("bulkhead", derived("derived from latency: no bulkhead declared", sized[1].source, sized[1].inputs ?? []));
+    t.note(
+      "bulkhead",
+      derived("derived from latency: no bulkhead declared", sized[1].source, sized[1].inputs ?? []),
+    );
     t.note("bulkhead.maxConcurrent", sized[1]);
     t.note("bulkhead.maxQueue", builtIn(d.maxQueue));
     t.note("bulkhead.queueTimeout", builtIn("0ms"));
     t.note("bulkhead.overflow", builtIn(d.overflow));
-    return { maxConcurrent: sized[0], maxQueue: d.maxQueue, queueTimeoutMs: d.queueTimeoutMs, overflow: d.overflow };
+    return {
+      maxConcurrent: sized[0],
+      maxQueue: d.maxQueue,
+      queueTimeoutMs: d.queueTimeoutMs,
+      overflow: d.overflow,
+    };
   }
-  const maxConcurrent = t.pick("bulkhead.maxConcurrent", layers(["bulkhead", "maxConcurrent"], own?.maxConcurrent, project?.maxConcurrent), same, (): [number, Provenance] => {
-    return littlesLaw(latency, file) ?? [d.maxConcurrent, builtIn(d.maxConcurrent)];
-  });
+  const maxConcurrent = t.pick(
+    "bulkhead.maxConcurrent",
+    layers(["bulkhead", "maxConcurrent"], own?.maxConcurrent, project?.maxConcurrent),
+    same,
+    (): [number, Provenance] => {
+      return littlesLaw(latency, file) ?? [d.maxConcurrent, builtIn(d.maxConcurrent)];
+    },
+  );
   return {
     maxConcurrent,
-    maxQueue: t.pick("bulkhead.maxQueue", layers(["bulkhead", "maxQueue"], own?.maxQueue, project?.maxQueue), same, () => [d.maxQueue, builtIn(d.maxQueue)]),
-    queueTimeoutMs: t.pick("bulkhead.queueTimeout", layers(["bulkhead", "queueTimeout"], own?.queueTimeout, project?.queueTimeout), ms, () => [d.queueTimeoutMs, builtIn("0ms")]),
-    overflow: t.pick("bulkhead.overflow", layers(["bulkhead", "overflow"], own?.overflow, project?.overflow), same, () => [d.overflow, builtIn(d.overflow)]),
+    maxQueue: t.pick(
+      "bulkhead.maxQueue",
+      layers(["bulkhead", "maxQueue"], own?.maxQueue, project?.maxQueue),
+      same,
+      () => [d.maxQueue, builtIn(d.maxQueue)],
+    ),
+    queueTimeoutMs: t.pick(
+      "bulkhead.queueTimeout",
+      layers(["bulkhead", "queueTimeout"], own?.queueTimeout, project?.queueTimeout),
+      ms,
+      () => [d.queueTimeoutMs, builtIn("0ms")],
+    ),
+    overflow: t.pick(
+      "bulkhead.overflow",
+      layers(["bulkhead", "overflow"], own?.overflow, project?.overflow),
+      same,
+      () => [d.overflow, builtIn(d.overflow)],
+    ),
   };
 }
 
-function resolveBudget(policy: PolicyInput, defaults: Sections, t: Tracer, layers: Layers): ResolvedBudget | null {
+function resolveBudget(
+  policy: PolicyInput,
+  defaults: Sections,
+  t: Tracer,
+  layers: Layers,
+): ResolvedBudget | null {
   const own = obj(policy.retry)?.budget;
   const project = defaults.retry?.budget;
   const chosen = own !== undefined ? own : project;
   if (chosen === undefined || chosen === false) {
     // `budget: false` is noted where it was written, so a finding about it can point there
     const off = layers(["retry", "budget"], own, project).find((l) => l.value === false);
-    t.note("retry.budget", off ? { origin: off.origin, source: off.source } : absent("no budget unless one is declared"));
+    t.note(
+      "retry.budget",
+      off ? { origin: off.origin, source: off.source } : absent("no budget unless one is declared"),
+    );
     return null;
   }
   const ownObj = own === false ? undefined : own;
   const projectObj = project === false ? undefined : project;
   return {
-    maxTokens: t.pick("retry.budget.maxTokens", layers(["retry", "budget", "maxTokens"], ownObj?.maxTokens, projectObj?.maxTokens), same, () => [DEFAULTS.budget.maxTokens, builtIn(DEFAULTS.budget.maxTokens)]),
-    tokenRatio: t.pick("retry.budget.tokenRatio", layers(["retry", "budget", "tokenRatio"], ownObj?.tokenRatio, projectObj?.tokenRatio), same, () => [DEFAULTS.budget.tokenRatio, builtIn(DEFAULTS.budget.tokenRatio)]),
+    maxTokens: t.pick(
+      "retry.budget.maxTokens",
+      layers(["retry", "budget", "maxTokens"], ownObj?.maxTokens, projectObj?.maxTokens),
+      same,
+      () => [DEFAULTS.budget.maxTokens, builtIn(DEFAULTS.budget.maxTokens)],
+    ),
+    tokenRatio: t.pick(
+      "retry.budget.tokenRatio",
+      layers(["retry", "budget", "tokenRatio"], ownObj?.tokenRatio, projectObj?.tokenRatio),
+      same,
+      () => [DEFAULTS.budget.tokenRatio, builtIn(DEFAULTS.budget.tokenRatio)],
+    ),
   };
 }
 
@@ -400,43 +697,102 @@ interface OperationContext {
   readonly budget: ResolvedBudget | null;
 }
 
-function resolveOperation(name: string, op: OperationInput, ctx: OperationContext): ResolvedOperation {
+function resolveOperation(
+  name: string,
+  op: OperationInput,
+  ctx: OperationContext,
+): ResolvedOperation {
   const { policy, defaults, latency, file, configFile, marginMs, transport } = ctx;
   const t = new Tracer();
   const opPath: Path = ["operations", name];
   /** Operation override, then the policy's section, then the project default, for one key. */
-  const chain = <T>(path: Path, fromOp: T | undefined, fromPolicy: T | undefined, fromProject: T | undefined): Layer<T>[] => [
+  const chain = <T>(
+    path: Path,
+    fromOp: T | undefined,
+    fromPolicy: T | undefined,
+    fromProject: T | undefined,
+  ): Layer<T>[] => [
     { origin: "operation", source: { file, path: [...opPath, ...path] }, value: fromOp },
     { origin: "policy", source: { file, path }, value: fromPolicy },
-    { origin: "project", source: { file: configFile, path: ["defaults", ...path] }, value: fromProject },
+    {
+      origin: "project",
+      source: { file: configFile, path: ["defaults", ...path] },
+      value: fromProject,
+    },
   ];
 
   // --- idempotency (docs/policy.md, "Operations"): the key wins, then the author's assertion, then the method
   const idempotencyKey = op.idempotency ? { header: op.idempotency.header } : null;
-  const [idempotency, idempotencyProvenance] = decideIdempotency(op, transport, { file, path: opPath });
+  const [idempotency, idempotencyProvenance] = decideIdempotency(op, transport, {
+    file,
+    path: opPath,
+  });
   t.note("idempotency", idempotencyProvenance);
 
   // --- layers present for this operation: `false` turns an inherited layer off
-  const retryLayers = chain<OperationInput["retry"]>(["retry"], op.retry, policy.retry, defaults.retry);
+  const retryLayers = chain<OperationInput["retry"]>(
+    ["retry"],
+    op.retry,
+    policy.retry,
+    defaults.retry,
+  );
   const retrySource = retryLayers.find((l) => l.value !== undefined);
   const retryInput = retrySource?.value;
   const retry = retryInput ? resolveRetry(op, policy, defaults, t, chain) : null;
-  t.note("retry", retrySource ? { origin: retrySource.origin, source: retrySource.source } : absent("no retry unless one is declared"));
+  t.note(
+    "retry",
+    retrySource
+      ? { origin: retrySource.origin, source: retrySource.source }
+      : absent("no retry unless one is declared"),
+  );
 
-  const hedgeLayers = chain<OperationInput["hedge"]>(["hedge"], op.hedge, policy.hedge, defaults.hedge);
+  const hedgeLayers = chain<OperationInput["hedge"]>(
+    ["hedge"],
+    op.hedge,
+    policy.hedge,
+    defaults.hedge,
+  );
   const hedgeSource = hedgeLayers.find((l) => l.value !== undefined);
-  const hedge = hedgeSource?.value ? resolveHedge(op, policy, defaults, t, chain, latency, file) : null;
-  t.note("hedge", hedgeSource ? { origin: hedgeSource.origin, source: hedgeSource.source } : absent("no hedging unless declared"));
+  const hedge = hedgeSource?.value
+    ? resolveHedge(op, policy, defaults, t, chain, latency, file)
+    : null;
+  t.note(
+    "hedge",
+    hedgeSource
+      ? { origin: hedgeSource.origin, source: hedgeSource.source }
+      : absent("no hedging unless declared"),
+  );
 
-  const fallbackLayers = chain<FallbackInput>(["fallback"], op.fallback, policy.fallback, defaults.fallback);
+  const fallbackLayers = chain<FallbackInput>(
+    ["fallback"],
+    op.fallback,
+    policy.fallback,
+    defaults.fallback,
+  );
   const fallbackSource = fallbackLayers.find((l) => l.value !== undefined);
   const fallback = fallbackSource?.value ? resolveFallback(fallbackSource.value) : null;
-  t.note("fallback", fallbackSource ? { origin: fallbackSource.origin, source: fallbackSource.source } : absent("no fallback unless declared"));
+  t.note(
+    "fallback",
+    fallbackSource
+      ? { origin: fallbackSource.origin, source: fallbackSource.source }
+      : absent("no fallback unless declared"),
+  );
 
   // --- the effective plan: computed once, here; the total timeout is derived from its worst case
   const repeatable = idempotency !== "none";
   const planInputs: PlanInputs = { repeatable, idempotency, retry, hedge, budget: ctx.budget };
-  const timeout = resolveTimeout(op, policy, defaults, t, chain, latency, planInputs, marginMs, ctx.margin, file);
+  const timeout = resolveTimeout(
+    op,
+    policy,
+    defaults,
+    t,
+    chain,
+    latency,
+    planInputs,
+    marginMs,
+    ctx.margin,
+    file,
+  );
   const plan = planOperation(planInputs, timeout);
 
   const pathParams = op.path === undefined ? [] : extractParams(op.path);
@@ -475,7 +831,9 @@ function resolveOperation(name: string, op: OperationInput, ctx: OperationContex
     hedge,
     plan,
     fallback,
-    ...(op.grpc === undefined ? {} : { grpc: { service: op.grpc.service, method: op.grpc.method } }),
+    ...(op.grpc === undefined
+      ? {}
+      : { grpc: { service: op.grpc.service, method: op.grpc.method } }),
     provenance: t.provenance,
   };
 }
@@ -485,52 +843,129 @@ function resolveOperation(name: string, op: OperationInput, ctx: OperationContex
  * `idempotent:` as written, then the method (RFC 9110 §9.2.2); a function call without either
  * is not idempotent.
  */
-function decideIdempotency(op: OperationInput, transport: "http" | "function", at: SourceRef): [IdempotencyBasis, Provenance] {
+function decideIdempotency(
+  op: OperationInput,
+  transport: "http" | "function",
+  at: SourceRef,
+): [IdempotencyBasis, Provenance] {
   const under = (key: string): SourceRef => ({ file: at.file, path: [...at.path, key] });
   if (op.idempotency) return ["key", { origin: "operation", source: under("idempotency") }];
-  if (op.idempotent === true) return ["asserted", { origin: "operation", source: under("idempotent") }];
-  if (op.idempotent === false) return ["none", { origin: "operation", source: under("idempotent") }];
+  if (op.idempotent === true)
+    return ["asserted", { origin: "operation", source: under("idempotent") }];
+  if (op.idempotent === false)
+    return ["none", { origin: "operation", source: under("idempotent") }];
   if (op.method === undefined) {
-    return ["none", { origin: "default", formula: transport === "function" ? "a function call is not idempotent unless asserted" : "no method: not idempotent unless asserted" }];
+    return [
+      "none",
+      {
+        origin: "default",
+        formula:
+          transport === "function"
+            ? "a function call is not idempotent unless asserted"
+            : "no method: not idempotent unless asserted",
+      },
+    ];
   }
   const method = [{ key: "method", source: under("method") }];
   return IDEMPOTENT_METHODS.has(op.method)
-    ? ["method", derived("RFC 9110: GET, HEAD, OPTIONS, PUT and DELETE are idempotent", under("method"), method)]
+    ? [
+        "method",
+        derived(
+          "RFC 9110: GET, HEAD, OPTIONS, PUT and DELETE are idempotent",
+          under("method"),
+          method,
+        ),
+      ]
     : ["none", derived(`RFC 9110: ${op.method} is not idempotent`, under("method"), method)];
 }
 
-type Chain = <T>(path: Path, fromOp: T | undefined, fromPolicy: T | undefined, fromProject: T | undefined) => Layer<T>[];
+type Chain = <T>(
+  path: Path,
+  fromOp: T | undefined,
+  fromPolicy: T | undefined,
+  fromProject: T | undefined,
+) => Layer<T>[];
 
 /** An object section, or undefined when the layer is absent or turned off with `false`. */
 const obj = <T>(v: T | false | undefined): T | undefined => (v === false ? undefined : v);
 
-function resolveRetry(op: OperationInput, policy: PolicyInput, defaults: Sections, t: Tracer, chain: Chain): ResolvedRetry {
+function resolveRetry(
+  op: OperationInput,
+  policy: PolicyInput,
+  defaults: Sections,
+  t: Tracer,
+  chain: Chain,
+): ResolvedRetry {
   const o = obj(op.retry);
   const p = obj(policy.retry);
   const d = defaults.retry;
   const D = DEFAULTS.retry;
   const backoff: ResolvedBackoff = {
-    baseMs: t.pick("retry.backoff.base", chain(["retry", "backoff", "base"], o?.backoff?.base, p?.backoff?.base, d?.backoff?.base), ms, () => [D.baseMs, builtIn("50ms")]),
-    capMs: t.pick("retry.backoff.cap", chain(["retry", "backoff", "cap"], o?.backoff?.cap, p?.backoff?.cap, d?.backoff?.cap), ms, () => [D.capMs, builtIn("1s")]),
-    multiplier: t.pick("retry.backoff.multiplier", chain(["retry", "backoff", "multiplier"], o?.backoff?.multiplier, p?.backoff?.multiplier, d?.backoff?.multiplier), same, () => [D.multiplier, builtIn(D.multiplier)]),
-    jitter: t.pick("retry.backoff.jitter", chain(["retry", "backoff", "jitter"], o?.backoff?.jitter, p?.backoff?.jitter, d?.backoff?.jitter), same, () => [D.jitter, builtIn(D.jitter)]),
+    baseMs: t.pick(
+      "retry.backoff.base",
+      chain(["retry", "backoff", "base"], o?.backoff?.base, p?.backoff?.base, d?.backoff?.base),
+      ms,
+      () => [D.baseMs, builtIn("50ms")],
+    ),
+    capMs: t.pick(
+      "retry.backoff.cap",
+      chain(["retry", "backoff", "cap"], o?.backoff?.cap, p?.backoff?.cap, d?.backoff?.cap),
+      ms,
+      () => [D.capMs, builtIn("1s")],
+    ),
+    multiplier: t.pick(
+      "retry.backoff.multiplier",
+      chain(
+        ["retry", "backoff", "multiplier"],
+        o?.backoff?.multiplier,
+        p?.backoff?.multiplier,
+        d?.backoff?.multiplier,
+      ),
+      same,
+      () => [D.multiplier, builtIn(D.multiplier)],
+    ),
+    jitter: t.pick(
+      "retry.backoff.jitter",
+      chain(
+        ["retry", "backoff", "jitter"],
+        o?.backoff?.jitter,
+        p?.backoff?.jitter,
+        d?.backoff?.jitter,
+      ),
+      same,
+      () => [D.jitter, builtIn(D.jitter)],
+    ),
   };
   const retryAfter = t.pick(
     "retry.retryAfter",
     chain(["retry", "retryAfter"], o?.retryAfter, p?.retryAfter, d?.retryAfter),
-    (raw): ResolvedRetry["retryAfter"] => (raw === "ignore" ? null : raw === "honor" ? {} : { maxMs: ms(raw.max) }),
+    (raw): ResolvedRetry["retryAfter"] =>
+      raw === "ignore" ? null : raw === "honor" ? {} : { maxMs: ms(raw.max) },
     () => [{}, builtIn("honor")],
   );
   return {
-    maxAttempts: t.pick("retry.maxAttempts", chain(["retry", "maxAttempts"], o?.maxAttempts, p?.maxAttempts, d?.maxAttempts), same, () => [D.maxAttempts, builtIn(D.maxAttempts)]),
+    maxAttempts: t.pick(
+      "retry.maxAttempts",
+      chain(["retry", "maxAttempts"], o?.maxAttempts, p?.maxAttempts, d?.maxAttempts),
+      same,
+      () => [D.maxAttempts, builtIn(D.maxAttempts)],
+    ),
     backoff,
-    ...t.pick("retry.on", chain(["retry", "on"], o?.on, p?.on, d?.on), splitRetryOn, () => [{ on: DEFAULTS.retryOn, errors: [] }, builtIn(DEFAULTS.retryOn.join(", "))]),
+    ...t.pick("retry.on", chain(["retry", "on"], o?.on, p?.on, d?.on), splitRetryOn, () => [
+      { on: DEFAULTS.retryOn, errors: [] },
+      builtIn(DEFAULTS.retryOn.join(", ")),
+    ]),
     retryAfter,
   };
 }
 
 /** `retry.on` as written: outcomes (kinds and statuses) apart from thrown errors named by code or name, each once. */
-function splitRetryOn(raw: readonly (RetryCondition | { readonly code?: string | number | undefined; readonly name?: string | undefined })[]): Pick<ResolvedRetry, "on" | "errors"> {
+function splitRetryOn(
+  raw: readonly (
+    | RetryCondition
+    | { readonly code?: string | number | undefined; readonly name?: string | undefined }
+  )[],
+): Pick<ResolvedRetry, "on" | "errors"> {
   const on = new Set<RetryCondition>();
   const errors = new Map<string, ErrorCondition>();
   for (const c of raw) {
@@ -541,18 +976,47 @@ function splitRetryOn(raw: readonly (RetryCondition | { readonly code?: string |
   return { on: [...on], errors: [...errors.values()] };
 }
 
-function resolveHedge(op: OperationInput, policy: PolicyInput, defaults: Sections, t: Tracer, chain: Chain, latency: ResolvedLatency, file: string): ResolvedHedge {
+function resolveHedge(
+  op: OperationInput,
+  policy: PolicyInput,
+  defaults: Sections,
+  t: Tracer,
+  chain: Chain,
+  latency: ResolvedLatency,
+  file: string,
+): ResolvedHedge {
   const o = obj(op.hedge);
   const p = obj(policy.hedge);
   const d = defaults.hedge;
   const D = DEFAULTS.hedge;
   return {
-    delayMs: t.pick("hedge.delay", chain(["hedge", "delay"], o?.delay, p?.delay, d?.delay), ms, (): [number, Provenance] => {
-      if (latency.p95Ms !== undefined) return [latency.p95Ms, derived(`p95 = ${formatMs(latency.p95Ms)}`, { file: file, path: ["latency"] }, [latencyInput(file, "p95")])];
-      return [D.delayMs, builtIn("50ms")];
-    }),
-    maxAttempts: t.pick("hedge.maxAttempts", chain(["hedge", "maxAttempts"], o?.maxAttempts, p?.maxAttempts, d?.maxAttempts), same, () => [D.maxAttempts, builtIn(D.maxAttempts)]),
-    budget: t.pick("hedge.budget", chain(["hedge", "budget"], o?.budget, p?.budget, d?.budget), fraction, () => [D.budget, builtIn("5%")]),
+    delayMs: t.pick(
+      "hedge.delay",
+      chain(["hedge", "delay"], o?.delay, p?.delay, d?.delay),
+      ms,
+      (): [number, Provenance] => {
+        if (latency.p95Ms !== undefined)
+          return [
+            latency.p95Ms,
+            derived(`p95 = ${formatMs(latency.p95Ms)}`, { file: file, path: ["latency"] }, [
+              latencyInput(file, "p95"),
+            ]),
+          ];
+        return [D.delayMs, builtIn("50ms")];
+      },
+    ),
+    maxAttempts: t.pick(
+      "hedge.maxAttempts",
+      chain(["hedge", "maxAttempts"], o?.maxAttempts, p?.maxAttempts, d?.maxAttempts),
+      same,
+      () => [D.maxAttempts, builtIn(D.maxAttempts)],
+    ),
+    budget: t.pick(
+      "hedge.budget",
+      chain(["hedge", "budget"], o?.budget, p?.budget, d?.budget),
+      fraction,
+      () => [D.budget, builtIn("5%")],
+    ),
   };
 }
 
@@ -570,7 +1034,12 @@ function resolveFallback(raw: FallbackInput): ResolvedFallback | null {
         maxAgeMs: raw.maxAge === undefined ? DEFAULTS.stale.maxAgeMs : ms(raw.maxAge),
         maxEntries: raw.maxEntries ?? DEFAULTS.stale.maxEntries,
         vary: raw.vary ?? [],
-        otherwise: raw.otherwise === undefined ? null : raw.otherwise.kind === "value" ? { kind: "value", value: raw.otherwise.value ?? null } : { kind: "provided" },
+        otherwise:
+          raw.otherwise === undefined
+            ? null
+            : raw.otherwise.kind === "value"
+              ? { kind: "value", value: raw.otherwise.value ?? null }
+              : { kind: "provided" },
       };
   }
 }
@@ -587,35 +1056,50 @@ function resolveTimeout(
   margin: Provenance | undefined,
   file: string,
 ): ResolvedTimeout {
-  const totalLayers = chain(["timeout", "total"], op.timeout?.total, policy.timeout?.total, defaults.timeout?.total);
+  const totalLayers = chain(
+    ["timeout", "total"],
+    op.timeout?.total,
+    policy.timeout?.total,
+    defaults.timeout?.total,
+  );
   const explicitTotal = totalLayers.find((l) => l.value !== undefined);
   const section: SourceRef = { file, path: ["latency"] };
-  const attemptMs = t.pick("timeout.attempt", chain(["timeout", "attempt"], op.timeout?.attempt, policy.timeout?.attempt, defaults.timeout?.attempt), ms, (): [number, Provenance] => {
-    let value: number;
-    let formula: string;
-    let inputs: ProvenanceInput[];
-    if (latency.p999Ms !== undefined) {
-      value = Math.ceil(latency.p999Ms * 1.5);
-      formula = `1.5 × p999 (${formatMs(latency.p999Ms)}) = ${formatMs(value)}`;
-      inputs = [latencyInput(file, "p999")];
-    } else if (latency.p99Ms !== undefined) {
-      value = latency.p99Ms * 3;
-      formula = `3 × p99 (${formatMs(latency.p99Ms)}) = ${formatMs(value)}`;
-      inputs = [latencyInput(file, "p99")];
-    } else {
-      return [DEFAULTS.attemptMs, builtIn("2s (no latency declared)")];
-    }
-    if (value > RANGES.attempt.max) {
-      value = RANGES.attempt.max;
-      formula += `, capped at ${formatMs(value)}, the longest attempt timeout`;
-    }
-    if (explicitTotal?.value !== undefined && value > ms(explicitTotal.value)) {
-      value = ms(explicitTotal.value);
-      formula += `, capped at the total timeout ${formatMs(value)}`;
-      inputs = [...inputs, { key: "timeout.total", source: explicitTotal.source }];
-    }
-    return [value, derived(formula, section, inputs)];
-  });
+  const attemptMs = t.pick(
+    "timeout.attempt",
+    chain(
+      ["timeout", "attempt"],
+      op.timeout?.attempt,
+      policy.timeout?.attempt,
+      defaults.timeout?.attempt,
+    ),
+    ms,
+    (): [number, Provenance] => {
+      let value: number;
+      let formula: string;
+      let inputs: ProvenanceInput[];
+      if (latency.p999Ms !== undefined) {
+        value = Math.ceil(latency.p999Ms * 1.5);
+        formula = `1.5 × p999 (${formatMs(latency.p999Ms)}) = ${formatMs(value)}`;
+        inputs = [latencyInput(file, "p999")];
+      } else if (latency.p99Ms !== undefined) {
+        value = latency.p99Ms * 3;
+        formula = `3 × p99 (${formatMs(latency.p99Ms)}) = ${formatMs(value)}`;
+        inputs = [latencyInput(file, "p99")];
+      } else {
+        return [DEFAULTS.attemptMs, builtIn("2s (no latency declared)")];
+      }
+      if (value > RANGES.attempt.max) {
+        value = RANGES.attempt.max;
+        formula += `, capped at ${formatMs(value)}, the longest attempt timeout`;
+      }
+      if (explicitTotal?.value !== undefined && value > ms(explicitTotal.value)) {
+        value = ms(explicitTotal.value);
+        formula += `, capped at the total timeout ${formatMs(value)}`;
+        inputs = [...inputs, { key: "timeout.total", source: explicitTotal.source }];
+      }
+      return [value, derived(formula, section, inputs)];
+    },
+  );
   const totalMs = t.pick("timeout.total", totalLayers, ms, (): [number, Provenance] => {
     // The worst case of the effective plan, plus the deadline margin: the runtime gives an attempt
     // min(attempt timeout, time left − margin), so with the margin left over every attempt,
@@ -623,30 +1107,85 @@ function resolveTimeout(
     const worst = planWorstCase(plan, attemptMs);
     const wanted = worst.ms + marginMs;
     const sum = worst.formula.slice(0, worst.formula.lastIndexOf(" = "));
-    const formula = marginMs === 0 ? worst.formula : `${sum === "one attempt" ? `one attempt ${formatMs(attemptMs)}` : sum} + margin ${formatMs(marginMs)} = ${formatMs(wanted)}`;
+    const formula =
+      marginMs === 0
+        ? worst.formula
+        : `${sum === "one attempt" ? `one attempt ${formatMs(attemptMs)}` : sum} + margin ${formatMs(marginMs)} = ${formatMs(wanted)}`;
     // the worst case may exceed the longest total; the analyzer then says how many attempts fit (RG207)
     const value = Math.min(wanted, RANGES.total.max);
-    const layer = plan.repeatable && plan.hedge ? "hedge" : plan.repeatable && plan.retry && plan.retry.maxAttempts > 1 ? "retry" : undefined;
+    const layer =
+      plan.repeatable && plan.hedge
+        ? "hedge"
+        : plan.repeatable && plan.retry && plan.retry.maxAttempts > 1
+          ? "retry"
+          : undefined;
     const inputs = [
       valueInput("timeout.attempt", t.provenance["timeout.attempt"]),
       ...(layer ? [valueInput(layer, t.provenance[layer])] : []),
       valueInput("deadline.margin", margin),
     ];
-    return [value, derived(value < wanted ? `${formula}, capped at ${formatMs(value)}, the longest total timeout` : formula, inputs.find((i) => i.source)?.source, inputs)];
+    return [
+      value,
+      derived(
+        value < wanted
+          ? `${formula}, capped at ${formatMs(value)}, the longest total timeout`
+          : formula,
+        inputs.find((i) => i.source)?.source,
+        inputs,
+      ),
+    ];
   });
-  const connect = [op.timeout?.connect, policy.timeout?.connect, defaults.timeout?.connect].find((v) => v !== undefined);
-  const headers = [op.timeout?.headers, policy.timeout?.headers, defaults.timeout?.headers].find((v) => v !== undefined);
-  const headersMs = headers === undefined ? undefined : t.pick("timeout.headers", chain(["timeout", "headers"], op.timeout?.headers, policy.timeout?.headers, defaults.timeout?.headers), ms, () => [ms(headers), builtIn("none")]);
+  const connect = [op.timeout?.connect, policy.timeout?.connect, defaults.timeout?.connect].find(
+    (v) => v !== undefined,
+  );
+  const headers = [op.timeout?.headers, policy.timeout?.headers, defaults.timeout?.headers].find(
+    (v) => v !== undefined,
+  );
+  const headersMs =
+    headers === undefined
+      ? undefined
+      : t.pick(
+          "timeout.headers",
+          chain(
+            ["timeout", "headers"],
+            op.timeout?.headers,
+            policy.timeout?.headers,
+            defaults.timeout?.headers,
+          ),
+          ms,
+          () => [ms(headers), builtIn("none")],
+        );
   // The least useful budget of an attempt: with less time left than the median answer takes,
   // an attempt is more likely to be cut by the deadline than to succeed (docs/runtime.md, "Deadlines").
-  const minAttemptMs = t.pick("deadline.minAttempt", chain(["deadline", "minAttempt"], undefined, policy.deadline?.minAttempt, defaults.deadline?.minAttempt), ms, (): [number, Provenance] => {
-    if (latency.p50Ms === undefined) return [0, builtIn("0ms (no p50 declared)")];
-    const value = Math.min(latency.p50Ms, attemptMs);
-    const formula = `p50 (${formatMs(latency.p50Ms)})${value < latency.p50Ms ? `, capped at the attempt timeout ${formatMs(value)}` : ""} = ${formatMs(value)}`;
-    const inputs = [latencyInput(file, "p50"), ...(value < latency.p50Ms ? [valueInput("timeout.attempt", t.provenance["timeout.attempt"])] : [])];
-    return [value, derived(formula, section, inputs)];
-  });
-  return { attemptMs, totalMs, ...(connect === undefined ? {} : { connectMs: ms(connect) }), ...(headersMs === undefined ? {} : { headersMs }), ...(minAttemptMs > 0 ? { minAttemptMs } : {}) };
+  const minAttemptMs = t.pick(
+    "deadline.minAttempt",
+    chain(
+      ["deadline", "minAttempt"],
+      undefined,
+      policy.deadline?.minAttempt,
+      defaults.deadline?.minAttempt,
+    ),
+    ms,
+    (): [number, Provenance] => {
+      if (latency.p50Ms === undefined) return [0, builtIn("0ms (no p50 declared)")];
+      const value = Math.min(latency.p50Ms, attemptMs);
+      const formula = `p50 (${formatMs(latency.p50Ms)})${value < latency.p50Ms ? `, capped at the attempt timeout ${formatMs(value)}` : ""} = ${formatMs(value)}`;
+      const inputs = [
+        latencyInput(file, "p50"),
+        ...(value < latency.p50Ms
+          ? [valueInput("timeout.attempt", t.provenance["timeout.attempt"])]
+          : []),
+      ];
+      return [value, derived(formula, section, inputs)];
+    },
+  );
+  return {
+    attemptMs,
+    totalMs,
+    ...(connect === undefined ? {} : { connectMs: ms(connect) }),
+    ...(headersMs === undefined ? {} : { headersMs }),
+    ...(minAttemptMs > 0 ? { minAttemptMs } : {}),
+  };
 }
 
 /** The `{name}` parameters of a path template, in order. */

@@ -7,7 +7,15 @@
  * settings the client is emitted with (docs/runtime.md, "Retry").
  */
 import { formatMs } from "../language/durations.js";
-import type { ErrorCondition, IdempotencyBasis, Jitter, ResolvedBackoff, ResolvedBudget, ResolvedHedge, ResolvedRetry } from "./resolved.js";
+import type {
+  ErrorCondition,
+  IdempotencyBasis,
+  Jitter,
+  ResolvedBackoff,
+  ResolvedBudget,
+  ResolvedHedge,
+  ResolvedRetry,
+} from "./resolved.js";
 
 /**
  * Why an operation is attempted once: no retry or hedge is declared; the retry allows one
@@ -73,9 +81,26 @@ interface PlanCommon {
 
 /** The effective plan of one operation; read it rather than the operation's declared `retry` and `hedge`. */
 export type OperationPlan =
-  | (PlanCommon & { readonly kind: "single"; readonly why: SingleReason; readonly retry: null; readonly hedge: null })
-  | (PlanCommon & { readonly kind: "retry"; readonly maxAttempts: number; readonly jitter: Jitter; readonly retry: ResolvedRetry; readonly hedge: null })
-  | (PlanCommon & { readonly kind: "hedge"; readonly maxAttempts: number; readonly delayMs: number; readonly retry: null; readonly hedge: ResolvedHedge });
+  | (PlanCommon & {
+      readonly kind: "single";
+      readonly why: SingleReason;
+      readonly retry: null;
+      readonly hedge: null;
+    })
+  | (PlanCommon & {
+      readonly kind: "retry";
+      readonly maxAttempts: number;
+      readonly jitter: Jitter;
+      readonly retry: ResolvedRetry;
+      readonly hedge: null;
+    })
+  | (PlanCommon & {
+      readonly kind: "hedge";
+      readonly maxAttempts: number;
+      readonly delayMs: number;
+      readonly retry: null;
+      readonly hedge: ResolvedHedge;
+    });
 
 /** What decides the plan of an operation: its repeatability and its declared layers. */
 export interface PlanInputs {
@@ -91,22 +116,34 @@ export interface PlanInputs {
  * retry of one attempt is a single attempt, and nothing is repeated on an operation that is not
  * repeatable.
  */
-export function attemptPlan(repeatable: boolean, retry: ResolvedRetry | null, hedge: ResolvedHedge | null): AttemptPlan {
+export function attemptPlan(
+  repeatable: boolean,
+  retry: ResolvedRetry | null,
+  hedge: ResolvedHedge | null,
+): AttemptPlan {
   if ((retry || hedge) && !repeatable) return { kind: "single", why: "not repeatable" };
   if (hedge) return { kind: "hedge", maxAttempts: hedge.maxAttempts, delayMs: hedge.delayMs };
-  if (retry && retry.maxAttempts > 1) return { kind: "retry", maxAttempts: retry.maxAttempts, jitter: retry.backoff.jitter };
+  if (retry && retry.maxAttempts > 1)
+    return { kind: "retry", maxAttempts: retry.maxAttempts, jitter: retry.backoff.jitter };
   return { kind: "single", why: retry ? "maxAttempts 1" : "none declared" };
 }
 
 /** The effective plan of an operation whose attempt and total timeouts are `timeout`. */
-export function planOperation(inputs: PlanInputs, timeout: { readonly attemptMs: number; readonly totalMs: number }): OperationPlan {
+export function planOperation(
+  inputs: PlanInputs,
+  timeout: { readonly attemptMs: number; readonly totalMs: number },
+): OperationPlan {
   const { attemptMs, totalMs } = timeout;
   const what = attemptPlan(inputs.repeatable, inputs.retry, inputs.hedge);
   const common = {
     repeatable: inputs.repeatable,
     idempotency: inputs.idempotency,
     description: describePlan(what),
-    runtime: { repeatable: inputs.repeatable, retry: inputs.retry, hedge: what.kind === "hedge" ? inputs.hedge : null },
+    runtime: {
+      repeatable: inputs.repeatable,
+      retry: inputs.retry,
+      hedge: what.kind === "hedge" ? inputs.hedge : null,
+    },
   };
   switch (what.kind) {
     case "retry": {
@@ -120,7 +157,10 @@ export function planOperation(inputs: PlanInputs, timeout: { readonly attemptMs:
         hedge: null,
         attempts: retry.maxAttempts,
         backoffCeilings: delays,
-        worstCase: { ms, formula: `${retry.maxAttempts} attempts × ${formatMs(attemptMs)} + backoff ${delays.map(formatMs).join(" + ")} = ${formatMs(ms)}` },
+        worstCase: {
+          ms,
+          formula: `${retry.maxAttempts} attempts × ${formatMs(attemptMs)} + backoff ${delays.map(formatMs).join(" + ")} = ${formatMs(ms)}`,
+        },
         attemptsWithinTotal: attemptsWithin(totalMs, attemptMs, delays, retry.maxAttempts),
         budget: inputs.budget ? { kind: "retry", ...inputs.budget } : null,
         retriedOn: describeRetryOn(retry),
@@ -136,7 +176,10 @@ export function planOperation(inputs: PlanInputs, timeout: { readonly attemptMs:
         hedge,
         attempts: hedge.maxAttempts,
         backoffCeilings: [],
-        worstCase: { ms, formula: `hedge delay ${formatMs(hedge.delayMs)} × ${hedge.maxAttempts - 1} + attempt ${formatMs(attemptMs)} = ${formatMs(ms)}` },
+        worstCase: {
+          ms,
+          formula: `hedge delay ${formatMs(hedge.delayMs)} × ${hedge.maxAttempts - 1} + attempt ${formatMs(attemptMs)} = ${formatMs(ms)}`,
+        },
         attemptsWithinTotal: hedgesWithin(totalMs, attemptMs, hedge.delayMs, hedge.maxAttempts),
         budget: { kind: "hedge", ratio: hedge.budget },
         retriedOn: null,
@@ -184,7 +227,11 @@ export function describePlan(plan: AttemptPlan): string {
       return `hedged: up to ${plan.maxAttempts} copies, ${plan.delayMs} ms apart`;
     case "single":
       // "retry-safe" is the policy language's word for a repeatable operation (docs/policy.md, "Operations")
-      return plan.why === "none declared" ? "attempted once (no retry declared)" : plan.why === "maxAttempts 1" ? "attempted once (retry.maxAttempts: 1)" : "attempted once (not retry-safe)";
+      return plan.why === "none declared"
+        ? "attempted once (no retry declared)"
+        : plan.why === "maxAttempts 1"
+          ? "attempted once (retry.maxAttempts: 1)"
+          : "attempted once (not retry-safe)";
   }
 }
 
@@ -205,14 +252,22 @@ export function backoffCeilings(b: ResolvedBackoff, retries: number): number[] {
   const out: number[] = [];
   for (let n = 1; n <= retries; n++) {
     // decorrelated jitter can reach the cap from the second retry on
-    const exp = b.jitter === "decorrelated" && n > 1 ? b.capMs : Math.min(b.capMs, b.baseMs * b.multiplier ** (n - 1));
+    const exp =
+      b.jitter === "decorrelated" && n > 1
+        ? b.capMs
+        : Math.min(b.capMs, b.baseMs * b.multiplier ** (n - 1));
     out.push(Math.round(exp));
   }
   return out;
 }
 
 /** How many attempts complete within `totalMs` when each one runs to its timeout. */
-export function attemptsWithin(totalMs: number, attemptMs: number, delays: readonly number[], maxAttempts: number): number {
+export function attemptsWithin(
+  totalMs: number,
+  attemptMs: number,
+  delays: readonly number[],
+  maxAttempts: number,
+): number {
   let elapsed = 0;
   let n = 0;
   for (let i = 0; i < maxAttempts; i++) {
@@ -224,7 +279,12 @@ export function attemptsWithin(totalMs: number, attemptMs: number, delays: reado
 }
 
 /** How many hedged copies, launched `delayMs` apart, can run to their timeout within `totalMs`. */
-export function hedgesWithin(totalMs: number, attemptMs: number, delayMs: number, maxAttempts: number): number {
+export function hedgesWithin(
+  totalMs: number,
+  attemptMs: number,
+  delayMs: number,
+  maxAttempts: number,
+): number {
   let n = 0;
   for (let k = 1; k <= maxAttempts; k++) if ((k - 1) * delayMs + attemptMs <= totalMs) n = k;
   return n;

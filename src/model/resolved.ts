@@ -10,7 +10,6 @@ import type { OperationPlan } from "./plan.js";
 export type { AttemptPlan, OperationPlan } from "./plan.js";
 export type { SourceRef } from "../language/parse.js";
 
-
 /**
  * Which step of the lookup supplied an effective value (docs/policy.md, "Derived defaults"):
  * - `operation`: the operation's own override;
@@ -138,7 +137,8 @@ export type ResolvedFallback =
       /** Headers listed under `fallback.vary` (Authorization, Cookie and per-call headers always partition). */
       readonly vary: readonly string[];
       /** What a miss does; `null`: the failure is thrown. */
-      readonly otherwise: { readonly kind: "value"; readonly value: unknown } | { readonly kind: "provided" } | null;
+      readonly otherwise:
+        { readonly kind: "value"; readonly value: unknown } | { readonly kind: "provided" } | null;
     }
   | { readonly kind: "provided" };
 

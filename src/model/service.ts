@@ -47,9 +47,17 @@ export interface ResolvedService {
     readonly maxQueue: number;
     readonly queueTimeoutMs: number;
     /** Present only when the policy asks for an adaptive limit. */
-    readonly adaptive?: { readonly minLimit: number; readonly latencyMs: number; readonly backoff: number };
+    readonly adaptive?: {
+      readonly minLimit: number;
+      readonly latencyMs: number;
+      readonly backoff: number;
+    };
     /** Present only when the policy sets it; the runtime's default otherwise (one slot for critical when maxConcurrent ≥ 2). */
-    readonly reserve?: { readonly critical?: number; readonly high?: number; readonly normal?: number };
+    readonly reserve?: {
+      readonly critical?: number;
+      readonly high?: number;
+      readonly normal?: number;
+    };
   } | null;
   readonly rejection: { readonly status: 429 | 503; readonly retryAfterS: number };
   readonly defaultPriority: PriorityName;
@@ -76,7 +84,12 @@ export const SERVICE_DEFAULTS = {
 /** Whether a loaded document declares `kind: service`. */
 export function isServiceDocument(source: SourceDocument): boolean {
   const data = source.data;
-  return data !== null && typeof data === "object" && !Array.isArray(data) && (data as Record<string, unknown>)["kind"] === "service";
+  return (
+    data !== null &&
+    typeof data === "object" &&
+    !Array.isArray(data) &&
+    (data as Record<string, unknown>)["kind"] === "service"
+  );
 }
 
 const ms = (raw: string): number => {
@@ -86,10 +99,20 @@ const ms = (raw: string): number => {
 };
 
 /** Resolves a validated service policy. Pure; never throws on valid input. */
-export function normalizeService(input: ServiceInput, file: string, project: ConfigSettings = {}): ResolvedService {
+export function normalizeService(
+  input: ServiceInput,
+  file: string,
+  project: ConfigSettings = {},
+): ResolvedService {
   const provenance: Record<string, Provenance> = {};
   const at = (path: Path): SourceRef => ({ file, path });
-  const pick = <T>(key: string, path: Path, value: T | undefined, fallback: T, origin: Origin = "default"): T => {
+  const pick = <T>(
+    key: string,
+    path: Path,
+    value: T | undefined,
+    fallback: T,
+    origin: Origin = "default",
+  ): T => {
     if (value !== undefined) {
       provenance[key] = { origin: "policy", source: at(path) };
       return value;
@@ -99,9 +122,23 @@ export function normalizeService(input: ServiceInput, file: string, project: Con
   };
   const d = input.deadline ?? {};
   const format = d.format ?? project.config?.deadline?.format ?? "ms";
-  const header = (d.header ?? project.config?.deadline?.header ?? (format === "grpc-timeout" ? DEFAULTS.grpcHeader : DEFAULTS.header)).toLowerCase();
-  const edgeMs = pick("deadline.edge", ["deadline", "edge"], d.edge === undefined ? undefined : ms(d.edge), SERVICE_DEFAULTS.edgeMs);
-  const maxMs = pick("deadline.max", ["deadline", "max"], d.max === undefined ? undefined : ms(d.max), SERVICE_DEFAULTS.maxMs);
+  const header = (
+    d.header ??
+    project.config?.deadline?.header ??
+    (format === "grpc-timeout" ? DEFAULTS.grpcHeader : DEFAULTS.header)
+  ).toLowerCase();
+  const edgeMs = pick(
+    "deadline.edge",
+    ["deadline", "edge"],
+    d.edge === undefined ? undefined : ms(d.edge),
+    SERVICE_DEFAULTS.edgeMs,
+  );
+  const maxMs = pick(
+    "deadline.max",
+    ["deadline", "max"],
+    d.max === undefined ? undefined : ms(d.max),
+    SERVICE_DEFAULTS.maxMs,
+  );
   const a = input.admission;
   const admission =
     a === undefined
@@ -109,13 +146,24 @@ export function normalizeService(input: ServiceInput, file: string, project: Con
       : {
           maxConcurrent: a.maxConcurrent ?? SERVICE_DEFAULTS.maxConcurrent,
           maxQueue: a.maxQueue ?? a.maxConcurrent ?? SERVICE_DEFAULTS.maxConcurrent,
-          queueTimeoutMs: a.queueTimeout === undefined ? SERVICE_DEFAULTS.queueTimeoutMs : ms(a.queueTimeout),
+          queueTimeoutMs:
+            a.queueTimeout === undefined ? SERVICE_DEFAULTS.queueTimeoutMs : ms(a.queueTimeout),
           ...(a.adaptive === undefined
             ? {}
-            : { adaptive: { minLimit: a.adaptive.minLimit ?? 1, latencyMs: ms(a.adaptive.latency), backoff: a.adaptive.backoff ?? 0.9 } }),
+            : {
+                adaptive: {
+                  minLimit: a.adaptive.minLimit ?? 1,
+                  latencyMs: ms(a.adaptive.latency),
+                  backoff: a.adaptive.backoff ?? 0.9,
+                },
+              }),
           ...(a.reserve === undefined
             ? {}
-            : { reserve: Object.fromEntries(Object.entries(a.reserve).filter(([, n]) => n !== undefined)) as { critical?: number; high?: number; normal?: number } }),
+            : {
+                reserve: Object.fromEntries(
+                  Object.entries(a.reserve).filter(([, n]) => n !== undefined),
+                ) as { critical?: number; high?: number; normal?: number },
+              }),
         };
   const r = input.reject ?? {};
   const rules = (input.priorities?.rules ?? []).map((rule, i): ResolvedPriorityRule => {
@@ -143,22 +191,33 @@ export function normalizeService(input: ServiceInput, file: string, project: Con
       format,
       grpcTimeout: d.grpcTimeout ?? SERVICE_DEFAULTS.grpcTimeout,
       expiredStatus: d.expiredStatus ?? SERVICE_DEFAULTS.expiredStatus,
-      ...(d.minBudget === undefined ? {} : { minBudgetMs: pick("deadline.minBudget", ["deadline", "minBudget"], ms(d.minBudget), 0) }),
+      ...(d.minBudget === undefined
+        ? {}
+        : {
+            minBudgetMs: pick("deadline.minBudget", ["deadline", "minBudget"], ms(d.minBudget), 0),
+          }),
     },
     admission,
     rejection: {
       status: r.status ?? SERVICE_DEFAULTS.rejectStatus,
-      retryAfterS: Math.ceil((r.retryAfter === undefined ? SERVICE_DEFAULTS.retryAfterMs : ms(r.retryAfter)) / 1_000),
+      retryAfterS: Math.ceil(
+        (r.retryAfter === undefined ? SERVICE_DEFAULTS.retryAfterMs : ms(r.retryAfter)) / 1_000,
+      ),
     },
     defaultPriority: input.priorities?.default ?? SERVICE_DEFAULTS.priority,
     priorities: rules,
-    ...(input.responses?.degradedHeader === undefined ? {} : { degradedHeader: input.responses.degradedHeader.toLowerCase() }),
+    ...(input.responses?.degradedHeader === undefined
+      ? {}
+      : { degradedHeader: input.responses.degradedHeader.toLowerCase() }),
     provenance,
   };
 }
 
 /** Validates and resolves one loaded service policy; the service is returned only when the file has no errors. */
-export function checkServiceSource(source: SourceDocument, project: ConfigSettings = {}): { service: ResolvedService | undefined; diagnostics: Diagnostic[] } {
+export function checkServiceSource(
+  source: SourceDocument,
+  project: ConfigSettings = {},
+): { service: ResolvedService | undefined; diagnostics: Diagnostic[] } {
   const result = validate(Service, source);
   const diagnostics = [...result.diagnostics];
   // read from the raw data, so this is reported in the same run as any schema error
@@ -166,7 +225,15 @@ export function checkServiceSource(source: SourceDocument, project: ConfigSettin
   if (Array.isArray(raw)) {
     raw.forEach((rule: unknown, i) => {
       if (rule !== null && typeof rule === "object" && !("route" in rule) && !("header" in rule)) {
-        diagnostics.push(diagnostic("RG102", source.file, source.keySpanOf(["priorities", "rules", i]), "a priority rule needs a route, a header or both", 'add route: "GET /healthz" or header: { name: x-priority }'));
+        diagnostics.push(
+          diagnostic(
+            "RG102",
+            source.file,
+            source.keySpanOf(["priorities", "rules", i]),
+            "a priority rule needs a route, a header or both",
+            'add route: "GET /healthz" or header: { name: x-priority }',
+          ),
+        );
       }
     });
   }
@@ -179,7 +246,9 @@ export function describeService(s: ResolvedService): string {
   const a = s.admission;
   const parts = [
     `service, edge deadline ${formatMs(s.deadline.edgeMs)} (max ${formatMs(s.deadline.maxMs)}) in ${s.deadline.header}`,
-    a === null ? "admits everything" : `${a.maxConcurrent} at once + ${a.maxQueue} queued (${formatMs(a.queueTimeoutMs)})`,
+    a === null
+      ? "admits everything"
+      : `${a.maxConcurrent} at once + ${a.maxQueue} queued (${formatMs(a.queueTimeoutMs)})`,
     `sheds with ${s.rejection.status} Retry-After ${s.rejection.retryAfterS}s`,
     `${s.priorities.length} priority ${s.priorities.length === 1 ? "rule" : "rules"}`,
   ];

@@ -5,11 +5,19 @@
 import type { Path } from "../language/parse.js";
 
 export type Raw = Record<string, unknown>;
-export const isObject = (v: unknown): v is Raw => v !== null && typeof v === "object" && !Array.isArray(v);
+export const isObject = (v: unknown): v is Raw =>
+  v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** A scalar as YAML wrote it (`3.1`, `"3.0.3"`, `true`, `~`), or undefined for a mapping or a list. */
 function scalarText(value: unknown): string | undefined {
-  if (value === null || typeof value === "string" || typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return String(value);
+  if (
+    value === null ||
+    typeof value === "string" ||
+    typeof value === "number" ||
+    typeof value === "boolean" ||
+    typeof value === "bigint"
+  )
+    return String(value);
   return undefined;
 }
 
@@ -17,19 +25,50 @@ function scalarText(value: unknown): string | undefined {
 export type OpenApiVersion = "3.0" | "3.1";
 
 /** The version of the document, or why it is not an OpenAPI 3.0 / 3.1 description. */
-export function documentVersion(data: unknown): { version: OpenApiVersion } | { problem: string; hint: string; path: Path } {
-  if (!isObject(data)) return { problem: "the document is not a mapping", hint: "an OpenAPI description starts with `openapi: 3.1.0`", path: [] };
+export function documentVersion(
+  data: unknown,
+): { version: OpenApiVersion } | { problem: string; hint: string; path: Path } {
+  if (!isObject(data))
+    return {
+      problem: "the document is not a mapping",
+      hint: "an OpenAPI description starts with `openapi: 3.1.0`",
+      path: [],
+    };
   if (data["swagger"] !== undefined) {
     const swagger = scalarText(data["swagger"]);
-    return { problem: `Swagger ${swagger === undefined ? "" : `${swagger} `}is not supported: resgen reads OpenAPI 3.0 and 3.1`, hint: "convert the description to OpenAPI 3 (e.g. with swagger2openapi)", path: ["swagger"] };
+    return {
+      problem: `Swagger ${swagger === undefined ? "" : `${swagger} `}is not supported: resgen reads OpenAPI 3.0 and 3.1`,
+      hint: "convert the description to OpenAPI 3 (e.g. with swagger2openapi)",
+      path: ["swagger"],
+    };
   }
   const raw = data["openapi"];
-  if (raw === undefined) return { problem: 'the document has no "openapi" version field', hint: "an OpenAPI description starts with `openapi: 3.1.0` (or 3.0.x)", path: [] };
+  if (raw === undefined)
+    return {
+      problem: 'the document has no "openapi" version field',
+      hint: "an OpenAPI description starts with `openapi: 3.1.0` (or 3.0.x)",
+      path: [],
+    };
   const text = scalarText(raw);
-  if (text === undefined) return { problem: 'the "openapi" version field is not a version number', hint: "write the version as a string, e.g. `openapi: 3.1.0`", path: ["openapi"] };
+  if (text === undefined)
+    return {
+      problem: 'the "openapi" version field is not a version number',
+      hint: "write the version as a string, e.g. `openapi: 3.1.0`",
+      path: ["openapi"],
+    };
   const match = /^3\.([01])(\.\d+)?(-[\w.]+)?$/.exec(text);
-  if (!match) return { problem: `OpenAPI version "${text}" is not supported: resgen reads 3.0.x and 3.1.x`, hint: "write the version as a string, e.g. `openapi: 3.1.0`", path: ["openapi"] };
-  if (data["paths"] !== undefined && !isObject(data["paths"])) return { problem: '"paths" is not a mapping of paths to path items', hint: "write `paths: { /items: { get: … } }`", path: ["paths"] };
+  if (!match)
+    return {
+      problem: `OpenAPI version "${text}" is not supported: resgen reads 3.0.x and 3.1.x`,
+      hint: "write the version as a string, e.g. `openapi: 3.1.0`",
+      path: ["openapi"],
+    };
+  if (data["paths"] !== undefined && !isObject(data["paths"]))
+    return {
+      problem: '"paths" is not a mapping of paths to path items',
+      hint: "write `paths: { /items: { get: … } }`",
+      path: ["paths"],
+    };
   return { version: match[1] === "0" ? "3.0" : "3.1" };
 }
 
@@ -77,7 +116,12 @@ export function describeMissing(data: unknown, target: Path): string {
   for (let i = 0; i < target.length; i++) {
     const next = valueAt(node, [target[i]!]);
     if (next === undefined) {
-      const parent = "#/" + target.slice(0, i).map((s) => String(s).replace(/~/g, "~0").replace(/\//g, "~1")).join("/");
+      const parent =
+        "#/" +
+        target
+          .slice(0, i)
+          .map((s) => String(s).replace(/~/g, "~0").replace(/\//g, "~1"))
+          .join("/");
       const keys = isObject(node) ? Object.keys(node) : [];
       const near = keys.find((k) => k.toLowerCase() === String(target[i]).toLowerCase());
       return `${parent === "#/" ? "the document" : parent} has no "${String(target[i])}"${near ? ` (there is "${near}")` : ""}`;
@@ -89,6 +133,14 @@ export function describeMissing(data: unknown, target: Path): string {
 
 /** Whether a loaded YAML document is an OpenAPI (or Swagger) description rather than a policy. */
 export function isOpenApiDocument(data: unknown): boolean {
-  if (!isObject(data) || data["version"] !== undefined || data["dependency"] !== undefined) return false;
-  return (data["openapi"] !== undefined && (data["paths"] !== undefined || data["info"] !== undefined || data["components"] !== undefined || data["webhooks"] !== undefined)) || data["swagger"] !== undefined;
+  if (!isObject(data) || data["version"] !== undefined || data["dependency"] !== undefined)
+    return false;
+  return (
+    (data["openapi"] !== undefined &&
+      (data["paths"] !== undefined ||
+        data["info"] !== undefined ||
+        data["components"] !== undefined ||
+        data["webhooks"] !== undefined)) ||
+    data["swagger"] !== undefined
+  );
 }

@@ -8,7 +8,13 @@
 import { diagnostic, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { Path, SourceDocument } from "../language/parse.js";
 import type { SourceRef } from "../language/parse.js";
-import { METHODS, NAME_PATTERN, type OperationInput, type PolicyInput, type TypeSchemaInput } from "../language/schema.js";
+import {
+  METHODS,
+  NAME_PATTERN,
+  type OperationInput,
+  type PolicyInput,
+  type TypeSchemaInput,
+} from "../language/schema.js";
 import { checkPathTemplate } from "../language/structure.js";
 import { didYouMean } from "../language/suggest.js";
 import { documentVersion, isObject, type Raw } from "./description.js";
@@ -54,7 +60,10 @@ interface Found {
 }
 
 /** Reads the operations of an OpenAPI 3.0 / 3.1 document. Never throws; problems are diagnostics. */
-export function importOpenApi(description: SourceDocument | DocumentSet, options: ImportOptions = {}): OpenApiImport {
+export function importOpenApi(
+  description: SourceDocument | DocumentSet,
+  options: ImportOptions = {},
+): OpenApiImport {
   const docs = description instanceof DocumentSet ? description : DocumentSet.single(description);
   const source = docs.root;
   const diagnostics: Diagnostic[] = [];
@@ -68,7 +77,9 @@ export function importOpenApi(description: SourceDocument | DocumentSet, options
   const converter = new SchemaConverter(docs, version.version);
   const found = findOperations(docs, data, diagnostics);
   const only = options.only === undefined ? undefined : new Set(options.only);
-  const keyHeaders = new Set((options.idempotencyHeaders ?? DEFAULT_IDEMPOTENCY_HEADERS).map((h) => h.toLowerCase()));
+  const keyHeaders = new Set(
+    (options.idempotencyHeaders ?? DEFAULT_IDEMPOTENCY_HEADERS).map((h) => h.toLowerCase()),
+  );
 
   const operations: Record<string, OperationInput> = {};
   const sources: Record<string, SourceRef> = {};
@@ -77,9 +88,19 @@ export function importOpenApi(description: SourceDocument | DocumentSet, options
     if (only && !only.has(op.id)) continue;
     const listed = only !== undefined;
     const skip = (message: string, hint?: string) =>
-      diagnostics.push(docs.findingAtKey(listed ? "RG608" : "RG607", op.at, `${op.id} (${op.method.toUpperCase()} ${op.path}): ${message}`, hint));
+      diagnostics.push(
+        docs.findingAtKey(
+          listed ? "RG608" : "RG607",
+          op.at,
+          `${op.id} (${op.method.toUpperCase()} ${op.path}): ${message}`,
+          hint,
+        ),
+      );
     if (!new RegExp(NAME_PATTERN).test(op.id)) {
-      skip(`operationId "${op.id}" cannot name a method (a letter, then letters, digits, - and _)`, "rename the operationId");
+      skip(
+        `operationId "${op.id}" cannot name a method (a letter, then letters, digits, - and _)`,
+        "rename the operationId",
+      );
       continue;
     }
     const method = op.method.toUpperCase();
@@ -97,27 +118,61 @@ export function importOpenApi(description: SourceDocument | DocumentSet, options
       skip(converted.problem, converted.hint);
       continue;
     }
-    operations[op.id] = { method: method as OperationInput["method"] & string, path: op.path, ...converted.operation };
+    operations[op.id] = {
+      method: method as OperationInput["method"] & string,
+      path: op.path,
+      ...converted.operation,
+    };
     sources[op.id] = { file: docs.fileOf(op.at), path: docs.localPath(op.at) };
-    if (converted.idempotencyAt) idempotencySources[op.id] = { file: docs.fileOf(converted.idempotencyAt), path: docs.localPath(converted.idempotencyAt) };
+    if (converted.idempotencyAt)
+      idempotencySources[op.id] = {
+        file: docs.fileOf(converted.idempotencyAt),
+        path: docs.localPath(converted.idempotencyAt),
+      };
   }
   converter.checkCycles();
   if (only === undefined && found.size > 0 && Object.keys(operations).length === 0) {
-    diagnostics.push(docs.finding("RG602", ["paths"], "no operation of the document can be imported", "see the other findings for why each was left out"));
+    diagnostics.push(
+      docs.finding(
+        "RG602",
+        ["paths"],
+        "no operation of the document can be imported",
+        "see the other findings for why each was left out",
+      ),
+    );
   } else if (found.size === 0 && only === undefined) {
-    diagnostics.push(docs.finding("RG602", data["paths"] === undefined ? [] : ["paths"], "the document describes no operations (no paths with operations)", "add operations under `paths:`"));
+    diagnostics.push(
+      docs.finding(
+        "RG602",
+        data["paths"] === undefined ? [] : ["paths"],
+        "the document describes no operations (no paths with operations)",
+        "add operations under `paths:`",
+      ),
+    );
   }
-  return { operations, sources, schemas: converter.schemas, idempotencySources, diagnostics: [...diagnostics, ...converter.diagnostics] };
+  return {
+    operations,
+    sources,
+    schemas: converter.schemas,
+    idempotencySources,
+    diagnostics: [...diagnostics, ...converter.diagnostics],
+  };
 }
 
 /** Every operation of the document by operationId; operations without one, or with a repeated one, are reported. */
-function findOperations(docs: DocumentSet, data: Raw, diagnostics: Diagnostic[]): Map<string, Found> {
+function findOperations(
+  docs: DocumentSet,
+  data: Raw,
+  diagnostics: Diagnostic[],
+): Map<string, Found> {
   const found = new Map<string, Found>();
   const paths = isObject(data["paths"]) ? data["paths"] : {};
   for (const [path, rawItem] of Object.entries(paths)) {
     const resolved = docs.deref(rawItem, ["paths", path]);
     if ("problem" in resolved) {
-      diagnostics.push(docs.finding("RG603", ["paths", path, "$ref"], resolved.problem, resolved.hint));
+      diagnostics.push(
+        docs.finding("RG603", ["paths", path, "$ref"], resolved.problem, resolved.hint),
+      );
       continue;
     }
     if (!isObject(resolved.value)) continue;
@@ -129,14 +184,24 @@ function findOperations(docs: DocumentSet, data: Raw, diagnostics: Diagnostic[])
       const id = node["operationId"];
       if (typeof id !== "string" || id === "") {
         diagnostics.push(
-          docs.findingAtKey("RG605", at, `${method.toUpperCase()} ${path} has no operationId: it is not imported`, `add \`operationId: ${suggestId(method, path)}\` to import it`),
+          docs.findingAtKey(
+            "RG605",
+            at,
+            `${method.toUpperCase()} ${path} has no operationId: it is not imported`,
+            `add \`operationId: ${suggestId(method, path)}\` to import it`,
+          ),
         );
         continue;
       }
       const previous = found.get(id);
       if (previous) {
         diagnostics.push(
-          docs.finding("RG610", [...at, "operationId"], `operationId "${id}" is also used by ${previous.method.toUpperCase()} ${previous.path}`, "operationIds are unique in a document (OpenAPI 3): rename one"),
+          docs.finding(
+            "RG610",
+            [...at, "operationId"],
+            `operationId "${id}" is also used by ${previous.method.toUpperCase()} ${previous.path}`,
+            "operationIds are unique in a document (OpenAPI 3): rename one",
+          ),
         );
         continue;
       }
@@ -151,11 +216,24 @@ function suggestId(method: string, path: string): string {
   return method + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join("");
 }
 
-type Converted = { operation: Omit<OperationInput, "method" | "path">; idempotencyAt?: Path } | { problem: string; hint?: string };
+type Converted =
+  | { operation: Omit<OperationInput, "method" | "path">; idempotencyAt?: Path }
+  | { problem: string; hint?: string };
 
-function convertOperation(docs: DocumentSet, converter: SchemaConverter, op: Found, keyHeaders: ReadonlySet<string>, diagnostics: Diagnostic[]): Converted {
+function convertOperation(
+  docs: DocumentSet,
+  converter: SchemaConverter,
+  op: Found,
+  keyHeaders: ReadonlySet<string>,
+  diagnostics: Diagnostic[],
+): Converted {
   const out: Omit<OperationInput, "method" | "path"> = {};
-  const description = typeof op.node["summary"] === "string" ? op.node["summary"] : typeof op.node["description"] === "string" ? op.node["description"] : undefined;
+  const description =
+    typeof op.node["summary"] === "string"
+      ? op.node["summary"]
+      : typeof op.node["description"] === "string"
+        ? op.node["description"]
+        : undefined;
   if (description !== undefined) out.description = description;
 
   // --- parameters: the path item's, overridden by the operation's (same name and location)
@@ -169,12 +247,23 @@ function convertOperation(docs: DocumentSet, converter: SchemaConverter, op: Fou
     list.forEach((raw: unknown, i: number) => {
       const resolved = docs.deref(raw, [...listPath, i]);
       if ("problem" in resolved) {
-        diagnostics.push(docs.finding("RG603", [...listPath, i, "$ref"], resolved.problem, resolved.hint ?? "fix the reference, or declare the parameter inline"));
+        diagnostics.push(
+          docs.finding(
+            "RG603",
+            [...listPath, i, "$ref"],
+            resolved.problem,
+            resolved.hint ?? "fix the reference, or declare the parameter inline",
+          ),
+        );
         return;
       }
       const p = resolved.value;
       if (!isObject(p) || typeof p["name"] !== "string" || typeof p["in"] !== "string") return;
-      params.set(`${p["in"]}\0${p["name"]}`, { value: p, path: resolved.path, listed: [...listPath, i] });
+      params.set(`${p["in"]}\0${p["name"]}`, {
+        value: p,
+        path: resolved.path,
+        listed: [...listPath, i],
+      });
     });
   }
   const opLabel = op.id;
@@ -189,7 +278,13 @@ function convertOperation(docs: DocumentSet, converter: SchemaConverter, op: Fou
     }
     if (where === "header" || where === "cookie") {
       if (p["required"] === true) {
-        converter.report(path, `required ${where} ${label} is not part of the generated input`, where === "header" ? "send it with the client's `headers` option" : "send the cookie with the client's `headers` option");
+        converter.report(
+          path,
+          `required ${where} ${label} is not part of the generated input`,
+          where === "header"
+            ? "send it with the client's `headers` option"
+            : "send the cookie with the client's `headers` option",
+        );
       }
       continue;
     }
@@ -197,11 +292,20 @@ function convertOperation(docs: DocumentSet, converter: SchemaConverter, op: Fou
     const scalar = parameterType(docs, converter, p, path, label);
     if (where === "path") {
       if (!scalar || scalar.type === "array") {
-        if (scalar) converter.report(path, `path ${label} is an array: typed as a string`, "send the path segment as text");
+        if (scalar)
+          converter.report(
+            path,
+            `path ${label} is an array: typed as a string`,
+            "send the path segment as text",
+          );
         continue;
       }
       out.params ??= {};
-      out.params[name] = { type: scalar.type, ...(scalar.enum ? { enum: scalar.enum } : {}), ...(typeof p["description"] === "string" ? { description: p["description"] } : {}) };
+      out.params[name] = {
+        type: scalar.type,
+        ...(scalar.enum ? { enum: scalar.enum } : {}),
+        ...(typeof p["description"] === "string" ? { description: p["description"] } : {}),
+      };
     } else {
       if (!scalar) continue;
       out.query ??= {};
@@ -232,18 +336,34 @@ function convertOperation(docs: DocumentSet, converter: SchemaConverter, op: Fou
   if (op.node["requestBody"] !== undefined) {
     const resolved = docs.deref(op.node["requestBody"], [...op.at, "requestBody"]);
     if ("problem" in resolved) {
-      diagnostics.push(docs.finding("RG603", [...op.at, "requestBody", "$ref"], resolved.problem, resolved.hint));
+      diagnostics.push(
+        docs.finding("RG603", [...op.at, "requestBody", "$ref"], resolved.problem, resolved.hint),
+      );
       return { problem: "its request body cannot be resolved" };
     }
-    const content = isObject(resolved.value) && isObject(resolved.value["content"]) ? resolved.value["content"] : {};
+    const content =
+      isObject(resolved.value) && isObject(resolved.value["content"])
+        ? resolved.value["content"]
+        : {};
     const media = Object.keys(content).find((m) => JSON_MEDIA.test(m));
     if (media === undefined) {
       const kinds = Object.keys(content);
-      if (kinds.length > 0) return { problem: `its request body is ${kinds.join(", ")}: generated clients send JSON`, hint: "add an application/json request body, or leave the operation out of this policy with `operations:`" };
+      if (kinds.length > 0)
+        return {
+          problem: `its request body is ${kinds.join(", ")}: generated clients send JSON`,
+          hint: "add an application/json request body, or leave the operation out of this policy with `operations:`",
+        };
     } else {
       const mediaNode = content[media];
       const schema = isObject(mediaNode) ? mediaNode["schema"] : undefined;
-      out.body = schema === undefined ? {} : converter.convert(schema, [...resolved.path, "content", media, "schema"], `request body of ${opLabel}`);
+      out.body =
+        schema === undefined
+          ? {}
+          : converter.convert(
+              schema,
+              [...resolved.path, "content", media, "schema"],
+              `request body of ${opLabel}`,
+            );
     }
   }
 
@@ -255,10 +375,20 @@ function convertOperation(docs: DocumentSet, converter: SchemaConverter, op: Fou
     if (!/^2(\d\d|XX)$/i.test(code)) continue;
     const resolved = docs.deref(raw, [...op.at, "responses", code]);
     if ("problem" in resolved) {
-      diagnostics.push(docs.finding("RG603", [...op.at, "responses", code, "$ref"], resolved.problem, resolved.hint));
+      diagnostics.push(
+        docs.finding(
+          "RG603",
+          [...op.at, "responses", code, "$ref"],
+          resolved.problem,
+          resolved.hint,
+        ),
+      );
       return { problem: `its ${code} response cannot be resolved` };
     }
-    const content = isObject(resolved.value) && isObject(resolved.value["content"]) ? resolved.value["content"] : {};
+    const content =
+      isObject(resolved.value) && isObject(resolved.value["content"])
+        ? resolved.value["content"]
+        : {};
     const media = Object.keys(content).find((m) => JSON_MEDIA.test(m));
     if (media === undefined) {
       other.push(...Object.keys(content).map((m) => `${code} ${m}`));
@@ -266,10 +396,21 @@ function convertOperation(docs: DocumentSet, converter: SchemaConverter, op: Fou
     }
     const mediaNode = content[media];
     const schema = isObject(mediaNode) ? mediaNode["schema"] : undefined;
-    schemas.push(schema === undefined ? {} : converter.convert(schema, [...resolved.path, "content", media, "schema"], `response ${code} of ${opLabel}`));
+    schemas.push(
+      schema === undefined
+        ? {}
+        : converter.convert(
+            schema,
+            [...resolved.path, "content", media, "schema"],
+            `response ${code} of ${opLabel}`,
+          ),
+    );
   }
   if (schemas.length === 0 && other.length > 0) {
-    return { problem: `its success response is ${other.join(", ")}: generated clients read JSON`, hint: "add an application/json response, or leave the operation out of this policy with `operations:`" };
+    return {
+      problem: `its success response is ${other.join(", ")}: generated clients read JSON`,
+      hint: "add an application/json response, or leave the operation out of this policy with `operations:`",
+    };
   }
   const distinct = [...new Map(schemas.map((s) => [JSON.stringify(s), s])).values()];
   if (distinct.length === 1) out.response = distinct[0]!;
@@ -286,20 +427,38 @@ function parameterType(
   p: Raw,
   path: Path,
   label: string,
-): { type: ScalarType | "array"; items?: ScalarType; enum?: (string | number | boolean)[] } | undefined {
+):
+  | { type: ScalarType | "array"; items?: ScalarType; enum?: (string | number | boolean)[] }
+  | undefined {
   if (p["schema"] === undefined) {
-    converter.report(path, `${label} has no schema (content-encoded parameters are not supported): it is left out`, "declare it with `schema: { type: string }`");
+    converter.report(
+      path,
+      `${label} has no schema (content-encoded parameters are not supported): it is left out`,
+      "declare it with `schema: { type: string }`",
+    );
     return undefined;
   }
   const schema = scalarOf(docs, p["schema"], [...path, "schema"]);
   if ("problem" in schema) {
-    converter.report([...path, "schema"], `${label}: ${schema.problem}: it is left out`, "parameters are strings, numbers, integers, booleans, or (in the query) arrays of them");
+    converter.report(
+      [...path, "schema"],
+      `${label}: ${schema.problem}: it is left out`,
+      "parameters are strings, numbers, integers, booleans, or (in the query) arrays of them",
+    );
     return undefined;
   }
-  if (schema.type !== "array") return { type: schema.type, ...(schema.enum ? { enum: schema.enum } : {}) };
-  const items: ReturnType<typeof scalarOf> = schema.items === undefined ? { type: "string" } : scalarOf(docs, schema.items, schema.itemsPath ?? path);
+  if (schema.type !== "array")
+    return { type: schema.type, ...(schema.enum ? { enum: schema.enum } : {}) };
+  const items: ReturnType<typeof scalarOf> =
+    schema.items === undefined
+      ? { type: "string" }
+      : scalarOf(docs, schema.items, schema.itemsPath ?? path);
   if ("problem" in items || items.type === "array") {
-    converter.report([...path, "schema"], `${label}: array items must be scalars: it is left out`, undefined);
+    converter.report(
+      [...path, "schema"],
+      `${label}: array items must be scalars: it is left out`,
+      undefined,
+    );
     return undefined;
   }
   return { type: "array", items: items.type, ...(items.enum ? { enum: items.enum } : {}) };
@@ -309,7 +468,14 @@ function scalarOf(
   docs: DocumentSet,
   raw: unknown,
   path: Path,
-): { type: ScalarType | "array"; enum?: (string | number | boolean)[]; items?: unknown; itemsPath?: Path } | { problem: string } {
+):
+  | {
+      type: ScalarType | "array";
+      enum?: (string | number | boolean)[];
+      items?: unknown;
+      itemsPath?: Path;
+    }
+  | { problem: string } {
   const resolved = docs.deref(raw, path);
   if ("problem" in resolved) return { problem: resolved.problem };
   const s = resolved.value;
@@ -319,12 +485,29 @@ function scalarOf(
     const others = type.filter((t) => t !== "null");
     type = others.length === 1 ? others[0] : undefined;
   }
-  if (type === undefined && Array.isArray(s["enum"])) type = typeof s["enum"][0] === "number" ? "number" : "string";
-  if (type !== "string" && type !== "number" && type !== "integer" && type !== "boolean" && type !== "array") {
-    return { problem: `its schema is ${type === undefined ? "untyped" : `of type ${JSON.stringify(type)}`}` };
+  if (type === undefined && Array.isArray(s["enum"]))
+    type = typeof s["enum"][0] === "number" ? "number" : "string";
+  if (
+    type !== "string" &&
+    type !== "number" &&
+    type !== "integer" &&
+    type !== "boolean" &&
+    type !== "array"
+  ) {
+    return {
+      problem: `its schema is ${type === undefined ? "untyped" : `of type ${JSON.stringify(type)}`}`,
+    };
   }
-  const values = Array.isArray(s["enum"]) ? s["enum"].filter((v): v is string | number | boolean => ["string", "number", "boolean"].includes(typeof v)) : [];
-  return { type, ...(values.length > 0 ? { enum: values } : {}), ...(type === "array" ? { items: s["items"], itemsPath: [...resolved.path, "items"] } : {}) };
+  const values = Array.isArray(s["enum"])
+    ? s["enum"].filter((v): v is string | number | boolean =>
+        ["string", "number", "boolean"].includes(typeof v),
+      )
+    : [];
+  return {
+    type,
+    ...(values.length > 0 ? { enum: values } : {}),
+    ...(type === "array" ? { items: s["items"], itemsPath: [...resolved.path, "items"] } : {}),
+  };
 }
 
 /**
@@ -354,7 +537,15 @@ export function mergeOpenApi(
   diagnostics.push(...imported.diagnostics);
   const file = policySource.file;
   if (policy.schemas !== undefined) {
-    diagnostics.push(diagnostic("RG609", file, policySource.keySpanOf(["schemas"]), "schemas: cannot be set when the operations come from an OpenAPI document", "describe the schemas in the document's components/schemas"));
+    diagnostics.push(
+      diagnostic(
+        "RG609",
+        file,
+        policySource.keySpanOf(["schemas"]),
+        "schemas: cannot be set when the operations come from an OpenAPI document",
+        "describe the schemas in the document's components/schemas",
+      ),
+    );
   }
   const known = allOperationIds(docs);
   const operations: Record<string, OperationInput> = {};
@@ -365,7 +556,13 @@ export function mergeOpenApi(
       for (const key of DOCUMENT_KEYS) {
         if (own[key] === undefined) continue;
         diagnostics.push(
-          diagnostic("RG609", file, policySource.keySpanOf(["operations", name, key]), `${key} of operation ${name} comes from the OpenAPI document (${document.file}) and cannot be set here`, "change it in the document, or remove it here"),
+          diagnostic(
+            "RG609",
+            file,
+            policySource.keySpanOf(["operations", name, key]),
+            `${key} of operation ${name} comes from the OpenAPI document (${document.file}) and cannot be set here`,
+            "change it in the document, or remove it here",
+          ),
         );
       }
       const base = imported.operations[name];
@@ -378,13 +575,21 @@ export function mergeOpenApi(
               file,
               policySource.keySpanOf(["operations", name]),
               `operation "${name}" is not an operationId of ${document.file}`,
-              suggestion ? `did you mean "${suggestion}"?` : known.length > 0 ? `the document's operationIds: ${known.slice(0, 12).join(", ")}${known.length > 12 ? ", …" : ""}` : "the document has no operationIds",
+              suggestion
+                ? `did you mean "${suggestion}"?`
+                : known.length > 0
+                  ? `the document's operationIds: ${known.slice(0, 12).join(", ")}${known.length > 12 ? ", …" : ""}`
+                  : "the document has no operationIds",
             ),
           );
         }
         continue;
       }
-      const overrides = Object.fromEntries(Object.entries(own).filter(([k, v]) => v !== undefined && !(DOCUMENT_KEYS as readonly string[]).includes(k)));
+      const overrides = Object.fromEntries(
+        Object.entries(own).filter(
+          ([k, v]) => v !== undefined && !(DOCUMENT_KEYS as readonly string[]).includes(k),
+        ),
+      );
       operations[name] = { ...base, ...overrides };
     }
   }
@@ -394,10 +599,19 @@ export function mergeOpenApi(
   delete rest.openapi;
   delete rest.schemas;
   return {
-    policy: failed ? undefined : { ...rest, operations, ...(Object.keys(imported.schemas).length === 0 ? {} : { schemas: imported.schemas }) },
+    policy: failed
+      ? undefined
+      : {
+          ...rest,
+          operations,
+          ...(Object.keys(imported.schemas).length === 0 ? {} : { schemas: imported.schemas }),
+        },
     sources: imported.sources,
     idempotencySources: Object.fromEntries(
-      Object.entries(imported.idempotencySources).filter(([name]) => listed?.[name]?.idempotency === undefined && listed?.[name]?.idempotent === undefined),
+      Object.entries(imported.idempotencySources).filter(
+        ([name]) =>
+          listed?.[name]?.idempotency === undefined && listed?.[name]?.idempotent === undefined,
+      ),
     ),
     diagnostics,
   };

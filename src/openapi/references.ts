@@ -59,7 +59,9 @@ export class DocumentSet {
   /** The keys of the other documents that the references of the document keyed `key` name. */
   referencedBy(key: string): string[] {
     const document = this.#documents.get(key);
-    return document === undefined ? [] : filesReferenced(document.data).map((file) => this.locate(key, file));
+    return document === undefined
+      ? []
+      : filesReferenced(document.data).map((file) => this.locate(key, file));
   }
 
   /** Whether the document keyed `key` has been added or found unreadable. */
@@ -111,14 +113,22 @@ export class DocumentSet {
     const hash = ref.indexOf("#");
     const file = hash < 0 ? ref : ref.slice(0, hash);
     const pointer = pointerPath(hash < 0 ? "#" : ref.slice(hash));
-    if (pointer === undefined) return { problem: `$ref "${ref}" is not a JSON pointer (after # comes /)` };
+    if (pointer === undefined)
+      return { problem: `$ref "${ref}" is not a JSON pointer (after # comes /)` };
     const here = this.#split(from).key;
     if (file === "") return { path: this.#pathIn(here, pointer) };
-    if (REMOTE.test(file)) return { problem: `$ref "${ref}" names a remote document; resgen reads files next to the description, never the network`, hint: BUNDLE_HINT };
+    if (REMOTE.test(file))
+      return {
+        problem: `$ref "${ref}" names a remote document; resgen reads files next to the description, never the network`,
+        hint: BUNDLE_HINT,
+      };
     const key = this.locate(here, file);
     const reason = this.#unreadable.get(key);
     if (reason !== undefined || !this.#documents.has(key)) {
-      return { problem: `$ref "${ref}" names a file that cannot be read: ${reason ?? "not loaded"}`, hint: "the path is relative to the file the $ref is in" };
+      return {
+        problem: `$ref "${ref}" names a file that cannot be read: ${reason ?? "not loaded"}`,
+        hint: "the path is relative to the file the $ref is in",
+      };
     }
     return { path: this.#pathIn(key, pointer) };
   }
@@ -128,7 +138,10 @@ export class DocumentSet {
    * parameters, request bodies, responses), from file to file. Cycles of pure references and
    * missing targets are problems; the chain is bounded.
    */
-  deref(value: unknown, path: Path): { value: unknown; path: Path } | { problem: string; hint?: string } {
+  deref(
+    value: unknown,
+    path: Path,
+  ): { value: unknown; path: Path } | { problem: string; hint?: string } {
     const seen = new Set<string>();
     const chain: string[] = [];
     let current = value;
@@ -138,11 +151,13 @@ export class DocumentSet {
       const target = this.resolve(ref, at);
       if ("problem" in target) return target;
       const id = JSON.stringify(target.path);
-      if (seen.has(id) || seen.size > 32) return { problem: `$ref "${ref}" refers to itself through ${chain.join(" → ")}` };
+      if (seen.has(id) || seen.size > 32)
+        return { problem: `$ref "${ref}" refers to itself through ${chain.join(" → ")}` };
       seen.add(id);
       chain.push(ref);
       const next = this.valueAt(target.path);
-      if (next === undefined) return { problem: `$ref "${ref}" points at nothing: ${this.describeMissing(target.path)}` };
+      if (next === undefined)
+        return { problem: `$ref "${ref}" points at nothing: ${this.describeMissing(target.path)}` };
       current = next;
       at = target.path;
     }
@@ -199,7 +214,9 @@ export const MAX_DOCUMENTS = 256;
  * names: it yields the document's key and is resumed with the loaded document, or with the
  * reason it cannot be read. Drive it with whatever reads files (from disk, or from texts given).
  */
-export function* gatherDocuments(set: DocumentSet): Generator<string, void, SourceDocument | string> {
+export function* gatherDocuments(
+  set: DocumentSet,
+): Generator<string, void, SourceDocument | string> {
   const queue = [set.rootKey];
   for (let key = queue.shift(); key !== undefined; key = queue.shift()) {
     for (const next of set.referencedBy(key)) {

@@ -50,16 +50,28 @@ export class SchemaConverter {
   /** The schema at `path` (the value `node`), as the policy subset. `label` names it in messages. */
   convert(node: unknown, path: Path, label: string, depth = 0): TypeSchemaInput {
     if (depth > MAX_DEPTH) {
-      this.report(path, `schema ${label} nests deeper than ${MAX_DEPTH} levels: typed unknown below that depth`, "name the inner schemas under components/schemas and refer to them with $ref");
+      this.report(
+        path,
+        `schema ${label} nests deeper than ${MAX_DEPTH} levels: typed unknown below that depth`,
+        "name the inner schemas under components/schemas and refer to them with $ref",
+      );
       return {};
     }
     if (node === true || (isObject(node) && Object.keys(node).length === 0)) return {};
     if (node === false) {
-      this.report(path, `schema ${label} is \`false\` (no value is allowed): typed unknown`, undefined);
+      this.report(
+        path,
+        `schema ${label} is \`false\` (no value is allowed): typed unknown`,
+        undefined,
+      );
       return {};
     }
     if (!isObject(node)) {
-      this.report(path, `schema ${label} is not a schema object`, "a schema is a mapping such as `{ type: string }`");
+      this.report(
+        path,
+        `schema ${label} is not a schema object`,
+        "a schema is a mapping such as `{ type: string }`",
+      );
       return {};
     }
 
@@ -69,10 +81,20 @@ export class SchemaConverter {
     const type = node["type"];
     if (typeof type === "string") {
       if (TYPES.has(type)) out.type = type as SchemaType;
-      else this.report([...path, "type"], `schema ${label} has type "${type}", which is not a JSON type`, `use one of ${SCHEMA_TYPES.join(", ")}`);
+      else
+        this.report(
+          [...path, "type"],
+          `schema ${label} has type "${type}", which is not a JSON type`,
+          `use one of ${SCHEMA_TYPES.join(", ")}`,
+        );
     } else if (Array.isArray(type)) {
       const known = type.filter((t): t is SchemaType => typeof t === "string" && TYPES.has(t));
-      if (known.length !== type.length) this.report([...path, "type"], `schema ${label} lists a type that is not a JSON type`, `use ${SCHEMA_TYPES.join(", ")}`);
+      if (known.length !== type.length)
+        this.report(
+          [...path, "type"],
+          `schema ${label} lists a type that is not a JSON type`,
+          `use ${SCHEMA_TYPES.join(", ")}`,
+        );
       const others = known.filter((t) => t !== "null");
       if (known.includes("null") && others.length === 1) {
         out.type = others[0]!;
@@ -87,51 +109,97 @@ export class SchemaConverter {
     if (typeof node["format"] === "string") out.format = node["format"];
 
     if (Array.isArray(node["enum"])) {
-      const values = node["enum"].filter((v): v is string | number | boolean | null => v === null || ["string", "number", "boolean"].includes(typeof v));
-      if (values.length !== node["enum"].length) this.report([...path, "enum"], `schema ${label} has enum values that are objects or lists: they are left out of the type`, "a TypeScript literal type holds strings, numbers, booleans and null");
+      const values = node["enum"].filter(
+        (v): v is string | number | boolean | null =>
+          v === null || ["string", "number", "boolean"].includes(typeof v),
+      );
+      if (values.length !== node["enum"].length)
+        this.report(
+          [...path, "enum"],
+          `schema ${label} has enum values that are objects or lists: they are left out of the type`,
+          "a TypeScript literal type holds strings, numbers, booleans and null",
+        );
       if (values.length > 0) out.enum = values;
     }
     if (Object.hasOwn(node, "const")) {
       const c = node["const"];
-      if (c === null || ["string", "number", "boolean"].includes(typeof c)) out.const = c as string | number | boolean | null;
-      else this.report([...path, "const"], `schema ${label} has a const that is an object or a list: typed by its other keywords`, undefined);
+      if (c === null || ["string", "number", "boolean"].includes(typeof c))
+        out.const = c as string | number | boolean | null;
+      else
+        this.report(
+          [...path, "const"],
+          `schema ${label} has a const that is an object or a list: typed by its other keywords`,
+          undefined,
+        );
     }
 
     if (node["properties"] !== undefined) {
       const props = node["properties"];
       if (isObject(props)) {
         out.properties = {};
-        for (const [name, prop] of Object.entries(props)) out.properties[name] = this.convert(prop, [...path, "properties", name], `${label}.${name}`, depth + 1);
+        for (const [name, prop] of Object.entries(props))
+          out.properties[name] = this.convert(
+            prop,
+            [...path, "properties", name],
+            `${label}.${name}`,
+            depth + 1,
+          );
       } else {
-        this.report([...path, "properties"], `schema ${label}: properties is not a mapping`, undefined);
+        this.report(
+          [...path, "properties"],
+          `schema ${label}: properties is not a mapping`,
+          undefined,
+        );
       }
       if (out.type === undefined) out.type = "object";
     }
-    if (Array.isArray(node["required"])) out.required = node["required"].filter((r): r is string => typeof r === "string");
+    if (Array.isArray(node["required"]))
+      out.required = node["required"].filter((r): r is string => typeof r === "string");
     if (node["items"] !== undefined) {
-      if (Array.isArray(node["items"])) this.report([...path, "items"], `schema ${label} lists items as a tuple, which OpenAPI 3 does not allow: typed unknown[]`, "use `prefixItems` (3.1) or one `items` schema");
+      if (Array.isArray(node["items"]))
+        this.report(
+          [...path, "items"],
+          `schema ${label} lists items as a tuple, which OpenAPI 3 does not allow: typed unknown[]`,
+          "use `prefixItems` (3.1) or one `items` schema",
+        );
       else out.items = this.convert(node["items"], [...path, "items"], `${label}[]`, depth + 1);
       if (out.type === undefined) out.type = "array";
     }
     const extra = node["additionalProperties"];
     if (typeof extra === "boolean") out.additionalProperties = extra;
-    else if (extra !== undefined) out.additionalProperties = this.convert(extra, [...path, "additionalProperties"], `${label}[key]`, depth + 1);
+    else if (extra !== undefined)
+      out.additionalProperties = this.convert(
+        extra,
+        [...path, "additionalProperties"],
+        `${label}[key]`,
+        depth + 1,
+      );
 
     for (const key of ["allOf", "oneOf", "anyOf"] as const) {
       const members = node[key];
       if (members === undefined) continue;
       if (!Array.isArray(members) || members.length === 0) {
-        this.report([...path, key], `schema ${label}: ${key} is not a non-empty list of schemas`, undefined);
+        this.report(
+          [...path, key],
+          `schema ${label}: ${key} is not a non-empty list of schemas`,
+          undefined,
+        );
         continue;
       }
-      out[key] = members.map((m, i) => this.convert(m, [...path, key, i], `${label} (${key}[${i}])`, depth + 1));
+      out[key] = members.map((m, i) =>
+        this.convert(m, [...path, key, i], `${label} (${key}[${i}])`, depth + 1),
+      );
     }
     if (node["discriminator"] !== undefined) this.discriminate(node, out, path, label);
 
     for (const key of Object.keys(node)) {
       const what = UNSUPPORTED[key];
       if (what === undefined) continue;
-      this.report([...path, key], `schema ${label} uses ${what}, which a TypeScript type cannot express: the generated type ignores it and is wider than the schema`, "describe the shape without it, or accept the wider type");
+      this.report(
+        [...path, key],
+        `schema ${label} uses ${what}, which a TypeScript type cannot express: the generated type ignores it and is wider than the schema`,
+        "describe the shape without it, or accept the wider type",
+      );
     }
     return out;
   }
@@ -140,13 +208,26 @@ export class SchemaConverter {
   private reference(node: Raw, path: Path, label: string, depth: number): TypeSchemaInput {
     const ref = node["$ref"] as string;
     const named = this.named(ref, [...path, "$ref"]);
-    const siblings = Object.keys(node).filter((k) => k !== "$ref" && k !== "description" && k !== "summary" && !k.startsWith("x-") && k !== "example" && k !== "examples");
+    const siblings = Object.keys(node).filter(
+      (k) =>
+        k !== "$ref" &&
+        k !== "description" &&
+        k !== "summary" &&
+        !k.startsWith("x-") &&
+        k !== "example" &&
+        k !== "examples",
+    );
     const out: TypeSchemaInput = { ...named };
     if (typeof node["description"] === "string") out.description = node["description"];
     if (this.version === "3.1" && siblings.length > 0) {
-      const rest = Object.fromEntries(Object.entries(node).filter(([k]) => k !== "$ref" && k !== "description"));
+      const rest = Object.fromEntries(
+        Object.entries(node).filter(([k]) => k !== "$ref" && k !== "description"),
+      );
       const own = this.convert(rest, path, label, depth + 1);
-      return { ...(out.description === undefined ? {} : { description: out.description }), allOf: [named, own] };
+      return {
+        ...(out.description === undefined ? {} : { description: out.description }),
+        allOf: [named, own],
+      };
     }
     return out;
   }
@@ -167,7 +248,11 @@ export class SchemaConverter {
     if (known !== undefined) return { $ref: `#/schemas/${known}` };
     const value = this.docs.valueAt(target);
     if (value === undefined) {
-      this.error(at, `$ref "${ref}" points at nothing: ${this.docs.describeMissing(target)}`, "fix the reference, or add the schema it names");
+      this.error(
+        at,
+        `$ref "${ref}" points at nothing: ${this.docs.describeMissing(target)}`,
+        "fix the reference, or add the schema it names",
+      );
       return {};
     }
     const name = this.nameFor(this.docs.localPath(target));
@@ -180,7 +265,8 @@ export class SchemaConverter {
   }
 
   private nameFor(target: Path): string {
-    const isComponent = target.length === 3 && target[0] === "components" && target[1] === "schemas";
+    const isComponent =
+      target.length === 3 && target[0] === "components" && target[1] === "schemas";
     const raw = isComponent ? String(target[2]) : target.map(String).join("_");
     let base = raw.replace(/[^A-Za-z0-9_]+/g, "_").replace(/^_+|_+$/g, "") || "Schema";
     if (!/^[A-Za-z_]/.test(base)) base = `_${base}`;
@@ -196,27 +282,41 @@ export class SchemaConverter {
    */
   private discriminate(node: Raw, out: TypeSchemaInput, path: Path, label: string): void {
     const d = node["discriminator"];
-    const property = isObject(d) && typeof d["propertyName"] === "string" ? d["propertyName"] : undefined;
+    const property =
+      isObject(d) && typeof d["propertyName"] === "string" ? d["propertyName"] : undefined;
     const key = out.oneOf ? "oneOf" : out.anyOf ? "anyOf" : undefined;
     if (property === undefined) {
-      this.report([...path, "discriminator"], `schema ${label}: discriminator has no propertyName`, undefined);
+      this.report(
+        [...path, "discriminator"],
+        `schema ${label}: discriminator has no propertyName`,
+        undefined,
+      );
       return;
     }
     if (key === undefined) {
-      this.report([...path, "discriminator"], `schema ${label} has a discriminator without oneOf/anyOf: the schemas that extend it are not part of its type`, "list the alternatives under oneOf with the discriminator next to it");
+      this.report(
+        [...path, "discriminator"],
+        `schema ${label} has a discriminator without oneOf/anyOf: the schemas that extend it are not part of its type`,
+        "list the alternatives under oneOf with the discriminator next to it",
+      );
       return;
     }
     const raw = node[key] as unknown[];
     const mapping = isObject(d) && isObject(d["mapping"]) ? d["mapping"] : {};
     out[key] = out[key]!.map((member, i) => {
-      const ref = isObject(raw[i]) && typeof raw[i]["$ref"] === "string" ? raw[i]["$ref"] : undefined;
+      const ref =
+        isObject(raw[i]) && typeof raw[i]["$ref"] === "string" ? raw[i]["$ref"] : undefined;
       if (ref === undefined || member.$ref === undefined) return member;
       const fromMapping = Object.entries(mapping)
         .filter(([, target]) => target === ref || target === ref.split("/").pop())
         .map(([value]) => value);
-      const values = fromMapping.length > 0 ? fromMapping : [decodeURIComponent(ref.split("/").pop() ?? "")];
-      const tag: TypeSchemaInput = values.length === 1 ? { const: values[0]! } : { type: "string", enum: values };
-      return { allOf: [member, { type: "object", properties: { [property]: tag }, required: [property] }] };
+      const values =
+        fromMapping.length > 0 ? fromMapping : [decodeURIComponent(ref.split("/").pop() ?? "")];
+      const tag: TypeSchemaInput =
+        values.length === 1 ? { const: values[0]! } : { type: "string", enum: values };
+      return {
+        allOf: [member, { type: "object", properties: { [property]: tag }, required: [property] }],
+      };
     });
   }
 
@@ -228,7 +328,9 @@ export class SchemaConverter {
   checkCycles(): void {
     const direct = (schema: TypeSchemaInput): string[] => [
       ...(schema.$ref === undefined ? [] : [schema.$ref.replace(/^#\/schemas\//, "")]),
-      ...[schema.allOf, schema.oneOf, schema.anyOf].flatMap((members) => (members ?? []).flatMap(direct)),
+      ...[schema.allOf, schema.oneOf, schema.anyOf].flatMap((members) =>
+        (members ?? []).flatMap(direct),
+      ),
     ];
     const reported = new Set<string>();
     for (const start of Object.keys(this.schemas)) {
@@ -241,7 +343,12 @@ export class SchemaConverter {
             if (trail.some((n) => reported.has(n))) continue;
             trail.forEach((n) => reported.add(n));
             this.diagnostics.push(
-              this.docs.findingAtKey("RG603", this.defined.get(start) ?? [], `schema ${start} is its own type through ${[...trail, start].join(" → ")}, with no object or array in between`, "nest the reference in a property or in items"),
+              this.docs.findingAtKey(
+                "RG603",
+                this.defined.get(start) ?? [],
+                `schema ${start} is its own type through ${[...trail, start].join(" → ")}, with no object or array in between`,
+                "nest the reference in a property or in items",
+              ),
             );
           } else if (!seen.has(next) && trail.length < 64) {
             seen.add(next);

@@ -29,7 +29,11 @@ export interface CheckOptions {
 
 /** Loads, validates, resolves and analyzes every policy `paths` name, reporting all problems of all files in one run. */
 export function check(paths: readonly string[], options: CheckOptions = {}): Promise<CheckResult> {
-  return runAsync(checkProgram(fileSystemHost(options.cwd ?? process.cwd()), paths, { allowOutsideProject: options.allowOutsideProject === true }));
+  return runAsync(
+    checkProgram(fileSystemHost(options.cwd ?? process.cwd()), paths, {
+      allowOutsideProject: options.allowOutsideProject === true,
+    }),
+  );
 }
 
 /**
@@ -44,8 +48,18 @@ export function checkTexts(
 ): { policies: ResolvedPolicy[]; services: ResolvedService[]; diagnostics: Diagnostic[] } {
   // a project file among the texts governs the policies beside it, as resgen.config.yaml does on disk
   const policies = files.filter((f) => basename(f.file) !== CONFIG_FILE).map((f) => f.file);
-  const result = runSync(checkProgram(new MemoryHost(files.map((f) => [f.file, f.text])), policies, project === undefined ? {} : { project }));
-  return { policies: [...result.policies], services: [...result.services], diagnostics: [...result.diagnostics] };
+  const result = runSync(
+    checkProgram(
+      new MemoryHost(files.map((f) => [f.file, f.text])),
+      policies,
+      project === undefined ? {} : { project },
+    ),
+  );
+  return {
+    policies: [...result.policies],
+    services: [...result.services],
+    diagnostics: [...result.diagnostics],
+  };
 }
 
 /**
@@ -57,6 +71,8 @@ export function checkPolicyText(
   text: string,
   project: ConfigSettings = {},
 ): { policy: ResolvedPolicy | undefined; diagnostics: Diagnostic[] } {
-  const result = runSync(checkProgram(new MemoryHost([[file, text]]), [file], { project, analyze: false }));
+  const result = runSync(
+    checkProgram(new MemoryHost([[file, text]]), [file], { project, analyze: false }),
+  );
   return { policy: result.policies[0], diagnostics: [...result.diagnostics] };
 }

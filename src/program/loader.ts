@@ -65,8 +65,17 @@ export class Loader {
    * a code frame.
    */
   *document(file: string, root?: string): Task<SourceDocument | Unread> {
-    if (root !== undefined && !this.allowOutsideProject && !(yield* wait(this.host.isInside(root, file)))) {
-      return { reason: "it is outside the project", read: false, code: "RG115", hint: `the project root is ${this.shown(root) || "."}; pass --allow-outside-project to read files outside it` };
+    if (
+      root !== undefined &&
+      !this.allowOutsideProject &&
+      !(yield* wait(this.host.isInside(root, file)))
+    ) {
+      return {
+        reason: "it is outside the project",
+        read: false,
+        code: "RG115",
+        hint: `the project root is ${this.shown(root) || "."}; pass --allow-outside-project to read files outside it`,
+      };
     }
     const known = this.parsed.get(file);
     if (known !== undefined) return known;
@@ -84,7 +93,12 @@ export class Loader {
       if (loaded.ok) {
         this.documents.set(shown, loaded.source);
         result = loaded.source;
-      } else result = { reason: `${shown} could not be read as YAML or JSON`, read: true, code: "RG004" };
+      } else
+        result = {
+          reason: `${shown} could not be read as YAML or JSON`,
+          read: true,
+          code: "RG004",
+        };
     }
     this.parsed.set(file, result);
     return result;
@@ -97,7 +111,15 @@ export class Loader {
     if (!result.read) {
       const shown = this.shown(file);
       this.sources.set(shown, "");
-      this.sink.report(diagnostic(result.code, shown, { start: 0, end: 0 }, `cannot read ${shown}: ${result.reason}`, result.hint));
+      this.sink.report(
+        diagnostic(
+          result.code,
+          shown,
+          { start: 0, end: 0 },
+          `cannot read ${shown}: ${result.reason}`,
+          result.hint,
+        ),
+      );
     }
     return undefined;
   }
@@ -118,6 +140,8 @@ export class Loader {
 
   /** The project files read that were valid, by absolute path. */
   projects(): Map<string, Project> {
-    return new Map([...this.projectFiles].filter((e): e is [string, Project] => e[1] !== undefined));
+    return new Map(
+      [...this.projectFiles].filter((e): e is [string, Project] => e[1] !== undefined),
+    );
   }
 }

@@ -29,7 +29,11 @@ export interface Descriptions {
 export function* resolveDescriptions(
   loader: Loader,
   sink: DiagnosticSink,
-  policies: readonly { readonly file: string; readonly config: string | undefined; readonly source: SourceDocument }[],
+  policies: readonly {
+    readonly file: string;
+    readonly config: string | undefined;
+    readonly source: SourceDocument;
+  }[],
 ): Task<Descriptions> {
   const byKey = new Map<string, DocumentSet | null>();
   const byPolicy = new Map<string, DocumentSet | null>();
@@ -39,27 +43,51 @@ export function* resolveDescriptions(
     const full = resolve(dirname(file), named);
     const project = dirname(config ?? file);
     const key = `${project}\0${full}`;
-    if (!byKey.has(key)) byKey.set(key, yield* readDescription(loader, sink, policy, full, project));
+    if (!byKey.has(key))
+      byKey.set(key, yield* readDescription(loader, sink, policy, full, project));
     byPolicy.set(file, byKey.get(key)!);
   }
   return { byPolicy, files: new Set([...byKey.values()].flatMap((set) => set?.keys ?? [])) };
 }
 
-function* readDescription(loader: Loader, sink: DiagnosticSink, policy: SourceDocument, full: string, project: string): Task<DocumentSet | null> {
+function* readDescription(
+  loader: Loader,
+  sink: DiagnosticSink,
+  policy: SourceDocument,
+  full: string,
+  project: string,
+): Task<DocumentSet | null> {
   const root = yield* loader.document(full, project);
   if (root instanceof SourceDocument) {
     const set = new DocumentSet(root, full, (from, file) => resolve(dirname(from), refFile(file)));
     const walk = gatherDocuments(set);
-    for (let step = walk.next(); !step.done; ) {
+    for (let step = walk.next(); !step.done;) {
       const loaded = yield* loader.document(step.value, project);
-      step = walk.next(loaded instanceof SourceDocument ? loaded : loaded.code === "RG115" ? `${loaded.reason}, which resgen never reads (--allow-outside-project reads it)` : loaded.reason);
+      step = walk.next(
+        loaded instanceof SourceDocument
+          ? loaded
+          : loaded.code === "RG115"
+            ? `${loaded.reason}, which resgen never reads (--allow-outside-project reads it)`
+            : loaded.reason,
+      );
     }
     return set;
   }
   if (!root.read) {
-    const at = typeof (policy.data as Record<string, unknown>)["openapi"] === "string" ? ["openapi"] : ["openapi", "document"];
+    const at =
+      typeof (policy.data as Record<string, unknown>)["openapi"] === "string"
+        ? ["openapi"]
+        : ["openapi", "document"];
     const code = root.code === "RG004" ? "RG601" : root.code;
-    sink.report(diagnostic(code, policy.file, policy.spanOf(at), `cannot read the OpenAPI document ${loader.shown(full)}: ${root.reason}`, root.hint ?? "the path is relative to the policy file"));
+    sink.report(
+      diagnostic(
+        code,
+        policy.file,
+        policy.spanOf(at),
+        `cannot read the OpenAPI document ${loader.shown(full)}: ${root.reason}`,
+        root.hint ?? "the path is relative to the policy file",
+      ),
+    );
   }
   return null;
 }

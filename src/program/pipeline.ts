@@ -60,7 +60,10 @@ export interface CheckResult {
   /** Number of policy files examined. */
   readonly fileCount: number;
   /** For each policy file (by displayed path): its absolute path and the project file governing it. */
-  readonly files: ReadonlyMap<string, { readonly absolute: string; readonly config: string | undefined }>;
+  readonly files: ReadonlyMap<
+    string,
+    { readonly absolute: string; readonly config: string | undefined }
+  >;
   /** Arguments that matched nothing (each also reported as RG114, a usage error: exit code 2). */
   readonly unmatched: readonly string[];
 }
@@ -73,19 +76,31 @@ interface Loaded {
 }
 
 /** Checks the policies `paths` name (as `resgen check` takes them), asking `host` for every file. */
-export function* checkProgram(host: Host, paths: readonly string[], options: PipelineOptions = {}): Task<CheckResult> {
+export function* checkProgram(
+  host: Host,
+  paths: readonly string[],
+  options: PipelineOptions = {},
+): Task<CheckResult> {
   const sink = new DiagnosticSink();
   const loader = new Loader(host, sink, options.allowOutsideProject === true);
   const inputs = yield* findInputs(loader, sink, paths, options);
   const loaded = yield* loadInputs(loader, inputs);
   // every input is read before the descriptions are: a description's files may sit next to the
   // policies and match the same glob, and are then not policies
-  const descriptions = yield* resolveDescriptions(loader, sink, loaded.filter(({ source }) => isPolicyDocument(source)));
-  const policyFiles = loaded.filter(({ file, source }) => !isOpenApiDocument(source.data) && !descriptions.files.has(file));
+  const descriptions = yield* resolveDescriptions(
+    loader,
+    sink,
+    loaded.filter(({ source }) => isPolicyDocument(source)),
+  );
+  const policyFiles = loaded.filter(
+    ({ file, source }) => !isOpenApiDocument(source.data) && !descriptions.files.has(file),
+  );
   const candidates = yield* resolveFiles(loader, sink, policyFiles, descriptions, options);
   const accepted = crossPolicyRules(candidates, sink);
   if (options.analyze !== false) analyzeAccepted(loader, sink, accepted);
-  const descriptionsOnly = new Set(loaded.filter((input) => !policyFiles.includes(input)).map(({ file }) => file));
+  const descriptionsOnly = new Set(
+    loaded.filter((input) => !policyFiles.includes(input)).map(({ file }) => file),
+  );
   return summarize(loader, sink, inputs, accepted, descriptionsOnly);
 }
 
@@ -94,7 +109,12 @@ export function* checkProgram(host: Host, paths: readonly string[], options: Pip
  * validated. Arguments that match nothing (RG114), named files that do not exist (RG004) and
  * policy globs that reach outside their project (RG115) are reported here.
  */
-function* findInputs(loader: Loader, sink: DiagnosticSink, paths: readonly string[], options: PipelineOptions): Task<Inputs> {
+function* findInputs(
+  loader: Loader,
+  sink: DiagnosticSink,
+  paths: readonly string[],
+  options: PipelineOptions,
+): Task<Inputs> {
   const inputs = yield* expandInputs(
     loader.host,
     paths,
@@ -108,18 +128,40 @@ function* findInputs(loader: Loader, sink: DiagnosticSink, paths: readonly strin
   for (const file of inputs.missing) yield* loader.source(file);
   for (const arg of inputs.unmatched) {
     loader.sources.set(arg, "");
-    sink.report(diagnostic("RG114", arg, { start: 0, end: 0 }, `no policy files match "${arg}"`, "check the arguments, or `policies:` in resgen.config.yaml"));
+    sink.report(
+      diagnostic(
+        "RG114",
+        arg,
+        { start: 0, end: 0 },
+        `no policy files match "${arg}"`,
+        "check the arguments, or `policies:` in resgen.config.yaml",
+      ),
+    );
   }
   // a project's glob that climbs out of it, or matched files outside it (through a link): reported
   // at the glob, and never walked or read
   const refused = [
-    ...inputs.outsideGlobs.map(({ glob, config }) => ({ config, message: `the policy glob "${glob}" reaches outside the project` })),
-    ...inputs.outside.map(({ file, config }) => ({ config, message: `the policy glob matches ${loader.shown(file)}, which is outside the project` })),
+    ...inputs.outsideGlobs.map(({ glob, config }) => ({
+      config,
+      message: `the policy glob "${glob}" reaches outside the project`,
+    })),
+    ...inputs.outside.map(({ file, config }) => ({
+      config,
+      message: `the policy glob matches ${loader.shown(file)}, which is outside the project`,
+    })),
   ];
   for (const { config, message } of refused) {
     const shown = loader.shown(config);
     const hint = `policies are files inside ${loader.shown(dirname(config)) || "."}; pass --allow-outside-project to read files outside it`;
-    sink.report(diagnostic("RG115", shown, loader.documents.get(shown)?.spanOf(["policies"]) ?? { start: 0, end: 0 }, message, hint));
+    sink.report(
+      diagnostic(
+        "RG115",
+        shown,
+        loader.documents.get(shown)?.spanOf(["policies"]) ?? { start: 0, end: 0 },
+        message,
+        hint,
+      ),
+    );
   }
   return inputs;
 }
@@ -144,11 +186,22 @@ function isPolicyDocument(source: SourceDocument): boolean {
  * Step 4: each policy and service file validated and resolved on its own, in its project, with
  * the description it names (step 3).
  */
-function* resolveFiles(loader: Loader, sink: DiagnosticSink, files: readonly Loaded[], descriptions: Descriptions, options: PipelineOptions): Task<Candidate[]> {
+function* resolveFiles(
+  loader: Loader,
+  sink: DiagnosticSink,
+  files: readonly Loaded[],
+  descriptions: Descriptions,
+  options: PipelineOptions,
+): Task<Candidate[]> {
   const candidates: Candidate[] = [];
   for (const { file, config, source } of files) {
-    const project = options.project === undefined && config !== undefined ? yield* loader.project(config) : undefined;
-    const context: ConfigSettings = options.project ?? (project ? { configFile: loader.shown(project.file), config: project.config } : {});
+    const project =
+      options.project === undefined && config !== undefined
+        ? yield* loader.project(config)
+        : undefined;
+    const context: ConfigSettings =
+      options.project ??
+      (project ? { configFile: loader.shown(project.file), config: project.config } : {});
     if (isServiceDocument(source)) {
       const checked = checkServiceSource(source, context);
       sink.report(checked.diagnostics);
@@ -157,19 +210,38 @@ function* resolveFiles(loader: Loader, sink: DiagnosticSink, files: readonly Loa
     }
     const result = checkPolicySource(source, context, descriptions.byPolicy.get(file));
     sink.report(result.diagnostics);
-    if (result.policy) candidates.push({ kind: "policy", policy: result.policy, source, checks: context.config?.checks });
+    if (result.policy)
+      candidates.push({
+        kind: "policy",
+        policy: result.policy,
+        source,
+        checks: context.config?.checks,
+      });
   }
   return candidates;
 }
 
 /** Step 6: the analyzer's checks on the accepted policies and services; positions may point into project files. */
 function analyzeAccepted(loader: Loader, sink: DiagnosticSink, accepted: Accepted): void {
-  sink.report(analyze(accepted.policies, contextFromDocuments(loader.documents, (file) => accepted.checks.get(file))));
-  sink.report(analyzeServices(accepted.services, accepted.policies, contextFromDocuments(loader.documents)));
+  sink.report(
+    analyze(
+      accepted.policies,
+      contextFromDocuments(loader.documents, (file) => accepted.checks.get(file)),
+    ),
+  );
+  sink.report(
+    analyzeServices(accepted.services, accepted.policies, contextFromDocuments(loader.documents)),
+  );
 }
 
 /** Step 7: the result of the run. */
-function summarize(loader: Loader, sink: DiagnosticSink, inputs: Inputs, accepted: Accepted, descriptionsOnly: ReadonlySet<string>): CheckResult {
+function summarize(
+  loader: Loader,
+  sink: DiagnosticSink,
+  inputs: Inputs,
+  accepted: Accepted,
+  descriptionsOnly: ReadonlySet<string>,
+): CheckResult {
   // the files of OpenAPI descriptions among the inputs are not policies; unreadable inputs are
   const examined = inputs.policies.filter(({ file }) => !descriptionsOnly.has(file));
   return {
@@ -180,7 +252,9 @@ function summarize(loader: Loader, sink: DiagnosticSink, inputs: Inputs, accepte
     sources: loader.sources,
     documents: loader.documents,
     fileCount: examined.length,
-    files: new Map(examined.map((p) => [loader.shown(p.file), { absolute: p.file, config: p.config }])),
+    files: new Map(
+      examined.map((p) => [loader.shown(p.file), { absolute: p.file, config: p.config }]),
+    ),
     unmatched: inputs.unmatched,
   };
 }

@@ -35,7 +35,16 @@ export function checkPolicySource(
   const findings: Diagnostic[] = [];
   if (input.openapi !== undefined) {
     if (!openapi) {
-      if (openapi === undefined) diagnostics.push(diagnostic("RG601", source.file, source.spanOf(["openapi"]), "the OpenAPI document this policy names was not provided", "check the policy together with its document"));
+      if (openapi === undefined)
+        diagnostics.push(
+          diagnostic(
+            "RG601",
+            source.file,
+            source.spanOf(["openapi"]),
+            "the OpenAPI document this policy names was not provided",
+            "check the policy together with its document",
+          ),
+        );
       return { policy: undefined, diagnostics };
     }
     const merged = mergeOpenApi(source, input, openapi);
@@ -43,7 +52,11 @@ export function checkPolicySource(
     if (!merged.policy) return { policy: undefined, diagnostics: [...diagnostics, ...findings] };
     input = merged.policy;
     // operations the policy does not list are located in the document
-    imported = Object.fromEntries(Object.entries(merged.sources).filter(([name]) => result.value?.operations?.[name] === undefined));
+    imported = Object.fromEntries(
+      Object.entries(merged.sources).filter(
+        ([name]) => result.value?.operations?.[name] === undefined,
+      ),
+    );
     keyedBy = merged.idempotencySources;
   }
   const normalized = normalize(input, source.file, project);
@@ -52,11 +65,29 @@ export function checkPolicySource(
     operations: normalized.operations.map((op) => ({
       ...op,
       ...(Object.hasOwn(imported, op.name) ? { source: imported[op.name]! } : {}),
-      ...(Object.hasOwn(keyedBy, op.name) ? { provenance: { ...op.provenance, idempotency: { origin: "operation" as const, source: keyedBy[op.name]! } } } : {}),
+      ...(Object.hasOwn(keyedBy, op.name)
+        ? {
+            provenance: {
+              ...op.provenance,
+              idempotency: { origin: "operation" as const, source: keyedBy[op.name]! },
+            },
+          }
+        : {}),
     })),
   };
   for (const clash of findClashes(policy)) {
-    diagnostics.push(diagnostic("RG301", source.file, source.keySpanOf(clash.operation.source.path), clash.message, clash.hint));
+    diagnostics.push(
+      diagnostic(
+        "RG301",
+        source.file,
+        source.keySpanOf(clash.operation.source.path),
+        clash.message,
+        clash.hint,
+      ),
+    );
   }
-  return { policy: diagnostics.length > 0 ? undefined : policy, diagnostics: [...diagnostics, ...findings] };
+  return {
+    policy: diagnostics.length > 0 ? undefined : policy,
+    diagnostics: [...diagnostics, ...findings],
+  };
 }

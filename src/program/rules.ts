@@ -14,8 +14,17 @@ import type { ResolvedService } from "../model/service.js";
 
 /** A file that resolved on its own, before the rules across files. */
 export type Candidate =
-  | { readonly kind: "policy"; readonly policy: ResolvedPolicy; readonly source: SourceDocument; readonly checks: ProjectConfigInput["checks"] }
-  | { readonly kind: "service"; readonly service: ResolvedService; readonly source: SourceDocument };
+  | {
+      readonly kind: "policy";
+      readonly policy: ResolvedPolicy;
+      readonly source: SourceDocument;
+      readonly checks: ProjectConfigInput["checks"];
+    }
+  | {
+      readonly kind: "service";
+      readonly service: ResolvedService;
+      readonly source: SourceDocument;
+    };
 
 /** The candidates the rules accept, in order, and the project `checks:` governing each policy (by file). */
 export interface Accepted {
@@ -48,7 +57,15 @@ export function crossPolicyRules(candidates: readonly Candidate[], sink: Diagnos
             ? `becomes the module ${names.module}.ts, as service "${serviceModules.get(`${names.module}.ts`)!}" does`
             : undefined;
       if (clash !== undefined) {
-        sink.report(diagnostic("RG301", source.file, source.spanOf(["service"]), `service "${service.service}" ${clash}`, "rename the service"));
+        sink.report(
+          diagnostic(
+            "RG301",
+            source.file,
+            source.spanOf(["service"]),
+            `service "${service.service}" ${clash}`,
+            "rename the service",
+          ),
+        );
         continue;
       }
       serviceModules.set(`${names.module}.ts`, service.service);
@@ -58,21 +75,48 @@ export function crossPolicyRules(candidates: readonly Candidate[], sink: Diagnos
     const { policy } = candidate;
     const previous = declared.get(policy.dependency);
     if (previous !== undefined) {
-      sink.report(diagnostic("RG113", policy.file, source.spanOf(["dependency"]), `dependency "${policy.dependency}" is already declared in ${previous}`, "each dependency has exactly one policy file; merge them or rename one"));
+      sink.report(
+        diagnostic(
+          "RG113",
+          policy.file,
+          source.spanOf(["dependency"]),
+          `dependency "${policy.dependency}" is already declared in ${previous}`,
+          "each dependency has exactly one policy file; merge them or rename one",
+        ),
+      );
       continue;
     }
     // two dependencies may not share a factory, nor a module file (`ab` and `AB` have two
     // factories but one module, ab.ts)
-    const outputs = [`${clientNames(policy.dependency).factory}()`, `${moduleName(policy.dependency)}.ts`];
+    const outputs = [
+      `${clientNames(policy.dependency).factory}()`,
+      `${moduleName(policy.dependency)}.ts`,
+    ];
     const service = serviceModules.get(outputs[1]!);
     if (service !== undefined) {
-      sink.report(diagnostic("RG301", policy.file, source.spanOf(["dependency"]), `dependency "${policy.dependency}" becomes the module ${outputs[1]!}, as service "${service}" does`, "rename one of them"));
+      sink.report(
+        diagnostic(
+          "RG301",
+          policy.file,
+          source.spanOf(["dependency"]),
+          `dependency "${policy.dependency}" becomes the module ${outputs[1]!}, as service "${service}" does`,
+          "rename one of them",
+        ),
+      );
       continue;
     }
     const hit = outputs.find((output) => factories.has(output));
     if (hit !== undefined) {
       const other = factories.get(hit)!;
-      sink.report(diagnostic("RG301", policy.file, source.spanOf(["dependency"]), `dependency "${policy.dependency}" and "${other.dependency}" (${other.file}) both become ${hit}`, "rename one of them"));
+      sink.report(
+        diagnostic(
+          "RG301",
+          policy.file,
+          source.spanOf(["dependency"]),
+          `dependency "${policy.dependency}" and "${other.dependency}" (${other.file}) both become ${hit}`,
+          "rename one of them",
+        ),
+      );
       continue;
     }
     for (const output of outputs) factories.set(output, policy);

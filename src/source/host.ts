@@ -10,7 +10,14 @@ import { realpath } from "node:fs/promises";
 import { stat } from "node:fs/promises";
 import { glob } from "tinyglobby";
 import { CONFIG_FILE, findConfig } from "./inputs.js";
-import { isWithin, MAX_DOCUMENT_BYTES, outsideProblem, readInput, tooLarge, type ReadOutcome } from "./read.js";
+import {
+  isWithin,
+  MAX_DOCUMENT_BYTES,
+  outsideProblem,
+  readInput,
+  tooLarge,
+  type ReadOutcome,
+} from "./read.js";
 import type { Maybe } from "./task.js";
 
 /** What a path names, as far as finding inputs is concerned. */
@@ -53,7 +60,10 @@ export function fileSystemHost(cwd: string = process.cwd()): Host {
         return undefined;
       }
     },
-    glob: async (patterns, dir) => (await glob([...patterns], { cwd: dir, absolute: true, onlyFiles: true })).map((f) => resolve(f)),
+    glob: async (patterns, dir) =>
+      (await glob([...patterns], { cwd: dir, absolute: true, onlyFiles: true })).map((f) =>
+        resolve(f),
+      ),
     findProject: (dir) => findConfig(dir),
     realpath: async (path) => {
       try {
@@ -83,10 +93,14 @@ export class MemoryHost implements Host {
   readFile(file: string): ReadOutcome {
     const text = this.files.get(resolve(file));
     if (text === undefined) {
-      return this.kind(file) === "directory" ? { problem: "it is a directory, not a regular file", code: "RG116" } : { problem: "no such file", code: "RG004" };
+      return this.kind(file) === "directory"
+        ? { problem: "it is a directory, not a regular file", code: "RG116" }
+        : { problem: "no such file", code: "RG004" };
     }
     const size = Buffer.byteLength(text, "utf8");
-    return size > MAX_DOCUMENT_BYTES ? { problem: tooLarge(size, MAX_DOCUMENT_BYTES), code: "RG003" } : { text };
+    return size > MAX_DOCUMENT_BYTES
+      ? { problem: tooLarge(size, MAX_DOCUMENT_BYTES), code: "RG003" }
+      : { text };
   }
 
   kind(path: string): PathKind {
@@ -156,7 +170,10 @@ function globPattern(pattern: string): RegExp {
       const end = pattern.indexOf("]", i + 1);
       if (end < 0) out += "\\[";
       else {
-        out += `[${pattern.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\")}]`;
+        out += `[${pattern
+          .slice(i + 1, end)
+          .replace(/^!/, "^")
+          .replace(/\\/g, "\\\\")}]`;
         i = end;
       }
     } else out += c.replace(/[.+^$()|\\/]/g, "\\$&");

@@ -63,7 +63,8 @@ export function* expandInputs(
   const missing: string[] = [];
   const outside: { file: string; config: string }[] = [];
   const outsideGlobs: { glob: string; config: string }[] = [];
-  const isConfig = (file: string) => file.endsWith(sep + CONFIG_FILE) || file.endsWith("/" + CONFIG_FILE);
+  const isConfig = (file: string) =>
+    file.endsWith(sep + CONFIG_FILE) || file.endsWith("/" + CONFIG_FILE);
   function* addProject(configFile: string): Task<number> {
     projects.add(configFile);
     const root = dirname(configFile);
@@ -71,14 +72,16 @@ export function* expandInputs(
     if (!options.allowOutsideProject) {
       // a glob that climbs out of the project is refused before it is walked: `/**/*.yaml` would
       // otherwise read the whole machine before a single match could be refused
-      for (const pattern of globs.filter(leavesProject)) outsideGlobs.push({ glob: pattern, config: configFile });
+      for (const pattern of globs.filter(leavesProject))
+        outsideGlobs.push({ glob: pattern, config: configFile });
       globs = globs.filter((pattern) => !leavesProject(pattern));
       if (globs.length === 0) return 1;
     }
     const matched = yield* wait(host.glob(globs, root));
     for (const file of matched) {
       if (file === configFile) continue;
-      if (!options.allowOutsideProject && !(yield* wait(host.isInside(root, file)))) outside.push({ file, config: configFile });
+      if (!options.allowOutsideProject && !(yield* wait(host.isInside(root, file))))
+        outside.push({ file, config: configFile });
       else files.set(file, configFile);
     }
     return matched.length;
@@ -107,7 +110,9 @@ export function* expandInputs(
         if ((yield* addProject(config)) === 0) unmatched.push(arg);
         continue;
       }
-      const policies = (yield* wait(host.glob(["*.yaml", "*.yml"], full))).filter((f) => !isConfig(f));
+      const policies = (yield* wait(host.glob(["*.yaml", "*.yml"], full))).filter(
+        (f) => !isConfig(f),
+      );
       yield* governed(policies);
       if (policies.length === 0) unmatched.push(arg);
     } else if (kind === "file") {
@@ -127,19 +132,32 @@ export function* expandInputs(
     }
   }
   for (const config of new Set(files.values())) if (config) projects.add(config);
-  const policies = [...files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([file, config]) => ({ file, config }));
+  const policies = [...files.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([file, config]) => ({ file, config }));
   outside.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   return { policies, projects: [...projects].sort(), unmatched, missing, outside, outsideGlobs };
 }
 
 /** Whether a glob can match outside the folder it is read from: absolute, or with a `..` segment anywhere (braces included). */
 function leavesProject(pattern: string): boolean {
-  return isAbsolute(pattern) || /^[\\/]|^[A-Za-z]:/.test(pattern) || pattern.split(/[\\/{},]/).some((segment) => segment === "..");
+  return (
+    isAbsolute(pattern) ||
+    /^[\\/]|^[A-Za-z]:/.test(pattern) ||
+    pattern.split(/[\\/{},]/).some((segment) => segment === "..")
+  );
 }
 
 /** A path as shown to users: relative to the working directory, with forward slashes. */
 export function displayPath(file: string, cwd: string): string {
   const rel = relative(cwd, file);
-  const shown = rel === "" ? file : rel.startsWith("..") && isAbsolute(file) && rel.split(sep).filter((s) => s === "..").length > 3 ? file : rel;
+  const shown =
+    rel === ""
+      ? file
+      : rel.startsWith("..") &&
+          isAbsolute(file) &&
+          rel.split(sep).filter((s) => s === "..").length > 3
+        ? file
+        : rel;
   return shown.split(sep).join("/");
 }

@@ -22,7 +22,8 @@ export const MAX_DOCUMENT_BYTES = 1024 * 1024;
 /** The code that reports a file not read: RG004 unreadable, RG115 outside the project, RG116 not a regular file, RG003 too large. */
 export type ReadCode = "RG003" | "RG004" | "RG115" | "RG116";
 
-export type ReadOutcome = { readonly text: string } | { readonly problem: string; readonly code: ReadCode };
+export type ReadOutcome =
+  { readonly text: string } | { readonly problem: string; readonly code: ReadCode };
 
 /** Whether `path` is `root` itself or below it (both absolute, links already resolved). */
 export function isWithin(root: string, path: string): boolean {
@@ -41,22 +42,30 @@ export async function outsideProblem(file: string, root: string): Promise<ReadOu
   } catch {
     return undefined;
   }
-  return isWithin(await realpathOr(root), real) ? undefined : { problem: "it is outside the project", code: "RG115" };
+  return isWithin(await realpathOr(root), real)
+    ? undefined
+    : { problem: "it is outside the project", code: "RG115" };
 }
 
 /** Reads `file` as UTF-8 if it is a regular file within the size limit. */
-export async function readInput(file: string, maxBytes: number = MAX_DOCUMENT_BYTES): Promise<ReadOutcome> {
+export async function readInput(
+  file: string,
+  maxBytes: number = MAX_DOCUMENT_BYTES,
+): Promise<ReadOutcome> {
   try {
     const real = await realpath(file);
     const info = await stat(real);
-    if (!info.isFile()) return { problem: `it is ${kind(info)}, not a regular file`, code: "RG116" };
+    if (!info.isFile())
+      return { problem: `it is ${kind(info)}, not a regular file`, code: "RG116" };
     if (info.size > maxBytes) return { problem: tooLarge(info.size, maxBytes), code: "RG003" };
     // O_NONBLOCK: should the path have become a FIFO since the stat, opening it does not wait for a writer
     const handle = await open(real, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
       const opened = await handle.stat();
-      if (!opened.isFile()) return { problem: `it is ${kind(opened)}, not a regular file`, code: "RG116" };
-      if (opened.size > maxBytes) return { problem: tooLarge(opened.size, maxBytes), code: "RG003" };
+      if (!opened.isFile())
+        return { problem: `it is ${kind(opened)}, not a regular file`, code: "RG116" };
+      if (opened.size > maxBytes)
+        return { problem: tooLarge(opened.size, maxBytes), code: "RG003" };
       // one byte past the limit tells a file that grew since the stat from one that is exactly at it
       const buffer = Buffer.alloc(Math.min(opened.size, maxBytes) + 1);
       let length = 0;
@@ -89,7 +98,13 @@ export function tooLarge(size: number, maxBytes: number): string {
   return `it is ${size} bytes or more, over the ${maxBytes} byte limit`;
 }
 
-function kind(info: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean }): string {
+function kind(info: {
+  isDirectory(): boolean;
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+}): string {
   if (info.isDirectory()) return "a directory";
   if (info.isFIFO()) return "a FIFO";
   if (info.isSocket()) return "a socket";

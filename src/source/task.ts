@@ -21,7 +21,8 @@ export function* wait<T>(value: Maybe<T>): Task<T> {
 export function runSync<T>(task: Task<T>): T {
   let step = task.next();
   while (!step.done) {
-    if (isPromiseLike(step.value)) throw new Error("a synchronous run reached a host that answers asynchronously");
+    if (isPromiseLike(step.value))
+      throw new Error("a synchronous run reached a host that answers asynchronously");
     step = task.next(step.value);
   }
   return step.value;
@@ -44,5 +45,9 @@ export async function runAsync<T>(task: Task<T>): Promise<T> {
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
 }

@@ -8,19 +8,38 @@ import type { ResolvedPolicy } from "../model/resolved.js";
 import { emitGrpc } from "./grpc.js";
 import { emitIstio } from "./istio.js";
 import { emitLinkerd } from "./linkerd.js";
-import { effectiveRetry, MappingReport, routeOf, TARGETS, type MeshTarget, type Target, type TargetContext, type TargetName } from "./report.js";
+import {
+  effectiveRetry,
+  MappingReport,
+  routeOf,
+  TARGETS,
+  type MeshTarget,
+  type Target,
+  type TargetContext,
+  type TargetName,
+} from "./report.js";
 import { GRPC_MAX_ATTEMPTS } from "./grpc.js";
 
 export { TARGETS, type MeshTarget, type TargetContext, type TargetName };
 
-export const EMITTERS: Readonly<Record<MeshTarget, Target>> = { istio: emitIstio, linkerd: emitLinkerd, grpc: emitGrpc };
+export const EMITTERS: Readonly<Record<MeshTarget, Target>> = {
+  istio: emitIstio,
+  linkerd: emitLinkerd,
+  grpc: emitGrpc,
+};
 
 /** Parses target names as given on the command line ("istio,grpc", repeated); undefined entries are reported. */
-export function parseTargets(values: readonly string[]): { targets: TargetName[]; unknown: string[] } {
+export function parseTargets(values: readonly string[]): {
+  targets: TargetName[];
+  unknown: string[];
+} {
   const targets = new Set<TargetName>();
   const unknown: string[] = [];
   for (const value of values) {
-    for (const part of value.split(",").map((p) => p.trim()).filter(Boolean)) {
+    for (const part of value
+      .split(",")
+      .map((p) => p.trim())
+      .filter(Boolean)) {
       if ((TARGETS as readonly string[]).includes(part)) targets.add(part as TargetName);
       else unknown.push(part);
     }
@@ -42,7 +61,11 @@ export function ownedBy(targets: readonly TargetName[]): (path: string) => boole
  * reported (RG417), never allowed to crash the run: the other targets still run, and the error
  * keeps the build from writing an output folder that lacks the failed target's files.
  */
-export function emitTargets(policies: readonly ResolvedPolicy[], targets: readonly TargetName[], ctx: TargetContext): { files: Map<string, string>; diagnostics: Diagnostic[] } {
+export function emitTargets(
+  policies: readonly ResolvedPolicy[],
+  targets: readonly TargetName[],
+  ctx: TargetContext,
+): { files: Map<string, string>; diagnostics: Diagnostic[] } {
   const files = new Map<string, string>();
   const diagnostics: Diagnostic[] = [];
   for (const target of targets) {
@@ -60,22 +83,39 @@ export function emitTargets(policies: readonly ResolvedPolicy[], targets: readon
 }
 
 /** A target's failure as a diagnostic, at the first policy's `dependency` (else the start of its file). */
-function targetFailure(target: MeshTarget, policies: readonly ResolvedPolicy[], ctx: TargetContext, error: unknown): Diagnostic {
+function targetFailure(
+  target: MeshTarget,
+  policies: readonly ResolvedPolicy[],
+  ctx: TargetContext,
+  error: unknown,
+): Diagnostic {
   const first = policies[0];
   let at = { file: first?.file ?? "", span: { start: 0, end: 0 } };
   if (first) {
     try {
-      at = place(ctx.locate, first, [{ ref: { file: first.file, path: ["dependency"] }, key: true }]);
+      at = place(ctx.locate, first, [
+        { ref: { file: first.file, path: ["dependency"] }, key: true },
+      ]);
     } catch {
       // the position is a courtesy: the failure is reported at the start of the file instead
     }
   }
   const reason = error instanceof Error ? error.message : String(error);
-  return diagnostic("RG417", at.file, at.span, `the ${target} target failed on these policies (${reason}); nothing is written`, "this is a bug in resgen: please report it with the policies");
+  return diagnostic(
+    "RG417",
+    at.file,
+    at.span,
+    `the ${target} target failed on these policies (${reason}); nothing is written`,
+    "this is a bug in resgen: please report it with the policies",
+  );
 }
 
 /** Operations retried both by the generated client and by the engine of `target` (RG416). */
-function layeredRetries(policies: readonly ResolvedPolicy[], target: MeshTarget, ctx: TargetContext): Diagnostic[] {
+function layeredRetries(
+  policies: readonly ResolvedPolicy[],
+  target: MeshTarget,
+  ctx: TargetContext,
+): Diagnostic[] {
   const report = new MappingReport(target, ctx);
   for (const policy of policies) {
     for (const op of policy.operations) {
@@ -84,8 +124,18 @@ function layeredRetries(policies: readonly ResolvedPolicy[], target: MeshTarget,
       if (target === "grpc" ? !op.grpc : !routeOf(op)) continue;
       const n = retry.maxAttempts;
       const below = target === "grpc" ? Math.min(n, GRPC_MAX_ATTEMPTS) : n;
-      const effect = target === "linkerd" ? `each of the client's ${n} attempts is retried again as far as Linkerd's budget allows` : `up to ${n} × ${below} = ${n * below} attempts per call`;
-      report.noteSetting(policy, op, "RG416", "retry.maxAttempts", `built for ts and ${target}, the generated client and ${target} both retry: ${effect}`, "let one engine retry: build this policy for ts or for the mesh, not both");
+      const effect =
+        target === "linkerd"
+          ? `each of the client's ${n} attempts is retried again as far as Linkerd's budget allows`
+          : `up to ${n} × ${below} = ${n * below} attempts per call`;
+      report.noteSetting(
+        policy,
+        op,
+        "RG416",
+        "retry.maxAttempts",
+        `built for ts and ${target}, the generated client and ${target} both retry: ${effect}`,
+        "let one engine retry: build this policy for ts or for the mesh, not both",
+      );
     }
   }
   return report.diagnostics();

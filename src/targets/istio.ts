@@ -28,58 +28,118 @@ const ENVOY_MULTIPLIER = 2;
 const ENVOY_CAP_FACTOR = 10;
 
 /** Envoy's retry-on names, in the order they are written. */
-const ORDER = ["connect-failure", "refused-stream", "reset", "unavailable", "resource-exhausted", "cancelled", "deadline-exceeded", "internal"];
+const ORDER = [
+  "connect-failure",
+  "refused-stream",
+  "reset",
+  "unavailable",
+  "resource-exhausted",
+  "cancelled",
+  "deadline-exceeded",
+  "internal",
+];
 
 export const emitIstio: Target = (policies, ctx) => {
   const report = new MappingReport("istio", ctx);
   const files = new Map<string, string>();
   for (const policy of sortedPolicies(policies)) {
     const docs = istioDocuments(policy, report);
-    const text = docs.map((d) => stringify(d, { sortMapEntries: true, lineWidth: 0 })).join("---\n");
-    files.set(`istio/${moduleName(policy.dependency)}.yaml`, yamlHeader(ctx.sourcePath(policy)) + text);
+    const text = docs
+      .map((d) => stringify(d, { sortMapEntries: true, lineWidth: 0 }))
+      .join("---\n");
+    files.set(
+      `istio/${moduleName(policy.dependency)}.yaml`,
+      yamlHeader(ctx.sourcePath(policy)) + text,
+    );
   }
   return { files, diagnostics: report.diagnostics() };
 };
 
 function istioDocuments(policy: ResolvedPolicy, report: MappingReport): object[] {
   const { namespace, host } = kubernetesOf(policy);
-  const metadata = { name: resourceName(policy.dependency), namespace, labels: { "app.kubernetes.io/managed-by": "resgen" } };
+  const metadata = {
+    name: resourceName(policy.dependency),
+    namespace,
+    labels: { "app.kubernetes.io/managed-by": "resgen" },
+  };
 
   const http: object[] = [];
-  for (const { op, route } of routedOperations(policy)) http.push(httpRoute(policy, op, route, host, report));
+  for (const { op, route } of routedOperations(policy))
+    http.push(httpRoute(policy, op, route, host, report));
   for (const op of policy.operations) {
     if (!routedOperationNames(policy).has(op.name)) {
-      report.noteSetting(policy, op, "RG401", "", "has no HTTP method and path and no gRPC method: it has no route, and its settings stay in the application");
+      report.noteSetting(
+        policy,
+        op,
+        "RG401",
+        "",
+        "has no HTTP method and path and no gRPC method: it has no route, and its settings stay in the application",
+      );
     }
   }
   // requests the policy does not describe keep Istio's defaults, rather than finding no route
   http.push({ name: "default", route: [{ destination: { host } }] });
 
   if (policy.deadline.propagate) {
-    report.noteSection(policy, "RG414", "deadline.propagate", `routes enforce a fixed timeout and do not pass the remaining time in ${policy.deadline.header}; the application still propagates it`);
+    report.noteSection(
+      policy,
+      "RG414",
+      "deadline.propagate",
+      `routes enforce a fixed timeout and do not pass the remaining time in ${policy.deadline.header}; the application still propagates it`,
+    );
   }
 
-  const virtualService = { apiVersion: "networking.istio.io/v1", kind: "VirtualService", metadata, spec: { hosts: [host], http } };
+  const virtualService = {
+    apiVersion: "networking.istio.io/v1",
+    kind: "VirtualService",
+    metadata,
+    spec: { hosts: [host], http },
+  };
   const trafficPolicy = destinationPolicy(policy, report);
   if (Object.keys(trafficPolicy).length === 0) return [virtualService];
-  return [virtualService, { apiVersion: "networking.istio.io/v1", kind: "DestinationRule", metadata, spec: { host, trafficPolicy } }];
+  return [
+    virtualService,
+    {
+      apiVersion: "networking.istio.io/v1",
+      kind: "DestinationRule",
+      metadata,
+      spec: { host, trafficPolicy },
+    },
+  ];
 }
 
 const routedNames = new WeakMap<ResolvedPolicy, Set<string>>();
 function routedOperationNames(policy: ResolvedPolicy): Set<string> {
   let names = routedNames.get(policy);
-  if (!names) routedNames.set(policy, (names = new Set(routedOperations(policy).map((r) => r.op.name))));
+  if (!names)
+    routedNames.set(policy, (names = new Set(routedOperations(policy).map((r) => r.op.name))));
   return names;
 }
 
-function httpRoute(policy: ResolvedPolicy, op: ResolvedOperation, route: Route, host: string, report: MappingReport): object {
+function httpRoute(
+  policy: ResolvedPolicy,
+  op: ResolvedOperation,
+  route: Route,
+  host: string,
+  report: MappingReport,
+): object {
   const uri = route.exact !== undefined ? { exact: route.exact } : { regex: route.regex };
-  const base = { name: op.name, match: [{ uri, method: { exact: route.method } }], route: [{ destination: { host } }] };
+  const base = {
+    name: op.name,
+    match: [{ uri, method: { exact: route.method } }],
+    route: [{ destination: { host } }],
+  };
   noteApplicationOnly(report, policy, op);
 
   const { retry, hedge } = op.plan;
   if (hedge) {
-    report.noteSetting(policy, op, "RG406", "hedge", `Istio cannot hedge: the route makes one attempt of ${formatMs(singleAttemptMs(op))}; hedging (${hedge.maxAttempts} copies after ${formatMs(hedge.delayMs)}) stays in the application`);
+    report.noteSetting(
+      policy,
+      op,
+      "RG406",
+      "hedge",
+      `Istio cannot hedge: the route makes one attempt of ${formatMs(singleAttemptMs(op))}; hedging (${hedge.maxAttempts} copies after ${formatMs(hedge.delayMs)}) stays in the application`,
+    );
   }
   const retryOn = retry ? retryConditions(policy, op, route, retry.on, report) : [];
   if (!retry || retryOn.length === 0) {
@@ -90,16 +150,38 @@ function httpRoute(policy: ResolvedPolicy, op: ResolvedOperation, route: Route, 
   const b = retry.backoff;
   const differences: string[] = [];
   if (b.jitter !== "full") differences.push(`jitter is always full (policy: ${b.jitter})`);
-  if (b.multiplier !== ENVOY_MULTIPLIER) differences.push(`the multiplier is always ${ENVOY_MULTIPLIER} (policy: ${b.multiplier})`);
-  if (b.capMs !== b.baseMs * ENVOY_CAP_FACTOR) differences.push(`the cap is always ${ENVOY_CAP_FACTOR} × base = ${formatMs(b.baseMs * ENVOY_CAP_FACTOR)} (policy: ${formatMs(b.capMs)})`);
+  if (b.multiplier !== ENVOY_MULTIPLIER)
+    differences.push(`the multiplier is always ${ENVOY_MULTIPLIER} (policy: ${b.multiplier})`);
+  if (b.capMs !== b.baseMs * ENVOY_CAP_FACTOR)
+    differences.push(
+      `the cap is always ${ENVOY_CAP_FACTOR} × base = ${formatMs(b.baseMs * ENVOY_CAP_FACTOR)} (policy: ${formatMs(b.capMs)})`,
+    );
   if (differences.length > 0) {
-    report.noteSetting(policy, op, "RG408", "retry.backoff", `Envoy's backoff starts at ${formatMs(b.baseMs)}, but ${differences.join("; ")}`);
+    report.noteSetting(
+      policy,
+      op,
+      "RG408",
+      "retry.backoff",
+      `Envoy's backoff starts at ${formatMs(b.baseMs)}, but ${differences.join("; ")}`,
+    );
   }
   if (retry.retryAfter) {
-    report.noteSetting(policy, op, "RG410", "retry.retryAfter", "Retry-After is not read: Envoy keeps to its backoff schedule");
+    report.noteSetting(
+      policy,
+      op,
+      "RG410",
+      "retry.retryAfter",
+      "Retry-After is not read: Envoy keeps to its backoff schedule",
+    );
   }
   if (op.idempotencyKey) {
-    report.noteSetting(policy, op, "RG413", "", `retries repeat the request as sent: the application must set ${op.idempotencyKey.header} once per logical call`);
+    report.noteSetting(
+      policy,
+      op,
+      "RG413",
+      "",
+      `retries repeat the request as sent: the application must set ${op.idempotencyKey.header} once per logical call`,
+    );
   }
   return {
     ...base,
@@ -115,7 +197,13 @@ function httpRoute(policy: ResolvedPolicy, op: ResolvedOperation, route: Route, 
 }
 
 /** The policy's retryable outcomes as Envoy retry-on values, noting what changes meaning. */
-function retryConditions(policy: ResolvedPolicy, op: ResolvedOperation, route: Route, on: readonly RetryCondition[], report: MappingReport): string[] {
+function retryConditions(
+  policy: ResolvedPolicy,
+  op: ResolvedOperation,
+  route: Route,
+  on: readonly RetryCondition[],
+  report: MappingReport,
+): string[] {
   const names = new Set<string>();
   const statuses: number[] = [];
   const unmapped: number[] = [];
@@ -132,15 +220,35 @@ function retryConditions(policy: ResolvedPolicy, op: ResolvedOperation, route: R
     else unmapped.push(c);
   }
   if (hasTimeout !== hasNetwork) {
-    report.noteSetting(policy, op, "RG409", "retry.on", `Envoy retries per-try timeouts and connection resets under one name (reset): asking for ${hasTimeout ? "timeout" : "network"} also retries ${hasTimeout ? "connection resets" : "per-try timeouts"}`);
+    report.noteSetting(
+      policy,
+      op,
+      "RG409",
+      "retry.on",
+      `Envoy retries per-try timeouts and connection resets under one name (reset): asking for ${hasTimeout ? "timeout" : "network"} also retries ${hasTimeout ? "connection resets" : "per-try timeouts"}`,
+    );
   }
-  const translated = route.grpc ? on.filter((c): c is number => c === 429 || c === 502 || c === 503 || c === 504) : [];
+  const translated = route.grpc
+    ? on.filter((c): c is number => c === 429 || c === 502 || c === 503 || c === 504)
+    : [];
   if (translated.length > 0) {
     const as = translated.map((c) => `${c} as ${c === 429 ? "RESOURCE_EXHAUSTED" : "UNAVAILABLE"}`);
-    report.noteSetting(policy, op, "RG409", "retry.on", `the operation is a gRPC method, so statuses are retried as gRPC codes: ${as.join(", ")}`);
+    report.noteSetting(
+      policy,
+      op,
+      "RG409",
+      "retry.on",
+      `the operation is a gRPC method, so statuses are retried as gRPC codes: ${as.join(", ")}`,
+    );
   }
   if (unmapped.length > 0) {
-    report.noteSetting(policy, op, "RG409", "retry.on", `${unmapped.join(", ")} ${unmapped.length === 1 ? "has" : "have"} no gRPC status Envoy can retry on; not retried by the mesh`);
+    report.noteSetting(
+      policy,
+      op,
+      "RG409",
+      "retry.on",
+      `${unmapped.join(", ")} ${unmapped.length === 1 ? "has" : "have"} no gRPC status Envoy can retry on; not retried by the mesh`,
+    );
   }
   const ordered = ORDER.filter((n) => names.has(n));
   return [...ordered, ...[...new Set(statuses)].sort((a, b) => a - b).map(String)];
@@ -149,7 +257,9 @@ function retryConditions(policy: ResolvedPolicy, op: ResolvedOperation, route: R
 function destinationPolicy(policy: ResolvedPolicy, report: MappingReport): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const pool: Record<string, unknown> = {};
-  const connect = policy.operations.map((o) => o.timeout.connectMs).filter((v): v is number => v !== undefined);
+  const connect = policy.operations
+    .map((o) => o.timeout.connectMs)
+    .filter((v): v is number => v !== undefined);
   if (connect.length > 0) pool["tcp"] = { connectTimeout: goDuration(Math.max(...connect)) };
 
   const bulkhead = policy.bulkhead;
@@ -157,11 +267,22 @@ function destinationPolicy(policy: ResolvedPolicy, report: MappingReport): Recor
     const queue = Math.max(1, bulkhead.maxQueue);
     pool["http"] = { http2MaxRequests: bulkhead.maxConcurrent, http1MaxPendingRequests: queue };
     const differences = [
-      bulkhead.maxQueue === 0 ? "a queue of 0 cannot be said (Istio reads 0 as unlimited): 1 pending request is allowed" : `the ${bulkhead.maxQueue} pending requests wait for a connection, not for a permit`,
-      ...(bulkhead.queueTimeoutMs > 0 ? [`queueTimeout ${formatMs(bulkhead.queueTimeoutMs)} has no field`] : []),
-      ...(bulkhead.overflow === "drop-oldest" ? ["overflow: drop-oldest has no field (Envoy rejects the newcomer)"] : []),
+      bulkhead.maxQueue === 0
+        ? "a queue of 0 cannot be said (Istio reads 0 as unlimited): 1 pending request is allowed"
+        : `the ${bulkhead.maxQueue} pending requests wait for a connection, not for a permit`,
+      ...(bulkhead.queueTimeoutMs > 0
+        ? [`queueTimeout ${formatMs(bulkhead.queueTimeoutMs)} has no field`]
+        : []),
+      ...(bulkhead.overflow === "drop-oldest"
+        ? ["overflow: drop-oldest has no field (Envoy rejects the newcomer)"]
+        : []),
     ];
-    report.noteSection(policy, "RG404", "bulkhead.maxQueue", `http2MaxRequests = ${bulkhead.maxConcurrent} limits requests in flight per client proxy; ${differences.join("; ")}`);
+    report.noteSection(
+      policy,
+      "RG404",
+      "bulkhead.maxQueue",
+      `http2MaxRequests = ${bulkhead.maxConcurrent} limits requests in flight per client proxy; ${differences.join("; ")}`,
+    );
   }
   if (Object.keys(pool).length > 0) out["connectionPool"] = pool;
 
@@ -175,7 +296,10 @@ function destinationPolicy(policy: ResolvedPolicy, report: MappingReport): Recor
       baseEjectionTime: goDuration(breaker.openForMs),
       maxEjectionPercent: 100,
     };
-    const window = breaker.window.kind === "time" ? `over ${formatMs(breaker.window.durationMs)}` : `over ${breaker.window.calls} calls`;
+    const window =
+      breaker.window.kind === "time"
+        ? `over ${formatMs(breaker.window.durationMs)}`
+        : `over ${breaker.window.calls} calls`;
     report.noteSection(
       policy,
       "RG402",
@@ -183,14 +307,25 @@ function destinationPolicy(policy: ResolvedPolicy, report: MappingReport): Recor
       `the breaker (${Math.round(breaker.failureRate * 100)}% failures ${window}, at least ${breaker.minCalls} calls) becomes outlier detection: a host is ejected for ${formatMs(breaker.openForMs)} after ${consecutive} consecutive 5xx; no half-open trials`,
       "the breaker stays in the application's client; the mesh protects per host",
     );
-    if (breaker.slowCall && policy.provenance["breaker.slowCall"]?.origin !== "derived") report.noteSection(policy, "RG403", "breaker.slowCall", `slow calls over ${formatMs(breaker.slowCall.durationMs)} are not failures to Envoy`);
+    if (breaker.slowCall && policy.provenance["breaker.slowCall"]?.origin !== "derived")
+      report.noteSection(
+        policy,
+        "RG403",
+        "breaker.slowCall",
+        `slow calls over ${formatMs(breaker.slowCall.durationMs)} are not failures to Envoy`,
+      );
   }
 
   const budget = policy.budget;
   if (budget) {
     const percent = Math.round(budget.tokenRatio * 100 * 1000) / 1000;
     out["retryBudget"] = { percent };
-    report.noteSection(policy, "RG411", "retry.budget", `retryBudget.percent = tokenRatio × 100 = ${percent}: concurrent retries are limited to ${percent}% of active requests; maxTokens ${budget.maxTokens} has no counterpart`);
+    report.noteSection(
+      policy,
+      "RG411",
+      "retry.budget",
+      `retryBudget.percent = tokenRatio × 100 = ${percent}: concurrent retries are limited to ${percent}% of active requests; maxTokens ${budget.maxTokens} has no counterpart`,
+    );
   }
   return out;
 }

@@ -7,7 +7,12 @@ import { place, sectionRef, setAt, type Locator, type Place } from "../model/loc
 import type { Code } from "../diagnostics/codes.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { findingDiagnostic, mergeFindings, type Finding } from "../diagnostics/finding.js";
-import type { ResolvedOperation, ResolvedPolicy, ResolvedRetry, SourceRef } from "../model/resolved.js";
+import type {
+  ResolvedOperation,
+  ResolvedPolicy,
+  ResolvedRetry,
+  SourceRef,
+} from "../model/resolved.js";
 import { dnsLabel } from "../model/normalize.js";
 
 import { TARGETS, type MeshTarget, type TargetName } from "../model/layout.js";
@@ -43,18 +48,44 @@ export class MappingReport {
   ) {}
 
   /** A note about `policy`, at the first of `candidates` that exists (else the policy itself). */
-  note(policy: ResolvedPolicy, code: Code, candidates: readonly Place[], message: string, hint?: string, operation?: ResolvedOperation): void {
+  note(
+    policy: ResolvedPolicy,
+    code: Code,
+    candidates: readonly Place[],
+    message: string,
+    hint?: string,
+    operation?: ResolvedOperation,
+  ): void {
     const at = place(this.ctx.locate, policy, candidates);
-    this.notes.push({ code, ...at, message, ...(hint === undefined ? {} : { hint }), ...(operation ? { operations: [operation.name] } : {}) });
+    this.notes.push({
+      code,
+      ...at,
+      message,
+      ...(hint === undefined ? {} : { hint }),
+      ...(operation ? { operations: [operation.name] } : {}),
+    });
   }
 
   /** A note about a setting of an operation, at the line that set it (or the operation). */
-  noteSetting(policy: ResolvedPolicy, op: ResolvedOperation, code: Code, setting: string, message: string, hint?: string): void {
+  noteSetting(
+    policy: ResolvedPolicy,
+    op: ResolvedOperation,
+    code: Code,
+    setting: string,
+    message: string,
+    hint?: string,
+  ): void {
     this.note(policy, code, settingPlaces(policy, op, setting), message, hint, op);
   }
 
   /** A note about a dependency-level section (breaker, bulkhead, retry.budget, ...). */
-  noteSection(policy: ResolvedPolicy, code: Code, section: string, message: string, hint?: string): void {
+  noteSection(
+    policy: ResolvedPolicy,
+    code: Code,
+    section: string,
+    message: string,
+    hint?: string,
+  ): void {
     const own = setAt(policy.provenance[section]);
     const depth = section.split(".").length;
     // a section whose keys were set (in the policy or the project defaults) points at the section there
@@ -62,9 +93,25 @@ export class MappingReport {
       .filter(([key]) => key.startsWith(`${section}.`))
       .map(([, p]) => setAt(p))
       .find((ref) => ref !== undefined);
-    const fromChild = child ? { file: child.file, path: child.path.slice(0, (child.path[0] === "defaults" ? 1 : 0) + depth) } : undefined;
+    const fromChild = child
+      ? {
+          file: child.file,
+          path: child.path.slice(0, (child.path[0] === "defaults" ? 1 : 0) + depth),
+        }
+      : undefined;
     const root = section.split(".")[0]!;
-    this.note(policy, code, [{ ref: own, key: true }, { ref: fromChild, key: true }, { ref: sectionRef(policy, root), key: true }, { ref: { file: policy.file, path: ["dependency"] }, key: true }], message, hint);
+    this.note(
+      policy,
+      code,
+      [
+        { ref: own, key: true },
+        { ref: fromChild, key: true },
+        { ref: sectionRef(policy, root), key: true },
+        { ref: { file: policy.file, path: ["dependency"] }, key: true },
+      ],
+      message,
+      hint,
+    );
   }
 
   diagnostics(): Diagnostic[] {
@@ -76,7 +123,11 @@ export class MappingReport {
  * Where an operation's setting was set, most specific first: the key itself (or its nearest
  * parent that was set in a file), then the operation.
  */
-export function settingPlaces(policy: ResolvedPolicy, op: ResolvedOperation, setting: string): Place[] {
+export function settingPlaces(
+  policy: ResolvedPolicy,
+  op: ResolvedOperation,
+  setting: string,
+): Place[] {
   const places: Place[] = [];
   const parts = setting.split(".");
   for (let n = parts.length; n > 0; n--) {
@@ -114,8 +165,19 @@ export interface Route {
 export function routeOf(op: ResolvedOperation): Route | undefined {
   if (op.method !== undefined && op.path !== undefined) {
     const hasParams = /\{[^{}]*\}/.test(op.path);
-    const regex = hasParams ? op.path.split(/\{[^{}]*\}/).map(escapeRegex).join("[^/]+") : undefined;
-    return { method: op.method, template: op.path, grpc: false, regex, exact: hasParams ? undefined : op.path };
+    const regex = hasParams
+      ? op.path
+          .split(/\{[^{}]*\}/)
+          .map(escapeRegex)
+          .join("[^/]+")
+      : undefined;
+    return {
+      method: op.method,
+      template: op.path,
+      grpc: false,
+      regex,
+      exact: hasParams ? undefined : op.path,
+    };
   }
   if (op.grpc) {
     const path = `/${op.grpc.service}/${op.grpc.method}`;
@@ -130,12 +192,17 @@ export function escapeRegex(text: string): string {
 }
 
 /** Routes in matching order: exact paths before templates, otherwise in policy order. */
-export function routedOperations(policy: ResolvedPolicy): { op: ResolvedOperation; route: Route }[] {
+export function routedOperations(
+  policy: ResolvedPolicy,
+): { op: ResolvedOperation; route: Route }[] {
   const routed = policy.operations.flatMap((op) => {
     const route = routeOf(op);
     return route ? [{ op, route }] : [];
   });
-  return [...routed.filter((r) => r.route.exact !== undefined), ...routed.filter((r) => r.route.exact === undefined)];
+  return [
+    ...routed.filter((r) => r.route.exact !== undefined),
+    ...routed.filter((r) => r.route.exact === undefined),
+  ];
 }
 
 /** The retry an operation runs: its plan's (src/model/plan.ts), null unless the plan retries. */
@@ -168,17 +235,34 @@ export const resourceName = dnsLabel;
 
 /** The namespace and host the mesh targets use for a policy. */
 export function kubernetesOf(policy: ResolvedPolicy): { namespace: string; host: string } {
-  return policy.kubernetes ?? { namespace: "default", host: `${resourceName(policy.dependency)}.default.svc.cluster.local` };
+  return (
+    policy.kubernetes ?? {
+      namespace: "default",
+      host: `${resourceName(policy.dependency)}.default.svc.cluster.local`,
+    }
+  );
 }
 
 /** Dependencies in a stable order. */
 export function sortedPolicies(policies: readonly ResolvedPolicy[]): ResolvedPolicy[] {
-  return [...policies].sort((a, b) => (a.dependency < b.dependency ? -1 : a.dependency > b.dependency ? 1 : 0));
+  return [...policies].sort((a, b) =>
+    a.dependency < b.dependency ? -1 : a.dependency > b.dependency ? 1 : 0,
+  );
 }
 
 /** Adds the notes every mesh target makes about settings that live only in the application. */
-export function noteApplicationOnly(report: MappingReport, policy: ResolvedPolicy, op: ResolvedOperation): void {
+export function noteApplicationOnly(
+  report: MappingReport,
+  policy: ResolvedPolicy,
+  op: ResolvedOperation,
+): void {
   if (op.fallback) {
-    report.noteSetting(policy, op, "RG405", "fallback", `the ${op.fallback.kind} fallback is served by the application; the target returns the failure`);
+    report.noteSetting(
+      policy,
+      op,
+      "RG405",
+      "fallback",
+      `the ${op.fallback.kind} fallback is served by the application; the target returns the failure`,
+    );
   }
 }

@@ -79,7 +79,11 @@ export class Bulkhead {
    *
    * @param deadlineMs Milliseconds left before the call's deadline (bounds the queue wait).
    */
-  enter(operation: string, deadlineMs: number, signal?: AbortSignal): Promise<void> | ResilienceError | undefined {
+  enter(
+    operation: string,
+    deadlineMs: number,
+    signal?: AbortSignal,
+  ): Promise<void> | ResilienceError | undefined {
     if (this.#inFlight < this.settings.maxConcurrent) {
       this.#inFlight++;
       return undefined;
@@ -97,10 +101,19 @@ export class Bulkhead {
       }
     }
     return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { operation, resolve, reject, timer: undefined, signal, onAbort: undefined };
+      const waiter: Waiter = {
+        operation,
+        resolve,
+        reject,
+        timer: undefined,
+        signal,
+        onAbort: undefined,
+      };
       waiter.timer = this.#clock.setTimer(() => {
         this.#remove(waiter);
-        reject(deadlineBound ? this.#deadline(operation) : this.#reject(operation, "queue-timeout"));
+        reject(
+          deadlineBound ? this.#deadline(operation) : this.#reject(operation, "queue-timeout"),
+        );
       }, waitMs);
       if (signal !== undefined) {
         waiter.onAbort = () => {
@@ -152,7 +165,12 @@ export class Bulkhead {
 
   #deadline(operation: string): ResilienceError {
     if (this.#events.active) {
-      this.#events.emit({ type: "deadline-exceeded", dependency: this.#dependency, operation, stage: "queue" });
+      this.#events.emit({
+        type: "deadline-exceeded",
+        dependency: this.#dependency,
+        operation,
+        stage: "queue",
+      });
     }
     return new ResilienceError({
       kind: "deadline",
@@ -164,7 +182,10 @@ export class Bulkhead {
     });
   }
 
-  #reject(operation: string, reason: "full" | "queue-full" | "evicted" | "queue-timeout"): ResilienceError {
+  #reject(
+    operation: string,
+    reason: "full" | "queue-full" | "evicted" | "queue-timeout",
+  ): ResilienceError {
     if (this.#events.active) {
       this.#events.emit({
         type: "bulkhead-rejected",

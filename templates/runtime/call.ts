@@ -2,10 +2,23 @@
 import { REJECTED, type CircuitBreaker, type Permit } from "./breaker.js";
 import type { RetryBudget } from "./budget.js";
 import type { Bulkhead } from "./bulkhead.js";
-import { isNetworkFailure, isProgrammingError, matchesErrorCondition, type ErrorClassifier, type ErrorCondition } from "./classify.js";
+import {
+  isNetworkFailure,
+  isProgrammingError,
+  matchesErrorCondition,
+  type ErrorClassifier,
+  type ErrorCondition,
+} from "./classify.js";
 import { armEntry, DUE, TimerEntry, type Clock, type TimerHandle } from "./clock.js";
 import { Deadline, encodeTimeout, type DeadlineFormat } from "./deadline.js";
-import { abortedError, describesRequest, isDependencyFailure, isRequestStatus, isResilienceError, ResilienceError } from "./errors.js";
+import {
+  abortedError,
+  describesRequest,
+  isDependencyFailure,
+  isRequestStatus,
+  isResilienceError,
+  ResilienceError,
+} from "./errors.js";
 import type { AttemptOutcome, Emitter } from "./events.js";
 import { serveFallback, type FallbackSettings, type Outcome, type StaleCache } from "./fallback.js";
 import type { HedgeBudget } from "./hedge-budget.js";
@@ -51,7 +64,10 @@ export interface FallbackInputs {
 const NO_ERRORS: readonly ErrorCondition[] = [];
 
 // The resolving functions of the promise `capture` last ran for (Promise runs its executor at once).
-const captured: { resolve: (value: unknown) => void; reject: (error: unknown) => void } = { resolve: ignore, reject: ignore };
+const captured: { resolve: (value: unknown) => void; reject: (error: unknown) => void } = {
+  resolve: ignore,
+  reject: ignore,
+};
 function capture(resolve: (value: unknown) => void, reject: (error: unknown) => void): void {
   captured.resolve = resolve;
   captured.reject = reject;
@@ -175,7 +191,8 @@ export class Call<T> {
       headers[propagation.header] = encodeTimeout(timeoutMs, propagation.format);
     }
     const header = this.#op.idempotencyKey?.header ?? null;
-    if (header !== null && this.#idempotencyKey !== undefined) headers[header] = this.#idempotencyKey;
+    if (header !== null && this.#idempotencyKey !== undefined)
+      headers[header] = this.#idempotencyKey;
     return headers;
   }
 
@@ -278,12 +295,22 @@ export class Call<T> {
     const operation = this.#op.name;
     const state = breaker.state.state;
     // a closed breaker rejects only while ramping up after recovery (docs/runtime.md, "Circuit breaker")
-    const admitted = state === "closed" ? breaker.rampFraction(now) ?? undefined : undefined;
+    const admitted = state === "closed" ? (breaker.rampFraction(now) ?? undefined) : undefined;
     if (events.active) {
-      events.emit({ type: "breaker-rejected", dependency: name, operation, state, ...(admitted === undefined ? {} : { admitted }) });
+      events.emit({
+        type: "breaker-rejected",
+        dependency: name,
+        operation,
+        state,
+        ...(admitted === undefined ? {} : { admitted }),
+      });
     }
     const detail =
-      state === "open" ? `trials in ${Math.ceil(breaker.retryInMs(now))} ms` : admitted !== undefined ? `ramping up after recovery, ${Math.floor(admitted * 100)} % admitted` : state;
+      state === "open"
+        ? `trials in ${Math.ceil(breaker.retryInMs(now))} ms`
+        : admitted !== undefined
+          ? `ramping up after recovery, ${Math.floor(admitted * 100)} % admitted`
+          : state;
     return new ResilienceError({
       kind: "circuit-open",
       message: `${name}.${operation}: circuit open (${detail})`,
@@ -304,7 +331,12 @@ export class Call<T> {
     const { events, name } = this.#dep;
     const operation = this.#op.name;
     if (events.active) {
-      events.emit({ type: "deadline-exceeded", dependency: name, operation, stage: this.#attempts === 0 ? "before-call" : "attempt" });
+      events.emit({
+        type: "deadline-exceeded",
+        dependency: name,
+        operation,
+        stage: this.#attempts === 0 ? "before-call" : "attempt",
+      });
     }
     return new ResilienceError({
       kind: "deadline",
@@ -331,7 +363,16 @@ export class Call<T> {
     const byDeadline = left < attemptMs;
     const timeoutMs = byDeadline ? left : attemptMs;
     const headersMs = timeout.headersMs ?? Number.POSITIVE_INFINITY;
-    const attempt = new Attempt(this, ++this.#attempts, hedge, timeoutMs, byDeadline, permit, now, headersMs < timeoutMs ? headersMs : Number.POSITIVE_INFINITY);
+    const attempt = new Attempt(
+      this,
+      ++this.#attempts,
+      hedge,
+      timeoutMs,
+      byDeadline,
+      permit,
+      now,
+      headersMs < timeoutMs ? headersMs : Number.POSITIVE_INFINITY,
+    );
     if (this.#live === undefined) this.#current = attempt;
     else this.#live.push(attempt);
     const events = this.#dep.events;
@@ -386,11 +427,23 @@ export class Call<T> {
    */
   #retryDelay(error: ResilienceError, n: number): number | ResilienceError {
     const retry = this.#op.retry;
-    if (retry === null || !this.#repeatable || !error.transient || n >= Math.max(1, Math.floor(retry.maxAttempts))) return error;
+    if (
+      retry === null ||
+      !this.#repeatable ||
+      !error.transient ||
+      n >= Math.max(1, Math.floor(retry.maxAttempts))
+    )
+      return error;
     const { random, events, budget, name, clock } = this.#dep;
     const operation = this.#op.name;
     if (budget !== null && !budget.allowsRetry()) {
-      if (events.active) events.emit({ type: "budget-exhausted", dependency: name, operation, tokens: budget.tokens });
+      if (events.active)
+        events.emit({
+          type: "budget-exhausted",
+          dependency: name,
+          operation,
+          tokens: budget.tokens,
+        });
       return new ResilienceError({
         kind: "budget-exhausted",
         message: `${name}.${operation}: retry budget exhausted after attempt ${n} (${error.message})`,
@@ -400,7 +453,13 @@ export class Call<T> {
         withoutStack: true,
       });
     }
-    const { delayMs, fromRetryAfter, beyondCap } = retryDelay(retry, n - this.#pushedBackAt, this.#previousMs, random, error);
+    const { delayMs, fromRetryAfter, beyondCap } = retryDelay(
+      retry,
+      n - this.#pushedBackAt,
+      this.#previousMs,
+      random,
+      error,
+    );
     // The server asked for more than retryAfter.max: give up now rather than retry early; the
     // failure keeps the server's wait in `retryAfterMs` (docs/runtime.md).
     if (beyondCap) return error;
@@ -413,7 +472,8 @@ export class Call<T> {
     }
     // the retry must still start with at least the minimum attempt budget left
     if (this.#tooLittle(this.#timeLeft(clock.now()) - delayMs)) {
-      if (events.active) events.emit({ type: "deadline-exceeded", dependency: name, operation, stage: "retry" });
+      if (events.active)
+        events.emit({ type: "deadline-exceeded", dependency: name, operation, stage: "retry" });
       return error;
     }
     if (events.active) {
@@ -455,7 +515,13 @@ export class Call<T> {
     const { clock, events } = this.#dep;
     this.#running++;
     if (hedge && events.active) {
-      events.emit({ type: "hedge-launched", dependency: this.#dep.name, operation: this.#op.name, call: this.#id, attempt: this.#attempts + 1 });
+      events.emit({
+        type: "hedge-launched",
+        dependency: this.#dep.name,
+        operation: this.#op.name,
+        call: this.#id,
+        attempt: this.#attempts + 1,
+      });
     }
     // the wait for the next copy is set before this one starts: a copy that settles at once
     // may launch the next itself, or end the call, which clears the wait
@@ -476,7 +542,13 @@ export class Call<T> {
     const { clock, events, budget, breaker, name } = this.#dep;
     if (this.#tooLittle(this.#timeLeft(clock.now()))) return false;
     if (budget !== null && !budget.allowsRetry()) {
-      if (events.active) events.emit({ type: "budget-exhausted", dependency: name, operation: this.#op.name, tokens: budget.tokens });
+      if (events.active)
+        events.emit({
+          type: "budget-exhausted",
+          dependency: name,
+          operation: this.#op.name,
+          tokens: budget.tokens,
+        });
       return false;
     }
     // the breaker is asked before the hedge token is spent, so a refused hedge costs nothing
@@ -593,7 +665,12 @@ export class Call<T> {
     return hedged || (retry !== null && retry.maxAttempts >= 2);
   }
 
-  #emitEnd(attempt: Attempt, outcome: AttemptOutcome, durationMs: number, error: ResilienceError | undefined): void {
+  #emitEnd(
+    attempt: Attempt,
+    outcome: AttemptOutcome,
+    durationMs: number,
+    error: ResilienceError | undefined,
+  ): void {
     this.#dep.events.emit({
       type: "attempt-end",
       dependency: this.#dep.name,
@@ -631,7 +708,8 @@ export class Call<T> {
         // a status that describes the request is never retried, whatever retry.on says (errors.ts, describesRequest)
         error.transient =
           !(error.kind === "http" && isRequestStatus(error.status)) &&
-          (matchesRetryOn(error, retryOn) || (error.kind === "network" && matchesErrorCondition(error.cause, retryErrors)));
+          (matchesRetryOn(error, retryOn) ||
+            (error.kind === "network" && matchesErrorCondition(error.cause, retryErrors)));
       }
     } else if (this.#signal?.aborted === true) {
       error = abortedError(this.#signal.reason);
@@ -645,7 +723,12 @@ export class Call<T> {
       else if (isProgrammingError(raw)) return raw;
       else transient = false;
       const text = raw instanceof Error ? raw.message : String(raw);
-      error = new ResilienceError({ kind: "network", message: `${name}.${operation}: ${text}`, cause: raw, transient });
+      error = new ResilienceError({
+        kind: "network",
+        message: `${name}.${operation}: ${text}`,
+        cause: raw,
+        transient,
+      });
     }
     if (error.dependency === "") error.dependency = name;
     if (error.operation === "") error.operation = operation;
@@ -716,7 +799,8 @@ export class Call<T> {
   // The data as a fresh outcome, kept in the stale cache for a `stale` fallback.
   #fresh(data: unknown): Outcome<unknown> {
     const inputs = this.#fallbackInputs;
-    if (inputs !== undefined && inputs.cache !== null) inputs.cache.set(inputs.cacheKey, data, this.#dep.clock.now());
+    if (inputs !== undefined && inputs.cache !== null)
+      inputs.cache.set(inputs.cacheKey, data, this.#dep.clock.now());
     return { data, degraded: false };
   }
 
@@ -741,7 +825,10 @@ export class Call<T> {
           dependency: name,
           operation: this.#op.name,
           // a stale fallback's miss reports what served it instead
-          fallback: fallback.kind === "stale" && served.ageMs === undefined && fallback.otherwise ? fallback.otherwise.kind : fallback.kind,
+          fallback:
+            fallback.kind === "stale" && served.ageMs === undefined && fallback.otherwise
+              ? fallback.otherwise.kind
+              : fallback.kind,
           reason: error.kind,
           ageMs: served.ageMs,
         });
@@ -780,7 +867,16 @@ class Attempt extends TimerEntry implements AttemptContext {
   #headersTimer: TimerHandle = undefined;
   #settled = false;
 
-  constructor(call: Call<unknown>, attempt: number, hedge: boolean, timeoutMs: number, byDeadline: boolean, permit: number, started: number, headersTimeoutMs: number) {
+  constructor(
+    call: Call<unknown>,
+    attempt: number,
+    hedge: boolean,
+    timeoutMs: number,
+    byDeadline: boolean,
+    permit: number,
+    started: number,
+    headersTimeoutMs: number,
+  ) {
     super();
     this.#call = call;
     this.attempt = attempt;
@@ -826,9 +922,18 @@ class Attempt extends TimerEntry implements AttemptContext {
   }
 
   awaitHeaders<R>(pending: Promise<R>): Promise<R> {
-    if (this.#settled || !Number.isFinite(this.headersTimeoutMs) || this.#headersTimer !== undefined) return pending;
+    if (
+      this.#settled ||
+      !Number.isFinite(this.headersTimeoutMs) ||
+      this.#headersTimer !== undefined
+    )
+      return pending;
     const clock = this.#call.clock;
-    const timer = clock.setTimer(() => this.cancel(this.#headersError()), this.headersTimeoutMs, this.started);
+    const timer = clock.setTimer(
+      () => this.cancel(this.#headersError()),
+      this.headersTimeoutMs,
+      this.started,
+    );
     this.#headersTimer = timer;
     const clear = (): void => clock.clearTimer(timer);
     pending.then(clear, clear);

@@ -172,7 +172,12 @@ export const systemClock: Clock = {
  * `clock.clearTimer` cancels. On the default clock the entry is its own timer; any other clock
  * (a virtual one in tests) gets a timer of its own that runs the entry.
  */
-export function armEntry(clock: Clock, entry: TimerEntry, delayMs: number, now: number): TimerHandle {
+export function armEntry(
+  clock: Clock,
+  entry: TimerEntry,
+  delayMs: number,
+  now: number,
+): TimerHandle {
   if (clock === systemClock) {
     const ms = wholeMs(delayMs);
     if (ms > 0) {

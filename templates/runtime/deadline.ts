@@ -60,8 +60,9 @@ export interface AmbientScope {
 // that ships its own generated clients): a deadline set by one copy's middleware must reach the
 // calls made through another's clients.
 const AMBIENT = Symbol.for("resgen.runtime.ambient");
-const ambient: AsyncLocalStorage<AmbientScope> = ((globalThis as { [AMBIENT]?: AsyncLocalStorage<AmbientScope> })[AMBIENT] ??=
-  new AsyncLocalStorage<AmbientScope>());
+const ambient: AsyncLocalStorage<AmbientScope> = ((
+  globalThis as { [AMBIENT]?: AsyncLocalStorage<AmbientScope> }
+)[AMBIENT] ??= new AsyncLocalStorage<AmbientScope>());
 
 /**
  * Runs `fn` with an ambient deadline that every call made inside it (through this runtime)
@@ -70,11 +71,16 @@ const ambient: AsyncLocalStorage<AmbientScope> = ((globalThis as { [AMBIENT]?: A
  * @param budget Milliseconds from now, or an existing deadline.
  * @param clock Clock for a millisecond budget. Defaults to {@link systemClock}.
  */
-export function withDeadline<T>(budget: number | DeadlineLike, fn: () => T, clock: Clock = systemClock): T {
+export function withDeadline<T>(
+  budget: number | DeadlineLike,
+  fn: () => T,
+  clock: Clock = systemClock,
+): T {
   const ms = typeof budget === "number" ? budget : budget.remaining();
   let deadline = Deadline.after(ms, clock);
   const outer = ambient.getStore();
-  if (outer !== undefined && outer.deadline.remaining() < deadline.remaining()) deadline = outer.deadline;
+  if (outer !== undefined && outer.deadline.remaining() < deadline.remaining())
+    deadline = outer.deadline;
   return ambient.run({ deadline, signal: outer?.signal, degraded: outer?.degraded }, fn);
 }
 
@@ -88,7 +94,11 @@ export function withDeadline<T>(budget: number | DeadlineLike, fn: () => T, cloc
  * @param deadline The scope's deadline.
  * @param signal Aborts the scope's calls; `undefined` keeps the enclosing scope's signal.
  */
-export function withDeadlineAndSignal<T>(deadline: Deadline, signal: AbortSignal | undefined, fn: () => T): T {
+export function withDeadlineAndSignal<T>(
+  deadline: Deadline,
+  signal: AbortSignal | undefined,
+  fn: () => T,
+): T {
   const outer = ambient.getStore();
   let scoped = deadline;
   let combined = signal;
@@ -104,7 +114,12 @@ export function withDeadlineAndSignal<T>(deadline: Deadline, signal: AbortSignal
  * inbound middleware: a request is the root of its work, even when it is started from code that
  * runs for another request (a slot freed by one request admits the next one in line).
  */
-export function withRequestScope<T>(deadline: Deadline, signal: AbortSignal | undefined, fn: () => T, degraded?: Set<string>): T {
+export function withRequestScope<T>(
+  deadline: Deadline,
+  signal: AbortSignal | undefined,
+  fn: () => T,
+  degraded?: Set<string>,
+): T {
   return ambient.run({ deadline, signal, degraded }, fn);
 }
 
@@ -129,12 +144,18 @@ export function currentSignal(): AbortSignal | undefined {
  * combined with `AbortSignal.any`, which leaves an entry on each for as long as it lives: the
  * stack's calls use {@link joinCallSignal} instead, which lets go when the call settles.
  */
-export function inheritSignal(given: AbortSignal | undefined, scope: AmbientScope | undefined = ambient.getStore()): AbortSignal | undefined {
+export function inheritSignal(
+  given: AbortSignal | undefined,
+  scope: AmbientScope | undefined = ambient.getStore(),
+): AbortSignal | undefined {
   if (scope === undefined || scope.signal === undefined) return given;
   return combineSignals(given, scope.signal);
 }
 
-function combineSignals(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
+function combineSignals(
+  a: AbortSignal | undefined,
+  b: AbortSignal | undefined,
+): AbortSignal | undefined {
   if (a === undefined || a === b) return b;
   if (b === undefined) return a;
   return AbortSignal.any([a, b]);
@@ -159,9 +180,13 @@ export interface JoinedSignal {
  * (a shutdown signal passed to every call) would grow with every call (docs/runtime.md,
  * "Deadlines").
  */
-export function joinCallSignal(given: AbortSignal | undefined, scope: AmbientScope | undefined): JoinedSignal | undefined {
+export function joinCallSignal(
+  given: AbortSignal | undefined,
+  scope: AmbientScope | undefined,
+): JoinedSignal | undefined {
   const ambientSignal = scope?.signal;
-  if (given === undefined || ambientSignal === undefined || given === ambientSignal) return undefined;
+  if (given === undefined || ambientSignal === undefined || given === ambientSignal)
+    return undefined;
   return joinSignals(given, ambientSignal);
 }
 

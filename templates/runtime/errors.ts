@@ -110,7 +110,22 @@ export class ResilienceError extends Error {
   }
 }
 
-type Fields = { -readonly [K in "kind" | "transient" | "dependency" | "operation" | "attempts" | "status" | "headers" | "body" | "retryAfterMs" | "tier" | "others"]: ResilienceError[K] };
+type Fields = {
+  -readonly [
+    K in
+      | "kind"
+      | "transient"
+      | "dependency"
+      | "operation"
+      | "attempts"
+      | "status"
+      | "headers"
+      | "body"
+      | "retryAfterMs"
+      | "tier"
+      | "others"
+  ]: ResilienceError[K];
+};
 
 function fill(error: Fields, init: ResilienceErrorInit): void {
   error.kind = init.kind;
@@ -138,7 +153,10 @@ function stackless(init: ResilienceErrorInit): ResilienceError {
 }
 
 Object.defineProperty(ResilienceError.prototype, resilienceErrorBrand, { value: true });
-Object.defineProperty(ResilienceError.prototype, "name", { value: "ResilienceError", writable: true });
+Object.defineProperty(ResilienceError.prototype, "name", {
+  value: "ResilienceError",
+  writable: true,
+});
 // Errors made by the Error constructor have their own `stack`; this serves the stackless ones.
 Object.defineProperty(ResilienceError.prototype, "stack", {
   get(this: Error): string {
@@ -151,7 +169,9 @@ Object.defineProperty(ResilienceError.prototype, "stack", {
 });
 
 /** A {@link ResilienceError} narrowed to one kind. */
-export type ResilienceErrorOf<K extends ResilienceErrorKind> = ResilienceError & { readonly kind: K };
+export type ResilienceErrorOf<K extends ResilienceErrorKind> = ResilienceError & {
+  readonly kind: K;
+};
 
 /** An `http` error: status, headers and body are always present. */
 export type HttpError = ResilienceErrorOf<"http"> & {
@@ -176,9 +196,11 @@ export function isResilienceError(value: unknown, kind?: ResilienceErrorKind): b
 }
 
 /** True for a `deadline` error. */
-export const isDeadlineError = (e: unknown): e is ResilienceErrorOf<"deadline"> => isResilienceError(e, "deadline");
+export const isDeadlineError = (e: unknown): e is ResilienceErrorOf<"deadline"> =>
+  isResilienceError(e, "deadline");
 /** True for a `timeout` error. */
-export const isTimeoutError = (e: unknown): e is ResilienceErrorOf<"timeout"> => isResilienceError(e, "timeout");
+export const isTimeoutError = (e: unknown): e is ResilienceErrorOf<"timeout"> =>
+  isResilienceError(e, "timeout");
 /** True for a `circuit-open` error. */
 export const isCircuitOpenError = (e: unknown): e is ResilienceErrorOf<"circuit-open"> =>
   isResilienceError(e, "circuit-open");
@@ -191,11 +213,14 @@ export const isBudgetExhaustedError = (e: unknown): e is ResilienceErrorOf<"budg
 /** True for an `http` error, narrowing status, headers and body to defined values. */
 export const isHttpError = (e: unknown): e is HttpError => isResilienceError(e, "http");
 /** True for a `network` error. */
-export const isNetworkError = (e: unknown): e is ResilienceErrorOf<"network"> => isResilienceError(e, "network");
+export const isNetworkError = (e: unknown): e is ResilienceErrorOf<"network"> =>
+  isResilienceError(e, "network");
 /** True for an `aborted` error. */
-export const isAbortedError = (e: unknown): e is ResilienceErrorOf<"aborted"> => isResilienceError(e, "aborted");
+export const isAbortedError = (e: unknown): e is ResilienceErrorOf<"aborted"> =>
+  isResilienceError(e, "aborted");
 /** True for a `parse` error. */
-export const isParseError = (e: unknown): e is ResilienceErrorOf<"parse"> => isResilienceError(e, "parse");
+export const isParseError = (e: unknown): e is ResilienceErrorOf<"parse"> =>
+  isResilienceError(e, "parse");
 
 // Statuses that are about the server's state rather than the request, even though they are 4xx.
 const SERVER_STATE_4XX: ReadonlySet<number> = new Set([408, 425, 429]);
@@ -220,7 +245,13 @@ export function isRequestStatus(status: number | undefined): boolean {
  * served a fallback.
  */
 export function describesRequest(error: ResilienceError): boolean {
-  if (error.kind !== "http" || error.status === undefined || error.status < 400 || error.status >= 500) return false;
+  if (
+    error.kind !== "http" ||
+    error.status === undefined ||
+    error.status < 400 ||
+    error.status >= 500
+  )
+    return false;
   if (REQUEST_4XX.has(error.status)) return true;
   return !error.transient && !SERVER_STATE_4XX.has(error.status);
 }
@@ -240,6 +271,9 @@ export function networkError(message: string, cause?: unknown): ResilienceError 
 }
 
 /** Builds an `aborted` error carrying the signal's reason as its cause. */
-export function abortedError(reason: unknown, message = "the call was aborted by the caller"): ResilienceError {
+export function abortedError(
+  reason: unknown,
+  message = "the call was aborted by the caller",
+): ResilienceError {
   return new ResilienceError({ kind: "aborted", message, cause: reason });
 }

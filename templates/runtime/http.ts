@@ -5,7 +5,8 @@ import { matchesRetryOn, parseRetryAfter } from "./retry.js";
 import type { AttemptContext } from "./transport.js";
 
 /** A query-string value; arrays repeat the parameter, `undefined` and `null` omit it. */
-export type QueryValue = string | number | boolean | null | undefined | readonly (string | number | boolean)[];
+export type QueryValue =
+  string | number | boolean | null | undefined | readonly (string | number | boolean)[];
 
 /** One HTTP request, as generated clients describe it. */
 export interface HttpRequest {
@@ -61,24 +62,33 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 export function pathSegment(name: string, value: unknown): string {
   const text = String(value);
   if (text === "." || text === "..") {
-    throw new RangeError(`path parameter {${name}} is "${text}", which would move the request out of its path segment`);
+    throw new RangeError(
+      `path parameter {${name}} is "${text}", which would move the request out of its path segment`,
+    );
   }
   try {
     return encodeURIComponent(text);
   } catch {
-    throw new RangeError(`path parameter {${name}} is not well-formed Unicode (it holds a lone surrogate)`);
+    throw new RangeError(
+      `path parameter {${name}} is not well-formed Unicode (it holds a lone surrogate)`,
+    );
   }
 }
 
 /** Joins base URL, path and query into an absolute URL string. */
-export function buildUrl(baseUrl: string, path: string, query?: Readonly<Record<string, QueryValue>>): string {
+export function buildUrl(
+  baseUrl: string,
+  path: string,
+  query?: Readonly<Record<string, QueryValue>>,
+): string {
   const base = baseUrl.endsWith("/") ? baseUrl.slice(0, -1) : baseUrl;
   let url = base + (path.startsWith("/") ? path : `/${path}`);
   if (query !== undefined) {
     const params = new URLSearchParams();
     for (const [name, value] of Object.entries(query)) {
       if (value === undefined || value === null) continue;
-      if (Array.isArray(value)) for (const item of value as readonly unknown[]) params.append(name, String(item));
+      if (Array.isArray(value))
+        for (const item of value as readonly unknown[]) params.append(name, String(item));
       else params.append(name, String(value));
     }
     const text = params.toString();
@@ -95,7 +105,8 @@ function encodeBody(body: unknown, headers: Record<string, string>): FetchBody |
   if (typeof body === "string" || body instanceof URLSearchParams) return body;
   // with the DOM lib, a Uint8Array over any ArrayBufferLike is not a BodyInit type-wise; fetch sends it all the same
   if (body instanceof Uint8Array) return body as FetchBody;
-  if (!Object.keys(headers).some((h) => h.toLowerCase() === "content-type")) headers["content-type"] = "application/json";
+  if (!Object.keys(headers).some((h) => h.toLowerCase() === "content-type"))
+    headers["content-type"] = "application/json";
   return JSON.stringify(body);
 }
 
@@ -107,7 +118,11 @@ const utf8 = new TextDecoder();
  * of the first `limit` bytes. Unless `cut` (keep the first bytes of an error body), a declared
  * `content-length` over the limit is refused unread.
  */
-async function readText(response: Response, limit: number, cut: boolean): Promise<{ text: string; complete: boolean }> {
+async function readText(
+  response: Response,
+  limit: number,
+  cut: boolean,
+): Promise<{ text: string; complete: boolean }> {
   const body = response.body;
   if (body === null) return { text: "", complete: true };
   const declared = response.headers.get("content-length");
@@ -120,7 +135,8 @@ async function readText(response: Response, limit: number, cut: boolean): Promis
   // it is read in one go, without a read (and a promise) per chunk. A compressed body's length
   // says nothing of what it inflates to, so it streams through the limit below.
   const encoding = response.headers.get("content-encoding");
-  if (length <= limit && (encoding === null || encoding === "identity")) return { text: await response.text(), complete: true };
+  if (length <= limit && (encoding === null || encoding === "identity"))
+    return { text: await response.text(), complete: true };
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -184,12 +200,15 @@ export async function sendHttp<T>(request: HttpRequest, ctx: AttemptContext): Pr
   const init: RequestInit = { method: request.method, headers, signal: ctx.signal };
   if (body !== undefined) init.body = body;
   // typed loosely: Node's RequestInit names undici's Dispatcher, the DOM's has no such field
-  if (request.dispatcher !== undefined) (init as { dispatcher?: unknown }).dispatcher = request.dispatcher;
+  if (request.dispatcher !== undefined)
+    (init as { dispatcher?: unknown }).dispatcher = request.dispatcher;
   const prefix = `${ctx.dependency}.${ctx.operation}`;
   let response: Response;
   try {
     // fetch resolves when the response headers arrive: that wait is what `timeout.headers` bounds
-    response = await ctx.awaitHeaders(doFetch(buildUrl(request.baseUrl, request.path, request.query), init));
+    response = await ctx.awaitHeaders(
+      doFetch(buildUrl(request.baseUrl, request.path, request.query), init),
+    );
   } catch (cause) {
     // a bug (a base URL that does not parse, a body on a GET) surfaces as it is: it is not the
     // dependency failing (docs/runtime.md, "What counts as transient")
@@ -218,7 +237,10 @@ export async function sendHttp<T>(request: HttpRequest, ctx: AttemptContext): Pr
       status: response.status,
       headers: headerRecord(response.headers),
       body: text,
-      retryAfterMs: parseRetryAfter(response.headers.get("retry-after"), response.headers.get("date")),
+      retryAfterMs: parseRetryAfter(
+        response.headers.get("retry-after"),
+        response.headers.get("date"),
+      ),
     });
     error.transient = matchesRetryOn(error, ctx.retryOn);
     throw error;

@@ -1,5 +1,12 @@
 // Inbound middleware for Node, Express and Fastify: deadlines from headers, admission, shedding and degraded responses.
-import { AdmissionGate, type AdmissionHealth, type AdmissionSettings, type Priority, type ShedCause, type ShedReason } from "./admission.js";
+import {
+  AdmissionGate,
+  type AdmissionHealth,
+  type AdmissionSettings,
+  type Priority,
+  type ShedCause,
+  type ShedReason,
+} from "./admission.js";
 import { systemClock, type Clock } from "./clock.js";
 import { Deadline, withRequestScope, type DeadlineFormat } from "./deadline.js";
 import { abortedError } from "./errors.js";
@@ -100,7 +107,13 @@ export interface ShedEvent {
  * admitted or refused at once).
  */
 export type InboundEvent =
-  | { readonly type: "request-admitted"; readonly service: string; readonly priority: Priority; readonly queued: boolean; readonly waitMs: number }
+  | {
+      readonly type: "request-admitted";
+      readonly service: string;
+      readonly priority: Priority;
+      readonly queued: boolean;
+      readonly waitMs: number;
+    }
   | { readonly type: "request-queued"; readonly service: string; readonly priority: Priority }
   | {
       readonly type: "request-shed";
@@ -161,7 +174,11 @@ export interface InboundHealth {
 }
 
 /** Express's middleware signature, structurally: no dependency on Express. */
-export type ExpressMiddleware<Req extends InboundRequest, Res extends InboundResponse> = (req: Req, res: Res, next: (error?: unknown) => void) => void;
+export type ExpressMiddleware<Req extends InboundRequest, Res extends InboundResponse> = (
+  req: Req,
+  res: Res,
+  next: (error?: unknown) => void,
+) => void;
 
 /** What the Fastify adapter needs of a Fastify request and reply. */
 export interface FastifyRequestLike {
@@ -171,7 +188,11 @@ export interface FastifyReplyLike {
   readonly raw: InboundResponse;
   hijack(): unknown;
 }
-type FastifyHook = (request: FastifyRequestLike, reply: FastifyReplyLike, done: (error?: Error) => void) => void;
+type FastifyHook = (
+  request: FastifyRequestLike,
+  reply: FastifyReplyLike,
+  done: (error?: Error) => void,
+) => void;
 /** What the Fastify adapter needs of a Fastify instance. */
 export interface FastifyLike {
   addHook(name: "onRequest" | "preHandler", hook: FastifyHook): unknown;
@@ -184,7 +205,9 @@ export interface InboundMiddleware {
    * Wraps a `node:http` request handler: the handler runs only if the request is admitted, inside
    * the request's deadline and abort signal, so every generated client call it makes inherits both.
    */
-  node<Req extends InboundRequest, Res extends InboundResponse>(handler: (req: Req, res: Res) => unknown): (req: Req, res: Res) => void;
+  node<Req extends InboundRequest, Res extends InboundResponse>(
+    handler: (req: Req, res: Res) => unknown,
+  ): (req: Req, res: Res) => void;
   /**
    * Express middleware. Mount it before the routes and before body parsers, so shedding costs no
    * parsing. Body parsers read the body on stream events, which lose the request's async context:
@@ -209,14 +232,24 @@ export interface InboundMiddleware {
  * readable one wins. 0 means the caller's time is already spent: a value that is negative or
  * under 1 ms.
  */
-export function inboundBudget(settings: InboundDeadlineSettings, headers: InboundRequest["headers"]): number {
+export function inboundBudget(
+  settings: InboundDeadlineSettings,
+  headers: InboundRequest["headers"],
+): number {
   return clampBudget(settings, readBudget(settings, headers));
 }
 
 // undefined: no deadline header; NaN: present, but no value readable
-function readBudget(settings: InboundDeadlineSettings, headers: InboundRequest["headers"]): number | undefined {
+function readBudget(
+  settings: InboundDeadlineSettings,
+  headers: InboundRequest["headers"],
+): number | undefined {
   const ms = read(headers[settings.header], settings.format);
-  if ((ms === undefined || Number.isNaN(ms)) && settings.grpcTimeout && settings.header !== "grpc-timeout") {
+  if (
+    (ms === undefined || Number.isNaN(ms)) &&
+    settings.grpcTimeout &&
+    settings.header !== "grpc-timeout"
+  ) {
     const grpc = read(headers["grpc-timeout"], "grpc-timeout");
     if (grpc !== undefined && (ms === undefined || !Number.isNaN(grpc))) return grpc;
   }
@@ -228,7 +261,10 @@ function clampBudget(settings: InboundDeadlineSettings, ms: number | undefined):
   return ms < settings.maxMs ? ms : settings.maxMs;
 }
 
-function read(value: string | readonly string[] | undefined, format: DeadlineFormat): number | undefined {
+function read(
+  value: string | readonly string[] | undefined,
+  format: DeadlineFormat,
+): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value === "string") return readList(value, format);
   let best = NaN;
@@ -250,7 +286,14 @@ function readList(text: string, format: DeadlineFormat): number {
 
 const MS_VALUE = /^-?\d{1,15}(\.\d+)?$/;
 const GRPC_VALUE = /^(-?)(\d{1,8})([HMSmun])$/;
-const GRPC_UNIT_MS: Readonly<Record<string, number>> = { H: 3_600_000, M: 60_000, S: 1_000, m: 1, u: 1e-3, n: 1e-6 };
+const GRPC_UNIT_MS: Readonly<Record<string, number>> = {
+  H: 3_600_000,
+  M: 60_000,
+  S: 1_000,
+  m: 1,
+  u: 1e-3,
+  n: 1e-6,
+};
 
 // milliseconds, 0 for a spent budget (negative, or under 1 ms), NaN when unreadable
 function readOne(raw: string, format: DeadlineFormat): number {
@@ -276,11 +319,16 @@ export function priorityOf(settings: ServiceSettings, req: InboundRequest): Prio
   const path = q === -1 ? url : url.slice(0, q);
   for (const rule of rules) {
     if (rule.method !== null && rule.method !== req.method) continue;
-    if (rule.path !== null && !(rule.path.endsWith("*") ? path.startsWith(rule.path.slice(0, -1)) : path === rule.path)) continue;
+    if (
+      rule.path !== null &&
+      !(rule.path.endsWith("*") ? path.startsWith(rule.path.slice(0, -1)) : path === rule.path)
+    )
+      continue;
     if (rule.header !== null) {
       const value = req.headers[rule.header];
       if (value === undefined) continue;
-      if (rule.value !== null && (typeof value === "string" ? value : value[0]) !== rule.value) continue;
+      if (rule.value !== null && (typeof value === "string" ? value : value[0]) !== rule.value)
+        continue;
     }
     return rule.priority;
   }
@@ -318,11 +366,15 @@ class Inbound implements InboundMiddleware {
   constructor(settings: ServiceSettings, options: InboundOptions) {
     this.settings = settings;
     this.#clock = options.clock ?? systemClock;
-    this.#gate = settings.admission === null ? null : new AdmissionGate(settings.admission, this.#clock);
+    this.#gate =
+      settings.admission === null ? null : new AdmissionGate(settings.admission, this.#clock);
     this.#onShed = options.onShed;
     this.#logger = options.logger ?? consoleLogger;
     if (options.observer !== undefined) this.subscribe(options.observer);
-    this.#overloadHeaders = { "retry-after": String(Math.max(0, Math.ceil(settings.rejection.retryAfterS))), "content-length": NO_BODY };
+    this.#overloadHeaders = {
+      "retry-after": String(Math.max(0, Math.ceil(settings.rejection.retryAfterS))),
+      "content-length": NO_BODY,
+    };
   }
 
   subscribe(observer: InboundObserver): () => void {
@@ -346,19 +398,25 @@ class Inbound implements InboundMiddleware {
   #reportMalformed(req: InboundRequest, now: number): void {
     const deadline = this.settings.deadline;
     const header = req.headers[deadline.header] !== undefined ? deadline.header : "grpc-timeout";
-    if (this.#observers.length > 0) this.#emit({ type: "deadline-malformed", service: this.settings.name, header });
+    if (this.#observers.length > 0)
+      this.#emit({ type: "deadline-malformed", service: this.settings.name, header });
     this.#malformed++;
     if (now - this.#loggedAt < 60_000) return;
     const raw = req.headers[header];
-    const value = (typeof raw === "string" ? raw : (raw ?? []).join(", ")).slice(0, 64).replace(/[^\x20-\x7e]/g, "?");
+    const value = (typeof raw === "string" ? raw : (raw ?? []).join(", "))
+      .slice(0, 64)
+      .replace(/[^\x20-\x7e]/g, "?");
     try {
-      this.#logger.warn(`${this.settings.name}: unreadable ${header} header, the request gets the edge deadline`, {
-        event: "resilience.inbound.deadline_malformed",
-        service: this.settings.name,
-        header,
-        value,
-        count: this.#malformed,
-      });
+      this.#logger.warn(
+        `${this.settings.name}: unreadable ${header} header, the request gets the edge deadline`,
+        {
+          event: "resilience.inbound.deadline_malformed",
+          service: this.settings.name,
+          header,
+          value,
+          count: this.#malformed,
+        },
+      );
     } catch {
       // a logger's failure must not break the request
     }
@@ -370,15 +428,28 @@ class Inbound implements InboundMiddleware {
    * The core every adapter shares: reads the deadline, admits or sheds, and calls `start` with
    * the request's scope once admitted. `refuse` writes a rejection (adapters differ in how).
    */
-  #begin(req: InboundRequest, res: InboundResponse, start: (scope: Scope) => void, refuse: (status: number, headers: Record<string, string>) => void): void {
+  #begin(
+    req: InboundRequest,
+    res: InboundResponse,
+    start: (scope: Scope) => void,
+    refuse: (status: number, headers: Record<string, string>) => void,
+  ): void {
     const now = this.#clock.now();
     const raw = readBudget(this.settings.deadline, req.headers);
     if (raw !== undefined && Number.isNaN(raw)) this.#reportMalformed(req, now);
     const budget = clampBudget(this.settings.deadline, raw);
     const gate = this.#gate;
-    if (budget <= 0 || budget < (this.settings.deadline.minBudgetMs ?? 0)) return this.#refuse(refuse, "expired", "expired", gate === null ? this.settings.defaultPriority : priorityOf(this.settings, req), -1);
+    if (budget <= 0 || budget < (this.settings.deadline.minBudgetMs ?? 0))
+      return this.#refuse(
+        refuse,
+        "expired",
+        "expired",
+        gate === null ? this.settings.defaultPriority : priorityOf(this.settings, req),
+        -1,
+      );
     const deadline = new Deadline(now + budget, this.#clock);
-    if (gate === null) return this.#start(res, deadline, false, start, this.settings.defaultPriority, -1);
+    if (gate === null)
+      return this.#start(res, deadline, false, start, this.settings.defaultPriority, -1);
     const priority = priorityOf(this.settings, req);
     let cancel: (() => void) | undefined;
     let settled = false;
@@ -397,7 +468,8 @@ class Inbound implements InboundMiddleware {
     );
     if (entered === true) return this.#start(res, deadline, true, start, priority, -1);
     if (entered === false) return this.#refuse(refuse, "overload", "queue-full", priority, -1);
-    if (this.#observers.length > 0) this.#emit({ type: "request-queued", service: this.settings.name, priority });
+    if (this.#observers.length > 0)
+      this.#emit({ type: "request-queued", service: this.settings.name, priority });
     cancel = entered;
     // a caller that goes away while queued gives its place back
     res.once("close", () => {
@@ -406,11 +478,24 @@ class Inbound implements InboundMiddleware {
   }
 
   // queuedAt: when the request joined the queue, -1 if it never waited
-  #start(res: InboundResponse, deadline: Deadline, holdsSlot: boolean, start: (scope: Scope) => void, priority: Priority, queuedAt: number): void {
+  #start(
+    res: InboundResponse,
+    deadline: Deadline,
+    holdsSlot: boolean,
+    start: (scope: Scope) => void,
+    priority: Priority,
+    queuedAt: number,
+  ): void {
     this.#admitted++;
     if (this.#observers.length > 0) {
       const queued = queuedAt >= 0;
-      this.#emit({ type: "request-admitted", service: this.settings.name, priority, queued, waitMs: queued ? Math.max(0, this.#clock.now() - queuedAt) : 0 });
+      this.#emit({
+        type: "request-admitted",
+        service: this.settings.name,
+        priority,
+        queued,
+        waitMs: queued ? Math.max(0, this.#clock.now() - queuedAt) : 0,
+      });
     }
     const controller = new AbortController();
     const gate = this.#gate;
@@ -418,8 +503,15 @@ class Inbound implements InboundMiddleware {
     const began = timed ? this.#clock.now() : 0;
     res.once("close", () => {
       const finished = res.writableFinished;
-      if (!finished) controller.abort(abortedError(new Error("the inbound request was closed before its response was sent")));
-      if (holdsSlot) gate?.release(timed ? this.#clock.now() - began : 0, !finished || ((res as { statusCode?: number }).statusCode ?? 200) >= 500);
+      if (!finished)
+        controller.abort(
+          abortedError(new Error("the inbound request was closed before its response was sent")),
+        );
+      if (holdsSlot)
+        gate?.release(
+          timed ? this.#clock.now() - began : 0,
+          !finished || ((res as { statusCode?: number }).statusCode ?? 200) >= 500,
+        );
     });
     // degraded dependencies are collected only when something reports them (header or observer)
     const header = this.settings.degradedHeader ?? null;
@@ -439,13 +531,20 @@ class Inbound implements InboundMiddleware {
       if (degraded.size > 0 && !r.headersSent) {
         const dependencies = [...degraded];
         if (header !== null) r.setHeader?.(header, dependencies.join(", "));
-        if (this.#observers.length > 0) this.#emit({ type: "request-degraded", service: this.settings.name, dependencies });
+        if (this.#observers.length > 0)
+          this.#emit({ type: "request-degraded", service: this.settings.name, dependencies });
       }
       return writeHead.apply(r, args);
     };
   }
 
-  #refuse(refuse: (status: number, headers: Record<string, string>) => void, reason: ShedReason, cause: ShedCause, priority: Priority, queuedAt: number): void {
+  #refuse(
+    refuse: (status: number, headers: Record<string, string>) => void,
+    reason: ShedReason,
+    cause: ShedCause,
+    priority: Priority,
+    queuedAt: number,
+  ): void {
     const expired = reason === "expired";
     const status = expired ? this.settings.deadline.expiredStatus : this.settings.rejection.status;
     if (expired) this.#expired++;
@@ -454,17 +553,33 @@ class Inbound implements InboundMiddleware {
     this.#onShed?.({ service: this.settings.name, reason, priority, status });
     if (this.#observers.length > 0) {
       const queued = queuedAt >= 0;
-      this.#emit({ type: "request-shed", service: this.settings.name, priority, reason, cause, status, queued, waitMs: queued ? Math.max(0, this.#clock.now() - queuedAt) : 0 });
+      this.#emit({
+        type: "request-shed",
+        service: this.settings.name,
+        priority,
+        reason,
+        cause,
+        status,
+        queued,
+        waitMs: queued ? Math.max(0, this.#clock.now() - queuedAt) : 0,
+      });
     }
   }
 
-  node<Req extends InboundRequest, Res extends InboundResponse>(handler: (req: Req, res: Res) => unknown): (req: Req, res: Res) => void {
+  node<Req extends InboundRequest, Res extends InboundResponse>(
+    handler: (req: Req, res: Res) => unknown,
+  ): (req: Req, res: Res) => void {
     return (req, res) => {
       this.#begin(
         req,
         res,
         (scope) => {
-          const result = withRequestScope(scope.deadline, scope.signal, () => handler(req, res), scope.degraded);
+          const result = withRequestScope(
+            scope.deadline,
+            scope.signal,
+            () => handler(req, res),
+            scope.degraded,
+          );
           if (isThenable(result)) result.then(undefined, (error: unknown) => failed(res, error));
         },
         (status, headers) => writeRejection(res, status, headers),
@@ -475,7 +590,8 @@ class Inbound implements InboundMiddleware {
   express<Req extends InboundRequest, Res extends InboundResponse>(): ExpressMiddleware<Req, Res> {
     return (req, res, next) => {
       const seen = (req as Scoped)[SCOPE];
-      if (seen !== undefined) return withRequestScope(seen.deadline, seen.signal, () => next(), seen.degraded);
+      if (seen !== undefined)
+        return withRequestScope(seen.deadline, seen.signal, () => next(), seen.degraded);
       this.#begin(
         req,
         res,
@@ -511,7 +627,13 @@ class Inbound implements InboundMiddleware {
   }
 
   health(): InboundHealth {
-    return { name: this.settings.name, admitted: this.#admitted, shed: this.#shed, expired: this.#expired, admission: this.#gate?.health() ?? null };
+    return {
+      name: this.settings.name,
+      admitted: this.#admitted,
+      shed: this.#shed,
+      expired: this.#expired,
+      admission: this.#gate?.health() ?? null,
+    };
   }
 }
 
@@ -520,10 +642,18 @@ function isClosed(res: InboundResponse): boolean {
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
 }
 
-function writeRejection(res: InboundResponse, status: number, headers: Record<string, string>): void {
+function writeRejection(
+  res: InboundResponse,
+  status: number,
+  headers: Record<string, string>,
+): void {
   if (res.headersSent) return;
   res.writeHead(status, headers);
   res.end();
@@ -544,6 +674,9 @@ function failed(res: InboundResponse, error: unknown): void {
  * `kind: service` policy). Create it once per process: the limit only works if every request
  * shares it.
  */
-export function createInboundMiddleware(settings: ServiceSettings, options: InboundOptions = {}): InboundMiddleware {
+export function createInboundMiddleware(
+  settings: ServiceSettings,
+  options: InboundOptions = {},
+): InboundMiddleware {
   return new Inbound(settings, options);
 }

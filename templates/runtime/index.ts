@@ -96,7 +96,14 @@ export {
   type StaleMiss,
 } from "./fallback.js";
 export { HedgeBudget, type HedgeSettings } from "./hedge-budget.js";
-export { buildUrl, DEFAULT_MAX_RESPONSE_BYTES, pathSegment, sendHttp, type HttpRequest, type QueryValue } from "./http.js";
+export {
+  buildUrl,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  pathSegment,
+  sendHttp,
+  type HttpRequest,
+  type QueryValue,
+} from "./http.js";
 export { newIdempotencyKey, type IdempotencySettings } from "./idempotency.js";
 export {
   createInboundMiddleware,

@@ -14,8 +14,10 @@ export interface Logger {
 
 /** Writes one JSON object per line to `console.warn` / `console.info`. */
 export const consoleLogger: Logger = {
-  warn: (message, fields) => console.warn(JSON.stringify({ level: "warn", msg: message, ...fields })),
-  info: (message, fields) => console.info(JSON.stringify({ level: "info", msg: message, ...fields })),
+  warn: (message, fields) =>
+    console.warn(JSON.stringify({ level: "warn", msg: message, ...fields })),
+  info: (message, fields) =>
+    console.info(JSON.stringify({ level: "info", msg: message, ...fields })),
 };
 
 /** Drops every line (for tests). */

@@ -27,7 +27,15 @@ import {
   type Span,
   type Tracer,
 } from "@opentelemetry/api";
-import { consoleLogger, logEvents, type Dependency, type InboundEvent, type InboundMiddleware, type Logger, type ResilienceEvent } from "../runtime/index.js";
+import {
+  consoleLogger,
+  logEvents,
+  type Dependency,
+  type InboundEvent,
+  type InboundMiddleware,
+  type Logger,
+  type ResilienceEvent,
+} from "../runtime/index.js";
 
 /** What {@link installOpenTelemetry} records with. Every field has a default. */
 export interface OpenTelemetryOptions {
@@ -101,7 +109,9 @@ export const METRIC = {
 const BREAKER_STATES = ["closed", "open", "half-open", "isolated"] as const;
 
 // OpenTelemetry's recommended boundaries for HTTP durations, in seconds.
-const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+const DURATION_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10,
+];
 const COUNT_BUCKETS = [1, 2, 3, 4, 5, 10];
 
 interface CallState {
@@ -121,7 +131,10 @@ interface CallState {
  * transitions and retry-budget exhaustion. Generated clients call it when the project config
  * says `telemetry: opentelemetry`. Returns a function that stops recording.
  */
-export function installOpenTelemetry(dependency: Dependency, options: OpenTelemetryOptions = {}): () => void {
+export function installOpenTelemetry(
+  dependency: Dependency,
+  options: OpenTelemetryOptions = {},
+): () => void {
   const meter = options.meter ?? metrics.getMeter("resgen");
   const tracer = options.tracer ?? trace.getTracer("resgen");
   const log = logEvents(options.logger ?? consoleLogger);
@@ -129,31 +142,87 @@ export function installOpenTelemetry(dependency: Dependency, options: OpenTeleme
   const base: Attributes = { [ATTR.dependency]: name };
 
   const seconds = (metric: string, description: string) =>
-    meter.createHistogram(metric, { description, unit: "s", advice: { explicitBucketBoundaries: DURATION_BUCKETS } });
+    meter.createHistogram(metric, {
+      description,
+      unit: "s",
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+    });
   const perCall = (metric: string, description: string, unit: string) =>
-    meter.createHistogram(metric, { description, unit, valueType: ValueType.INT, advice: { explicitBucketBoundaries: COUNT_BUCKETS } });
+    meter.createHistogram(metric, {
+      description,
+      unit,
+      valueType: ValueType.INT,
+      advice: { explicitBucketBoundaries: COUNT_BUCKETS },
+    });
   const counter = (metric: string, description: string, unit: string) =>
     meter.createCounter(metric, { description, unit, valueType: ValueType.INT });
 
-  const callDuration = seconds(METRIC.callDuration, "Duration of logical calls, fallback included, by how they ended.");
-  const attemptDuration = seconds(METRIC.attemptDuration, "Duration of attempts (hedged copies included); its count is the attempts by outcome.");
-  const callRetries = perCall(METRIC.callRetries, "Retries per logical call, recorded for calls with at least one.", "{retry}");
-  const callHedges = perCall(METRIC.callHedges, "Hedged copies per logical call, recorded for calls with at least one.", "{hedge}");
-  const callRetryDelay = seconds(METRIC.callRetryDelay, "Total backoff per logical call, recorded for calls with at least one retry.");
-  const deadlineRemaining = seconds(METRIC.deadlineRemaining, "Time left before the deadline when a call starts (calls with a deadline).");
-  const deadlineExceeded = counter(METRIC.deadlineExceeded, "Calls or retries the deadline stopped, by stage.", "{call}");
-  const budgetExhausted = counter(METRIC.budgetExhausted, "Retries and hedges refused by the retry budget.", "{refusal}");
-  const breakerTransitions = counter(METRIC.breakerTransitions, "Circuit breaker state changes, by new and previous state.", "{transition}");
-  const breakerRejections = counter(METRIC.breakerRejections, "Attempts the circuit breaker refused without calling the dependency.", "{attempt}");
-  const bulkheadRejections = counter(METRIC.bulkheadRejections, "Calls the bulkhead turned away, by reason.", "{call}");
-  const fallbacks = counter(METRIC.fallbacks, "Fallbacks served, by fallback kind and the failure they covered.", "{call}");
+  const callDuration = seconds(
+    METRIC.callDuration,
+    "Duration of logical calls, fallback included, by how they ended.",
+  );
+  const attemptDuration = seconds(
+    METRIC.attemptDuration,
+    "Duration of attempts (hedged copies included); its count is the attempts by outcome.",
+  );
+  const callRetries = perCall(
+    METRIC.callRetries,
+    "Retries per logical call, recorded for calls with at least one.",
+    "{retry}",
+  );
+  const callHedges = perCall(
+    METRIC.callHedges,
+    "Hedged copies per logical call, recorded for calls with at least one.",
+    "{hedge}",
+  );
+  const callRetryDelay = seconds(
+    METRIC.callRetryDelay,
+    "Total backoff per logical call, recorded for calls with at least one retry.",
+  );
+  const deadlineRemaining = seconds(
+    METRIC.deadlineRemaining,
+    "Time left before the deadline when a call starts (calls with a deadline).",
+  );
+  const deadlineExceeded = counter(
+    METRIC.deadlineExceeded,
+    "Calls or retries the deadline stopped, by stage.",
+    "{call}",
+  );
+  const budgetExhausted = counter(
+    METRIC.budgetExhausted,
+    "Retries and hedges refused by the retry budget.",
+    "{refusal}",
+  );
+  const breakerTransitions = counter(
+    METRIC.breakerTransitions,
+    "Circuit breaker state changes, by new and previous state.",
+    "{transition}",
+  );
+  const breakerRejections = counter(
+    METRIC.breakerRejections,
+    "Attempts the circuit breaker refused without calling the dependency.",
+    "{attempt}",
+  );
+  const bulkheadRejections = counter(
+    METRIC.bulkheadRejections,
+    "Calls the bulkhead turned away, by reason.",
+    "{call}",
+  );
+  const fallbacks = counter(
+    METRIC.fallbacks,
+    "Fallbacks served, by fallback kind and the failure they covered.",
+    "{call}",
+  );
 
   const breakerState = meter.createObservableGauge(METRIC.breakerState, {
     description: "1 for the circuit breaker's current state, 0 for the others.",
     unit: "1",
     valueType: ValueType.INT,
   });
-  const budgetTokens = meter.createObservableGauge(METRIC.budgetTokens, { description: "Tokens in the retry budget.", unit: "{token}" });
+  const budgetTokens = meter.createObservableGauge(METRIC.budgetTokens, {
+    description: "Tokens in the retry budget.",
+    unit: "{token}",
+  });
   const bulkheadInFlight = meter.createObservableUpDownCounter(METRIC.bulkheadInFlight, {
     description: "Logical calls holding a bulkhead permit.",
     unit: "{call}",
@@ -169,12 +238,22 @@ export function installOpenTelemetry(dependency: Dependency, options: OpenTeleme
     unit: "{call}",
     valueType: ValueType.INT,
   });
-  const observables: Observable[] = [breakerState, budgetTokens, bulkheadInFlight, bulkheadQueued, bulkheadLimit];
+  const observables: Observable[] = [
+    breakerState,
+    budgetTokens,
+    bulkheadInFlight,
+    bulkheadQueued,
+    bulkheadLimit,
+  ];
   const observe = (result: BatchObservableResult): void => {
     const health = dependency.health();
     if (health.breaker !== null) {
       const current = health.breaker.state;
-      for (const state of BREAKER_STATES) result.observe(breakerState, state === current ? 1 : 0, { ...base, [ATTR.breakerState]: state });
+      for (const state of BREAKER_STATES)
+        result.observe(breakerState, state === current ? 1 : 0, {
+          ...base,
+          [ATTR.breakerState]: state,
+        });
     }
     if (health.budget !== null) result.observe(budgetTokens, health.budget.tokens, base);
     if (health.bulkhead !== null) {
@@ -186,7 +265,10 @@ export function installOpenTelemetry(dependency: Dependency, options: OpenTeleme
   meter.addBatchObservableCallback(observe, observables);
 
   const calls = new Map<number, CallState>();
-  const attrs = (event: ResilienceEvent): Attributes => ({ [ATTR.dependency]: event.dependency, [ATTR.operation]: event.operation });
+  const attrs = (event: ResilienceEvent): Attributes => ({
+    [ATTR.dependency]: event.dependency,
+    [ATTR.operation]: event.operation,
+  });
 
   const observer = (event: ResilienceEvent): void => {
     switch (event.type) {
@@ -197,8 +279,20 @@ export function installOpenTelemetry(dependency: Dependency, options: OpenTeleme
           deadlineRemaining.record(remaining, attributes);
           attributes[ATTR.deadlineRemaining] = remaining;
         }
-        const span = tracer.startSpan(`${event.dependency}.${event.operation}`, { kind: SpanKind.INTERNAL, attributes }, context.active());
-        calls.set(event.call, { span, attempts: new Map(), started: 0, retries: 0, hedges: 0, retryDelayMs: 0, nextDelayMs: 0 });
+        const span = tracer.startSpan(
+          `${event.dependency}.${event.operation}`,
+          { kind: SpanKind.INTERNAL, attributes },
+          context.active(),
+        );
+        calls.set(event.call, {
+          span,
+          attempts: new Map(),
+          started: 0,
+          retries: 0,
+          hedges: 0,
+          retryDelayMs: 0,
+          nextDelayMs: 0,
+        });
         return;
       }
       case "call-end": {
@@ -222,7 +316,11 @@ export function installOpenTelemetry(dependency: Dependency, options: OpenTeleme
           [ATTR.retries]: state.retries,
           [ATTR.hedges]: state.hedges,
         });
-        if (event.outcome === "failure") state.span.setStatus({ code: SpanStatusCode.ERROR, message: event.error?.kind ?? "error" });
+        if (event.outcome === "failure")
+          state.span.setStatus({
+            code: SpanStatusCode.ERROR,
+            message: event.error?.kind ?? "error",
+          });
         state.span.end();
         return;
       }
@@ -230,18 +328,34 @@ export function installOpenTelemetry(dependency: Dependency, options: OpenTeleme
         const state = calls.get(event.call);
         if (state === undefined) return;
         state.started++;
-        const attributes: Attributes = { ...attrs(event), [ATTR.attempt]: event.attempt, [ATTR.hedge]: event.hedge };
+        const attributes: Attributes = {
+          ...attrs(event),
+          [ATTR.attempt]: event.attempt,
+          [ATTR.hedge]: event.hedge,
+        };
         if (!event.hedge) {
           attributes[ATTR.attemptDelay] = state.nextDelayMs / 1000;
           state.nextDelayMs = 0;
         }
-        if (Number.isFinite(event.timeoutMs)) attributes[ATTR.attemptTimeout] = Math.max(0, event.timeoutMs) / 1000;
+        if (Number.isFinite(event.timeoutMs))
+          attributes[ATTR.attemptTimeout] = Math.max(0, event.timeoutMs) / 1000;
         const parent = trace.setSpan(context.active(), state.span);
-        state.attempts.set(event.attempt, tracer.startSpan(`${event.dependency}.${event.operation} attempt`, { kind: SpanKind.INTERNAL, attributes }, parent));
+        state.attempts.set(
+          event.attempt,
+          tracer.startSpan(
+            `${event.dependency}.${event.operation} attempt`,
+            { kind: SpanKind.INTERNAL, attributes },
+            parent,
+          ),
+        );
         return;
       }
       case "attempt-end": {
-        const attributes: Attributes = { ...attrs(event), [ATTR.outcome]: event.outcome, [ATTR.hedge]: event.hedge };
+        const attributes: Attributes = {
+          ...attrs(event),
+          [ATTR.outcome]: event.outcome,
+          [ATTR.hedge]: event.hedge,
+        };
         const error = event.error;
         if (error !== undefined) {
           attributes[ATTR.errorType] = error.kind;
@@ -254,7 +368,8 @@ export function installOpenTelemetry(dependency: Dependency, options: OpenTeleme
         if (state === undefined || span === undefined) return;
         state.attempts.delete(event.attempt);
         span.setAttributes(attributes);
-        if (event.outcome === "failure" || event.outcome === "timeout") span.setStatus({ code: SpanStatusCode.ERROR, message: error?.kind ?? event.outcome });
+        if (event.outcome === "failure" || event.outcome === "timeout")
+          span.setStatus({ code: SpanStatusCode.ERROR, message: error?.kind ?? event.outcome });
         span.end();
         return;
       }
@@ -284,7 +399,11 @@ export function installOpenTelemetry(dependency: Dependency, options: OpenTeleme
         log(event);
         return;
       case "breaker-transition":
-        breakerTransitions.add(1, { ...base, [ATTR.breakerState]: event.to, [ATTR.breakerPreviousState]: event.from });
+        breakerTransitions.add(1, {
+          ...base,
+          [ATTR.breakerState]: event.to,
+          [ATTR.breakerPreviousState]: event.from,
+        });
         log(event);
         return;
       case "breaker-rejected":
@@ -299,7 +418,11 @@ export function installOpenTelemetry(dependency: Dependency, options: OpenTeleme
         deadlineExceeded.add(1, { ...attrs(event), [ATTR.deadlineStage]: event.stage });
         return;
       case "fallback-served":
-        fallbacks.add(1, { ...attrs(event), [ATTR.fallbackKind]: event.fallback, [ATTR.errorType]: event.reason });
+        fallbacks.add(1, {
+          ...attrs(event),
+          [ATTR.fallbackKind]: event.fallback,
+          [ATTR.errorType]: event.reason,
+        });
         return;
     }
   };
@@ -323,26 +446,53 @@ export function installOpenTelemetry(dependency: Dependency, options: OpenTeleme
  * deadline headers, and the admission gate's occupancy. Returns a function that stops recording.
  * Only `meter` of the options is used; the middleware logs unreadable headers itself.
  */
-export function installInboundOpenTelemetry(middleware: InboundMiddleware, options: Pick<OpenTelemetryOptions, "meter"> = {}): () => void {
+export function installInboundOpenTelemetry(
+  middleware: InboundMiddleware,
+  options: Pick<OpenTelemetryOptions, "meter"> = {},
+): () => void {
   const meter = options.meter ?? metrics.getMeter("resgen");
   const base: Attributes = { [ATTR.service]: middleware.settings.name };
-  const counter = (metric: string, description: string) => meter.createCounter(metric, { description, unit: "{request}", valueType: ValueType.INT });
+  const counter = (metric: string, description: string) =>
+    meter.createCounter(metric, { description, unit: "{request}", valueType: ValueType.INT });
   const gauge = (metric: string, description: string) =>
-    meter.createObservableUpDownCounter(metric, { description, unit: "{request}", valueType: ValueType.INT });
+    meter.createObservableUpDownCounter(metric, {
+      description,
+      unit: "{request}",
+      valueType: ValueType.INT,
+    });
 
-  const admitted = counter(METRIC.serverAdmitted, "Requests admitted, by priority and whether they waited in the queue.");
-  const queued = counter(METRIC.serverQueued, "Requests that found every slot they may take busy and waited in the queue, by priority.");
-  const shed = counter(METRIC.serverShed, "Requests refused without running the handler, by priority, reason and status.");
-  const malformed = counter(METRIC.serverDeadlineMalformed, "Requests whose deadline header could not be read (they got the edge deadline), by header.");
-  const degraded = counter(METRIC.serverDegraded, "Responses built with a fallback's answer, by dependency that answered degraded.");
+  const admitted = counter(
+    METRIC.serverAdmitted,
+    "Requests admitted, by priority and whether they waited in the queue.",
+  );
+  const queued = counter(
+    METRIC.serverQueued,
+    "Requests that found every slot they may take busy and waited in the queue, by priority.",
+  );
+  const shed = counter(
+    METRIC.serverShed,
+    "Requests refused without running the handler, by priority, reason and status.",
+  );
+  const malformed = counter(
+    METRIC.serverDeadlineMalformed,
+    "Requests whose deadline header could not be read (they got the edge deadline), by header.",
+  );
+  const degraded = counter(
+    METRIC.serverDegraded,
+    "Responses built with a fallback's answer, by dependency that answered degraded.",
+  );
   const queueWait = meter.createHistogram(METRIC.serverQueueWait, {
-    description: "Time requests spent in the queue, by priority and whether they were admitted or shed.",
+    description:
+      "Time requests spent in the queue, by priority and whether they were admitted or shed.",
     unit: "s",
     advice: { explicitBucketBoundaries: DURATION_BUCKETS },
   });
   const inFlight = gauge(METRIC.serverInFlight, "Requests holding a slot.");
   const waiting = gauge(METRIC.serverWaiting, "Requests waiting in the queue.");
-  const limit = gauge(METRIC.serverLimit, "Slots: maxConcurrent, or the adaptive limit's current value.");
+  const limit = gauge(
+    METRIC.serverLimit,
+    "Slots: maxConcurrent, or the adaptive limit's current value.",
+  );
   const observables: Observable[] = [inFlight, waiting, limit];
   const observe = (result: BatchObservableResult): void => {
     const admission = middleware.health().admission;
@@ -356,18 +506,30 @@ export function installInboundOpenTelemetry(middleware: InboundMiddleware, optio
   const unsubscribe = middleware.subscribe((event: InboundEvent) => {
     switch (event.type) {
       case "request-admitted": {
-        const attributes: Attributes = { [ATTR.service]: event.service, [ATTR.priority]: event.priority };
+        const attributes: Attributes = {
+          [ATTR.service]: event.service,
+          [ATTR.priority]: event.priority,
+        };
         admitted.add(1, { ...attributes, [ATTR.queued]: event.queued });
-        if (event.queued) queueWait.record(event.waitMs / 1000, { ...attributes, [ATTR.outcome]: "admitted" });
+        if (event.queued)
+          queueWait.record(event.waitMs / 1000, { ...attributes, [ATTR.outcome]: "admitted" });
         return;
       }
       case "request-queued":
         queued.add(1, { [ATTR.service]: event.service, [ATTR.priority]: event.priority });
         return;
       case "request-shed": {
-        const attributes: Attributes = { [ATTR.service]: event.service, [ATTR.priority]: event.priority };
-        shed.add(1, { ...attributes, [ATTR.shedReason]: event.cause, [ATTR.statusCode]: event.status });
-        if (event.queued) queueWait.record(event.waitMs / 1000, { ...attributes, [ATTR.outcome]: "shed" });
+        const attributes: Attributes = {
+          [ATTR.service]: event.service,
+          [ATTR.priority]: event.priority,
+        };
+        shed.add(1, {
+          ...attributes,
+          [ATTR.shedReason]: event.cause,
+          [ATTR.statusCode]: event.status,
+        });
+        if (event.queued)
+          queueWait.record(event.waitMs / 1000, { ...attributes, [ATTR.outcome]: "shed" });
         return;
       }
       case "deadline-malformed":
@@ -376,7 +538,8 @@ export function installInboundOpenTelemetry(middleware: InboundMiddleware, optio
       case "request-degraded":
         // emitted as the response starts, in the request's context: the active span is the server span
         trace.getActiveSpan()?.setAttribute(ATTR.degraded, [...event.dependencies]);
-        for (const dependency of event.dependencies) degraded.add(1, { [ATTR.service]: event.service, [ATTR.dependency]: dependency });
+        for (const dependency of event.dependencies)
+          degraded.add(1, { [ATTR.service]: event.service, [ATTR.dependency]: dependency });
         return;
     }
   });

@@ -13,14 +13,20 @@ import { PACKAGE_ROOT } from "../../src/version.js";
 
 const run = async (...args: string[]) => {
   let stdout = "";
-  const io: Io = { stdout: (t) => void (stdout += t), stderr: () => undefined, cwd: PACKAGE_ROOT, color: false };
+  const io: Io = {
+    stdout: (t) => void (stdout += t),
+    stderr: () => undefined,
+    cwd: PACKAGE_ROOT,
+    color: false,
+  };
   const code = await main(["node", "resgen", ...args], io);
   return { code, stdout };
 };
 
 describe("a finding about a derived attempt timeout", () => {
   // capped at the total (50ms), the attempt timeout derived from p999 is under p99: RG208, at `100ms` (3:29)
-  const text = "version: 1\ndependency: p\nlatency: { p99: 90ms, p999: 100ms }\nbulkhead: false\ntimeout: { total: 50ms }\noperations:\n  get: { method: GET, path: /a }\n";
+  const text =
+    "version: 1\ndependency: p\nlatency: { p99: 90ms, p999: 100ms }\nbulkhead: false\ntimeout: { total: 50ms }\noperations:\n  get: { method: GET, path: /a }\n";
   const doc = loadYaml("p.yaml", text);
   if (!doc.ok) throw new Error("fixture does not parse");
   const ctx = contextFromDocuments(new Map([["p.yaml", doc.source]]));
@@ -32,14 +38,26 @@ describe("a finding about a derived attempt timeout", () => {
 
   it("points at the latency entry it was derived from", () => {
     const policy = checkTexts([{ file: "p.yaml", text }]).policies[0]!;
-    expect(policy.operations[0]!.provenance["timeout.attempt"]?.inputs?.map((i) => i.key)).toEqual(["latency.p999", "timeout.total"]);
+    expect(policy.operations[0]!.provenance["timeout.attempt"]?.inputs?.map((i) => i.key)).toEqual([
+      "latency.p999",
+      "timeout.total",
+    ]);
     expect(where(policy)).toEqual({ line: 3, column: 29 });
   });
 
   it("still points there when the formula is worded differently: the inputs decide, not the text", () => {
     const policy = checkTexts([{ file: "p.yaml", text }]).policies[0]!;
     const op = policy.operations[0]!;
-    const reworded = { ...op, provenance: { ...op.provenance, "timeout.attempt": { ...op.provenance["timeout.attempt"]!, formula: "one and a half times the slowest healthy call" } } };
+    const reworded = {
+      ...op,
+      provenance: {
+        ...op.provenance,
+        "timeout.attempt": {
+          ...op.provenance["timeout.attempt"]!,
+          formula: "one and a half times the slowest healthy call",
+        },
+      },
+    };
     expect(where({ ...policy, operations: [reworded] })).toEqual({ line: 3, column: 29 });
   });
 });
@@ -57,9 +75,26 @@ describe("a breaker or bulkhead inherited from `defaults: { breaker: {}, bulkhea
   });
 
   it("records the section's position in the model, for any reader", () => {
-    const project = { configFile: "resgen.config.yaml", config: { version: 1 as const, defaults: { breaker: {}, bulkhead: {} } } };
-    const policy = checkTexts([{ file: "a.yaml", text: "version: 1\ndependency: a\nlatency: { rps: 1 }\noperations:\n  get: { method: GET, path: /x }\n" }], project).policies[0]!;
-    expect(policy.provenance["breaker"]).toEqual({ origin: "project", source: { file: "resgen.config.yaml", path: ["defaults", "breaker"] } });
-    expect(policy.provenance["bulkhead"]).toEqual({ origin: "project", source: { file: "resgen.config.yaml", path: ["defaults", "bulkhead"] } });
+    const project = {
+      configFile: "resgen.config.yaml",
+      config: { version: 1 as const, defaults: { breaker: {}, bulkhead: {} } },
+    };
+    const policy = checkTexts(
+      [
+        {
+          file: "a.yaml",
+          text: "version: 1\ndependency: a\nlatency: { rps: 1 }\noperations:\n  get: { method: GET, path: /x }\n",
+        },
+      ],
+      project,
+    ).policies[0]!;
+    expect(policy.provenance["breaker"]).toEqual({
+      origin: "project",
+      source: { file: "resgen.config.yaml", path: ["defaults", "breaker"] },
+    });
+    expect(policy.provenance["bulkhead"]).toEqual({
+      origin: "project",
+      source: { file: "resgen.config.yaml", path: ["defaults", "bulkhead"] },
+    });
   });
 });

@@ -33,20 +33,27 @@ function unitOf(file: string): string {
 
 function levelOf(unit: string): number {
   const level = LAYERS.findIndex((row) => row.includes(unit));
-  if (level < 0) throw new Error(`src/${unit} is in no layer: add it to LAYERS and to docs/architecture.md`);
+  if (level < 0)
+    throw new Error(`src/${unit} is in no layer: add it to LAYERS and to docs/architecture.md`);
   return level;
 }
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
+    e.isDirectory()
+      ? sourceFiles(join(dir, e.name))
+      : e.name.endsWith(".ts")
+        ? [join(dir, e.name)]
+        : [],
   );
 }
 
 /** Relative module specifiers of static, type-only, re-export and dynamic imports. */
 export function importsOf(text: string): string[] {
   const specifiers: string[] = [];
-  for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)/g)) {
+  for (const m of text.matchAll(
+    /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)/g,
+  )) {
     const spec = m[1] ?? m[2]!;
     if (spec.startsWith(".")) specifiers.push(spec);
   }
@@ -71,7 +78,8 @@ export function violations(files: ReadonlyMap<string, string>): Violation[] {
       if (to === from) continue;
       const [a, b] = [levelOf(from), levelOf(to)];
       if (b > a) found.push({ from: relative(SRC, file), to: relative(SRC, target), why: "up" });
-      else if (b === a) found.push({ from: relative(SRC, file), to: relative(SRC, target), why: "sideways" });
+      else if (b === a)
+        found.push({ from: relative(SRC, file), to: relative(SRC, target), why: "sideways" });
     }
   }
   return found;
@@ -89,7 +97,10 @@ describe("layers", () => {
     const sideways = join(SRC, "emit", "client.ts");
     const planted = new Map([
       [up, 'import { check } from "../program/check.js";\n'],
-      [sideways, 'import type { Finding } from "../analyze/context.js";\nimport { x } from "./literal.js";\n'],
+      [
+        sideways,
+        'import type { Finding } from "../analyze/context.js";\nimport { x } from "./literal.js";\n',
+      ],
     ]);
     expect(violations(planted)).toEqual([
       { from: "diagnostics/format.ts", to: "program/check.ts", why: "up" },
@@ -109,6 +120,7 @@ describe("layers", () => {
   });
 
   it("every folder of src/ has a layer", () => {
-    for (const unit of new Set([...files.keys()].map(unitOf))) expect(() => levelOf(unit)).not.toThrow();
+    for (const unit of new Set([...files.keys()].map(unitOf)))
+      expect(() => levelOf(unit)).not.toThrow();
   });
 });

@@ -9,16 +9,29 @@ import { PACKAGE_ROOT } from "../../src/version.js";
 /** A new temporary folder holding the example's project file and policies (nothing generated). */
 export function exampleProject(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  cpSync(join(PACKAGE_ROOT, "examples/checkout/resgen.config.yaml"), join(dir, "resgen.config.yaml"));
-  cpSync(join(PACKAGE_ROOT, "examples/checkout/resilience"), join(dir, "resilience"), { recursive: true });
+  cpSync(
+    join(PACKAGE_ROOT, "examples/checkout/resgen.config.yaml"),
+    join(dir, "resgen.config.yaml"),
+  );
+  cpSync(join(PACKAGE_ROOT, "examples/checkout/resilience"), join(dir, "resilience"), {
+    recursive: true,
+  });
   return dir;
 }
 
 /** Runs `resgen ...args` in `cwd`, in this process; stdout and stderr are kept apart. */
-export async function runCli(cwd: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function runCli(
+  cwd: string,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = "";
   let stderr = "";
-  const io: Io = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), cwd, color: false };
+  const io: Io = {
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    cwd,
+    color: false,
+  };
   const code = await main(["node", "resgen", ...args], io);
   return { code, stdout, stderr };
 }
@@ -30,7 +43,14 @@ export function readTree(root: string): Map<string, string> {
     for (const e of readdirSync(d, { withFileTypes: true })) {
       const full = join(d, e.name);
       if (e.isDirectory()) walk(full);
-      else found.set(full.slice(root.length + 1).split("\\").join("/"), readFileSync(full, "utf8"));
+      else
+        found.set(
+          full
+            .slice(root.length + 1)
+            .split("\\")
+            .join("/"),
+          readFileSync(full, "utf8"),
+        );
     }
   };
   if (existsSync(root)) walk(root);

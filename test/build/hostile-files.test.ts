@@ -5,7 +5,16 @@
  * the project is read or printed, and nothing resgen did not write is deleted or overwritten.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -22,10 +31,19 @@ beforeEach(() => {
   base = mkdtempSync(join(tmpdir(), "resgen-hostile-"));
   dir = join(base, "project");
   mkdirSync(join(base, "secrets"));
-  writeFileSync(join(base, "secrets/creds.yaml"), `password: ${SECRET}\nschema: { type: string }\n`);
-  writeFileSync(join(base, "secrets/payments.yaml"), `version: 1\ndependency: stolen\ndescription: ${SECRET}\noperations:\n  get: { method: GET, path: /x }\n`);
+  writeFileSync(
+    join(base, "secrets/creds.yaml"),
+    `password: ${SECRET}\nschema: { type: string }\n`,
+  );
+  writeFileSync(
+    join(base, "secrets/payments.yaml"),
+    `version: 1\ndependency: stolen\ndescription: ${SECRET}\noperations:\n  get: { method: GET, path: /x }\n`,
+  );
   mkdirSync(join(dir, "resilience"), { recursive: true });
-  writeFileSync(join(dir, "resgen.config.yaml"), "version: 1\npolicies: resilience/*.yaml\nout: src/generated\n");
+  writeFileSync(
+    join(dir, "resgen.config.yaml"),
+    "version: 1\npolicies: resilience/*.yaml\nout: src/generated\n",
+  );
 });
 afterEach(() => rmSync(base, { recursive: true, force: true }));
 
@@ -34,7 +52,10 @@ const output = (r: { stdout: string; stderr: string }) => r.stdout + r.stderr;
 
 /** A policy whose one operation's response is the schema `ref` names, through an OpenAPI document. */
 function policyWithRef(ref: string): void {
-  writeFileSync(join(dir, "resilience/api.yaml"), "version: 1\ndependency: api\nopenapi: ./api.openapi.yaml\n");
+  writeFileSync(
+    join(dir, "resilience/api.yaml"),
+    "version: 1\ndependency: api\nopenapi: ./api.openapi.yaml\n",
+  );
   writeFileSync(
     join(dir, "resilience/api.openapi.yaml"),
     [
@@ -64,7 +85,9 @@ describe("references and inputs stay inside the project", () => {
         const r = await cli(command);
         expect(r.code, command).toBe(1);
         expect(output(r)).not.toContain(SECRET);
-        expect(r.stdout).toContain('resilience/api.openapi.yaml:12:31 error RG603 $ref "/proc/self/environ" names a file that cannot be read: it is outside the project');
+        expect(r.stdout).toContain(
+          'resilience/api.openapi.yaml:12:31 error RG603 $ref "/proc/self/environ" names a file that cannot be read: it is outside the project',
+        );
       }
       expect(existsSync(join(dir, "src/generated"))).toBe(false);
     } finally {
@@ -74,7 +97,9 @@ describe("references and inputs stay inside the project", () => {
 
   it("prints what docs/security.md shows for it", async () => {
     policyWithRef("/proc/self/environ");
-    const shown = /```sh\n\$ resgen check\n([^`]*)```/.exec(readFileSync(join(PACKAGE_ROOT, "docs/security.md"), "utf8"))?.[1];
+    const shown = /```sh\n\$ resgen check\n([^`]*)```/.exec(
+      readFileSync(join(PACKAGE_ROOT, "docs/security.md"), "utf8"),
+    )?.[1];
     expect(shown).toBeDefined();
     expect((await cli("check")).stdout).toContain(shown!);
   });
@@ -84,7 +109,9 @@ describe("references and inputs stay inside the project", () => {
     const r = await cli("build");
     expect(r.code).toBe(1);
     expect(output(r)).not.toContain(SECRET);
-    expect(r.stdout).toMatch(/error RG603 \$ref "\.\.\/\.\.\/secrets\/creds\.yaml#\/schema" names a file that cannot be read: it is outside the project/);
+    expect(r.stdout).toMatch(
+      /error RG603 \$ref "\.\.\/\.\.\/secrets\/creds\.yaml#\/schema" names a file that cannot be read: it is outside the project/,
+    );
     expect(r.stdout).toContain("nothing written");
   });
 
@@ -100,18 +127,26 @@ describe("references and inputs stay inside the project", () => {
     execFileSync("mkfifo", [join(dir, "resilience/pipe.yaml")]);
     policyWithRef("./pipe.yaml");
     const result = await check([], { cwd: dir });
-    expect(result.diagnostics.map((d) => `${d.code} ${d.message}`)).toContainEqual(expect.stringMatching(/^RG603 .*"\.\/pipe\.yaml" names a file that cannot be read: it is a FIFO, not a regular file$/));
+    expect(result.diagnostics.map((d) => `${d.code} ${d.message}`)).toContainEqual(
+      expect.stringMatching(
+        /^RG603 .*"\.\/pipe\.yaml" names a file that cannot be read: it is a FIFO, not a regular file$/,
+      ),
+    );
   }, 10_000);
 
   it("refuses a device and a huge file before reading a byte, even where outside files are allowed", async () => {
     policyWithRef("/dev/urandom");
     const device = await check([], { cwd: dir, allowOutsideProject: true });
-    expect(device.diagnostics.map((d) => d.message)).toContainEqual(expect.stringContaining("it is a device, not a regular file"));
+    expect(device.diagnostics.map((d) => d.message)).toContainEqual(
+      expect.stringContaining("it is a device, not a regular file"),
+    );
     // a sparse file of 8 GiB: reading it would take the memory and the time the limit exists to save
     writeFileSync(join(dir, "resilience/huge.yaml"), "");
     truncateSync(join(dir, "resilience/huge.yaml"), 8 * 1024 ** 3);
     const huge = await check(["resilience/huge.yaml"], { cwd: dir });
-    expect(huge.diagnostics.map((d) => `${d.code} ${d.message}`)).toEqual(["RG003 cannot read resilience/huge.yaml: it is 8589934592 bytes or more, over the 1048576 byte limit"]);
+    expect(huge.diagnostics.map((d) => `${d.code} ${d.message}`)).toEqual([
+      "RG003 cannot read resilience/huge.yaml: it is 8589934592 bytes or more, over the 1048576 byte limit",
+    ]);
   });
 
   it("refuses a policy glob that reaches outside the project, at the glob, without reading the files", async () => {
@@ -120,7 +155,9 @@ describe("references and inputs stay inside the project", () => {
       const r = await cli("check");
       expect(r.code, glob).toBe(1);
       expect(output(r)).not.toContain(SECRET);
-      expect(r.stdout).toContain(`resgen.config.yaml:2:11 error RG115 the policy glob "${JSON.parse(glob.startsWith('"') ? glob : JSON.stringify(glob)) as string}" reaches outside the project`);
+      expect(r.stdout).toContain(
+        `resgen.config.yaml:2:11 error RG115 the policy glob "${JSON.parse(glob.startsWith('"') ? glob : JSON.stringify(glob)) as string}" reaches outside the project`,
+      );
       // where it is intended, a flag says so
       expect((await cli("check", "--allow-outside-project")).stdout).toContain("stolen");
     }
@@ -131,34 +168,60 @@ describe("references and inputs stay inside the project", () => {
     writeFileSync(join(dir, "resgen.config.yaml"), "version: 1\npolicies: resilience/**/*.yaml\n");
     const r = await cli("check");
     expect(output(r)).not.toContain(SECRET);
-    expect(r.stdout).toContain("resgen.config.yaml:2:11 error RG115 the policy glob matches resilience/shared/payments.yaml, which is outside the project");
+    expect(r.stdout).toContain(
+      "resgen.config.yaml:2:11 error RG115 the policy glob matches resilience/shared/payments.yaml, which is outside the project",
+    );
   });
 
   it("refuses an OpenAPI document outside the project, at the policy's openapi key", async () => {
-    writeFileSync(join(dir, "resilience/api.yaml"), "version: 1\ndependency: api\nopenapi: ../../secrets/creds.yaml\n");
+    writeFileSync(
+      join(dir, "resilience/api.yaml"),
+      "version: 1\ndependency: api\nopenapi: ../../secrets/creds.yaml\n",
+    );
     const r = await cli("check");
     expect(output(r)).not.toContain(SECRET);
-    expect(r.stdout).toContain("resilience/api.yaml:3:10 error RG115 cannot read the OpenAPI document ../secrets/creds.yaml: it is outside the project");
+    expect(r.stdout).toContain(
+      "resilience/api.yaml:3:10 error RG115 cannot read the OpenAPI document ../secrets/creds.yaml: it is outside the project",
+    );
   });
 });
 
 describe("names that clash across policies", () => {
   it("refuses two dependencies that would share one module file", async () => {
-    for (const name of ["ab", "AB"]) writeFileSync(join(dir, `resilience/${name}-policy.yaml`), `version: 1\ndependency: ${name}\noperations:\n  get: { method: GET, path: /x }\n`);
+    for (const name of ["ab", "AB"])
+      writeFileSync(
+        join(dir, `resilience/${name}-policy.yaml`),
+        `version: 1\ndependency: ${name}\noperations:\n  get: { method: GET, path: /x }\n`,
+      );
     const r = await cli("build");
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/error RG301 dependency "(ab|AB)" and "(ab|AB)" \(resilience\/(ab|AB)-policy\.yaml\) both become ab\.ts/);
+    expect(r.stdout).toMatch(
+      /error RG301 dependency "(ab|AB)" and "(ab|AB)" \(resilience\/(ab|AB)-policy\.yaml\) both become ab\.ts/,
+    );
     expect(existsSync(join(dir, "src/generated"))).toBe(false);
   });
 
   it("refuses a service whose factory is the runtime's own, and one whose module a dependency has", async () => {
-    writeFileSync(join(dir, "resilience/edge.yaml"), "version: 1\nkind: service\nservice: inbound\ndeadline: { edge: 2s, max: 5s }\n");
-    writeFileSync(join(dir, "resilience/front.yaml"), "version: 1\nkind: service\nservice: checkout\ndeadline: { edge: 2s, max: 5s }\n");
-    writeFileSync(join(dir, "resilience/dep.yaml"), "version: 1\ndependency: checkout-service\noperations:\n  get: { method: GET, path: /x }\n");
+    writeFileSync(
+      join(dir, "resilience/edge.yaml"),
+      "version: 1\nkind: service\nservice: inbound\ndeadline: { edge: 2s, max: 5s }\n",
+    );
+    writeFileSync(
+      join(dir, "resilience/front.yaml"),
+      "version: 1\nkind: service\nservice: checkout\ndeadline: { edge: 2s, max: 5s }\n",
+    );
+    writeFileSync(
+      join(dir, "resilience/dep.yaml"),
+      "version: 1\ndependency: checkout-service\noperations:\n  get: { method: GET, path: /x }\n",
+    );
     const r = await cli("build");
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain('resilience/edge.yaml:3:10 error RG301 service "inbound" becomes createInboundMiddleware(), the runtime function its module calls');
-    expect(r.stdout).toContain('resilience/front.yaml:3:10 error RG301 service "checkout" becomes the module checkout-service.ts, as dependency "checkout-service" does');
+    expect(r.stdout).toContain(
+      'resilience/edge.yaml:3:10 error RG301 service "inbound" becomes createInboundMiddleware(), the runtime function its module calls',
+    );
+    expect(r.stdout).toContain(
+      'resilience/front.yaml:3:10 error RG301 service "checkout" becomes the module checkout-service.ts, as dependency "checkout-service" does',
+    );
     expect(existsSync(join(dir, "src/generated"))).toBe(false);
   });
 });
@@ -176,12 +239,24 @@ describe("the output folder is the build's own", () => {
   it("refuses the project root, an ancestor and a folder outside the project, deleting nothing", async () => {
     mkdirSync(join(project, "node_modules/other/gen"), { recursive: true });
     writeFileSync(join(project, "node_modules/other/gen/client.ts"), foreign);
-    for (const args of [["--out", "."], ["--out", ".."], ["--out", "../elsewhere"]]) {
+    for (const args of [
+      ["--out", "."],
+      ["--out", ".."],
+      ["--out", "../elsewhere"],
+    ]) {
       const r = await run("build", ...args);
       expect(r.code, args.join(" ")).toBe(1);
-      expect(r.stdout).toMatch(/error RG304 --out \.*[\w/.]*: the output folder .* is (the project root|an ancestor of the project root|outside the project)/);
+      expect(r.stdout).toMatch(
+        /error RG304 --out \.*[\w/.]*: the output folder .* is (the project root|an ancestor of the project root|outside the project)/,
+      );
     }
-    writeFileSync(join(project, "resgen.config.yaml"), readFileSync(join(project, "resgen.config.yaml"), "utf8").replace("out: src/generated", "out: ../../.."));
+    writeFileSync(
+      join(project, "resgen.config.yaml"),
+      readFileSync(join(project, "resgen.config.yaml"), "utf8").replace(
+        "out: src/generated",
+        "out: ../../..",
+      ),
+    );
     const climbing = await run("build");
     expect(climbing.stdout).toContain("resgen.config.yaml:6:6 error RG304 the output folder");
     expect(readFileSync(join(project, "node_modules/other/gen/client.ts"), "utf8")).toBe(foreign);
@@ -227,7 +302,9 @@ describe("the output folder is the build's own", () => {
       symlinkSync(elsewhere, join(project, "src/generated/runtime"));
       const r = await run("build");
       expect(r.code).toBe(1);
-      expect(r.stdout).toContain("src/generated/runtime:1:1 error RG305 src/generated/runtime is a symbolic link; resgen never writes through one");
+      expect(r.stdout).toContain(
+        "src/generated/runtime:1:1 error RG305 src/generated/runtime is a symbolic link; resgen never writes through one",
+      );
       expect(readTree(elsewhere).size).toBe(0);
     } finally {
       rmSync(elsewhere, { recursive: true, force: true });
@@ -237,19 +314,26 @@ describe("the output folder is the build's own", () => {
   it("refuses to overwrite or remove a generated file edited by hand, naming it, unless forced", async () => {
     await run("build");
     const path = join(project, "src/generated/payments.ts");
-    const edited = readFileSync(path, "utf8").replace("export function", "// a local fix\nexport function");
+    const edited = readFileSync(path, "utf8").replace(
+      "export function",
+      "// a local fix\nexport function",
+    );
     writeFileSync(path, edited);
     const policy = join(project, "resilience/payments.yaml");
     writeFileSync(policy, readFileSync(policy, "utf8").replace("maxAttempts: 3", "maxAttempts: 2"));
     const refused = await run("build");
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toContain("src/generated/payments.ts:1:1 error RG306 src/generated/payments.ts was edited by hand since resgen wrote it; refusing to overwrite it");
+    expect(refused.stdout).toContain(
+      "src/generated/payments.ts:1:1 error RG306 src/generated/payments.ts was edited by hand since resgen wrote it; refusing to overwrite it",
+    );
     expect(readFileSync(path, "utf8")).toBe(edited);
     // an edited file the build no longer generates is not removed either
     const geocoder = join(project, "src/generated/geocoder.ts");
     writeFileSync(geocoder, readFileSync(geocoder, "utf8") + "// mine\n");
     rmSync(join(project, "resilience/geocoder.yaml"));
-    expect((await run("build")).stdout).toContain("error RG306 src/generated/geocoder.ts was edited by hand since resgen wrote it; refusing to remove it");
+    expect((await run("build")).stdout).toContain(
+      "error RG306 src/generated/geocoder.ts was edited by hand since resgen wrote it; refusing to remove it",
+    );
     const forced = await run("build", "--force");
     expect(forced.code).toBe(0);
     expect(readFileSync(path, "utf8")).not.toContain("a local fix");
@@ -266,7 +350,9 @@ describe("the output folder is the build's own", () => {
     const before = readTree(join(project, "src/generated"));
     const blocked = await run("build");
     expect(blocked.code).toBe(2);
-    expect(blocked.stdout).toMatch(/^src\/generated\/runtime\/[\w.]+:1:1 error RG307 cannot write src\/generated\/runtime\/[\w.]+: a file is where a folder should be; the output folder was left as it was$/m);
+    expect(blocked.stdout).toMatch(
+      /^src\/generated\/runtime\/[\w.]+:1:1 error RG307 cannot write src\/generated\/runtime\/[\w.]+: a file is where a folder should be; the output folder was left as it was$/m,
+    );
     expect(output(blocked)).not.toMatch(/\n\s+at /); // no stack trace
     // payments.ts, staged before runtime/ failed, was not swapped in, and no temporary file is left
     expect(readTree(join(project, "src/generated"))).toEqual(before);
@@ -275,6 +361,8 @@ describe("the output folder is the build's own", () => {
     writeFileSync(file, "");
     const intoFile = await run("build", "--out", "a-file");
     expect(intoFile.code).toBe(2);
-    expect(intoFile.stdout).toContain("a-file:1:1 error RG307 cannot write a-file: it is a file, not a folder; the output folder was left as it was");
+    expect(intoFile.stdout).toContain(
+      "a-file:1:1 error RG307 cannot write a-file: it is a file, not a folder; the output folder was left as it was",
+    );
   });
 });

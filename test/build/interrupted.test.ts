@@ -19,7 +19,10 @@ const files = readTree;
 /** Runs `resgen build` in `dir` and kills it (SIGKILL) `afterMs` after the output folder appears. */
 function buildKilled(afterMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(PACKAGE_ROOT, "bin/resgen.js"), "build"], { cwd: dir, stdio: "ignore" });
+    const child = spawn(process.execPath, [join(PACKAGE_ROOT, "bin/resgen.js"), "build"], {
+      cwd: dir,
+      stdio: "ignore",
+    });
     const started = Date.now();
     const watch = setInterval(() => {
       if (existsSync(out())) {

@@ -57,38 +57,69 @@ export async function uses(): Promise<void> {
 });
 
 interface Loyalty {
-  getMe(options?: { headers?: Record<string, string>; cacheKey?: string }): Promise<{ data: { user: string }; degraded: boolean; ageMs?: number }>;
+  getMe(options?: {
+    headers?: Record<string, string>;
+    cacheKey?: string;
+  }): Promise<{ data: { user: string }; degraded: boolean; ageMs?: number }>;
 }
 
 /** A loyalty client over a fetch that answers with the caller's Authorization, until `down`. */
 async function loyaltyClient(headers?: Record<string, string>) {
   const mod = (await import(pathToFileURL(join(OUT, "generated", "loyalty.ts")).href)) as {
-    createLoyaltyClient(config: { baseUrl: string; fetch: typeof fetch; headers?: Record<string, string> }): Loyalty;
+    createLoyaltyClient(config: {
+      baseUrl: string;
+      fetch: typeof fetch;
+      headers?: Record<string, string>;
+    }): Loyalty;
   };
   const state = { down: false, calls: 0 };
   const fetchImpl = ((_url: string | URL | Request, init?: RequestInit) => {
     state.calls++;
     if (state.down) return Promise.resolve(new Response("down", { status: 503 }));
     const sent = new Headers(init?.headers);
-    return Promise.resolve(new Response(JSON.stringify({ user: sent.get("authorization") ?? "anonymous" }), { status: 200, headers: { "content-type": "application/json" } }));
+    return Promise.resolve(
+      new Response(JSON.stringify({ user: sent.get("authorization") ?? "anonymous" }), {
+        status: 200,
+        headers: { "content-type": "application/json" },
+      }),
+    );
   }) as typeof fetch;
-  return { client: mod.createLoyaltyClient({ baseUrl: "http://loyalty.internal", fetch: fetchImpl, ...(headers ? { headers } : {}) }), state };
+  return {
+    client: mod.createLoyaltyClient({
+      baseUrl: "http://loyalty.internal",
+      fetch: fetchImpl,
+      ...(headers ? { headers } : {}),
+    }),
+    state,
+  };
 }
 
 describe("a stale entry is served only to the same identity", () => {
   it("never gives Bob Alice's answer; a miss serves the declared value", async () => {
     const { client, state } = await loyaltyClient();
-    expect(await client.getMe({ headers: { Authorization: "alice" } })).toEqual({ data: { user: "alice" }, degraded: false });
+    expect(await client.getMe({ headers: { Authorization: "alice" } })).toEqual({
+      data: { user: "alice" },
+      degraded: false,
+    });
     state.down = true;
-    expect(await client.getMe({ headers: { Authorization: "alice" } })).toMatchObject({ data: { user: "alice" }, degraded: true });
+    expect(await client.getMe({ headers: { Authorization: "alice" } })).toMatchObject({
+      data: { user: "alice" },
+      degraded: true,
+    });
     const bob = await client.getMe({ headers: { Authorization: "bob" } });
     expect(bob).toMatchObject({ data: { user: "nobody" }, degraded: true });
     expect(bob.ageMs).toBeUndefined();
     // no Authorization at all, another tenant, another per-call header, another cacheKey: all misses
     expect((await client.getMe()).data.user).toBe("nobody");
-    expect((await client.getMe({ headers: { Authorization: "alice", "X-Tenant-Id": "t2" } })).data.user).toBe("nobody");
-    expect((await client.getMe({ headers: { Authorization: "alice", "X-Trace": "1" } })).data.user).toBe("nobody");
-    expect((await client.getMe({ headers: { Authorization: "alice" }, cacheKey: "k" })).data.user).toBe("nobody");
+    expect(
+      (await client.getMe({ headers: { Authorization: "alice", "X-Tenant-Id": "t2" } })).data.user,
+    ).toBe("nobody");
+    expect(
+      (await client.getMe({ headers: { Authorization: "alice", "X-Trace": "1" } })).data.user,
+    ).toBe("nobody");
+    expect(
+      (await client.getMe({ headers: { Authorization: "alice" }, cacheKey: "k" })).data.user,
+    ).toBe("nobody");
     // the header name's case does not matter
     expect((await client.getMe({ headers: { authorization: "alice" } })).data.user).toBe("alice");
   });
@@ -99,6 +130,8 @@ describe("a stale entry is served only to the same identity", () => {
     a.state.down = true;
     expect((await a.client.getMe()).data.user).toBe("service-a");
     // the same client with a per-call authorization sends both values: another identity
-    expect((await a.client.getMe({ headers: { authorization: "alice" } })).data.user).toBe("nobody");
+    expect((await a.client.getMe({ headers: { authorization: "alice" } })).data.user).toBe(
+      "nobody",
+    );
   });
 });

@@ -9,7 +9,13 @@ import { dirname, join, posix } from "node:path";
 import { createHash } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { build } from "../../src/build/build.js";
-import { applyPlan, MANIFEST, WriteError, type Plan, type WriterFs } from "../../src/build/write.js";
+import {
+  applyPlan,
+  MANIFEST,
+  WriteError,
+  type Plan,
+  type WriterFs,
+} from "../../src/build/write.js";
 import { exampleProject, readTree } from "./helpers.js";
 
 let dir: string;
@@ -23,10 +29,12 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 /** A writer whose every call after the first `calls` fails, as if the process had died there. */
 function dyingAfter(calls: number): WriterFs & { readonly made: number } {
   let made = 0;
-  const step = <A extends unknown[], R>(f: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
-    if (made++ >= calls) throw Object.assign(new Error("killed"), { code: "EKILLED" });
-    return f(...args);
-  };
+  const step =
+    <A extends unknown[], R>(f: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      if (made++ >= calls) throw Object.assign(new Error("killed"), { code: "EKILLED" });
+      return f(...args);
+    };
   return {
     get made() {
       return made;
@@ -54,17 +62,25 @@ function danglingImports(tree: ReadonlyMap<string, string>): string[] {
 
 /** Files on disk whose bytes the record does not accept: each would be refused as a hand edit. */
 function unaccepted(tree: ReadonlyMap<string, string>): string[] {
-  const record = JSON.parse(tree.get(MANIFEST) ?? '{"files":{}}') as { files: Record<string, string | string[]> };
+  const record = JSON.parse(tree.get(MANIFEST) ?? '{"files":{}}') as {
+    files: Record<string, string | string[]>;
+  };
   return Object.entries(record.files)
     .filter(([path]) => tree.has(path))
-    .filter(([path, hashes]) => ![hashes].flat().includes(createHash("sha256").update(tree.get(path)!).digest("hex")))
+    .filter(
+      ([path, hashes]) =>
+        ![hashes].flat().includes(createHash("sha256").update(tree.get(path)!).digest("hex")),
+    )
     .map(([path]) => path);
 }
 
 /** Adds a dependency named `zzz` (sorted after everything, so a barrel written first would export it early) and drops one. */
 async function planGrowingAndShrinking(): Promise<Plan> {
   const geocoder = readFileSync(join(dir, "resilience/geocoder.yaml"), "utf8");
-  writeFileSync(join(dir, "resilience/zzz.yaml"), geocoder.replace("dependency: geocoder", "dependency: zzz"));
+  writeFileSync(
+    join(dir, "resilience/zzz.yaml"),
+    geocoder.replace("dependency: geocoder", "dependency: zzz"),
+  );
   rmSync(join(dir, "resilience/inventory.yaml"));
   const planned = await build([], { cwd: dir, check: true });
   expect(planned.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
@@ -77,7 +93,9 @@ describe("a build killed at any instant", () => {
     const saved = join(dir, "saved");
     cpSync(out(), saved, { recursive: true });
     const plan = await planGrowingAndShrinking();
-    expect(plan.changes.map((c) => `${c.kind} ${c.path}`)).toEqual(expect.arrayContaining(["create zzz.ts", "update index.ts", "remove inventory.ts"]));
+    expect(plan.changes.map((c) => `${c.kind} ${c.path}`)).toEqual(
+      expect.arrayContaining(["create zzz.ts", "update index.ts", "remove inventory.ts"]),
+    );
     await applyPlan(plan);
     const expected = readTree(out());
 
@@ -95,7 +113,10 @@ describe("a build killed at any instant", () => {
       expect(danglingImports(modules), `killed after ${calls} calls`).toEqual([]);
       expect(unaccepted(modules), `killed after ${calls} calls`).toEqual([]);
       const next = await build([], { cwd: dir });
-      expect(next.diagnostics.filter((d) => d.severity === "error"), `killed after ${calls} calls`).toEqual([]);
+      expect(
+        next.diagnostics.filter((d) => d.severity === "error"),
+        `killed after ${calls} calls`,
+      ).toEqual([]);
       expect(readTree(out()), `killed after ${calls} calls`).toEqual(expected);
     }
     expect(instants).toBeGreaterThan(5);
@@ -114,7 +135,8 @@ describe("a failure while staging", () => {
       rm,
       rmdir,
       writeFile: async (path, content, options) => {
-        if (++writes === 3) throw Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" });
+        if (++writes === 3)
+          throw Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" });
         await writeFile(path, content, options);
       },
     };

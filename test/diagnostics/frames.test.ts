@@ -17,7 +17,10 @@ import { loadYaml, MAX_NESTING_DEPTH } from "../../src/language/parse.js";
 function frame(text: string, start: number, length = 1): string {
   const sources = new SourceTexts();
   sources.set("doc.json", text);
-  return formatPretty([diagnostic("RG605", "doc.json", { start, end: start + length }, "a finding")], sources);
+  return formatPretty(
+    [diagnostic("RG605", "doc.json", { start, end: start + length }, "a finding")],
+    sources,
+  );
 }
 
 /** The source lines of a frame (gutter removed) and the caret line's padding and carets. */
@@ -122,7 +125,9 @@ describe("code frames of long lines", () => {
     const start = tabbed.indexOf("value");
     const { lines, pad } = parts(frame(tabbed, start, 5));
     expect(pad.endsWith("\t\t    \t")).toBe(true);
-    expect(pad.replace(/\t/g, "").length + (pad.match(/\t/g) ?? []).length).toBe(lines[0]!.indexOf("value"));
+    expect(pad.replace(/\t/g, "").length + (pad.match(/\t/g) ?? []).length).toBe(
+      lines[0]!.indexOf("value"),
+    );
     expect(lines[0]!.slice(pad.length, pad.length + 5)).toBe("value");
   });
 
@@ -150,7 +155,12 @@ describe("reports of hostile documents", () => {
   const run = async (...args: string[]) => {
     let stdout = "";
     let stderr = "";
-    const io: Io = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), cwd: root, color: false };
+    const io: Io = {
+      stdout: (t) => void (stdout += t),
+      stderr: (t) => void (stderr += t),
+      cwd: root,
+      color: false,
+    };
     const code = await main(["node", "resgen", ...args], io);
     return { code, stdout, stderr };
   };
@@ -161,20 +171,31 @@ describe("reports of hostile documents", () => {
       openapi: "3.1.0",
       info: { title: "Big", version: "1.0.0", description: "x".repeat(500_000) },
       paths: {
-        "/items/{id}": { get: { operationId: "getItem", responses: { "200": { description: "OK." } } } },
+        "/items/{id}": {
+          get: { operationId: "getItem", responses: { "200": { description: "OK." } } },
+        },
         "/last/{id}": { get: { responses: { "200": { description: "OK." } } } },
       },
     };
     const text = JSON.stringify(doc);
     writeFileSync(join(root, "doc.json"), text);
-    writeFileSync(join(root, "big.yaml"), "version: 1\ndependency: big\nopenapi: ./doc.json\ntimeout: { attempt: 500ms, total: 2s }\nbulkhead: false\n");
+    writeFileSync(
+      join(root, "big.yaml"),
+      "version: 1\ndependency: big\nopenapi: ./doc.json\ntimeout: { attempt: 500ms, total: 2s }\nbulkhead: false\n",
+    );
     const pretty = await run("check", "big.yaml");
     const json = await run("check", "big.yaml", "--format", "json");
-    const found = JSON.parse(json.stdout) as { diagnostics: Array<{ code: string; column: number }> };
+    const found = JSON.parse(json.stdout) as {
+      diagnostics: Array<{ code: string; column: number }>;
+    };
     expect(found.diagnostics.map((d) => d.code)).toEqual(["RG605"]);
     expect(pretty.code).toBe(0);
-    expect(pretty.stdout.trimEnd().split("\n").at(-1)).toBe("1 policy checked: 0 errors, 1 warning");
-    expect(pretty.stdout).toContain(`doc.json:1:${found.diagnostics[0]!.column} warning RG605 GET /last/{id} has no operationId`);
+    expect(pretty.stdout.trimEnd().split("\n").at(-1)).toBe(
+      "1 policy checked: 0 errors, 1 warning",
+    );
+    expect(pretty.stdout).toContain(
+      `doc.json:1:${found.diagnostics[0]!.column} warning RG605 GET /last/{id} has no operationId`,
+    );
     // the report is a few hundred characters, not the 500 KB line (or twice it, with the padding)
     expect(pretty.stdout.length).toBeLessThan(1_000);
     const { lines, pad } = parts(pretty.stdout.slice(pretty.stdout.indexOf("doc.json:1:")));
@@ -182,33 +203,59 @@ describe("reports of hostile documents", () => {
   });
 
   it("refuses a policy of a few hundred KB of nested [ with RG003, without overflowing the stack", () => {
-    for (const text of ["[".repeat(300_000), `version: 1\ndependency: x\nfoo: ${"[".repeat(300_000)}\n`, "{a: ".repeat(100_000), "- ".repeat(150_000) + "x\n"]) {
+    for (const text of [
+      "[".repeat(300_000),
+      `version: 1\ndependency: x\nfoo: ${"[".repeat(300_000)}\n`,
+      "{a: ".repeat(100_000),
+      "- ".repeat(150_000) + "x\n",
+    ]) {
       const loaded = loadYaml("deep.yaml", text);
       expect(loaded.ok).toBe(false);
-      expect(loaded.diagnostics.map((d) => `${d.code} ${d.message}`)).toEqual([`RG003 document nests mappings and lists more than ${MAX_NESTING_DEPTH} deep`]);
+      expect(loaded.diagnostics.map((d) => `${d.code} ${d.message}`)).toEqual([
+        `RG003 document nests mappings and lists more than ${MAX_NESTING_DEPTH} deep`,
+      ]);
     }
   });
 
   it("reads a document nested exactly to the limit", () => {
     const depth = MAX_NESTING_DEPTH - 1; // under the top-level mapping
-    const loaded = loadYaml("deep.yaml", `version: 1\nfoo: ${"[".repeat(depth)}${"]".repeat(depth)}\n`);
+    const loaded = loadYaml(
+      "deep.yaml",
+      `version: 1\nfoo: ${"[".repeat(depth)}${"]".repeat(depth)}\n`,
+    );
     expect(loaded.diagnostics).toEqual([]);
     expect(loaded.ok).toBe(true);
     // brackets in scalars nest nothing
-    const quoted = loadYaml("text.yaml", `a: "${"[".repeat(1_000)}"\nb: x${"{".repeat(1_000)}\nc: |\n  ${"[".repeat(1_000)}\n`);
+    const quoted = loadYaml(
+      "text.yaml",
+      `a: "${"[".repeat(1_000)}"\nb: x${"{".repeat(1_000)}\nc: |\n  ${"[".repeat(1_000)}\n`,
+    );
     expect(quoted.diagnostics).toEqual([]);
   });
 
   it("reports a nested-[ OpenAPI document and policy with one short diagnostic each", async () => {
     writeFileSync(join(root, "deep.json"), "[".repeat(300_000));
-    writeFileSync(join(root, "deep-api.yaml"), "version: 1\ndependency: deep\nopenapi: ./deep.json\ntimeout: { attempt: 500ms, total: 2s }\n");
-    writeFileSync(join(root, "deep-policy.yaml"), `version: 1\ndependency: deep\nfoo: ${"[".repeat(300_000)}\n`);
-    for (const [file, shown] of [["deep-api.yaml", "deep.json"], ["deep-policy.yaml", "deep-policy.yaml"]] as const) {
+    writeFileSync(
+      join(root, "deep-api.yaml"),
+      "version: 1\ndependency: deep\nopenapi: ./deep.json\ntimeout: { attempt: 500ms, total: 2s }\n",
+    );
+    writeFileSync(
+      join(root, "deep-policy.yaml"),
+      `version: 1\ndependency: deep\nfoo: ${"[".repeat(300_000)}\n`,
+    );
+    for (const [file, shown] of [
+      ["deep-api.yaml", "deep.json"],
+      ["deep-policy.yaml", "deep-policy.yaml"],
+    ] as const) {
       const r = await run("check", file);
       expect(r.code).toBe(1);
       const heads = r.stdout.split("\n").filter((l) => / (error|warning) RG/.test(l));
       expect(heads).toHaveLength(1);
-      expect(heads[0]).toMatch(new RegExp(`^${shown}:\\d+:\\d+ error RG003 document nests mappings and lists more than ${MAX_NESTING_DEPTH} deep$`));
+      expect(heads[0]).toMatch(
+        new RegExp(
+          `^${shown}:\\d+:\\d+ error RG003 document nests mappings and lists more than ${MAX_NESTING_DEPTH} deep$`,
+        ),
+      );
       expect(r.stdout.trimEnd().split("\n").at(-1)).toBe("1 policy checked: 1 error, 0 warnings");
       expect(r.stdout.length).toBeLessThan(1_000);
     }

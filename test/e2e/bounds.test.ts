@@ -11,13 +11,18 @@ import { buildAndImport, failureOf } from "./helpers.js";
 
 // The shape of the generated clients (the build output is not part of the type-checked tree).
 interface TenantsClient {
-  getItem(input: { readonly mode: string; readonly id: string }, options?: CallOptions<object>): Promise<object>;
+  getItem(
+    input: { readonly mode: string; readonly id: string },
+    options?: CallOptions<object>,
+  ): Promise<object>;
 }
 interface ExportsClient {
   getReport(options?: CallOptions<string>): Promise<string>;
 }
 
-let tenants: { createTenantsClient(config: { baseUrl: string; fetch?: typeof fetch }): TenantsClient };
+let tenants: {
+  createTenantsClient(config: { baseUrl: string; fetch?: typeof fetch }): TenantsClient;
+};
 let exportsGen: { createExportsClient(config: { baseUrl: string }): ExportsClient };
 let server: BodyServer | undefined;
 

@@ -19,14 +19,18 @@ afterEach(async () => {
 describe("fault server", () => {
   it("listens on 127.0.0.1 and answers one-shot steps first, then the default", async () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    server.route("GET /items/:sku/stock", { body: (r: { params: Readonly<Record<string, string>> }) => ({ sku: r.params.sku }) }, [
-      { status: 503, retryAfter: 1 },
-    ]);
+    server.route(
+      "GET /items/:sku/stock",
+      { body: (r: { params: Readonly<Record<string, string>> }) => ({ sku: r.params.sku }) },
+      [{ status: 503, retryAfter: 1 }],
+    );
     const first = await fetch(`${server.url}/items/a%20b/stock`);
     expect(first.status).toBe(503);
     expect(first.headers.get("retry-after")).toBe("1");
     await first.body?.cancel();
-    const second = await fetch(`${server.url}/items/a%20b/stock?x=1`, { headers: { "x-request-timeout-ms": "250" } });
+    const second = await fetch(`${server.url}/items/a%20b/stock?x=1`, {
+      headers: { "x-request-timeout-ms": "250" },
+    });
     expect(await second.json()).toEqual({ sku: "a b" });
     const missing = await fetch(`${server.url}/nowhere`);
     expect(missing.status).toBe(404);
@@ -34,7 +38,11 @@ describe("fault server", () => {
 
     expect(server.count("GET /items/:sku/stock")).toBe(2);
     expect(server.count()).toBe(3);
-    expect(server.requests("GET /items/:sku/stock").map((r) => [r.seq, r.params.sku, r.query.x, r.timeoutMs])).toEqual([
+    expect(
+      server
+        .requests("GET /items/:sku/stock")
+        .map((r) => [r.seq, r.params.sku, r.query.x, r.timeoutMs]),
+    ).toEqual([
       [1, "a b", undefined, undefined],
       [2, "a b", "1", 250],
     ]);
@@ -43,7 +51,11 @@ describe("fault server", () => {
   it("counts writes once per idempotency key and once per keyless request", async () => {
     server.route("POST /charges", { status: 201, body: {} });
     const post = async (key?: string) => {
-      const response = await fetch(`${server.url}/charges`, { method: "POST", body: "{}", headers: key === undefined ? {} : { "Idempotency-Key": key } });
+      const response = await fetch(`${server.url}/charges`, {
+        method: "POST",
+        body: "{}",
+        headers: key === undefined ? {} : { "Idempotency-Key": key },
+      });
       await response.body?.cancel();
     };
     await post("k1");
@@ -53,7 +65,13 @@ describe("fault server", () => {
     await post();
     expect(server.count("POST /charges")).toBe(5);
     expect(server.effects("POST /charges")).toBe(4);
-    expect(server.requests("POST /charges").map((r) => r.idempotencyKey)).toEqual(["k1", "k1", "k2", undefined, undefined]);
+    expect(server.requests("POST /charges").map((r) => r.idempotencyKey)).toEqual([
+      "k1",
+      "k1",
+      "k2",
+      undefined,
+      undefined,
+    ]);
   });
 
   it("resets connections, holds slow and hanging requests open, and ends them all on close", async () => {
@@ -75,7 +93,12 @@ describe("fault server", () => {
     const [slowOutcome, hangOutcome, waitOutcome] = await settled;
     expect(slowOutcome.status).toBe("rejected");
     expect(hangOutcome.status).toBe("rejected");
-    expect(waitOutcome).toMatchObject({ status: "rejected", reason: expect.objectContaining({ message: expect.stringMatching(/closed/) as unknown }) as unknown });
+    expect(waitOutcome).toMatchObject({
+      status: "rejected",
+      reason: expect.objectContaining({
+        message: expect.stringMatching(/closed/) as unknown,
+      }) as unknown,
+    });
     expect(server.pending()).toBe(0);
   });
 });

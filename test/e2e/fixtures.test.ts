@@ -13,11 +13,17 @@ interface Health {
   readonly breaker: Pick<BreakerHealth, "state" | "calls" | "failures"> | null;
 }
 interface AuditClient {
-  appendEntry(input: { readonly body: { message: string } }, options?: CallOptions<void>): Promise<void>;
+  appendEntry(
+    input: { readonly body: { message: string } },
+    options?: CallOptions<void>,
+  ): Promise<void>;
   listEntries(options?: CallOptions<string[]>): Promise<string[]>;
 }
 interface FlakyClient {
-  getThing(input: { readonly id: string }, options?: CallOptions<{ id: string }>): Promise<{ id: string }>;
+  getThing(
+    input: { readonly id: string },
+    options?: CallOptions<{ id: string }>,
+  ): Promise<{ id: string }>;
   health(): Health;
 }
 interface Fixtures {
@@ -45,7 +51,11 @@ describe("fixture clients over real sockets", () => {
     // the dependency retries 3× on timeout and 503: the GET of the same client shows it does
     server.route("GET /entries", { status: 503 });
     const audit = gen.createAuditClient({ baseUrl: server.url });
-    expect(await failureOf(audit.listEntries())).toMatchObject({ kind: "http", status: 503, attempts: 3 });
+    expect(await failureOf(audit.listEntries())).toMatchObject({
+      kind: "http",
+      status: 503,
+      attempts: 3,
+    });
     expect(server.count("GET /entries")).toBe(3);
 
     server.route("POST /entries", { status: 503 }, [{ hang: true }]);
@@ -68,15 +78,21 @@ describe("fixture clients over real sockets", () => {
     server.route("GET /things/:id", { status: 503 });
     const flaky = gen.createFlakyClient({ baseUrl: server.url });
     for (let i = 0; i < 4; i++) {
-      expect(await failureOf(flaky.getThing({ id: `t${i}` }))).toMatchObject({ kind: "http", status: 503 });
+      expect(await failureOf(flaky.getThing({ id: `t${i}` }))).toMatchObject({
+        kind: "http",
+        status: 503,
+      });
     }
     expect(server.count("GET /things/:id")).toBe(4);
     expect(flaky.health().breaker).toMatchObject({ state: "open" });
 
     // the dependency has recovered, but the breaker does not know it yet: nothing is sent
     server.route("GET /things/:id", { body: { id: "t" } });
-    const rejected = await Promise.all(Array.from({ length: 20 }, (_, i) => failureOf(flaky.getThing({ id: `r${i}` }))));
-    for (const error of rejected) expect(error).toMatchObject({ kind: "circuit-open", attempts: 0 });
+    const rejected = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => failureOf(flaky.getThing({ id: `r${i}` }))),
+    );
+    for (const error of rejected)
+      expect(error).toMatchObject({ kind: "circuit-open", attempts: 0 });
     expect(server.count("GET /things/:id")).toBe(4);
     expect(server.count()).toBe(4);
   });

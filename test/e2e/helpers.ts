@@ -18,7 +18,9 @@ export async function buildAndImport<M>(name: string, paths: readonly string[]):
   const result = await build(paths, { cwd: repoRoot, out, allowOutsideProject: true });
   const errors = result.diagnostics.filter((d) => d.severity === "error");
   if (!result.written || errors.length > 0) {
-    throw new Error(`build of ${paths.join(", ")} failed:\n${result.diagnostics.map((d) => `${d.code} ${d.message}`).join("\n")}`);
+    throw new Error(
+      `build of ${paths.join(", ")} failed:\n${result.diagnostics.map((d) => `${d.code} ${d.message}`).join("\n")}`,
+    );
   }
   return (await import(pathToFileURL(join(repoRoot, out, "index.ts")).href)) as M;
 }

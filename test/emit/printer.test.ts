@@ -7,10 +7,26 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { checkPolicyText } from "../../src/program/check.js";
 import { emitClient } from "../../src/emit/client.js";
-import { code, importDeclarations, jsdoc, lines, list, objectLiteral, print, printModule, WIDTH, wrap } from "../../src/emit/printer.js";
+import {
+  code,
+  importDeclarations,
+  jsdoc,
+  lines,
+  list,
+  objectLiteral,
+  print,
+  printModule,
+  WIDTH,
+  wrap,
+} from "../../src/emit/printer.js";
 import { CLIENT_RUNTIME, type ImportSymbol } from "../../src/model/names.js";
 
-const sym = (name: string, from: string, typeOnly = false): ImportSymbol => ({ kind: "import", name, from, typeOnly });
+const sym = (name: string, from: string, typeOnly = false): ImportSymbol => ({
+  kind: "import",
+  name,
+  from,
+  typeOnly,
+});
 const longest = (text: string) => Math.max(...text.split("\n").map((l) => l.length));
 
 describe("templates", () => {
@@ -37,12 +53,21 @@ describe("templates", () => {
 });
 
 describe("groups", () => {
-  const args = (n: number) => list("(", Array.from({ length: n }, (_, i) => `argument${i}`), ")");
+  const args = (n: number) =>
+    list(
+      "(",
+      Array.from({ length: n }, (_, i) => `argument${i}`),
+      ")",
+    );
 
   it("stay on one line when they fit, and put one item a line with a trailing comma when not", () => {
     expect(print(code`call${args(3)};`).text).toBe("call(argument0, argument1, argument2);");
     const broken = print(code`call${args(12)};`).text;
-    expect(broken.split("\n")).toEqual(["call(", ...Array.from({ length: 12 }, (_, i) => `  argument${i},`), ");"]);
+    expect(broken.split("\n")).toEqual([
+      "call(",
+      ...Array.from({ length: 12 }, (_, i) => `  argument${i},`),
+      ");",
+    ]);
   });
 
   it("count what follows them on the line", () => {
@@ -55,15 +80,21 @@ describe("groups", () => {
   it("break the outermost first, and nested ones only where they still do not fit", () => {
     const inner = objectLiteral(["one: 1", "two: 2"]);
     const text = print(code`outer${list("(", ["x".repeat(60), inner, "y".repeat(30)], ")")};`).text;
-    expect(text).toBe(`outer(\n  ${"x".repeat(60)},\n  { one: 1, two: 2 },\n  ${"y".repeat(30)},\n);`);
+    expect(text).toBe(
+      `outer(\n  ${"x".repeat(60)},\n  { one: 1, two: 2 },\n  ${"y".repeat(30)},\n);`,
+    );
   });
 
   it("keep every line within the width whatever the items, unless one item alone is longer", () => {
     fc.assert(
-      fc.property(fc.array(fc.stringMatching(/^[a-z]{1,30}$/), { maxLength: 30 }), fc.integer({ min: 0, max: 40 }), (items, depth) => {
-        const doc = code`${" ".repeat(depth)}const x = ${objectLiteral(items.map((i) => [`${i}: `, list("[", [i, i], "]")]))};`;
-        expect(longest(print(doc).text)).toBeLessThanOrEqual(WIDTH);
-      }),
+      fc.property(
+        fc.array(fc.stringMatching(/^[a-z]{1,30}$/), { maxLength: 30 }),
+        fc.integer({ min: 0, max: 40 }),
+        (items, depth) => {
+          const doc = code`${" ".repeat(depth)}const x = ${objectLiteral(items.map((i) => [`${i}: `, list("[", [i, i], "]")]))};`;
+          expect(longest(print(doc).text)).toBeLessThanOrEqual(WIDTH);
+        },
+      ),
     );
   });
 });
@@ -84,7 +115,12 @@ describe("JSDoc", () => {
   });
 
   it("keeps paragraphs, code spans and {@link}s whole, and indents a list item's continuation", () => {
-    expect(wrap("see `a b c d` and {@link x y}", 8)).toEqual(["see", "`a b c d`", "and", "{@link x y}"]);
+    expect(wrap("see `a b c d` and {@link x y}", 8)).toEqual([
+      "see",
+      "`a b c d`",
+      "and",
+      "{@link x y}",
+    ]);
     expect(wrap("- one two three four", 10)).toEqual(["- one two", "  three", "  four"]);
     const text = print(jsdoc("First.\n\nSecond.")).text;
     expect(text).toBe("/**\n * First.\n *\n * Second.\n */");
@@ -101,13 +137,22 @@ describe("imports", () => {
     const doc = code`${sym("Zed", "./b.js", true)} ${sym("make", "./a.js")} ${sym("Type", "./a.js", true)} ${sym("Both", "./a.js", true)} ${sym("Both", "./a.js")} ${sym("Zed", "./b.js", true)}`;
     const { text, imports } = print(doc);
     expect(text).toBe("Zed make Type Both Both Zed");
-    expect(print(importDeclarations(imports)).text).toBe('import { Both, make, type Type } from "./a.js";\nimport { type Zed } from "./b.js";');
+    expect(print(importDeclarations(imports)).text).toBe(
+      'import { Both, make, type Type } from "./a.js";\nimport { type Zed } from "./b.js";',
+    );
   });
 
   it("of a generated client are exactly the runtime names its code uses", () => {
-    const { policy } = checkPolicyText("p.yaml", "version: 1\ndependency: p\noperations:\n  get: { method: GET, path: /x }\n");
+    const { policy } = checkPolicyText(
+      "p.yaml",
+      "version: 1\ndependency: p\noperations:\n  get: { method: GET, path: /x }\n",
+    );
     const text = emitClient(policy!);
-    const imported = /^import \{([^}]*)\} from "\.\/runtime\/index\.js";/m.exec(text)![1]!.split(",").map((s) => s.trim().replace(/^type /, "")).filter(Boolean);
+    const imported = /^import \{([^}]*)\} from "\.\/runtime\/index\.js";/m
+      .exec(text)![1]!
+      .split(",")
+      .map((s) => s.trim().replace(/^type /, ""))
+      .filter(Boolean);
     const body = text.slice(text.indexOf('from "./runtime/index.js";'));
     const runtime = new Set(Object.keys(CLIENT_RUNTIME));
     const used = [...runtime].filter((name) => new RegExp(`\\b${name}\\b`).test(body));
@@ -115,7 +160,9 @@ describe("imports", () => {
   });
 
   it("go above the code, with a blank line between", () => {
-    expect(printModule(code`const x: ${sym("T", "./t.js", true)} = 1;`)).toBe('import { type T } from "./t.js";\n\nconst x: T = 1;\n');
+    expect(printModule(code`const x: ${sym("T", "./t.js", true)} = 1;`)).toBe(
+      'import { type T } from "./t.js";\n\nconst x: T = 1;\n',
+    );
     expect(printModule("const y = 2;")).toBe("const y = 2;\n");
   });
 });

@@ -40,7 +40,11 @@ export function extractExamples(markdown: string): DocExample[] {
 
 const parsers = { espree, typescript: tsParser } as const;
 
-function lint(rule: string, example: DocExample, parser: keyof typeof parsers): Linter.LintMessage[] {
+function lint(
+  rule: string,
+  example: DocExample,
+  parser: keyof typeof parsers,
+): Linter.LintMessage[] {
   const linter = new Linter();
   const filename = example.lang === "ts" ? "example.ts" : "example.js";
   return linter.verify(
@@ -61,7 +65,8 @@ const ruleNames = Object.keys(plugin.rules);
 
 describe("extractExamples", () => {
   it("reads markers, languages, options and code", () => {
-    const md = 'text\n<!-- bad -->\n```js\nfetch(u);\n```\n\n<!-- good {"wrappers": ["w"]} -->\n```ts\nw(fetch(u));\n```\n```js\nnot marked\n```\n';
+    const md =
+      'text\n<!-- bad -->\n```js\nfetch(u);\n```\n\n<!-- good {"wrappers": ["w"]} -->\n```ts\nw(fetch(u));\n```\n```js\nnot marked\n```\n';
     expect(extractExamples(md)).toEqual([
       { kind: "bad", lang: "js", options: null, code: "fetch(u);", line: 2 },
       { kind: "good", lang: "ts", options: { wrappers: ["w"] }, code: "w(fetch(u));", line: 7 },
@@ -78,7 +83,8 @@ describe.each(ruleNames)("docs/%s.md examples", (rule) => {
   });
 
   for (const example of examples) {
-    const runs = example.lang === "ts" ? (["typescript"] as const) : (["espree", "typescript"] as const);
+    const runs =
+      example.lang === "ts" ? (["typescript"] as const) : (["espree", "typescript"] as const);
     for (const parser of runs) {
       it(`${example.kind} example at line ${example.line} (${parser})`, () => {
         const messages = lint(rule, example, parser);
@@ -92,6 +98,8 @@ describe.each(ruleNames)("docs/%s.md examples", (rule) => {
 });
 
 it("every rule page is a rule", () => {
-  const pages = readdirSync(DOCS).filter((f) => f.endsWith(".md")).map((f) => f.slice(0, -3));
+  const pages = readdirSync(DOCS)
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => f.slice(0, -3));
   expect(pages.sort()).toEqual([...ruleNames].sort());
 });

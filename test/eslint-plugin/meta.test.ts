@@ -21,7 +21,10 @@ interface Schema {
 }
 
 /** Every `properties` entry anywhere in a schema, with its path. */
-function properties(schema: Schema | Schema[] | undefined, path = "options"): { path: string; schema: Schema }[] {
+function properties(
+  schema: Schema | Schema[] | undefined,
+  path = "options",
+): { path: string; schema: Schema }[] {
   if (schema === undefined) return [];
   if (Array.isArray(schema)) return schema.flatMap((s, i) => properties(s, `${path}[${i}]`));
   const found: { path: string; schema: Schema }[] = [];
@@ -48,7 +51,9 @@ describe("plugin shape", () => {
   it("configs.recommended registers the plugin as resgen and turns on every recommended rule", () => {
     expect(configs.recommended.plugins?.["resgen"]).toBe(plugin);
     const enabled = Object.keys(configs.recommended.rules ?? {}).sort();
-    const recommended = names.filter((n) => rules[n as keyof typeof rules].meta.docs?.recommended === true).map((n) => `resgen/${n}`);
+    const recommended = names
+      .filter((n) => rules[n as keyof typeof rules].meta.docs?.recommended === true)
+      .map((n) => `resgen/${n}`);
     expect(enabled).toEqual(recommended.sort());
     expect(enabled).toHaveLength(3);
   });
@@ -56,8 +61,13 @@ describe("plugin shape", () => {
   it("configs['recommended-type-checked'] enables the same rules and opts into type information", () => {
     const typed = configs["recommended-type-checked"];
     expect(typed.plugins?.["resgen"]).toBe(plugin);
-    expect(Object.keys(typed.rules ?? {}).sort()).toEqual(Object.keys(configs.recommended.rules ?? {}).sort());
-    expect(typed.rules?.["resgen/retry-inside-breaker"]).toEqual(["error", { useTypeInformation: true }]);
+    expect(Object.keys(typed.rules ?? {}).sort()).toEqual(
+      Object.keys(configs.recommended.rules ?? {}).sort(),
+    );
+    expect(typed.rules?.["resgen/retry-inside-breaker"]).toEqual([
+      "error",
+      { useTypeInformation: true },
+    ]);
   });
 });
 
@@ -87,7 +97,10 @@ describe.each(names)("rule %s", (name) => {
     const topLevel = props.filter((p) => /^options\[0\]\.[A-Za-z]+$/.test(p.path));
     expect(topLevel.length).toBeGreaterThan(0);
     for (const { path, schema } of props) {
-      expect(typeof schema.description === "string" && schema.description.length > 20, `${path} needs a description`).toBe(true);
+      expect(
+        typeof schema.description === "string" && schema.description.length > 20,
+        `${path} needs a description`,
+      ).toBe(true);
     }
     for (const { path } of topLevel) expect(doc).toContain(`\`${path.split(".").pop()!}\``);
   });

@@ -1,5 +1,14 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,8 +26,8 @@ const PLANTED = [
   'import pRetry from "p-retry";',
   'import CircuitBreaker from "opossum";',
   "",
-  "export const load = () => axios.get(\"/stock\");",
-  "export const order = (body) => pRetry(() => fetch(\"/orders\", { method: \"POST\", body, signal: AbortSignal.timeout(1000) }));",
+  'export const load = () => axios.get("/stock");',
+  'export const order = (body) => pRetry(() => fetch("/orders", { method: "POST", body, signal: AbortSignal.timeout(1000) }));',
   "const breaker = new CircuitBreaker(send);",
   "export const send2 = (x) => pRetry(() => breaker.fire(x));",
   "",
@@ -26,7 +35,12 @@ const PLANTED = [
 
 interface EslintFileResult {
   readonly filePath: string;
-  readonly messages: readonly { ruleId: string | null; line: number; column: number; message: string }[];
+  readonly messages: readonly {
+    ruleId: string | null;
+    line: number;
+    column: number;
+    message: string;
+  }[];
 }
 
 /** Newest modification time of the plugin's sources (and the version module it imports). */
@@ -50,7 +64,8 @@ async function buildIfNeeded(): Promise<void> {
   } catch (error) {
     const output = (error as { stdout?: string }).stdout ?? "";
     const ours = output.split("\n").filter((line) => line.startsWith("eslint-plugin/"));
-    if (ours.length > 0 || !existsSync(join(REPO, "dist/eslint-plugin/index.js"))) throw new Error(`build failed:\n${output}`);
+    if (ours.length > 0 || !existsSync(join(REPO, "dist/eslint-plugin/index.js")))
+      throw new Error(`build failed:\n${output}`);
   }
 }
 
@@ -64,31 +79,48 @@ describe("the packed tarball", () => {
     scratch = mkdtempSync(join(tmpdir(), "resgen-packed-"));
     const packDir = join(scratch, "pack");
     mkdirSync(packDir);
-    const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", packDir], { cwd: REPO, timeout: 60_000 });
+    const { stdout } = await run(
+      "npm",
+      ["pack", "--ignore-scripts", "--json", "--pack-destination", packDir],
+      { cwd: REPO, timeout: 60_000 },
+    );
     const [info] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
     packedFiles = info!.files.map((f) => f.path);
 
     const project = join(scratch, "project");
     const installed = join(project, "node_modules", "resgen");
     mkdirSync(installed, { recursive: true });
-    await run("tar", ["-xzf", join(packDir, info!.filename), "-C", installed, "--strip-components=1"]);
+    await run("tar", [
+      "-xzf",
+      join(packDir, info!.filename),
+      "-C",
+      installed,
+      "--strip-components=1",
+    ]);
     for (const name of LINKED) {
       symlinkSync(join(REPO, "node_modules", name), join(project, "node_modules", name), "dir");
     }
-    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "scratch", private: true, type: "module" }));
-    writeFileSync(join(project, "eslint.config.js"), 'import resgen from "resgen/eslint-plugin";\nexport default [resgen.configs.recommended];\n');
+    writeFileSync(
+      join(project, "package.json"),
+      JSON.stringify({ name: "scratch", private: true, type: "module" }),
+    );
+    writeFileSync(
+      join(project, "eslint.config.js"),
+      'import resgen from "resgen/eslint-plugin";\nexport default [resgen.configs.recommended];\n',
+    );
     mkdirSync(join(project, "src"));
     writeFileSync(join(project, "src", "checkout.js"), PLANTED);
 
     const eslintBin = join(project, "node_modules", "eslint", "bin", "eslint.js");
-    const lint = await run(process.execPath, [eslintBin, "--format", "json", "src"], { cwd: project, timeout: 60_000 }).catch(
-      (error: unknown) => {
-        // ESLint exits 1 when it finds problems, which is what this test plants.
-        const failed = error as { stdout?: string; code?: number };
-        if (failed.code !== 1) throw error;
-        return { stdout: failed.stdout ?? "" };
-      },
-    );
+    const lint = await run(process.execPath, [eslintBin, "--format", "json", "src"], {
+      cwd: project,
+      timeout: 60_000,
+    }).catch((error: unknown) => {
+      // ESLint exits 1 when it finds problems, which is what this test plants.
+      const failed = error as { stdout?: string; code?: number };
+      if (failed.code !== 1) throw error;
+      return { stdout: failed.stdout ?? "" };
+    });
     results = JSON.parse(lint.stdout) as EslintFileResult[];
   }, 180_000);
 
@@ -110,7 +142,9 @@ describe("the packed tarball", () => {
     expect(results).toHaveLength(1);
     const [file] = results;
     expect(file!.filePath).toBe(join(scratch, "project", "src", "checkout.js"));
-    const found = file!.messages.map((m) => `src/checkout.js:${m.line}:${m.column} ${m.ruleId ?? m.message}`);
+    const found = file!.messages.map(
+      (m) => `src/checkout.js:${m.line}:${m.column} ${m.ruleId ?? m.message}`,
+    );
     expect(found).toEqual([
       "src/checkout.js:5:27 resgen/require-timeout",
       "src/checkout.js:6:45 resgen/no-retry-non-idempotent",
@@ -140,12 +174,22 @@ describe("the packed tarball", () => {
     writeFileSync(
       join(project, "tsconfig.json"),
       JSON.stringify({
-        compilerOptions: { strict: true, module: "NodeNext", moduleResolution: "NodeNext", noEmit: true, skipLibCheck: true, types: [] },
+        compilerOptions: {
+          strict: true,
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          noEmit: true,
+          skipLibCheck: true,
+          types: [],
+        },
         files: ["check.ts"],
       }),
     );
     const tsc = join(project, "node_modules", "typescript", "bin", "tsc");
-    const result = await run(process.execPath, [tsc, "-p", "."], { cwd: project, timeout: 60_000 }).then(
+    const result = await run(process.execPath, [tsc, "-p", "."], {
+      cwd: project,
+      timeout: 60_000,
+    }).then(
       () => "",
       (error: unknown) => (error as { stdout?: string }).stdout ?? "tsc failed",
     );

@@ -38,7 +38,9 @@ async function lintFound(files: string[]): Promise<string[]> {
   const results = await eslint().lintFiles(files);
   return results
     .flatMap((result) =>
-      result.messages.map((m) => `${relative(REPO, result.filePath)}:${m.line} ${m.ruleId ?? `fatal: ${m.message}`}`),
+      result.messages.map(
+        (m) => `${relative(REPO, result.filePath)}:${m.line} ${m.ruleId ?? `fatal: ${m.message}`}`,
+      ),
     )
     .sort();
 }
@@ -50,7 +52,11 @@ function expectedMarkers(files: string[]): string[] {
         .split("\n")
         .flatMap((text, index) => {
           const match = /\/\/ expect: ([a-z-]+(?:, [a-z-]+)*)\s*$/.exec(text);
-          return match ? match[1]!.split(", ").map((rule) => `${relative(REPO, file)}:${index + 1} resgen/${rule}`) : [];
+          return match
+            ? match[1]!
+                .split(", ")
+                .map((rule) => `${relative(REPO, file)}:${index + 1} resgen/${rule}`)
+            : [];
         }),
     )
     .sort();
@@ -62,7 +68,13 @@ describe("configs.recommended on realistic code", () => {
     expect(files.length).toBeGreaterThanOrEqual(6);
     const expected = expectedMarkers(files);
     const rules = new Set(expected.map((line) => line.split(" ")[1]));
-    expect(rules).toEqual(new Set(["resgen/require-timeout", "resgen/no-retry-non-idempotent", "resgen/retry-inside-breaker"]));
+    expect(rules).toEqual(
+      new Set([
+        "resgen/require-timeout",
+        "resgen/no-retry-non-idempotent",
+        "resgen/retry-inside-breaker",
+      ]),
+    );
     expect(await lintFound(files)).toEqual(expected);
   });
 
@@ -79,7 +91,10 @@ describe("configs.recommended on realistic code", () => {
     for (const file of files) {
       const found = await lintFound([file]);
       expect(found.length, `${relative(REPO, file)} is written the naive way`).toBeGreaterThan(0);
-      for (const line of found) expect(line).toMatch(/ resgen\/(require-timeout|no-retry-non-idempotent|retry-inside-breaker)$/);
+      for (const line of found)
+        expect(line).toMatch(
+          / resgen\/(require-timeout|no-retry-non-idempotent|retry-inside-breaker)$/,
+        );
     }
   });
 });

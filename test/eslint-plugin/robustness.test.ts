@@ -15,7 +15,7 @@ const JS_SNIPPETS = [
   "tag`template ${fetch}`;",
   "function g() { return new.target; }\nimport.meta.url;",
   "outer: for (;;) { try { break outer; } catch {} }",
-  'for (;;) { try { return; } catch { continue; } }'.replace("return;", "x();"),
+  "for (;;) { try { return; } catch { continue; } }".replace("return;", "x();"),
   "const o = { get timeout() { return 0; } }; axios.get(u, o);",
   'import axios from "axios";\nconst cfg = { get timeout() { return 0; } };\naxios.get(u, { ...cfg, signal });',
   'import pRetry from "p-retry";\npRetry();\npRetry(...args);\npRetry(42, null);',
@@ -33,13 +33,17 @@ const JS_SNIPPETS = [
 const TS_SNIPPETS = [
   'import type { AxiosInstance } from "axios";\ndeclare const api: AxiosInstance;\napi.get("/x", { timeout: 1 });',
   "enum E { A = 1 }\nnamespace N { export const fetch = 1; }\nconst x = <any>fetch;",
-  "abstract class S { abstract fetch(u: string): Promise<unknown>; run() { return this.fetch(\"/\"); } }",
-  "class P { constructor(private readonly http: { get(u: string): void }) {} load() { this.http.get(\"/\"); } }",
-  "const f = fetch as unknown as (u: string, i: object) => void; f(\"/\", { signal }) satisfies void;",
+  'abstract class S { abstract fetch(u: string): Promise<unknown>; run() { return this.fetch("/"); } }',
+  'class P { constructor(private readonly http: { get(u: string): void }) {} load() { this.http.get("/"); } }',
+  'const f = fetch as unknown as (u: string, i: object) => void; f("/", { signal }) satisfies void;',
   "@decorate class D { @field() x = fetch; }",
 ];
 
-function verify(code: string, parser: "espree" | "typescript", filename: string): Linter.LintMessage[] {
+function verify(
+  code: string,
+  parser: "espree" | "typescript",
+  filename: string,
+): Linter.LintMessage[] {
   const linter = new Linter();
   return linter.verify(
     code,
@@ -67,13 +71,17 @@ describe("unusual code", () => {
   for (const [i, code] of JS_SNIPPETS.entries()) {
     for (const parser of ["espree", "typescript"] as const) {
       it(`js snippet ${i} (${parser}) lints without errors or reports`, () => {
-        expect(verify(code, parser, "snippet.js").map((m) => `${m.ruleId ?? "fatal"}: ${m.message}`)).toEqual([]);
+        expect(
+          verify(code, parser, "snippet.js").map((m) => `${m.ruleId ?? "fatal"}: ${m.message}`),
+        ).toEqual([]);
       });
     }
   }
   for (const [i, code] of TS_SNIPPETS.entries()) {
     it(`ts snippet ${i} lints without errors or reports`, () => {
-      expect(verify(code, "typescript", "snippet.ts").map((m) => `${m.ruleId ?? "fatal"}: ${m.message}`)).toEqual([]);
+      expect(
+        verify(code, "typescript", "snippet.ts").map((m) => `${m.ruleId ?? "fatal"}: ${m.message}`),
+      ).toEqual([]);
     });
   }
 });

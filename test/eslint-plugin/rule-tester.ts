@@ -1,4 +1,8 @@
-import { RuleTester, type InvalidTestCase, type ValidTestCase } from "@typescript-eslint/rule-tester";
+import {
+  RuleTester,
+  type InvalidTestCase,
+  type ValidTestCase,
+} from "@typescript-eslint/rule-tester";
 import type { TSESLint } from "@typescript-eslint/utils";
 import * as espree from "espree";
 import { afterAll, describe, it } from "vitest";
@@ -9,8 +13,11 @@ RuleTester.it = it;
 RuleTester.itOnly = it.only;
 
 /** A case that uses TypeScript syntax runs under the TypeScript parser only. */
-export type Valid<O extends readonly unknown[]> = string | (ValidTestCase<O> & { readonly tsOnly?: boolean });
-export type Invalid<M extends string, O extends readonly unknown[]> = InvalidTestCase<M, O> & { readonly tsOnly?: boolean };
+export type Valid<O extends readonly unknown[]> =
+  string | (ValidTestCase<O> & { readonly tsOnly?: boolean });
+export type Invalid<M extends string, O extends readonly unknown[]> = InvalidTestCase<M, O> & {
+  readonly tsOnly?: boolean;
+};
 
 export const PARSERS = ["espree", "typescript"] as const;
 export type ParserName = (typeof PARSERS)[number];

@@ -37,7 +37,9 @@ describe.each(Object.entries(SCENARIOS))("scenario %s", (name, input) => {
 
   it("emits the expected client modules and barrel", async () => {
     const plan = result.plans[0]!;
-    const modules = plan.changes.filter((c) => c.kind !== "remove" && !c.path.startsWith("runtime/"));
+    const modules = plan.changes.filter(
+      (c) => c.kind !== "remove" && !c.path.startsWith("runtime/"),
+    );
     expect(modules.length).toBeGreaterThan(1);
     for (const change of modules) {
       if (change.kind === "remove") continue;
@@ -52,12 +54,19 @@ describe.each(Object.entries(SCENARIOS))("scenario %s", (name, input) => {
       if (change.kind === "remove") continue;
       const file = change.path.slice("runtime/".length);
       const template = readFileSync(join(PACKAGE_ROOT, "templates/runtime", file), "utf8");
-      expect(change.content).toBe(`${header(`its runtime (templates/runtime/${file})`)}\n${template}`);
+      expect(change.content).toBe(
+        `${header(`its runtime (templates/runtime/${file})`)}\n${template}`,
+      );
     }
   });
 
-  it.each(Object.keys(MODULE_MODES) as (keyof typeof MODULE_MODES)[])("compiles under tsc --strict with %s resolution", async (mode) => {
-    const files = result.plans[0]!.changes.filter((c) => c.kind !== "remove").map((c) => join(out, c.path));
-    expect(await compile(files, mode)).toBe("");
-  });
+  it.each(Object.keys(MODULE_MODES) as (keyof typeof MODULE_MODES)[])(
+    "compiles under tsc --strict with %s resolution",
+    async (mode) => {
+      const files = result.plans[0]!.changes.filter((c) => c.kind !== "remove").map((c) =>
+        join(out, c.path),
+      );
+      expect(await compile(files, mode)).toBe("");
+    },
+  );
 });

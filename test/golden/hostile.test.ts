@@ -15,7 +15,11 @@ let source = "";
 
 beforeAll(async () => {
   rmSync(OUT, { recursive: true, force: true });
-  const result = await build(["test/golden/hostile"], { cwd: PACKAGE_ROOT, out: OUT, allowOutsideProject: true });
+  const result = await build(["test/golden/hostile"], {
+    cwd: PACKAGE_ROOT,
+    out: OUT,
+    allowOutsideProject: true,
+  });
   const change = result.plans[0]!.changes.find((c) => c.path === "constructor.ts");
   if (!change || change.kind === "remove") throw new Error("constructor.ts was not generated");
   source = change.content;
@@ -27,11 +31,17 @@ afterAll(() => {
 
 /** Identifiers of the code, skipping comments, strings and template text. */
 function codeIdentifiers(text: string): Set<string> {
-  const scanner = ts.createScanner(ts.ScriptTarget.Latest, false, ts.LanguageVariant.Standard, text);
+  const scanner = ts.createScanner(
+    ts.ScriptTarget.Latest,
+    false,
+    ts.LanguageVariant.Standard,
+    text,
+  );
   const out = new Set<string>();
   for (let kind = scanner.scan(); kind !== ts.SyntaxKind.EndOfFileToken; kind = scanner.scan()) {
     if (kind === ts.SyntaxKind.Identifier) out.add(scanner.getTokenText());
-    if (kind === ts.SyntaxKind.Unknown) throw new Error(`unscannable text at ${scanner.getTokenStart()}`);
+    if (kind === ts.SyntaxKind.Unknown)
+      throw new Error(`unscannable text at ${scanner.getTokenStart()}`);
   }
   return out;
 }
@@ -50,17 +60,24 @@ describe("hostile names and strings", () => {
   it("run without side effects, and send inherited names only when set", async () => {
     const mod = (await import(join(OUT, "constructor.ts"))) as {
       createConstructorClient: (config: { baseUrl: string; fetch: typeof fetch }) => {
-        delete(input: { x: string; id: string; query?: Record<string, unknown> }): Promise<{ data: unknown; degraded: boolean }>;
+        delete(input: {
+          x: string;
+          id: string;
+          query?: Record<string, unknown>;
+        }): Promise<{ data: unknown; degraded: boolean }>;
       };
     };
     expect((globalThis as { pwned?: unknown }).pwned).toBeUndefined();
     const urls: string[] = [];
     const fetchStub: typeof fetch = async (input) => {
       urls.push(String(input));
-      return new Response(JSON.stringify({ constructor: "'" }), { status: 200, headers: { "content-type": "application/json" } });
+      return new Response(JSON.stringify({ constructor: "'" }), {
+        status: 200,
+        headers: { "content-type": "application/json" },
+      });
     };
     const client = mod.createConstructorClient({ baseUrl: "http://127.0.0.1:9", fetch: fetchStub });
-    const result = await client.delete({ x: "${x}", id: "c\"d" });
+    const result = await client.delete({ x: "${x}", id: 'c"d' });
     expect(result).toEqual({ data: { constructor: "'" }, degraded: false });
     await client.delete({ x: "a/b", id: "`e`", query: { toString: 3 } });
     expect(urls).toEqual([

@@ -80,7 +80,8 @@ export async function startBodyServer(options: BodyServerOptions): Promise<BodyS
     get written() {
       return written;
     },
-    idle: () => (open === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
+    idle: () =>
+      open === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve)),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

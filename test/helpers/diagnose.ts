@@ -17,7 +17,14 @@ export function diagnose(text: string, project: ConfigSettings = {}): Found[] {
   const index = new LineIndex(text);
   return diagnostics.map((d) => {
     const { line, column } = index.position(d.span.start);
-    return { code: d.code, severity: d.severity, line, column, message: d.message, ...(d.hint ? { hint: d.hint } : {}) };
+    return {
+      code: d.code,
+      severity: d.severity,
+      line,
+      column,
+      message: d.message,
+      ...(d.hint ? { hint: d.hint } : {}),
+    };
   });
 }
 
@@ -32,6 +39,9 @@ export function at(text: string, needle: string, nth = 1): { line: number; colum
 }
 
 /** A valid minimal policy; `extra` is appended as more top-level YAML. */
-export function policy(extra = "", operations = "  get:\n    method: GET\n    path: /things/{id}\n"): string {
+export function policy(
+  extra = "",
+  operations = "  get:\n    method: GET\n    path: /things/{id}\n",
+): string {
   return `version: 1\ndependency: things\n${extra}operations:\n${operations}`;
 }

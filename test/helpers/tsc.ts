@@ -30,10 +30,16 @@ export const MODULE_MODES = {
 } as const;
 
 /** Runs tsc over `files` in strict mode; resolves to its diagnostics output ("" when clean). */
-export async function compile(files: readonly string[], mode: keyof typeof MODULE_MODES): Promise<string> {
+export async function compile(
+  files: readonly string[],
+  mode: keyof typeof MODULE_MODES,
+): Promise<string> {
   const tsc = join(PACKAGE_ROOT, "node_modules", "typescript", "bin", "tsc");
   try {
-    await exec(process.execPath, [tsc, ...STRICT, ...MODULE_MODES[mode], ...files], { cwd: PACKAGE_ROOT, maxBuffer: 16 * 1024 * 1024 });
+    await exec(process.execPath, [tsc, ...STRICT, ...MODULE_MODES[mode], ...files], {
+      cwd: PACKAGE_ROOT,
+      maxBuffer: 16 * 1024 * 1024,
+    });
     return "";
   } catch (error) {
     const e = error as { stdout?: string; stderr?: string; message: string };

@@ -35,14 +35,25 @@ export async function startRecorder(): Promise<Recorder> {
         query[key] = all.length === 1 ? all[0]! : all;
       }
       const text = Buffer.concat(chunks).toString("utf8");
-      requests.push({ method: req.method ?? "", path: url.pathname, query, headers: req.headers, body: text === "" ? undefined : (JSON.parse(text) as unknown) });
+      requests.push({
+        method: req.method ?? "",
+        path: url.pathname,
+        query,
+        headers: req.headers,
+        body: text === "" ? undefined : (JSON.parse(text) as unknown),
+      });
       const route = routes.get(`${req.method ?? ""} ${url.pathname}`);
       if (!route) {
-        res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ title: "not found" }));
+        res
+          .writeHead(404, { "content-type": "application/json" })
+          .end(JSON.stringify({ title: "not found" }));
         return;
       }
       if (route.body === undefined) res.writeHead(route.status).end();
-      else res.writeHead(route.status, { "content-type": "application/json" }).end(JSON.stringify(route.body));
+      else
+        res
+          .writeHead(route.status, { "content-type": "application/json" })
+          .end(JSON.stringify(route.body));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -17,7 +17,8 @@ const FILES: Record<string, string> = {
   "resgen.config.yaml": "version: 1\npolicies: resilience/*.yaml\nout: src/generated\n",
   "resilience/shop.yaml": "version: 1\ndependency: shop\nopenapi: ../api/shop.openapi.yaml\n",
   // a piece of the description that sits next to the policies and matches their glob
-  "resilience/errors.yaml": "components:\n  schemas:\n    Problem: { type: object, properties: { title: { type: string } }, required: [title] }\n",
+  "resilience/errors.yaml":
+    "components:\n  schemas:\n    Problem: { type: object, properties: { title: { type: string } }, required: [title] }\n",
   "api/shop.openapi.yaml": `openapi: 3.1.0
 info: { title: Shop, version: 1.0.0 }
 paths:
@@ -60,7 +61,8 @@ post:
         application/json:
           schema: { $ref: "../schemas/pet.yaml" }
 `,
-  "api/parameters.yaml": "PetId: { name: petId, in: path, required: true, schema: { type: integer } }\n",
+  "api/parameters.yaml":
+    "PetId: { name: petId, in: path, required: true, schema: { type: integer } }\n",
   "api/schemas/pet.yaml": `type: object
 properties:
   name: { type: string }
@@ -103,16 +105,33 @@ describe("an OpenAPI description split across files", () => {
     expect(result.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     expect(result.checked.policies.map((p) => p.dependency)).toEqual(["shop"]);
     const shop = result.checked.policies[0]!;
-    expect(shop.operations.map((o) => [o.method, o.path, o.name].join(" "))).toEqual(["GET /pets listPets", "POST /pets addPet", "GET /pets/{petId} getPet"]);
-    expect(shop.operations.find((o) => o.name === "addPet")).toMatchObject({ repeatable: true, idempotency: "key" });
+    expect(shop.operations.map((o) => [o.method, o.path, o.name].join(" "))).toEqual([
+      "GET /pets listPets",
+      "POST /pets addPet",
+      "GET /pets/{petId} getPet",
+    ]);
+    expect(shop.operations.find((o) => o.name === "addPet")).toMatchObject({
+      repeatable: true,
+      idempotency: "key",
+    });
     // the files are known to the build, for positions and for --watch
     expect([...result.checked.documents.keys()].sort()).toEqual(
-      ["api/parameters.yaml", "api/paths/pets.yaml", "api/schemas/pet.yaml", "api/shop.openapi.yaml", "resilience/errors.yaml", "resilience/shop.yaml", "resgen.config.yaml"].sort(),
+      [
+        "api/parameters.yaml",
+        "api/paths/pets.yaml",
+        "api/schemas/pet.yaml",
+        "api/shop.openapi.yaml",
+        "resilience/errors.yaml",
+        "resilience/shop.yaml",
+        "resgen.config.yaml",
+      ].sort(),
     );
   });
 
   it("compiles under tsc --strict, typed from every file", async () => {
-    const files = result.plans[0]!.changes.filter((c) => c.kind !== "remove").map((c) => join(OUT, c.path));
+    const files = result.plans[0]!.changes.filter((c) => c.kind !== "remove").map((c) =>
+      join(OUT, c.path),
+    );
     expect(await compile([...files, join(ROOT, "usage.ts")], "NodeNext")).toBe("");
   });
 });
@@ -125,7 +144,8 @@ describe("a broken file of a split description, next to the policies", () => {
     rmSync(root, { recursive: true, force: true });
     const files = {
       ...FILES,
-      "resilience/errors.yaml": "components:\n  schemas:\n    Problem: { type: object, properties: { title: { type: string } \n",
+      "resilience/errors.yaml":
+        "components:\n  schemas:\n    Problem: { type: object, properties: { title: { type: string } \n",
     };
     for (const [file, text] of Object.entries(files)) {
       mkdirSync(dirname(join(root, file)), { recursive: true });
@@ -134,9 +154,15 @@ describe("a broken file of a split description, next to the policies", () => {
     const broken = await build([], { cwd: root });
     const syntax = broken.diagnostics.filter((d) => d.file === "resilience/errors.yaml");
     expect(syntax.length).toBeGreaterThan(0);
-    expect(new Set(syntax.map((d) => `${d.code} ${d.span.start} ${d.message}`)).size).toBe(syntax.length);
+    expect(new Set(syntax.map((d) => `${d.code} ${d.span.start} ${d.message}`)).size).toBe(
+      syntax.length,
+    );
     const ref = broken.diagnostics.find((d) => d.code === "RG603");
-    expect(ref).toMatchObject({ file: "api/schemas/pet.yaml", message: '$ref "../../resilience/errors.yaml#/components/schemas/Problem" names a file that cannot be read: resilience/errors.yaml could not be read as YAML or JSON' });
+    expect(ref).toMatchObject({
+      file: "api/schemas/pet.yaml",
+      message:
+        '$ref "../../resilience/errors.yaml#/components/schemas/Problem" names a file that cannot be read: resilience/errors.yaml could not be read as YAML or JSON',
+    });
     expect(broken.written).toBe(false);
   });
 });

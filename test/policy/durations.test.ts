@@ -21,13 +21,25 @@ describe("parseDuration", () => {
   });
 
   it("refuses a number written as a string without a unit", () => {
-    expect(parseDuration("250")).toMatchObject({ ok: false, message: 'duration "250" has no unit' });
+    expect(parseDuration("250")).toMatchObject({
+      ok: false,
+      message: 'duration "250" has no unit',
+    });
   });
 
   it("refuses negative durations and unknown units", () => {
-    expect(parseDuration("-1s")).toMatchObject({ ok: false, message: 'duration "-1s" is negative' });
-    expect(parseDuration("1 parsec")).toMatchObject({ ok: false, message: 'duration "1 parsec" has an unknown unit "parsec"' });
-    expect(parseDuration("5 s")).toMatchObject({ ok: false, hint: "use ms, s, m or h with no space before the unit" });
+    expect(parseDuration("-1s")).toMatchObject({
+      ok: false,
+      message: 'duration "-1s" is negative',
+    });
+    expect(parseDuration("1 parsec")).toMatchObject({
+      ok: false,
+      message: 'duration "1 parsec" has an unknown unit "parsec"',
+    });
+    expect(parseDuration("5 s")).toMatchObject({
+      ok: false,
+      hint: "use ms, s, m or h with no space before the unit",
+    });
     expect(parseDuration(true)).toMatchObject({ ok: false });
   });
 

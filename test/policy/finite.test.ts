@@ -25,15 +25,36 @@ const extreme = fc.constantFrom(
 const ordinary = fc.oneof(
   { weight: 4, arbitrary: fc.integer({ min: 2, max: 10 }).map(String) },
   { weight: 1, arbitrary: fc.integer({ min: 1, max: 1000 }).map(String) },
-  { weight: 1, arbitrary: fc.double({ min: 0.001, max: 100, noNaN: true }).map((n) => n.toFixed(3)) },
+  {
+    weight: 1,
+    arbitrary: fc.double({ min: 0.001, max: 100, noNaN: true }).map((n) => n.toFixed(3)),
+  },
 );
 const number = fc.oneof({ weight: 8, arbitrary: ordinary }, { weight: 1, arbitrary: extreme });
-const fraction = fc.oneof({ weight: 8, arbitrary: fc.double({ min: 0.001, max: 1, noNaN: true }).map((n) => n.toFixed(4)) }, { weight: 1, arbitrary: extreme });
-const rate = fc.oneof(fraction, number.map((n) => `"${n}%"`));
+const fraction = fc.oneof(
+  { weight: 8, arbitrary: fc.double({ min: 0.001, max: 1, noNaN: true }).map((n) => n.toFixed(4)) },
+  { weight: 1, arbitrary: extreme },
+);
+const rate = fc.oneof(
+  fraction,
+  number.map((n) => `"${n}%"`),
+);
 const duration = fc.oneof(
-  { weight: 8, arbitrary: fc.oneof(fc.integer({ min: 1, max: 5000 }).map((n) => `${n}ms`), fc.double({ min: 0.5, max: 59, noNaN: true }).map((n) => `${n.toFixed(1)}s`), fc.integer({ min: 1, max: 59 }).map((n) => `${n}m`)) },
+  {
+    weight: 8,
+    arbitrary: fc.oneof(
+      fc.integer({ min: 1, max: 5000 }).map((n) => `${n}ms`),
+      fc.double({ min: 0.5, max: 59, noNaN: true }).map((n) => `${n.toFixed(1)}s`),
+      fc.integer({ min: 1, max: 59 }).map((n) => `${n}m`),
+    ),
+  },
   // any number with any unit: zero, fractions that round to nothing, hundreds of digits, hours past every range
-  { weight: 1, arbitrary: fc.tuple(fc.oneof(extreme, ordinary), fc.constantFrom("ms", "s", "m", "h")).map(([n, unit]) => `${n}${unit}`) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.oneof(extreme, ordinary), fc.constantFrom("ms", "s", "m", "h"))
+      .map(([n, unit]) => `${n}${unit}`),
+  },
 );
 
 const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined, freq: 2 });
@@ -42,10 +63,17 @@ const flow = (entries: Record<string, string | undefined>): string | undefined =
   const set = Object.entries(entries).filter((e): e is [string, string] => e[1] !== undefined);
   return set.length === 0 ? undefined : `{ ${set.map(([k, v]) => `${k}: ${v}`).join(", ")} }`;
 };
-const section = (shape: Record<string, fc.Arbitrary<string | undefined>>) => fc.record(shape).map(flow);
+const section = (shape: Record<string, fc.Arbitrary<string | undefined>>) =>
+  fc.record(shape).map(flow);
 
 const sections = {
-  latency: section({ p50: maybe(duration), p95: maybe(duration), p99: maybe(duration), p999: maybe(duration), rps: maybe(number) }),
+  latency: section({
+    p50: maybe(duration),
+    p95: maybe(duration),
+    p99: maybe(duration),
+    p999: maybe(duration),
+    rps: maybe(number),
+  }),
   timeout: section({ attempt: maybe(duration), total: maybe(duration), connect: maybe(duration) }),
   deadline: section({ margin: maybe(duration) }),
   retry: fc
@@ -60,30 +88,59 @@ const sections = {
     .record({
       failureRate: maybe(rate),
       slowCall: maybe(fc.tuple(duration, rate).map(([d, r]) => `{ duration: ${d}, rate: ${r} }`)),
-      window: maybe(fc.oneof(section({ duration: maybe(duration), buckets: maybe(number) }), number.map((n) => `{ calls: ${n} }`))),
+      window: maybe(
+        fc.oneof(
+          section({ duration: maybe(duration), buckets: maybe(number) }),
+          number.map((n) => `{ calls: ${n} }`),
+        ),
+      ),
       minCalls: maybe(number),
       openFor: maybe(duration),
       halfOpen: section({ maxCalls: maybe(number), successes: maybe(number) }),
     })
     .map((r) => flow(r)),
-  bulkhead: section({ maxConcurrent: maybe(number), maxQueue: maybe(number), queueTimeout: maybe(duration) }).map((b) => b ?? "{}"),
+  bulkhead: section({
+    maxConcurrent: maybe(number),
+    maxQueue: maybe(number),
+    queueTimeout: maybe(duration),
+  }).map((b) => b ?? "{}"),
   hedge: section({ delay: maybe(duration), maxAttempts: maybe(number), budget: maybe(rate) }),
-  fallback: section({ kind: fc.constant("stale"), maxAge: maybe(duration), maxEntries: maybe(number) }),
+  fallback: section({
+    kind: fc.constant("stale"),
+    maxAge: maybe(duration),
+    maxEntries: maybe(number),
+  }),
 };
 
-const policyText = fc.record(Object.fromEntries(Object.entries(sections).map(([k, arb]) => [k, maybe(arb as fc.Arbitrary<string | undefined>)]))).map((chosen) => {
-  const lines = ["version: 1", "dependency: things"];
-  for (const [key, value] of Object.entries(chosen)) if (value !== undefined) lines.push(`${key}: ${value}`);
-  lines.push("operations:", "  get: { method: GET, path: /things }", "  list: { method: GET, path: /all, timeout: { attempt: 2s }, hedge: false }");
-  return lines.join("\n") + "\n";
-});
+const policyText = fc
+  .record(
+    Object.fromEntries(
+      Object.entries(sections).map(([k, arb]) => [
+        k,
+        maybe(arb as fc.Arbitrary<string | undefined>),
+      ]),
+    ),
+  )
+  .map((chosen) => {
+    const lines = ["version: 1", "dependency: things"];
+    for (const [key, value] of Object.entries(chosen))
+      if (value !== undefined) lines.push(`${key}: ${value}`);
+    lines.push(
+      "operations:",
+      "  get: { method: GET, path: /things }",
+      "  list: { method: GET, path: /all, timeout: { attempt: 2s }, hedge: false }",
+    );
+    return lines.join("\n") + "\n";
+  });
 
 /** Every number in the resolved model, by path; JSON values (schemas, fallback values) are data, not settings. */
 function numbers(value: unknown, path: string, out: [string, number][]): [string, number][] {
   if (typeof value === "number") out.push([path, value]);
   else if (Array.isArray(value)) value.forEach((v, i) => numbers(v, `${path}[${i}]`, out));
   else if (value !== null && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) if (!["schemas", "body", "response", "value", "provenance", "source"].includes(k)) numbers(v, `${path}.${k}`, out);
+    for (const [k, v] of Object.entries(value))
+      if (!["schemas", "body", "response", "value", "provenance", "source"].includes(k))
+        numbers(v, `${path}.${k}`, out);
   }
   return out;
 }
@@ -94,7 +151,8 @@ function assertFinite(policy: ResolvedPolicy): void {
     expect(n, path).toBeGreaterThanOrEqual(0);
     if (/Ms$/.test(path)) expect(n, path).toBeLessThanOrEqual(MAX_DURATION_MS);
   }
-  if (policy.bulkhead) expect(policy.bulkhead.maxConcurrent).toBeLessThanOrEqual(RANGES.bulkhead.max);
+  if (policy.bulkhead)
+    expect(policy.bulkhead.maxConcurrent).toBeLessThanOrEqual(RANGES.bulkhead.max);
   for (const op of policy.operations) {
     expect(op.timeout.attemptMs).toBeGreaterThanOrEqual(1);
     expect(op.timeout.attemptMs).toBeLessThanOrEqual(RANGES.attempt.max);
@@ -102,7 +160,9 @@ function assertFinite(policy: ResolvedPolicy): void {
     expect(op.timeout.totalMs).toBeLessThanOrEqual(RANGES.total.max);
   }
   // every formula the model records is a readable number, never "Infinity" or "NaN"
-  const formulas = [policy.provenance, ...policy.operations.map((o) => o.provenance)].flatMap((p) => Object.values(p).map((v) => v.formula ?? ""));
+  const formulas = [policy.provenance, ...policy.operations.map((o) => o.provenance)].flatMap((p) =>
+    Object.values(p).map((v) => v.formula ?? ""),
+  );
   for (const f of formulas) expect(f).not.toMatch(/Infinity|NaN/);
 }
 

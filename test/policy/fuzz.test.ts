@@ -26,8 +26,38 @@ function assertWellFormed(text: string): void {
 
 /** Mutations that keep most of a real policy intact, so deep paths get exercised. */
 const mutation = fc.oneof(
-  fc.record({ kind: fc.constant("delete" as const), at: fc.nat(), length: fc.integer({ min: 1, max: 40 }) }),
-  fc.record({ kind: fc.constant("insert" as const), at: fc.nat(), text: fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom("{", "}", "[", "]", ": ", "\n  ", "- ", "&a ", "*a", "'", '"', "#", "250", "-1s", "50%", "null", "~", "\t")) }),
+  fc.record({
+    kind: fc.constant("delete" as const),
+    at: fc.nat(),
+    length: fc.integer({ min: 1, max: 40 }),
+  }),
+  fc.record({
+    kind: fc.constant("insert" as const),
+    at: fc.nat(),
+    text: fc.oneof(
+      fc.string({ maxLength: 12 }),
+      fc.constantFrom(
+        "{",
+        "}",
+        "[",
+        "]",
+        ": ",
+        "\n  ",
+        "- ",
+        "&a ",
+        "*a",
+        "'",
+        '"',
+        "#",
+        "250",
+        "-1s",
+        "50%",
+        "null",
+        "~",
+        "\t",
+      ),
+    ),
+  }),
   fc.record({ kind: fc.constant("swap-line" as const), a: fc.nat(), b: fc.nat() }),
 );
 
@@ -58,9 +88,13 @@ type Mutation =
 describe("loader robustness", () => {
   it("survives thousands of mutated real policies", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...examples), fc.array(mutation, { minLength: 1, maxLength: 6 }), (text, ms) => {
-        assertWellFormed(mutate(text, ms));
-      }),
+      fc.property(
+        fc.constantFrom(...examples),
+        fc.array(mutation, { minLength: 1, maxLength: 6 }),
+        (text, ms) => {
+          assertWellFormed(mutate(text, ms));
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -70,7 +104,15 @@ describe("loader robustness", () => {
       fc.property(fc.jsonValue({ maxDepth: 5 }), (value) => {
         assertWellFormed(stringify(value));
         assertWellFormed(stringify({ version: 1, dependency: "x", operations: value }));
-        assertWellFormed(stringify({ version: 1, dependency: "x", retry: value, breaker: value, operations: { a: value } }));
+        assertWellFormed(
+          stringify({
+            version: 1,
+            dependency: "x",
+            retry: value,
+            breaker: value,
+            operations: { a: value },
+          }),
+        );
       }),
       { numRuns: 1000 },
     );

@@ -14,9 +14,16 @@ const op = (p: ResolvedPolicy, name: string) => p.operations.find((o) => o.name 
 
 describe("normalize", () => {
   it("converts durations to milliseconds and rates to fractions", () => {
-    const p = resolve(policy("timeout: { attempt: 1.5s, total: 2m }\nbreaker: { failureRate: 25%, slowCall: { duration: 800ms, rate: 0.9 } }\n"));
+    const p = resolve(
+      policy(
+        "timeout: { attempt: 1.5s, total: 2m }\nbreaker: { failureRate: 25%, slowCall: { duration: 800ms, rate: 0.9 } }\n",
+      ),
+    );
     expect(op(p, "get").timeout).toEqual({ attemptMs: 1500, totalMs: 120_000 });
-    expect(p.breaker).toMatchObject({ failureRate: 0.25, slowCall: { durationMs: 800, rate: 0.9 } });
+    expect(p.breaker).toMatchObject({
+      failureRate: 0.25,
+      slowCall: { durationMs: 800, rate: 0.9 },
+    });
   });
 
   it("derives the attempt timeout from p999, then p99, and says how", () => {
@@ -40,10 +47,19 @@ describe("normalize", () => {
   });
 
   it("derives the total timeout from the worst case of the retry plan, plus the deadline margin", () => {
-    const o = op(resolve(policy("timeout: { attempt: 100ms }\nretry: { maxAttempts: 3, backoff: { base: 50ms, cap: 80ms } }\n")), "get");
+    const o = op(
+      resolve(
+        policy(
+          "timeout: { attempt: 100ms }\nretry: { maxAttempts: 3, backoff: { base: 50ms, cap: 80ms } }\n",
+        ),
+      ),
+      "get",
+    );
     // 3 attempts × 100ms + backoff min(80, 50) + min(80, 100) = 300 + 50 + 80, and the 10ms margin
     expect(o.timeout.totalMs).toBe(440);
-    expect(o.provenance["timeout.total"]?.formula).toBe("3 attempts × 100ms + backoff 50ms + 80ms + margin 10ms = 440ms");
+    expect(o.provenance["timeout.total"]?.formula).toBe(
+      "3 attempts × 100ms + backoff 50ms + 80ms + margin 10ms = 440ms",
+    );
   });
 
   it("derives a single attempt's total so that its own timeout fires before the deadline margin cuts it", () => {
@@ -53,9 +69,18 @@ describe("normalize", () => {
   });
 
   it("derives the bulkhead from Little's law and the hedge delay from p95", () => {
-    const p = resolve(policy("latency: { p95: 45ms, p99: 80ms, rps: 200 }\nbulkhead: {}\nhedge: {}\n"));
-    expect(p.bulkhead).toEqual({ maxConcurrent: 32, maxQueue: 0, queueTimeoutMs: 0, overflow: "reject" });
-    expect(p.provenance["bulkhead.maxConcurrent"]?.formula).toBe("Little's law with 2× headroom: ceil(rps 200 × p99 80ms × 2) = 32");
+    const p = resolve(
+      policy("latency: { p95: 45ms, p99: 80ms, rps: 200 }\nbulkhead: {}\nhedge: {}\n"),
+    );
+    expect(p.bulkhead).toEqual({
+      maxConcurrent: 32,
+      maxQueue: 0,
+      queueTimeoutMs: 0,
+      overflow: "reject",
+    });
+    expect(p.provenance["bulkhead.maxConcurrent"]?.formula).toBe(
+      "Little's law with 2× headroom: ceil(rps 200 × p99 80ms × 2) = 32",
+    );
     expect(op(p, "get").hedge).toEqual({ delayMs: 45, maxAttempts: 2, budget: 0.05 });
   });
 
@@ -73,7 +98,9 @@ describe("normalize", () => {
         ].join("\n"),
       ),
     );
-    const basis = Object.fromEntries(p.operations.map((o) => [o.name, [o.idempotency, o.repeatable]]));
+    const basis = Object.fromEntries(
+      p.operations.map((o) => [o.name, [o.idempotency, o.repeatable]]),
+    );
     expect(basis).toEqual({
       read: ["method", true],
       write: ["none", false],
@@ -99,7 +126,13 @@ describe("normalize", () => {
     expect(op(p, "b").fallback).toBeNull();
     expect(op(p, "c").retry?.maxAttempts).toBe(4);
     expect(op(p, "c").provenance["retry.maxAttempts"]?.origin).toBe("policy");
-    expect(op(p, "c").fallback).toEqual({ kind: "stale", maxAgeMs: 300_000, maxEntries: 1000, vary: [], otherwise: null });
+    expect(op(p, "c").fallback).toEqual({
+      kind: "stale",
+      maxAgeMs: 300_000,
+      maxEntries: 1000,
+      vary: [],
+      otherwise: null,
+    });
   });
 
   it("merges project defaults under the policy, and the policy wins", () => {
@@ -116,16 +149,32 @@ describe("normalize", () => {
     };
     const p = resolve(policy("retry: { maxAttempts: 2 }\nbreaker: { openFor: 5s }\n"), project);
     const o = op(p, "get");
-    expect(o.retry).toMatchObject({ maxAttempts: 2, backoff: { jitter: "equal", baseMs: 50, capMs: 1000, multiplier: 2 } });
+    expect(o.retry).toMatchObject({
+      maxAttempts: 2,
+      backoff: { jitter: "equal", baseMs: 50, capMs: 1000, multiplier: 2 },
+    });
     expect(o.provenance["retry.maxAttempts"]?.origin).toBe("policy");
-    expect(o.provenance["retry.backoff.jitter"]).toEqual({ origin: "project", source: { file: "resgen.config.yaml", path: ["defaults", "retry", "backoff", "jitter"] } });
+    expect(o.provenance["retry.backoff.jitter"]).toEqual({
+      origin: "project",
+      source: { file: "resgen.config.yaml", path: ["defaults", "retry", "backoff", "jitter"] },
+    });
     expect(p.budget).toEqual({ maxTokens: 50, tokenRatio: 0.1 });
     expect(p.breaker).toMatchObject({ minCalls: 40, openForMs: 5000, failureRate: 0.5 });
-    expect(p.deadline).toEqual({ propagate: true, marginMs: 20, header: "x-deadline", format: "ms" });
+    expect(p.deadline).toEqual({
+      propagate: true,
+      marginMs: 20,
+      header: "x-deadline",
+      format: "ms",
+    });
   });
 
   it("types path parameters from params and defaults the rest to string", () => {
-    const p = resolve(policy("", "  get:\n    method: GET\n    path: /users/{userId}/items/{n}\n    params: { n: { type: integer } }\n"));
+    const p = resolve(
+      policy(
+        "",
+        "  get:\n    method: GET\n    path: /users/{userId}/items/{n}\n    params: { n: { type: integer } }\n",
+      ),
+    );
     expect(op(p, "get").params).toEqual([
       { name: "userId", type: "string", declared: false },
       { name: "n", type: "integer", declared: true },
@@ -134,6 +183,13 @@ describe("normalize", () => {
 
   it("has no retry, breaker, bulkhead or budget unless declared", () => {
     const p = resolve(policy());
-    expect([p.breaker, p.bulkhead, p.budget, op(p, "get").retry, op(p, "get").hedge, op(p, "get").fallback]).toEqual([null, null, null, null, null, null]);
+    expect([
+      p.breaker,
+      p.bulkhead,
+      p.budget,
+      op(p, "get").retry,
+      op(p, "get").hedge,
+      op(p, "get").fallback,
+    ]).toEqual([null, null, null, null, null, null]);
   });
 });

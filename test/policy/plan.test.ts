@@ -10,7 +10,12 @@ import { emitClient, operationSettings } from "../../src/emit/client.js";
 import { explain, renderExplainText } from "../../src/explain/explain.js";
 import type { ResolvedPolicy } from "../../src/model/resolved.js";
 import { describePlan } from "../../src/model/plan.js";
-import { createDependency, createVirtualClock, ResilienceError, type OperationSettings } from "../../templates/runtime/index.js";
+import {
+  createDependency,
+  createVirtualClock,
+  ResilienceError,
+  type OperationSettings,
+} from "../../templates/runtime/index.js";
 
 /** Every combination of method, key, retry and hedge, one operation each. */
 const variants = [
@@ -25,7 +30,12 @@ const variants = [
 ] as const;
 
 function resolved(): ResolvedPolicy {
-  const operations = variants.map(([method, key, layers], i) => `  op${i}:\n    method: ${method}\n    path: /things\n${key ? `    ${key}\n` : ""}${layers ? `    ${layers}\n` : ""}`).join("");
+  const operations = variants
+    .map(
+      ([method, key, layers], i) =>
+        `  op${i}:\n    method: ${method}\n    path: /things\n${key ? `    ${key}\n` : ""}${layers ? `    ${layers}\n` : ""}`,
+    )
+    .join("");
   const text = `version: 1\ndependency: things\nlatency: { p99: 50ms }\ntimeout: { attempt: 100ms, total: 2s }\noperations:\n${operations}`;
   const { policy, diagnostics } = checkPolicyText("things.yaml", text);
   expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
@@ -35,11 +45,23 @@ function resolved(): ResolvedPolicy {
 /** Attempts the runtime makes when every attempt fails with a retryable 503, in virtual time. */
 async function attemptsInOutage(settings: OperationSettings<null>): Promise<number> {
   const clock = createVirtualClock(0);
-  const dep = createDependency({ name: "things", deadline: null, breaker: null, bulkhead: null, budget: null }, { clock, random: () => 0.5 });
+  const dep = createDependency(
+    { name: "things", deadline: null, breaker: null, bulkhead: null, budget: null },
+    { clock, random: () => 0.5 },
+  );
   let attempts = 0;
   const call = dep.call(settings, () => {
     attempts++;
-    return Promise.reject(new ResilienceError({ kind: "http", message: "status 503", status: 503, headers: {}, body: "", transient: true }));
+    return Promise.reject(
+      new ResilienceError({
+        kind: "http",
+        message: "status 503",
+        status: 503,
+        headers: {},
+        body: "",
+        transient: true,
+      }),
+    );
   });
   call.catch(() => undefined);
   await clock.runAll();
@@ -57,11 +79,18 @@ describe("the attempt plan", () => {
     for (const op of policy.operations) {
       const words = describePlan(op.plan);
       seen.add(words);
-      expect(lines.find((l) => l.trim().startsWith(`${op.name} `)), op.name).toContain(words);
+      expect(
+        lines.find((l) => l.trim().startsWith(`${op.name} `)),
+        op.name,
+      ).toContain(words);
       expect(client, op.name).toContain(`Stack: attempt timeout 100 ms, total 2000 ms; ${words}`);
       const expected = op.plan.kind === "single" ? 1 : op.plan.maxAttempts;
       expect(text, op.name).toContain(`attempts      ${expected}: ${words}`);
-      if (op.plan.kind !== "hedge") expect(await attemptsInOutage(operationSettings(op, true) as OperationSettings<null>), op.name).toBe(expected);
+      if (op.plan.kind !== "hedge")
+        expect(
+          await attemptsInOutage(operationSettings(op, true) as OperationSettings<null>),
+          op.name,
+        ).toBe(expected);
     }
     // the variants reach every kind of plan and every reason for a single attempt
     expect([...seen].sort()).toEqual([
@@ -76,7 +105,13 @@ describe("the attempt plan", () => {
 
   it("says maxAttempts 1 is a single attempt, not a retry", () => {
     const op = resolved().operations[1]!;
-    expect(op.plan).toMatchObject({ kind: "single", why: "maxAttempts 1", attempts: 1, retry: null, hedge: null });
+    expect(op.plan).toMatchObject({
+      kind: "single",
+      why: "maxAttempts 1",
+      attempts: 1,
+      retry: null,
+      hedge: null,
+    });
     expect(describePlan(op.plan)).not.toMatch(/retry 1|1 attempts/);
   });
 
@@ -89,12 +124,17 @@ describe("the attempt plan", () => {
 
 describe("which errors are retried", () => {
   it("the JSDoc and explain list the outcomes and the named errors retry.on retries, and say a bug is never retried", () => {
-    const text = "version: 1\ndependency: sdk\ntransport: function\noperations:\n  put:\n    idempotent: true\n    retry: { maxAttempts: 3, on: [timeout, network, { code: ECONNRESET }, { name: ThrottlingException }] }\n";
+    const text =
+      "version: 1\ndependency: sdk\ntransport: function\noperations:\n  put:\n    idempotent: true\n    retry: { maxAttempts: 3, on: [timeout, network, { code: ECONNRESET }, { name: ThrottlingException }] }\n";
     const { policy, diagnostics } = checkPolicyText("sdk.yaml", text);
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     // the JSDoc as one line: how it is wrapped is the emitter's business
     const jsdoc = emitClient(policy!).replace(/\n\s*\* /g, " ");
-    expect(jsdoc).toContain("retried on timeout, network, code ECONNRESET, name ThrottlingException; a programming error (TypeError, RangeError, ReferenceError, SyntaxError) is never retried");
-    expect(renderExplainText(explain(policy!, {}))).toMatch(/retry\.on +timeout, network, code ECONNRESET, name ThrottlingException/);
+    expect(jsdoc).toContain(
+      "retried on timeout, network, code ECONNRESET, name ThrottlingException; a programming error (TypeError, RangeError, ReferenceError, SyntaxError) is never retried",
+    );
+    expect(renderExplainText(explain(policy!, {}))).toMatch(
+      /retry\.on +timeout, network, code ECONNRESET, name ThrottlingException/,
+    );
   });
 });

@@ -37,11 +37,26 @@ describe("idempotency", () => {
       inputs: [{ key: "method", source: at("operations", "read", "method") }],
       formula: "RFC 9110: GET, HEAD, OPTIONS, PUT and DELETE are idempotent",
     });
-    expect(of("write").provenance["idempotency"]).toMatchObject({ origin: "derived", inputs: [{ key: "method" }], formula: "RFC 9110: POST is not idempotent" });
-    expect(of("keyed").provenance["idempotency"]).toEqual({ origin: "operation", source: at("operations", "keyed", "idempotency") });
-    expect(of("asserted").provenance["idempotency"]).toEqual({ origin: "operation", source: at("operations", "asserted", "idempotent") });
-    expect(of("denied").provenance["idempotency"]).toEqual({ origin: "operation", source: at("operations", "denied", "idempotent") });
-    expect(policy.operations.map((o) => [o.name, o.idempotency, o.repeatable, o.plan.repeatable])).toEqual([
+    expect(of("write").provenance["idempotency"]).toMatchObject({
+      origin: "derived",
+      inputs: [{ key: "method" }],
+      formula: "RFC 9110: POST is not idempotent",
+    });
+    expect(of("keyed").provenance["idempotency"]).toEqual({
+      origin: "operation",
+      source: at("operations", "keyed", "idempotency"),
+    });
+    expect(of("asserted").provenance["idempotency"]).toEqual({
+      origin: "operation",
+      source: at("operations", "asserted", "idempotent"),
+    });
+    expect(of("denied").provenance["idempotency"]).toEqual({
+      origin: "operation",
+      source: at("operations", "denied", "idempotent"),
+    });
+    expect(
+      policy.operations.map((o) => [o.name, o.idempotency, o.repeatable, o.plan.repeatable]),
+    ).toEqual([
       ["read", "method", true, true],
       ["write", "none", false, false],
       ["keyed", "key", true, true],
@@ -51,7 +66,9 @@ describe("idempotency", () => {
   });
 
   it("is what explain shows, with the line that decided it", () => {
-    const settings = explain(policy, { where: (ref) => `${ref.file}:${ref.path.join(".")}` }).operations.map((o) => o.stack.at(-1)!.settings.find((s) => s.key === "idempotency"));
+    const settings = explain(policy, {
+      where: (ref) => `${ref.file}:${ref.path.join(".")}`,
+    }).operations.map((o) => o.stack.at(-1)!.settings.find((s) => s.key === "idempotency"));
     expect(settings.map((s) => [s?.origin, s?.source ?? s?.formula])).toEqual([
       ["derived", "RFC 9110: GET, HEAD, OPTIONS, PUT and DELETE are idempotent"],
       ["derived", "RFC 9110: POST is not idempotent"],
@@ -64,9 +81,12 @@ describe("idempotency", () => {
 
 describe("derived values", () => {
   it("name the values they were computed from and the section they sit in", () => {
-    const p = resolve("latency: { p50: 40ms, p95: 90ms, p99: 100ms, rps: 50 }\nbreaker: {}\noperations:\n  get: { method: GET, path: /a, hedge: {} }\n");
+    const p = resolve(
+      "latency: { p50: 40ms, p95: 90ms, p99: 100ms, rps: 50 }\nbreaker: {}\noperations:\n  get: { method: GET, path: /a, hedge: {} }\n",
+    );
     const op = p.operations[0]!;
-    const keys = (key: string) => (op.provenance[key] ?? p.provenance[key])?.inputs?.map((i) => i.key);
+    const keys = (key: string) =>
+      (op.provenance[key] ?? p.provenance[key])?.inputs?.map((i) => i.key);
     expect(keys("timeout.attempt")).toEqual(["latency.p99"]);
     expect(keys("deadline.minAttempt")).toEqual(["latency.p50"]);
     expect(keys("hedge.delay")).toEqual(["latency.p95"]);
@@ -77,13 +97,19 @@ describe("derived values", () => {
     expect(op.provenance["timeout.total"]).toMatchObject({
       origin: "derived",
       source: at("operations", "get", "hedge"),
-      inputs: [{ key: "timeout.attempt" }, { key: "hedge", source: at("operations", "get", "hedge") }, { key: "deadline.margin" }],
+      inputs: [
+        { key: "timeout.attempt" },
+        { key: "hedge", source: at("operations", "get", "hedge") },
+        { key: "deadline.margin" },
+      ],
     });
     expect(op.provenance["timeout.attempt"]?.source).toEqual(at("latency"));
   });
 
   it("capped at an explicit total, the attempt timeout has the total among its inputs", () => {
-    const op = resolve("latency: { p999: 1s }\ntimeout: { total: 1s }\noperations:\n  get: { method: GET, path: /a }\n").operations[0]!;
+    const op = resolve(
+      "latency: { p999: 1s }\ntimeout: { total: 1s }\noperations:\n  get: { method: GET, path: /a }\n",
+    ).operations[0]!;
     expect(op.provenance["timeout.attempt"]?.inputs).toEqual([
       { key: "latency.p999", source: at("latency", "p999") },
       { key: "timeout.total", source: at("timeout", "total") },
@@ -96,15 +122,29 @@ describe("origins", () => {
     const p = resolve("operations:\n  get: { method: GET, path: /a, retry: {} }\n");
     const op = p.operations[0]!;
     for (const key of ["hedge", "fallback"]) expect(op.provenance[key]?.origin, key).toBe("absent");
-    for (const key of ["bulkhead", "breaker", "retry.budget"]) expect(p.provenance[key]?.origin, key).toBe("absent");
-    expect(op.provenance["retry.maxAttempts"]).toEqual({ origin: "default", formula: "built-in default 3" });
-    expect(explain(p).operations[0]!.stack.find((l) => l.layer === "fallback")!.settings[0]).toMatchObject({ origin: "absent", formula: "no fallback unless declared" });
+    for (const key of ["bulkhead", "breaker", "retry.budget"])
+      expect(p.provenance[key]?.origin, key).toBe("absent");
+    expect(op.provenance["retry.maxAttempts"]).toEqual({
+      origin: "default",
+      formula: "built-in default 3",
+    });
+    expect(
+      explain(p).operations[0]!.stack.find((l) => l.layer === "fallback")!.settings[0],
+    ).toMatchObject({ origin: "absent", formula: "no fallback unless declared" });
   });
 
   it("place the project file's deadline settings in it, apart from its defaults", () => {
-    const config: ConfigSettings = { configFile: "resgen.config.yaml", config: { version: 1, deadline: { header: "x-deadline" } } };
+    const config: ConfigSettings = {
+      configFile: "resgen.config.yaml",
+      config: { version: 1, deadline: { header: "x-deadline" } },
+    };
     const p = resolve("operations:\n  get: { method: GET, path: /a }\n", config);
-    expect(p.provenance["deadline.header"]).toEqual({ origin: "project", source: { file: "resgen.config.yaml", path: ["deadline", "header"] } });
-    expect(resolve("operations:\n  get: { method: GET, path: /a }\n").provenance["deadline.header"]).toEqual({ origin: "default", formula: "built-in default for format ms" });
+    expect(p.provenance["deadline.header"]).toEqual({
+      origin: "project",
+      source: { file: "resgen.config.yaml", path: ["deadline", "header"] },
+    });
+    expect(
+      resolve("operations:\n  get: { method: GET, path: /a }\n").provenance["deadline.header"],
+    ).toEqual({ origin: "default", formula: "built-in default for format ms" });
   });
 });

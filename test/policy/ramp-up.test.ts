@@ -21,7 +21,9 @@ describe("breaker.rampUp", () => {
     const p = resolve(policy("breaker: { rampUp: 30s }\n"));
     expect(p.breaker?.rampUpMs).toBe(30_000);
     expect(p.provenance["breaker.rampUp"]).toMatchObject({ origin: "policy" });
-    const fromProject = resolve(policy("breaker: { minCalls: 20 }\n"), { config: { version: 1, defaults: { breaker: { rampUp: "10s" } } } });
+    const fromProject = resolve(policy("breaker: { minCalls: 20 }\n"), {
+      config: { version: 1, defaults: { breaker: { rampUp: "10s" } } },
+    });
     expect(fromProject.breaker?.rampUpMs).toBe(10_000);
     expect(fromProject.provenance["breaker.rampUp"]).toMatchObject({ origin: "project" });
   });
@@ -34,7 +36,10 @@ describe("breaker.rampUp", () => {
 
   it("is refused outside 1ms to 1h with RG106", () => {
     for (const value of ["0ms", "2h"]) {
-      const { diagnostics } = checkPolicyText("policy.yaml", policy(`breaker: { rampUp: ${value} }\n`));
+      const { diagnostics } = checkPolicyText(
+        "policy.yaml",
+        policy(`breaker: { rampUp: ${value} }\n`),
+      );
       expect(diagnostics.map((d) => d.code)).toContain("RG106");
     }
   });
@@ -42,6 +47,8 @@ describe("breaker.rampUp", () => {
   it("is shown by explain", () => {
     const report = explain(resolve(policy("breaker: { rampUp: 30s }\n")));
     expect(JSON.stringify(report)).toContain("breaker.rampUp");
-    expect(JSON.stringify(explain(resolve(policy("breaker: { minCalls: 20 }\n"))))).not.toContain("breaker.rampUp");
+    expect(JSON.stringify(explain(resolve(policy("breaker: { minCalls: 20 }\n"))))).not.toContain(
+      "breaker.rampUp",
+    );
   });
 });

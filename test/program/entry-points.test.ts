@@ -7,10 +7,22 @@ import type { Diagnostic } from "../../src/diagnostics/diagnostic.js";
 
 /** Several policies whose problems only show when they are checked together, and one OpenAPI description. */
 const FILES: readonly { file: string; text: string }[] = [
-  { file: "a.yaml", text: "version: 1\ndependency: payments\ntimeout: { attempt: 500ms }\noperations:\n  get: { method: GET, path: /charges }\n" },
-  { file: "b.yaml", text: "version: 1\ndependency: payments\ntimeout: { attempt: 500ms }\noperations:\n  refund: { method: GET, path: /refunds }\n" },
-  { file: "c.yaml", text: "version: 1\ndependency: ledger-entries\noperations:\n  get: { method: GET, path: /entries }\n" },
-  { file: "d.yaml", text: "version: 1\ndependency: ledgerEntries\noperations:\n  get: { method: GET, path: /entries }\n" },
+  {
+    file: "a.yaml",
+    text: "version: 1\ndependency: payments\ntimeout: { attempt: 500ms }\noperations:\n  get: { method: GET, path: /charges }\n",
+  },
+  {
+    file: "b.yaml",
+    text: "version: 1\ndependency: payments\ntimeout: { attempt: 500ms }\noperations:\n  refund: { method: GET, path: /refunds }\n",
+  },
+  {
+    file: "c.yaml",
+    text: "version: 1\ndependency: ledger-entries\noperations:\n  get: { method: GET, path: /entries }\n",
+  },
+  {
+    file: "d.yaml",
+    text: "version: 1\ndependency: ledgerEntries\noperations:\n  get: { method: GET, path: /entries }\n",
+  },
   { file: "shop.yaml", text: "version: 1\ndependency: shop\nopenapi: ./api.yaml\n" },
   {
     file: "api.yaml",
@@ -30,7 +42,10 @@ async function checkOnDisk(files: readonly { file: string; text: string }[]) {
   const dir = mkdtempSync(join(tmpdir(), "resgen-entry-"));
   dirs.push(dir);
   for (const { file, text } of files) writeFileSync(join(dir, file), text);
-  return check(files.map((f) => f.file), { cwd: dir });
+  return check(
+    files.map((f) => f.file),
+    { cwd: dir },
+  );
 }
 
 describe("every entry point applies every rule", () => {
@@ -45,7 +60,9 @@ describe("every entry point applies every rule", () => {
   it("checkTexts reports RG113 for two policies declaring payments, and keeps the first", () => {
     const result = checkTexts(FILES.slice(0, 2));
     const errors = result.diagnostics.filter((d) => d.severity === "error");
-    expect(errors.map((d) => [d.file, d.code, d.message])).toEqual([["b.yaml", "RG113", 'dependency "payments" is already declared in a.yaml']]);
+    expect(errors.map((d) => [d.file, d.code, d.message])).toEqual([
+      ["b.yaml", "RG113", 'dependency "payments" is already declared in a.yaml'],
+    ]);
     expect(result.policies.map((p) => p.file)).toEqual(["a.yaml"]);
   });
 
@@ -56,12 +73,24 @@ describe("every entry point applies every rule", () => {
 
   it("checkTexts reports RG301 for two services that become one module", () => {
     const service = "version: 1\nkind: service\nservice: shop\nadmission: { maxConcurrent: 8 }\n";
-    const errors = checkTexts([{ file: "a.yaml", text: service }, { file: "b.yaml", text: service }]).diagnostics.filter((d) => d.severity === "error");
-    expect(errors.map((d) => [d.file, d.code, d.message])).toEqual([["b.yaml", "RG301", 'service "shop" becomes the module shop-service.ts, as service "shop" does']]);
+    const errors = checkTexts([
+      { file: "a.yaml", text: service },
+      { file: "b.yaml", text: service },
+    ]).diagnostics.filter((d) => d.severity === "error");
+    expect(errors.map((d) => [d.file, d.code, d.message])).toEqual([
+      [
+        "b.yaml",
+        "RG301",
+        'service "shop" becomes the module shop-service.ts, as service "shop" does',
+      ],
+    ]);
   });
 
   it("checkPolicyText reports what check and checkTexts report for one file", async () => {
-    const broken = { file: "p.yaml", text: "version: 1\ndependency: p\nretry: { maxAtempts: 3 }\noperations:\n  get: { path: /x }\n" };
+    const broken = {
+      file: "p.yaml",
+      text: "version: 1\ndependency: p\nretry: { maxAtempts: 3 }\noperations:\n  get: { path: /x }\n",
+    };
     const onDisk = (await checkOnDisk([broken])).diagnostics.map(row);
     expect(onDisk.length).toBeGreaterThan(1);
     expect(checkTexts([broken]).diagnostics.map(row)).toEqual(onDisk);
@@ -71,7 +100,8 @@ describe("every entry point applies every rule", () => {
 
 describe("a project file among the texts", () => {
   const config = "defaults:\n  retry: { maxAttempts: 3, backoff: { jitter: none } }\n";
-  const policy = "version: 1\ndependency: a\ntransport: http\ntimeout: { attempt: 100ms, total: 1s }\nbulkhead: false\noperations:\n  get: { method: GET, path: /x }\n";
+  const policy =
+    "version: 1\ndependency: a\ntransport: http\ntimeout: { attempt: 100ms, total: 1s }\nbulkhead: false\noperations:\n  get: { method: GET, path: /x }\n";
 
   it("governs the policies beside it, and findings about its defaults point into it", () => {
     const { diagnostics } = checkTexts([

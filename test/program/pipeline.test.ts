@@ -14,7 +14,8 @@ class CountingHost extends MemoryHost {
   }
 }
 
-const API = 'openapi: 3.0.3\ninfo: { title: Shop, version: 1.0.0 }\npaths:\n  /items:\n    get:\n      operationId: list\n      responses:\n        "200": { description: OK, content: { application/json: { schema: { $ref: "./schemas.yaml#/Item" } } } }\n';
+const API =
+  'openapi: 3.0.3\ninfo: { title: Shop, version: 1.0.0 }\npaths:\n  /items:\n    get:\n      operationId: list\n      responses:\n        "200": { description: OK, content: { application/json: { schema: { $ref: "./schemas.yaml#/Item" } } } }\n';
 const SCHEMAS = "Item: { type: object, properties: { id: { type: string } } }\n";
 
 describe("the check pipeline", () => {
@@ -29,30 +30,57 @@ describe("the check pipeline", () => {
     const result = runSync(checkProgram(host, []));
     expect(result.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     expect(result.policies.map((p) => p.dependency)).toEqual(["shop", "store"]);
-    expect([...host.reads.values()].every((n) => n === 1), JSON.stringify([...host.reads])).toBe(true);
-    expect([...host.reads.keys()].sort()).toEqual(["/api/api.yaml", "/api/schemas.yaml", "/resgen.config.yaml", "/resilience/shop.yaml", "/resilience/store.yaml"]);
+    expect(
+      [...host.reads.values()].every((n) => n === 1),
+      JSON.stringify([...host.reads]),
+    ).toBe(true);
+    expect([...host.reads.keys()].sort()).toEqual([
+      "/api/api.yaml",
+      "/api/schemas.yaml",
+      "/resgen.config.yaml",
+      "/resilience/shop.yaml",
+      "/resilience/store.yaml",
+    ]);
   });
 
   it("finds a project's policies through the host's glob and applies its defaults", () => {
     const host = new MemoryHost([
-      ["svc/resgen.config.yaml", "policies: [deps/*.yaml]\ndefaults: { timeout: { attempt: 300ms } }\n"],
-      ["svc/deps/a.yaml", "version: 1\ndependency: a\noperations:\n  get: { method: GET, path: /a }\n"],
-      ["svc/other/b.yaml", "version: 1\ndependency: b\noperations:\n  get: { method: GET, path: /b }\n"],
+      [
+        "svc/resgen.config.yaml",
+        "policies: [deps/*.yaml]\ndefaults: { timeout: { attempt: 300ms } }\n",
+      ],
+      [
+        "svc/deps/a.yaml",
+        "version: 1\ndependency: a\noperations:\n  get: { method: GET, path: /a }\n",
+      ],
+      [
+        "svc/other/b.yaml",
+        "version: 1\ndependency: b\noperations:\n  get: { method: GET, path: /b }\n",
+      ],
     ]);
     const result = runSync(checkProgram(host, ["svc"]));
-    expect(result.policies.map((p) => [p.file, p.operations[0]!.timeout.attemptMs])).toEqual([["svc/deps/a.yaml", 300]]);
+    expect(result.policies.map((p) => [p.file, p.operations[0]!.timeout.attemptMs])).toEqual([
+      ["svc/deps/a.yaml", 300],
+    ]);
     expect([...result.projects.keys()]).toEqual(["/svc/resgen.config.yaml"]);
   });
 
   it("reports an argument that matches nothing as RG114, with the usage exit status", () => {
     const result = runSync(checkProgram(new MemoryHost([]), ["nowhere/*.yaml"]));
     expect(result.unmatched).toEqual(["nowhere/*.yaml"]);
-    expect(result.diagnostics.map((d) => [d.code, d.file, d.message])).toEqual([["RG114", "nowhere/*.yaml", 'no policy files match "nowhere/*.yaml"']]);
+    expect(result.diagnostics.map((d) => [d.code, d.file, d.message])).toEqual([
+      ["RG114", "nowhere/*.yaml", 'no policy files match "nowhere/*.yaml"'],
+    ]);
     expect(exitCode(result.diagnostics)).toBe(2);
   });
 
   it("runs the same task over a host that answers with promises", async () => {
-    const memory = new MemoryHost([["p.yaml", "version: 1\ndependency: p\nretry: { maxAtempts: 3 }\noperations:\n  get: { method: GET, path: /x }\n"]]);
+    const memory = new MemoryHost([
+      [
+        "p.yaml",
+        "version: 1\ndependency: p\nretry: { maxAtempts: 3 }\noperations:\n  get: { method: GET, path: /x }\n",
+      ],
+    ]);
     // each answer a promise settled on a later tick, a throw a rejection (as an async function's)
     const onLaterTick =
       <A extends unknown[], R>(f: (...args: A) => R) =>
@@ -82,7 +110,9 @@ describe("the diagnostic sink", () => {
     sink.report([late, early, { ...late }]);
     sink.report(diagnostic("RG101", "b.yaml", { start: 9, end: 14 }, "unknown key"));
     sink.report(diagnostic("RG101", "b.yaml", { start: 9, end: 12 }, "another message"));
-    expect(sink.all().map((d) => `${d.file}:${d.span.start}-${d.span.end} ${d.code} ${d.message}`)).toEqual([
+    expect(
+      sink.all().map((d) => `${d.file}:${d.span.start}-${d.span.end} ${d.code} ${d.message}`),
+    ).toEqual([
       "a.yaml:3-5 RG104 no unit",
       "b.yaml:9-12 RG101 another message",
       "b.yaml:9-12 RG101 unknown key",
@@ -98,8 +128,13 @@ describe("exit codes", () => {
     expect(exitCode([diagnostic("RG224", "p.yaml", at, "w")])).toBe(0);
     expect(exitCode([diagnostic("RG224", "p.yaml", at, "w")], { maxWarnings: 0 })).toBe(1);
     expect(exitCode([diagnostic("RG101", "p.yaml", at, "e")])).toBe(1);
-    for (const code of ["RG004", "RG114", "RG117", "RG307", "RG417"] as const) expect(exitCode([diagnostic("RG101", "p.yaml", at, "e"), diagnostic(code, "p.yaml", at, "x")]), code).toBe(2);
+    for (const code of ["RG004", "RG114", "RG117", "RG307", "RG417"] as const)
+      expect(
+        exitCode([diagnostic("RG101", "p.yaml", at, "e"), diagnostic(code, "p.yaml", at, "x")]),
+        code,
+      ).toBe(2);
     // the I/O codes that exit 1 today keep doing so
-    for (const code of ["RG003", "RG115", "RG116", "RG601"] as const) expect(exitCode([diagnostic(code, "p.yaml", at, "x")]), code).toBe(1);
+    for (const code of ["RG003", "RG115", "RG116", "RG601"] as const)
+      expect(exitCode([diagnostic(code, "p.yaml", at, "x")]), code).toBe(1);
   });
 });

@@ -1,12 +1,24 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { backoffDelay, exponentialDelay, type BackoffSettings, type Jitter } from "../../templates/runtime/index.js";
+import {
+  backoffDelay,
+  exponentialDelay,
+  type BackoffSettings,
+  type Jitter,
+} from "../../templates/runtime/index.js";
 
-const settings = (jitter: Jitter): BackoffSettings => ({ baseMs: 100, capMs: 1_000, multiplier: 2, jitter });
+const settings = (jitter: Jitter): BackoffSettings => ({
+  baseMs: 100,
+  capMs: 1_000,
+  multiplier: 2,
+  jitter,
+});
 
 describe("backoff", () => {
   it("grows exponentially and is capped: exp = min(cap, base × multiplier^(n−1))", () => {
-    expect([1, 2, 3, 4, 5].map((n) => exponentialDelay(settings("none"), n))).toEqual([100, 200, 400, 800, 1_000]);
+    expect([1, 2, 3, 4, 5].map((n) => exponentialDelay(settings("none"), n))).toEqual([
+      100, 200, 400, 800, 1_000,
+    ]);
   });
 
   it("applies each jitter formula to the capped exponential", () => {
@@ -16,13 +28,16 @@ describe("backoff", () => {
     expect(backoffDelay(settings("equal"), 3, 0, r)).toBe(250);
     expect(backoffDelay(settings("decorrelated"), 3, 200, r)).toBe(100 + 0.25 * (600 - 100));
     expect(backoffDelay(settings("full"), 10, 0, () => 0.999)).toBeLessThan(1_000);
-    expect(backoffDelay(settings("decorrelated"), 3, 5_000, () => 0.999)).toBeCloseTo(100 + 0.999 * 900);
+    expect(backoffDelay(settings("decorrelated"), 3, 5_000, () => 0.999)).toBeCloseTo(
+      100 + 0.999 * 900,
+    );
   });
 
   it("stays finite and within the cap after 1,000 attempts", () => {
     for (const jitter of ["none", "full", "equal", "decorrelated"] as const) {
       let previous = 100;
-      for (let n = 1; n <= 1_000; n++) previous = backoffDelay(settings(jitter), n, previous, Math.random);
+      for (let n = 1; n <= 1_000; n++)
+        previous = backoffDelay(settings(jitter), n, previous, Math.random);
       expect(Number.isFinite(previous)).toBe(true);
       expect(previous).toBeLessThanOrEqual(1_000);
     }

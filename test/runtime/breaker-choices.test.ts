@@ -1,6 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { CircuitBreaker, createVirtualClock, REJECTED, type BreakerSettings, type ResilienceEvent } from "../../templates/runtime/index.js";
-import { after, breakerSettings, harness, httpFailure, never, operation, track } from "./helpers.js";
+import {
+  CircuitBreaker,
+  createVirtualClock,
+  REJECTED,
+  type BreakerSettings,
+  type ResilienceEvent,
+} from "../../templates/runtime/index.js";
+import {
+  after,
+  breakerSettings,
+  harness,
+  httpFailure,
+  never,
+  operation,
+  track,
+} from "./helpers.js";
 
 // The breaker's pinned choices (docs/runtime.md, "Circuit breaker"), each in virtual time.
 
@@ -27,7 +41,9 @@ describe("breaker: thresholds are checked after every outcome, a success too", (
     const h = harness({ breaker: count(10, 5) });
     const op = operation({ retry: null });
     for (const fails of [true, true, true, false, false]) {
-      await h.dep.call(op, () => (fails ? Promise.reject(httpFailure(503)) : "ok")).catch(() => undefined);
+      await h.dep
+        .call(op, () => (fails ? Promise.reject(httpFailure(503)) : "ok"))
+        .catch(() => undefined);
     }
     expect(h.dep.breaker?.state.state).toBe("open");
     expect(transitions(h.events)).toEqual(["closed->open"]);
@@ -64,7 +80,10 @@ describe("breaker: a transition to the current state is no transition", () => {
   it("reset() on a closed breaker emits nothing, and a failure in flight still counts", async () => {
     const h = harness({ breaker: count(10, 1) });
     const op = operation({ retry: null });
-    const inFlight = track(h.dep.call(op, () => after(h.clock, 100, () => Promise.reject(httpFailure(503)))), h.clock);
+    const inFlight = track(
+      h.dep.call(op, () => after(h.clock, 100, () => Promise.reject(httpFailure(503)))),
+      h.clock,
+    );
     await h.clock.advance(10);
     const generation = h.dep.breaker!.health().generation;
     h.dep.breaker!.reset();
@@ -81,12 +100,19 @@ describe("breaker: a transition to the current state is no transition", () => {
     breaker.onFailure(breaker.tryAcquire(), 1);
     breaker.onSuccess(breaker.tryAcquire(), 1);
     breaker.reset();
-    expect(breaker.health()).toMatchObject({ state: "closed", calls: 2, failures: 1, generation: 0 });
+    expect(breaker.health()).toMatchObject({
+      state: "closed",
+      calls: 2,
+      failures: 1,
+      generation: 0,
+    });
   });
 
   it("isolate() twice emits one transition and starts one episode", () => {
     const seen: string[] = [];
-    const breaker = new CircuitBreaker(breakerSettings, createVirtualClock(), (from, to) => seen.push(`${from}->${to}`));
+    const breaker = new CircuitBreaker(breakerSettings, createVirtualClock(), (from, to) =>
+      seen.push(`${from}->${to}`),
+    );
     breaker.isolate();
     const generation = breaker.health().generation;
     breaker.isolate();
@@ -125,7 +151,9 @@ describe("breaker: a rejection carries the failure that opened the breaker as ca
   });
 
   it("keeps the cause through half-open, takes the failed trial's on reopening, and has none once closed or isolated", async () => {
-    const h = harness({ breaker: { ...breakerSettings, minCalls: 1, halfOpen: { maxCalls: 1, successes: 1 } } });
+    const h = harness({
+      breaker: { ...breakerSettings, minCalls: 1, halfOpen: { maxCalls: 1, successes: 1 } },
+    });
     const op = operation({ retry: null });
     const opening = httpFailure(503);
     await h.dep.call(op, () => Promise.reject(opening)).catch(() => undefined);

@@ -105,7 +105,9 @@ describe("circuit breaker: open and half-open", () => {
   });
 
   it("closes as soon as `successes` trials succeed, even with another trial in flight", async () => {
-    const { breaker, clock, record, transitions } = setup({ halfOpen: { maxCalls: 3, successes: 2 } });
+    const { breaker, clock, record, transitions } = setup({
+      halfOpen: { maxCalls: 3, successes: 2 },
+    });
     record(10, 0);
     await clock.advance(breakerSettings.openForMs);
     const [a, b, c] = [breaker.tryAcquire(), breaker.tryAcquire(), breaker.tryAcquire()];

@@ -61,20 +61,46 @@ describe("retry budget in thousandths of a token", () => {
 
   it("with 3 tokens, 1 failure and 5 successes, gives a failing call 1 attempt, not 2 (virtual time)", async () => {
     const h = harness({ budget: { maxTokens: 3, tokenRatio: 0.1 } });
-    const op = operation({ retry: { maxAttempts: 3, backoff: { baseMs: 10, capMs: 10, multiplier: 1, jitter: "none" }, on: ["network"], retryAfter: null } });
+    const op = operation({
+      retry: {
+        maxAttempts: 3,
+        backoff: { baseMs: 10, capMs: 10, multiplier: 1, jitter: "none" },
+        on: ["network"],
+        retryAfter: null,
+      },
+    });
     // one retried failure, then its retry succeeds: 3 → 2 → 2.1; four more successes: 2.5
     let n = 0;
-    const first = track(h.dep.call(op, () => after(h.clock, 5, () => { if (n++ === 0) throw networkError("reset"); return "ok"; })), h.clock);
+    const first = track(
+      h.dep.call(op, () =>
+        after(h.clock, 5, () => {
+          if (n++ === 0) throw networkError("reset");
+          return "ok";
+        }),
+      ),
+      h.clock,
+    );
     await h.clock.advance(100);
     expect(first.value).toBe("ok");
     for (let i = 0; i < 4; i++) {
-      const ok = track(h.dep.call(op, () => after(h.clock, 5, () => "ok")), h.clock);
+      const ok = track(
+        h.dep.call(op, () => after(h.clock, 5, () => "ok")),
+        h.clock,
+      );
       await h.clock.advance(10);
       expect(ok.value).toBe("ok");
     }
     expect(h.dep.health().budget?.tokens).toBe(2.5);
     let attempts = 0;
-    const failing = track(h.dep.call(op, () => after(h.clock, 5, () => { attempts++; throw networkError("reset"); })), h.clock);
+    const failing = track(
+      h.dep.call(op, () =>
+        after(h.clock, 5, () => {
+          attempts++;
+          throw networkError("reset");
+        }),
+      ),
+      h.clock,
+    );
     await h.clock.advance(1_000);
     // 2.5 − 1 = 1.5 = maxTokens / 2: no retry (floats made it 1.5000000000000004 and retried)
     expect(attempts).toBe(1);

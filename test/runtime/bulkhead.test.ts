@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { isResilienceError, type BulkheadSettings } from "../../templates/runtime/index.js";
-import { after, breakerSettings, harness, httpFailure, never, operation, track } from "./helpers.js";
+import {
+  after,
+  breakerSettings,
+  harness,
+  httpFailure,
+  never,
+  operation,
+  track,
+} from "./helpers.js";
 
 const bulkhead = (overrides: Partial<BulkheadSettings>): BulkheadSettings => ({
   maxConcurrent: 1,
@@ -22,7 +30,12 @@ describe("bulkhead", () => {
     expect(second.settled).toBe(false);
     await h.clock.advance(50);
     expect(second.value).toBe("ok");
-    expect(h.dep.bulkhead?.health()).toEqual({ inFlight: 0, queued: 0, maxConcurrent: 1, maxQueue: 1 });
+    expect(h.dep.bulkhead?.health()).toEqual({
+      inFlight: 0,
+      queued: 0,
+      maxConcurrent: 1,
+      maxQueue: 1,
+    });
   });
 
   it("gives up waiting after the queue timeout", async () => {
@@ -57,14 +70,18 @@ describe("bulkhead", () => {
   });
 
   it("evicts the oldest waiter with overflow drop-oldest", async () => {
-    const h = harness({ bulkhead: bulkhead({ overflow: "drop-oldest", maxQueue: 2, queueTimeoutMs: 1_000 }) });
+    const h = harness({
+      bulkhead: bulkhead({ overflow: "drop-oldest", maxQueue: 2, queueTimeoutMs: 1_000 }),
+    });
     track(h.dep.call(op, slow(h, 50)), h.clock);
     const oldest = track(h.dep.call(op, slow(h, 50)), h.clock);
     const middle = track(h.dep.call(op, slow(h, 50)), h.clock);
     const newcomer = track(h.dep.call(op, slow(h, 50)), h.clock);
     await h.clock.flush();
     expect(isResilienceError(oldest.error, "bulkhead-full")).toBe(true);
-    expect(h.events.find((e) => e.type === "bulkhead-rejected")).toMatchObject({ reason: "evicted" });
+    expect(h.events.find((e) => e.type === "bulkhead-rejected")).toMatchObject({
+      reason: "evicted",
+    });
     await h.clock.advance(150);
     expect(middle.value).toBe("ok");
     expect(newcomer.value).toBe("ok");
@@ -79,7 +96,10 @@ describe("bulkhead", () => {
     );
     await h.clock.advance(60);
     expect(attempts).toBe(2);
-    const other = track(h.dep.call(op, () => "other"), h.clock);
+    const other = track(
+      h.dep.call(op, () => "other"),
+      h.clock,
+    );
     await h.clock.flush();
     expect(isResilienceError(other.error, "bulkhead-full")).toBe(true);
     await h.clock.advance(500);

@@ -11,14 +11,32 @@ import {
   type ErrorCondition,
   type OperationSettings,
 } from "../../templates/runtime/index.js";
-import { after, breakerSettings, dependencySettings, harness, operation, track } from "./helpers.js";
+import {
+  after,
+  breakerSettings,
+  dependencySettings,
+  harness,
+  operation,
+  track,
+} from "./helpers.js";
 
 const retried = (errors?: readonly ErrorCondition[]) =>
   operation({
-    retry: { maxAttempts: 3, backoff: { baseMs: 10, capMs: 10, multiplier: 1, jitter: "none" }, on: ["timeout", "network", 503], retryAfter: null, ...(errors ? { errors } : {}) },
+    retry: {
+      maxAttempts: 3,
+      backoff: { baseMs: 10, capMs: 10, multiplier: 1, jitter: "none" },
+      on: ["timeout", "network", 503],
+      retryAfter: null,
+      ...(errors ? { errors } : {}),
+    },
   });
 const withFallback = operation({
-  retry: { maxAttempts: 3, backoff: { baseMs: 10, capMs: 10, multiplier: 1, jitter: "none" }, on: ["timeout", "network", 503], retryAfter: null },
+  retry: {
+    maxAttempts: 3,
+    backoff: { baseMs: 10, capMs: 10, multiplier: 1, jitter: "none" },
+    on: ["timeout", "network", 503],
+    retryAfter: null,
+  },
   fallback: { kind: "value", value: "cached" } as const,
 });
 const budget = { maxTokens: 100, tokenRatio: 0.1 } as const;
@@ -40,7 +58,8 @@ async function run(h: ReturnType<typeof harness>, op: OperationSettings, thrown:
   return { attempts, error: call.error, value: call.value };
 }
 
-const coded = (code: string | number, message = "failed") => Object.assign(new Error(message), { code });
+const coded = (code: string | number, message = "failed") =>
+  Object.assign(new Error(message), { code });
 
 describe("programming errors surface: no verdict, no retry, no fallback", () => {
   it.each([
@@ -48,17 +67,22 @@ describe("programming errors surface: no verdict, no retry, no fallback", () => 
     ["RangeError", () => new RangeError("Invalid array length")],
     ["ReferenceError", () => new ReferenceError("client is not defined")],
     ["SyntaxError", () => new SyntaxError("Unexpected token < in JSON")],
-  ])("a %s is thrown as it is, attempted once, unseen by the breaker and the budget", async (_name, make) => {
-    const h = harness({ breaker: breakerSettings, budget });
-    const bug = make();
-    const r = await run(h, withFallback, () => bug);
-    expect(r.attempts).toBe(1);
-    expect(r.error).toBe(bug);
-    expect(r.value).toBeUndefined();
-    expect(h.dep.breaker?.health()).toMatchObject({ calls: 0, failures: 0 });
-    expect(h.dep.health().budget?.tokens).toBe(100);
-    expect(h.events.some((e) => e.type === "fallback-served" || e.type === "retry-scheduled")).toBe(false);
-  });
+  ])(
+    "a %s is thrown as it is, attempted once, unseen by the breaker and the budget",
+    async (_name, make) => {
+      const h = harness({ breaker: breakerSettings, budget });
+      const bug = make();
+      const r = await run(h, withFallback, () => bug);
+      expect(r.attempts).toBe(1);
+      expect(r.error).toBe(bug);
+      expect(r.value).toBeUndefined();
+      expect(h.dep.breaker?.health()).toMatchObject({ calls: 0, failures: 0 });
+      expect(h.dep.health().budget?.tokens).toBe(100);
+      expect(
+        h.events.some((e) => e.type === "fallback-served" || e.type === "retry-scheduled"),
+      ).toBe(false);
+    },
+  );
 
   it("a TypeError thrown synchronously by a function transport is thrown as it is", async () => {
     const h = harness({ breaker: breakerSettings });
@@ -83,15 +107,18 @@ describe("programming errors surface: no verdict, no retry, no fallback", () => 
     let copy = 0;
     let aborted = false;
     const call = track(
-      h.dep.call(operation({ retry: null, hedge: { delayMs: 10, maxAttempts: 2, budget: 1 } }), (ctx) => {
-        if (copy++ === 0) {
-          ctx.signal.addEventListener("abort", () => (aborted = true));
-          return after(h.clock, 100, () => "late");
-        }
-        return after(h.clock, 5, () => {
-          throw bug;
-        });
-      }),
+      h.dep.call(
+        operation({ retry: null, hedge: { delayMs: 10, maxAttempts: 2, budget: 1 } }),
+        (ctx) => {
+          if (copy++ === 0) {
+            ctx.signal.addEventListener("abort", () => (aborted = true));
+            return after(h.clock, 100, () => "late");
+          }
+          return after(h.clock, 5, () => {
+            throw bug;
+          });
+        },
+      ),
       h.clock,
     );
     await h.clock.advance(200);
@@ -113,19 +140,35 @@ describe("network failures are recognised by their codes", () => {
     expect(h.dep.breaker?.health().failures).toBe(3);
   });
 
-  it.each(["ECONNRESET", "ECONNREFUSED", "ETIMEDOUT", "EPIPE", "EAI_AGAIN", "UND_ERR_SOCKET", "UND_ERR_CONNECT_TIMEOUT"])(
-    "%s, on the error or its cause, is a transient network error",
-    async (code) => {
-      for (const thrown of [() => coded(code), () => new Error("wrapped", { cause: coded(code) })]) {
-        const r = await run(harness(), retried(), thrown);
-        expect(r.attempts).toBe(3);
-        expect(r.error).toMatchObject({ kind: "network", transient: true });
-      }
-    },
-  );
+  it.each([
+    "ECONNRESET",
+    "ECONNREFUSED",
+    "ETIMEDOUT",
+    "EPIPE",
+    "EAI_AGAIN",
+    "UND_ERR_SOCKET",
+    "UND_ERR_CONNECT_TIMEOUT",
+  ])("%s, on the error or its cause, is a transient network error", async (code) => {
+    for (const thrown of [() => coded(code), () => new Error("wrapped", { cause: coded(code) })]) {
+      const r = await run(harness(), retried(), thrown);
+      expect(r.attempts).toBe(3);
+      expect(r.error).toMatchObject({ kind: "network", transient: true });
+    }
+  });
 
   it("is not retried when retry.on leaves out network", async () => {
-    const r = await run(harness(), operation({ retry: { maxAttempts: 3, backoff: { baseMs: 10, capMs: 10, multiplier: 1, jitter: "none" }, on: ["timeout"], retryAfter: null } }), () => coded("ECONNRESET"));
+    const r = await run(
+      harness(),
+      operation({
+        retry: {
+          maxAttempts: 3,
+          backoff: { baseMs: 10, capMs: 10, multiplier: 1, jitter: "none" },
+          on: ["timeout"],
+          retryAfter: null,
+        },
+      }),
+      () => coded("ECONNRESET"),
+    );
     expect(r.attempts).toBe(1);
     expect(r.error).toMatchObject({ kind: "network", transient: false });
   });
@@ -170,7 +213,13 @@ describe("errors named in the retry settings, by code or name", () => {
 
   it("a network error whose cause is named is transient even when retry.on leaves out network", async () => {
     const op = operation({
-      retry: { maxAttempts: 2, backoff: { baseMs: 10, capMs: 10, multiplier: 1, jitter: "none" }, on: [503], retryAfter: null, errors: [{ code: "ECONNRESET" }] },
+      retry: {
+        maxAttempts: 2,
+        backoff: { baseMs: 10, capMs: 10, multiplier: 1, jitter: "none" },
+        on: [503],
+        retryAfter: null,
+        errors: [{ code: "ECONNRESET" }],
+      },
     });
     const r = await run(harness(), op, () => coded("ECONNRESET"));
     expect(r.attempts).toBe(2);
@@ -182,7 +231,11 @@ describe("errors named in the retry settings, by code or name", () => {
 describe("the classify hook", () => {
   function withHook(classify: ErrorClassifier) {
     const clock = createVirtualClock(1_000);
-    const dep = createDependency(dependencySettings({ breaker: breakerSettings }), { clock, random: () => 0.5, classify });
+    const dep = createDependency(dependencySettings({ breaker: breakerSettings }), {
+      clock,
+      random: () => 0.5,
+      classify,
+    });
     return { clock, dep, events: [] };
   }
 
@@ -195,7 +248,12 @@ describe("the classify hook", () => {
     const seen: unknown[] = [];
     const h = withHook((error, context) => {
       seen.push(context);
-      if (error instanceof DbError) return error.severity === "retry" ? "transient" : error.severity === "bug" ? "bug" : "failure";
+      if (error instanceof DbError)
+        return error.severity === "retry"
+          ? "transient"
+          : error.severity === "bug"
+            ? "bug"
+            : "failure";
       return undefined;
     });
     expect((await run(h, retried(), () => new DbError("retry"))).attempts).toBe(3);

@@ -27,7 +27,10 @@ const strict = [
 
 function tsc(args: string[]): string {
   try {
-    execFileSync(join(root, "node_modules", ".bin", "tsc"), [...strict, ...args, ...files], { cwd: root, encoding: "utf8" });
+    execFileSync(join(root, "node_modules", ".bin", "tsc"), [...strict, ...args, ...files], {
+      cwd: root,
+      encoding: "utf8",
+    });
     return "";
   } catch (error) {
     return String((error as { stdout?: string }).stdout ?? error);

@@ -93,7 +93,9 @@ describe("deadlines", () => {
   });
 
   it("takes the earliest of the caller's deadline, the ambient one and the total timeout", async () => {
-    const h = harness({ deadline: { propagate: true, marginMs: 10, header: "grpc-timeout", format: "grpc-timeout" } });
+    const h = harness({
+      deadline: { propagate: true, marginMs: 10, header: "grpc-timeout", format: "grpc-timeout" },
+    });
     const seen: Array<[number, string | undefined]> = [];
     const op = operation({ timeout: { attemptMs: 250, totalMs: 1_000 }, retry: null });
     const probe = (ctx: { timeoutMs: number; headers(): Record<string, string> }): string => {

@@ -15,12 +15,16 @@ describe("errors", () => {
   it("are recognised across two copies of the runtime, where instanceof fails", async () => {
     // A query string makes the module loader evaluate the file a second time, as a second copy.
     const specifier = "../../templates/runtime/errors.js?second-copy";
-    const copy = (await import(/* @vite-ignore */ specifier)) as typeof import("../../templates/runtime/errors.js");
+    const copy = (await import(
+      /* @vite-ignore */ specifier
+    )) as typeof import("../../templates/runtime/errors.js");
     const foreign = new copy.ResilienceError({ kind: "timeout", message: "t" });
     expect(foreign instanceof ResilienceError).toBe(false);
     expect(isResilienceError(foreign)).toBe(true);
     expect(isTimeoutError(foreign)).toBe(true);
-    expect(copy.isResilienceError(new ResilienceError({ kind: "http", message: "h" }), "http")).toBe(true);
+    expect(
+      copy.isResilienceError(new ResilienceError({ kind: "http", message: "h" }), "http"),
+    ).toBe(true);
     expect(isResilienceError(new Error("plain"))).toBe(false);
     expect(isResilienceError({ kind: "timeout" })).toBe(false);
   });
@@ -28,7 +32,8 @@ describe("errors", () => {
   it("narrow by kind", () => {
     const error: unknown = httpFailure(503, true, { a: "b" }, "body");
     expect(isHttpError(error)).toBe(true);
-    if (isHttpError(error)) expect([error.status, error.headers, error.body]).toEqual([503, { a: "b" }, "body"]);
+    if (isHttpError(error))
+      expect([error.status, error.headers, error.body]).toEqual([503, { a: "b" }, "body"]);
     expect(isCircuitOpenError(error)).toBe(false);
     expect(isResilienceError(error, "network")).toBe(false);
   });
@@ -50,26 +55,38 @@ describe("errors", () => {
     expect((open as Error).stack?.split("\n")).toHaveLength(1);
     expect((open as Error).message).toBe("payments.getCharge: circuit open (trials in 30000 ms)");
     expect(Error.stackTraceLimit).toBeGreaterThan(0);
-    expect(new ResilienceError({ kind: "network", message: "n" }).stack?.split("\n").length).toBeGreaterThan(1);
+    expect(
+      new ResilienceError({ kind: "network", message: "n" }).stack?.split("\n").length,
+    ).toBeGreaterThan(1);
   });
 
   it("make stackless errors that are still Errors, with their fields, cause and a one-line stack", () => {
     const cause = new Error("last failure");
-    const error = new ResilienceError({ kind: "circuit-open", message: "p.get: circuit open", dependency: "p", cause, withoutStack: true });
+    const error = new ResilienceError({
+      kind: "circuit-open",
+      message: "p.get: circuit open",
+      dependency: "p",
+      cause,
+      withoutStack: true,
+    });
     expect(error).toBeInstanceOf(Error);
     expect(error).toBeInstanceOf(ResilienceError);
     expect(isCircuitOpenError(error)).toBe(true);
-    expect([error.name, error.message, error.dependency, error.operation, error.attempts, error.transient]).toEqual([
-      "ResilienceError",
-      "p.get: circuit open",
-      "p",
-      "",
-      0,
-      false,
-    ]);
+    expect([
+      error.name,
+      error.message,
+      error.dependency,
+      error.operation,
+      error.attempts,
+      error.transient,
+    ]).toEqual(["ResilienceError", "p.get: circuit open", "p", "", 0, false]);
     expect(error.cause).toBe(cause);
     expect(error.stack).toBe("ResilienceError: p.get: circuit open");
-    expect(JSON.parse(JSON.stringify(error))).toMatchObject({ message: "p.get: circuit open", kind: "circuit-open", dependency: "p" });
+    expect(JSON.parse(JSON.stringify(error))).toMatchObject({
+      message: "p.get: circuit open",
+      kind: "circuit-open",
+      dependency: "p",
+    });
     expect(String(error)).toBe("ResilienceError: p.get: circuit open");
     error.stack = "replaced";
     expect(error.stack).toBe("replaced");
@@ -96,8 +113,16 @@ describe("errors", () => {
   it("wrap a network failure a function transport throws as a transient network error with the cause", async () => {
     const h = harness();
     const reset = Object.assign(new Error("socket hang up"), { code: "ECONNRESET" });
-    const error = await h.dep.call(operation({ retry: null }), () => Promise.reject(reset)).catch((e: unknown) => e);
-    expect(error).toMatchObject({ kind: "network", transient: true, dependency: "payments", operation: "getCharge", attempts: 1 });
+    const error = await h.dep
+      .call(operation({ retry: null }), () => Promise.reject(reset))
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      kind: "network",
+      transient: true,
+      dependency: "payments",
+      operation: "getCharge",
+      attempts: 1,
+    });
     expect((error as Error).cause).toBe(reset);
   });
 });

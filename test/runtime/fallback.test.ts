@@ -24,7 +24,10 @@ describe("stale cache", () => {
   });
 });
 
-const fails = (status: number, transient = true) => () => Promise.reject(httpFailure(status, transient));
+const fails =
+  (status: number, transient = true) =>
+  () =>
+    Promise.reject(httpFailure(status, transient));
 
 describe("fallback", () => {
   it("labels fresh data and serves a constant when the dependency fails", async () => {
@@ -33,29 +36,50 @@ describe("fallback", () => {
     expect(await h.dep.call(op, () => ["fresh"])).toEqual({ data: ["fresh"], degraded: false });
     const served = await h.dep.call(op, fails(503));
     expect(served).toMatchObject({ data: ["default"], degraded: true, reason: "http" });
-    expect(h.events.find((e) => e.type === "fallback-served")).toMatchObject({ fallback: "value", reason: "http" });
+    expect(h.events.find((e) => e.type === "fallback-served")).toMatchObject({
+      fallback: "value",
+      reason: "http",
+    });
   });
 
   it("does not cover caller bugs: 400, 401, 403, 404 and 422 are thrown", async () => {
     const h = harness();
     const op = operation({ retry: null, fallback: { kind: "value", value: "default" } });
     for (const status of [400, 401, 403, 404, 422]) {
-      await expect(h.dep.call(op, fails(status, false))).rejects.toMatchObject({ kind: "http", status });
+      await expect(h.dep.call(op, fails(status, false))).rejects.toMatchObject({
+        kind: "http",
+        status,
+      });
     }
   });
 
   it("covers an open breaker, a deadline and an exhausted budget", async () => {
-    const h = harness({ breaker: { ...breakerSettings, minCalls: 1 }, budget: { maxTokens: 1, tokenRatio: 0 } });
+    const h = harness({
+      breaker: { ...breakerSettings, minCalls: 1 },
+      budget: { maxTokens: 1, tokenRatio: 0 },
+    });
     const op = operation({ fallback: { kind: "value", value: "default" } });
-    expect(await h.dep.call(op, fails(503))).toMatchObject({ degraded: true, reason: "budget-exhausted" });
-    expect(await h.dep.call(op, () => "ok")).toMatchObject({ degraded: true, reason: "circuit-open" });
+    expect(await h.dep.call(op, fails(503))).toMatchObject({
+      degraded: true,
+      reason: "budget-exhausted",
+    });
+    expect(await h.dep.call(op, () => "ok")).toMatchObject({
+      degraded: true,
+      reason: "circuit-open",
+    });
     h.dep.breaker?.reset();
-    expect(await h.dep.call(op, () => "ok", { deadline: 0 })).toMatchObject({ degraded: true, reason: "deadline" });
+    expect(await h.dep.call(op, () => "ok", { deadline: 0 })).toMatchObject({
+      degraded: true,
+      reason: "deadline",
+    });
   });
 
   it("serves the last good response per key with its age, and rethrows without one", async () => {
     const h = harness();
-    const op = operation({ retry: null, fallback: { kind: "stale", maxAgeMs: 60_000, maxEntries: 10 } });
+    const op = operation({
+      retry: null,
+      fallback: { kind: "stale", maxAgeMs: 60_000, maxEntries: 10 },
+    });
     await h.dep.call(op, () => "user 1", { cacheKey: "u1" });
     await h.clock.advance(5_000);
     expect(await h.dep.call(op, fails(503), { cacheKey: "u1" })).toMatchObject({
@@ -63,9 +87,13 @@ describe("fallback", () => {
       degraded: true,
       ageMs: 5_000,
     });
-    await expect(h.dep.call(op, fails(503), { cacheKey: "u2" })).rejects.toMatchObject({ status: 503 });
+    await expect(h.dep.call(op, fails(503), { cacheKey: "u2" })).rejects.toMatchObject({
+      status: 503,
+    });
     await h.clock.advance(60_000);
-    await expect(h.dep.call(op, fails(503), { cacheKey: "u1" })).rejects.toMatchObject({ status: 503 });
+    await expect(h.dep.call(op, fails(503), { cacheKey: "u1" })).rejects.toMatchObject({
+      status: 503,
+    });
   });
 
   it("calls a provided fallback with the error", async () => {
@@ -88,10 +116,16 @@ describe("fallback", () => {
     const plain = await h.dep.call(operation({ retry: null }), () => 42);
     expect(plain).toBe(42);
     expectTypeOf(plain).toEqualTypeOf<number>();
-    const none = await h.dep.call(operation({ retry: null, fallback: { kind: "none" } as const }), () => 42);
+    const none = await h.dep.call(
+      operation({ retry: null, fallback: { kind: "none" } as const }),
+      () => 42,
+    );
     expect(none).toBe(42);
     expectTypeOf(none).toEqualTypeOf<number>();
-    const labelled = await h.dep.call(operation({ retry: null, fallback: { kind: "value", value: 0 } as const }), () => 42);
+    const labelled = await h.dep.call(
+      operation({ retry: null, fallback: { kind: "value", value: 0 } as const }),
+      () => 42,
+    );
     expectTypeOf(labelled).toEqualTypeOf<Outcome<number>>();
   });
 });

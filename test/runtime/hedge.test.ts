@@ -1,9 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { HedgeBudget, isResilienceError, type AttemptContext } from "../../templates/runtime/index.js";
+import {
+  HedgeBudget,
+  isResilienceError,
+  type AttemptContext,
+} from "../../templates/runtime/index.js";
 import { after, breakerSettings, harness, httpFailure, operation, track } from "./helpers.js";
 
 const hedged = (maxAttempts = 3, budget = 1) =>
-  operation({ retry: null, hedge: { delayMs: 40, maxAttempts, budget }, timeout: { attemptMs: 500, totalMs: 1_000 } });
+  operation({
+    retry: null,
+    hedge: { delayMs: 40, maxAttempts, budget },
+    timeout: { attemptMs: 500, totalMs: 1_000 },
+  });
 
 describe("hedging", () => {
   it("launches copies after the hedge delay; the first success wins and the losers are aborted", async () => {
@@ -31,12 +39,18 @@ describe("hedging", () => {
   it("throws the first-launched copy's error, with the others attached, when every copy fails", async () => {
     const h = harness();
     const result = track(
-      h.dep.call(hedged(), (ctx) => after(h.clock, 100, () => { throw httpFailure(500 + ctx.attempt + 1); })),
+      h.dep.call(hedged(), (ctx) =>
+        after(h.clock, 100, () => {
+          throw httpFailure(500 + ctx.attempt + 1);
+        }),
+      ),
       h.clock,
     );
     await h.clock.advance(1_000);
     expect(result.error).toMatchObject({ kind: "http", status: 502, attempts: 3 });
-    expect((result.error as { others: { status: number }[] }).others.map((e) => e.status)).toEqual([503, 504]);
+    expect((result.error as { others: { status: number }[] }).others.map((e) => e.status)).toEqual([
+      503, 504,
+    ]);
   });
 
   it("launches the next copy at once after a transient failure", async () => {
@@ -57,7 +71,13 @@ describe("hedging", () => {
   it("ends the call at once on a failure that is not transient", async () => {
     const h = harness();
     const result = track(
-      h.dep.call(hedged(), (ctx) => (ctx.attempt === 1 ? after(h.clock, 60, () => { throw httpFailure(404, false); }) : after(h.clock, 500, () => "ok"))),
+      h.dep.call(hedged(), (ctx) =>
+        ctx.attempt === 1
+          ? after(h.clock, 60, () => {
+              throw httpFailure(404, false);
+            })
+          : after(h.clock, 500, () => "ok"),
+      ),
       h.clock,
     );
     await h.clock.advance(60);
@@ -75,10 +95,12 @@ describe("hedging", () => {
     await h.clock.advance(1_000);
     expect(result.value).toBe("ok");
     expect(h.dep.breaker?.health()).toMatchObject({ calls: 1, failures: 0 });
-    expect(h.events.filter((e) => e.type === "attempt-end").map((e) => (e as { outcome: string }).outcome).sort()).toEqual([
-      "cancelled",
-      "success",
-    ]);
+    expect(
+      h.events
+        .filter((e) => e.type === "attempt-end")
+        .map((e) => (e as { outcome: string }).outcome)
+        .sort(),
+    ).toEqual(["cancelled", "success"]);
   });
 
   it("keeps hedges to the hedge budget's fraction of calls", async () => {
@@ -108,7 +130,9 @@ describe("hedging", () => {
       const result = track(
         h.dep.call(hedged(2), () => {
           copies++;
-          return after(h.clock, 100, () => { throw httpFailure(503); });
+          return after(h.clock, 100, () => {
+            throw httpFailure(503);
+          });
         }),
         h.clock,
       );

@@ -19,8 +19,17 @@ export const breakerSettings = {
   halfOpen: { maxCalls: 3, successes: 3 },
 } as const satisfies DependencySettings["breaker"];
 
-export function dependencySettings(overrides: Partial<DependencySettings> = {}): DependencySettings {
-  return { name: "payments", deadline: null, breaker: null, bulkhead: null, budget: null, ...overrides };
+export function dependencySettings(
+  overrides: Partial<DependencySettings> = {},
+): DependencySettings {
+  return {
+    name: "payments",
+    deadline: null,
+    breaker: null,
+    bulkhead: null,
+    budget: null,
+    ...overrides,
+  };
 }
 
 export function operation<F extends FallbackSettings | null = null>(
@@ -77,8 +86,20 @@ export function track<T>(promise: Promise<T>, clock: VirtualClock): Tracked<T> {
   return t;
 }
 
-export function httpFailure(status: number, transient = true, headers: Record<string, string> = {}, body = ""): ResilienceError {
-  return new ResilienceError({ kind: "http", message: `status ${status}`, status, headers, body, transient });
+export function httpFailure(
+  status: number,
+  transient = true,
+  headers: Record<string, string> = {},
+  body = "",
+): ResilienceError {
+  return new ResilienceError({
+    kind: "http",
+    message: `status ${status}`,
+    status,
+    headers,
+    body,
+    transient,
+  });
 }
 
 /** A transport response that settles after `ms` of virtual time. */

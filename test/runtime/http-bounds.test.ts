@@ -33,7 +33,10 @@ function countingFetch(): { fetch: typeof fetch; read: () => number } {
         controller.enqueue(chunk);
       },
     });
-    return new Response(response.body.pipeThrough(counter), { status: response.status, headers: response.headers });
+    return new Response(response.body.pipeThrough(counter), {
+      status: response.status,
+      headers: response.headers,
+    });
   }) as typeof fetch;
   return { fetch: counted, read: () => read };
 }
@@ -60,7 +63,10 @@ async function failure(call: Promise<unknown>): Promise<ResilienceError> {
     (value) => ({ value }),
     (error: unknown) => ({ error }),
   );
-  if (!("error" in outcome)) throw new Error(`expected a failure, got a value of ${String(outcome.value).length} characters`);
+  if (!("error" in outcome))
+    throw new Error(
+      `expected a failure, got a value of ${String(outcome.value).length} characters`,
+    );
   if (!isResilienceError(outcome.error)) throw outcome.error;
   return outcome.error;
 }
@@ -72,7 +78,12 @@ describe("maxResponseBytes", () => {
     const dep = createDependency(dependencySettings());
     const started = performance.now();
     const error = await failure(
-      dep.call(retried, (ctx) => sendHttp({ fetch, baseUrl: server!.url, method: "GET", path: "/report", maxResponseBytes: LIMIT }, ctx)),
+      dep.call(retried, (ctx) =>
+        sendHttp(
+          { fetch, baseUrl: server!.url, method: "GET", path: "/report", maxResponseBytes: LIMIT },
+          ctx,
+        ),
+      ),
     );
     expect(error).toMatchObject({ kind: "parse", transient: false, attempts: 1, status: 200 });
     expect(error.message).toContain("over maxResponseBytes (65536 bytes)");
@@ -90,7 +101,12 @@ describe("maxResponseBytes", () => {
     const { fetch, read } = countingFetch();
     const dep = createDependency(dependencySettings());
     const error = await failure(
-      dep.call(retried, (ctx) => sendHttp({ fetch, baseUrl: server!.url, method: "GET", path: "/", maxResponseBytes: LIMIT }, ctx)),
+      dep.call(retried, (ctx) =>
+        sendHttp(
+          { fetch, baseUrl: server!.url, method: "GET", path: "/", maxResponseBytes: LIMIT },
+          ctx,
+        ),
+      ),
     );
     expect(error).toMatchObject({ kind: "parse", transient: false, attempts: 1 });
     expect(read()).toBeLessThanOrEqual(64 * KiB);
@@ -101,15 +117,46 @@ describe("maxResponseBytes", () => {
   it("streams a compressed body through the limit: its declared length says nothing of what it inflates to", async () => {
     // what fetch hands over for a small gzip body that inflates past the limit
     const inflated = (async () =>
-      new Response("x".repeat(4 * LIMIT), { status: 200, headers: { "content-length": "512", "content-encoding": "gzip" } })) as unknown as typeof fetch;
+      new Response("x".repeat(4 * LIMIT), {
+        status: 200,
+        headers: { "content-length": "512", "content-encoding": "gzip" },
+      })) as unknown as typeof fetch;
     const dep = createDependency(dependencySettings());
     const error = await failure(
-      dep.call(retried, (ctx) => sendHttp({ fetch: inflated, baseUrl: "http://127.0.0.1:1", method: "GET", path: "/", responseType: "text", maxResponseBytes: LIMIT }, ctx)),
+      dep.call(retried, (ctx) =>
+        sendHttp(
+          {
+            fetch: inflated,
+            baseUrl: "http://127.0.0.1:1",
+            method: "GET",
+            path: "/",
+            responseType: "text",
+            maxResponseBytes: LIMIT,
+          },
+          ctx,
+        ),
+      ),
     );
     expect(error).toMatchObject({ kind: "parse", transient: false, attempts: 1 });
     // the same body sent as is, with its true length declared, is read whole
-    const plain = (async () => new Response("y".repeat(LIMIT), { status: 200, headers: { "content-length": String(LIMIT) } })) as unknown as typeof fetch;
-    const text = await dep.call(retried, (ctx) => sendHttp<string>({ fetch: plain, baseUrl: "http://127.0.0.1:1", method: "GET", path: "/", responseType: "text", maxResponseBytes: LIMIT }, ctx));
+    const plain = (async () =>
+      new Response("y".repeat(LIMIT), {
+        status: 200,
+        headers: { "content-length": String(LIMIT) },
+      })) as unknown as typeof fetch;
+    const text = await dep.call(retried, (ctx) =>
+      sendHttp<string>(
+        {
+          fetch: plain,
+          baseUrl: "http://127.0.0.1:1",
+          method: "GET",
+          path: "/",
+          responseType: "text",
+          maxResponseBytes: LIMIT,
+        },
+        ctx,
+      ),
+    );
     expect(text).toHaveLength(LIMIT);
   });
 
@@ -117,7 +164,10 @@ describe("maxResponseBytes", () => {
     server = await startBodyServer({ size: LIMIT });
     const dep = createDependency(dependencySettings());
     const text = await dep.call(retried, (ctx) =>
-      sendHttp<string>({ baseUrl: server!.url, method: "GET", path: "/", maxResponseBytes: LIMIT }, ctx),
+      sendHttp<string>(
+        { baseUrl: server!.url, method: "GET", path: "/", maxResponseBytes: LIMIT },
+        ctx,
+      ),
     );
     expect(text).toHaveLength(LIMIT - 2);
     await server.close();
@@ -138,7 +188,9 @@ describe("maxResponseBytes", () => {
     expect(DEFAULT_MAX_RESPONSE_BYTES).toBe(8 * MiB);
     server = await startBodyServer({ size: 8 * MiB + 2 });
     const dep = createDependency(dependencySettings());
-    const error = await failure(dep.call(retried, (ctx) => sendHttp({ baseUrl: server!.url, method: "GET", path: "/" }, ctx)));
+    const error = await failure(
+      dep.call(retried, (ctx) => sendHttp({ baseUrl: server!.url, method: "GET", path: "/" }, ctx)),
+    );
     expect(error).toMatchObject({ kind: "parse", transient: false, attempts: 1 });
     expect(error.message).toContain(`(${8 * MiB} bytes)`);
   });
@@ -167,7 +219,24 @@ describe("path parameters", () => {
     const op = operation({ retry: null });
     const base = "https://api.example/v1/tenants/acme";
     const template = new URL(`${base}/items/x/y`).pathname.split("/").length;
-    const tricky = fc.constantFrom(".", "..", "%2e", "%2E%2E", ".%2e", "%2e.", "/", "\\", "..\\..", "../..", "?", "#", "", "%", "%zz", "\ud800");
+    const tricky = fc.constantFrom(
+      ".",
+      "..",
+      "%2e",
+      "%2E%2E",
+      ".%2e",
+      "%2e.",
+      "/",
+      "\\",
+      "..\\..",
+      "../..",
+      "?",
+      "#",
+      "",
+      "%",
+      "%zz",
+      "\ud800",
+    );
     const value = fc.oneof(tricky, fc.string({ unit: "binary" }), fc.string({ unit: "grapheme" }));
     await fc.assert(
       fc.asyncProperty(value, value, async (mode, id) => {
@@ -181,9 +250,13 @@ describe("path parameters", () => {
           return;
         }
         sent.length = 0;
-        await dep.call(op, (ctx) => sendHttp({ fetch: capture, baseUrl: base, method: "GET", path }, ctx));
+        await dep.call(op, (ctx) =>
+          sendHttp({ fetch: capture, baseUrl: base, method: "GET", path }, ctx),
+        );
         const url = new URL(sent[0]!);
-        expect(url.origin + url.pathname.slice(0, "/v1/tenants/acme/items/".length)).toBe(`${base}/items/`);
+        expect(url.origin + url.pathname.slice(0, "/v1/tenants/acme/items/".length)).toBe(
+          `${base}/items/`,
+        );
         expect(url.pathname.split("/")).toHaveLength(template);
         expect(buildUrl(base, path)).toBe(sent[0]);
       }),
@@ -204,8 +277,20 @@ function isWellFormed(text: string): boolean {
 describe("a bug in the request", () => {
   it("surfaces as it is instead of becoming a transient network error", async () => {
     const { sendHttp } = await import("../../templates/runtime/http.js");
-    const ctx = { dependency: "d", operation: "o", signal: new AbortController().signal, headers: () => ({}), awaitHeaders: <R>(response: Promise<R>) => response, retryOn: ["network"] } as unknown as Parameters<typeof sendHttp>[1];
-    const failure = await sendHttp({ method: "GET", baseUrl: "not a url", path: "/x", responseType: "none" } as Parameters<typeof sendHttp>[0], ctx).catch((e: unknown) => e);
+    const ctx = {
+      dependency: "d",
+      operation: "o",
+      signal: new AbortController().signal,
+      headers: () => ({}),
+      awaitHeaders: <R>(response: Promise<R>) => response,
+      retryOn: ["network"],
+    } as unknown as Parameters<typeof sendHttp>[1];
+    const failure = await sendHttp(
+      { method: "GET", baseUrl: "not a url", path: "/x", responseType: "none" } as Parameters<
+        typeof sendHttp
+      >[0],
+      ctx,
+    ).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(TypeError);
     expect(isResilienceError(failure)).toBe(false);
   });

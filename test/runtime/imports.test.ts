@@ -10,7 +10,9 @@ import { describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../src/version.js";
 
 const DIR = join(PACKAGE_ROOT, "templates", "runtime");
-const files = readdirSync(DIR).filter((f) => f.endsWith(".ts")).sort();
+const files = readdirSync(DIR)
+  .filter((f) => f.endsWith(".ts"))
+  .sort();
 
 /** Runtime modules each module imports or re-exports from, `import type` and `export type` included. */
 function importGraph(): Map<string, string[]> {
@@ -50,7 +52,9 @@ function cycles(graph: ReadonlyMap<string, readonly string[]>): string[] {
 describe("the runtime's modules", () => {
   it("import only modules that exist", () => {
     const graph = importGraph();
-    const missing = [...graph].flatMap(([file, targets]) => targets.filter((t) => !graph.has(t)).map((t) => `${file} → ${t}`));
+    const missing = [...graph].flatMap(([file, targets]) =>
+      targets.filter((t) => !graph.has(t)).map((t) => `${file} → ${t}`),
+    );
     expect(missing).toEqual([]);
   });
 
@@ -69,7 +73,9 @@ describe("the runtime's modules", () => {
   });
 
   it("each open with a one-line comment saying what the file holds", () => {
-    const without = files.filter((file) => !/^\/\/ \S.*\n/.test(readFileSync(join(DIR, file), "utf8")));
+    const without = files.filter(
+      (file) => !/^\/\/ \S.*\n/.test(readFileSync(join(DIR, file), "utf8")),
+    );
     expect(without).toEqual([]);
   });
 });

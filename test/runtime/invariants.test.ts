@@ -14,7 +14,15 @@ import {
   type ResilienceEvent,
   type TimerHandle,
 } from "../../templates/runtime/index.js";
-import { after, breakerSettings, harness, httpFailure, never, operation, track } from "./helpers.js";
+import {
+  after,
+  breakerSettings,
+  harness,
+  httpFailure,
+  never,
+  operation,
+  track,
+} from "./helpers.js";
 
 const failing = (): Promise<never> => Promise.reject(httpFailure(503));
 
@@ -28,7 +36,9 @@ async function tripBreaker(h: ReturnType<typeof harness>): Promise<void> {
 
 describe("I1: the deadline bounds every call", () => {
   it("starts no attempt after the deadline and settles by deadline + 5 ms when the transport never answers", async () => {
-    const h = harness({ deadline: { propagate: true, marginMs: 10, header: "x-request-timeout-ms", format: "ms" } });
+    const h = harness({
+      deadline: { propagate: true, marginMs: 10, header: "x-request-timeout-ms", format: "ms" },
+    });
     const starts: number[] = [];
     const op = operation({
       timeout: { attemptMs: 300, totalMs: 1_000 },
@@ -60,7 +70,12 @@ describe("I1: the deadline bounds every call", () => {
     const starts: number[] = [];
     const op = operation({
       timeout: { attemptMs: 250, totalMs: 1_000 },
-      retry: { maxAttempts: 10, backoff: { baseMs: 300, capMs: 5_000, multiplier: 2, jitter: "none" }, on: [503], retryAfter: null },
+      retry: {
+        maxAttempts: 10,
+        backoff: { baseMs: 300, capMs: 5_000, multiplier: 2, jitter: "none" },
+        on: [503],
+        retryAfter: null,
+      },
     });
     const deadline = h.clock.now() + 1_000;
     const result = track(
@@ -141,7 +156,9 @@ describe("I3: half-open admits at most halfOpen.maxCalls trials", () => {
 
 describe("I4: the bulkhead bounds concurrency and the queue", () => {
   it("keeps at most 30 of 1,000 concurrent calls in flight and rejects the rest at once", async () => {
-    const h = harness({ bulkhead: { maxConcurrent: 30, maxQueue: 0, queueTimeoutMs: 0, overflow: "reject" } });
+    const h = harness({
+      bulkhead: { maxConcurrent: 30, maxQueue: 0, queueTimeoutMs: 0, overflow: "reject" },
+    });
     let inFlight = 0;
     let maxInFlight = 0;
     const results = Array.from({ length: 1_000 }, () =>
@@ -157,7 +174,9 @@ describe("I4: the bulkhead bounds concurrency and the queue", () => {
       ),
     );
     await h.clock.flush();
-    expect(results.filter((r) => r.settled && isResilienceError(r.error, "bulkhead-full"))).toHaveLength(970);
+    expect(
+      results.filter((r) => r.settled && isResilienceError(r.error, "bulkhead-full")),
+    ).toHaveLength(970);
     expect(maxInFlight).toBe(30);
     await h.clock.advance(50);
     expect(results.filter((r) => r.value === "ok")).toHaveLength(30);
@@ -165,7 +184,9 @@ describe("I4: the bulkhead bounds concurrency and the queue", () => {
   });
 
   it("never holds more than maxQueue waiters, however many calls arrive", async () => {
-    const h = harness({ bulkhead: { maxConcurrent: 2, maxQueue: 3, queueTimeoutMs: 1_000, overflow: "reject" } });
+    const h = harness({
+      bulkhead: { maxConcurrent: 2, maxQueue: 3, queueTimeoutMs: 1_000, overflow: "reject" },
+    });
     let maxQueued = 0;
     let maxInFlight = 0;
     let inFlight = 0;
@@ -174,13 +195,16 @@ describe("I4: the bulkhead bounds concurrency and the queue", () => {
     });
     const results = Array.from({ length: 40 }, () =>
       track(
-        h.dep.call(operation({ retry: null, timeout: { attemptMs: null, totalMs: 10_000 } }), () => {
-          maxInFlight = Math.max(maxInFlight, ++inFlight);
-          return after(h.clock, 10, () => {
-            inFlight--;
-            return "ok";
-          });
-        }),
+        h.dep.call(
+          operation({ retry: null, timeout: { attemptMs: null, totalMs: 10_000 } }),
+          () => {
+            maxInFlight = Math.max(maxInFlight, ++inFlight);
+            return after(h.clock, 10, () => {
+              inFlight--;
+              return "ok";
+            });
+          },
+        ),
         h.clock,
       ),
     );
@@ -203,12 +227,23 @@ describe("I5: the retry budget bounds amplification in a total outage", () => {
         async (calls, maxTokens, maxAttempts) => {
           const clock = createVirtualClock();
           const dep = createDependency(
-            { name: "d", deadline: null, breaker: null, bulkhead: null, budget: { maxTokens, tokenRatio: 0.1 } },
+            {
+              name: "d",
+              deadline: null,
+              breaker: null,
+              bulkhead: null,
+              budget: { maxTokens, tokenRatio: 0.1 },
+            },
             { clock },
           );
           const op = operation({
             timeout: { attemptMs: null, totalMs: null },
-            retry: { maxAttempts, backoff: { baseMs: 0, capMs: 0, multiplier: 2, jitter: "none" }, on: [503], retryAfter: null },
+            retry: {
+              maxAttempts,
+              backoff: { baseMs: 0, capMs: 0, multiplier: 2, jitter: "none" },
+              on: [503],
+              retryAfter: null,
+            },
           });
           let attempts = 0;
           for (let i = 0; i < calls; i++) {
@@ -244,7 +279,11 @@ describe("I6: a non-idempotent operation without a key is attempted exactly once
   it("is never hedged", async () => {
     const h = harness();
     let attempts = 0;
-    const op = operation({ repeatable: false, retry: null, hedge: { delayMs: 10, maxAttempts: 3, budget: 1 } });
+    const op = operation({
+      repeatable: false,
+      retry: null,
+      hedge: { delayMs: 10, maxAttempts: 3, budget: 1 },
+    });
     const result = track(
       h.dep.call(op, () => {
         attempts++;
@@ -305,7 +344,10 @@ describe("I7: one idempotency key per logical call", () => {
 describe("I8: outcomes from an earlier breaker episode are ignored", () => {
   it("does not let a late outcome change the current episode", async () => {
     const clock = createVirtualClock();
-    const breaker = new CircuitBreaker({ ...breakerSettings, minCalls: 2, halfOpen: { maxCalls: 2, successes: 1 } }, clock);
+    const breaker = new CircuitBreaker(
+      { ...breakerSettings, minCalls: 2, halfOpen: { maxCalls: 2, successes: 1 } },
+      clock,
+    );
     const stale = breaker.tryAcquire();
     breaker.onFailure(breaker.tryAcquire(), 1);
     breaker.onFailure(breaker.tryAcquire(), 1);
@@ -342,7 +384,8 @@ describe("I9: breaker memory is O(buckets)", () => {
     }
     gc();
     const afterUse = process.memoryUsage();
-    const grown = afterUse.heapUsed + afterUse.arrayBuffers - (before.heapUsed + before.arrayBuffers);
+    const grown =
+      afterUse.heapUsed + afterUse.arrayBuffers - (before.heapUsed + before.arrayBuffers);
     expect(grown).toBeLessThan(1_000_000);
     const health = breaker.health();
     expect(health.calls).toBe(300_000);
@@ -380,14 +423,27 @@ describe("I10: every layer reports, and a throwing observer breaks nothing", () 
       clock,
     );
     // bulkhead-queued and bulkhead-rejected
-    const queued = track(dep.call(operation({ retry: null }), () => "ok"), clock);
-    const rejected = track(dep.call(fallbackOp, () => "ok"), clock);
+    const queued = track(
+      dep.call(operation({ retry: null }), () => "ok"),
+      clock,
+    );
+    const rejected = track(
+      dep.call(fallbackOp, () => "ok"),
+      clock,
+    );
     await clock.advance(100);
     expect(hedged.value).toBe("ok");
     expect(queued.value).toBe("ok");
-    expect(rejected.value).toMatchObject({ degraded: true, reason: "bulkhead-full", data: "cached" });
+    expect(rejected.value).toMatchObject({
+      degraded: true,
+      reason: "bulkhead-full",
+      data: "cached",
+    });
     // retry-scheduled, then budget-exhausted
-    const retried = track(dep.call(operation(), () => failing()), clock);
+    const retried = track(
+      dep.call(operation(), () => failing()),
+      clock,
+    );
     await clock.advance(1_000);
     expect(retried.error).toMatchObject({ kind: "budget-exhausted" });
     // breaker-transition and breaker-rejected
@@ -395,7 +451,9 @@ describe("I10: every layer reports, and a throwing observer breaks nothing", () 
     await dep.call(operation({ retry: null }), failing).catch(() => undefined);
     await expect(dep.call(operation(), () => "ok")).rejects.toMatchObject({ kind: "circuit-open" });
     // deadline-exceeded
-    await expect(dep.call(operation(), () => "ok", { deadline: 1 })).rejects.toMatchObject({ kind: "deadline" });
+    await expect(dep.call(operation(), () => "ok", { deadline: 1 })).rejects.toMatchObject({
+      kind: "deadline",
+    });
     expect([...types].sort()).toEqual(
       [
         "attempt-end",
@@ -419,7 +477,11 @@ describe("I10: every layer reports, and a throwing observer breaks nothing", () 
 describe("I11: every call settles once and gives back everything it took", () => {
   const outcome = fc.oneof(
     fc.record({ kind: fc.constant("ok" as const), ms: fc.integer({ min: 0, max: 400 }) }),
-    fc.record({ kind: fc.constant("fail" as const), ms: fc.integer({ min: 0, max: 400 }), status: fc.constantFrom(404, 500, 503) }),
+    fc.record({
+      kind: fc.constant("fail" as const),
+      ms: fc.integer({ min: 0, max: 400 }),
+      status: fc.constantFrom(404, 500, 503),
+    }),
     fc.record({ kind: fc.constant("hang" as const) }),
     fc.record({ kind: fc.constant("throw" as const) }),
   );
@@ -441,96 +503,118 @@ describe("I11: every call settles once and gives back everything it took", () =>
 
   it("leaves no bulkhead slot, trial permit or timer behind, and starts no attempt after settling", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(call, { minLength: 1, maxLength: 12 }), layers, async (calls, l) => {
-        const clock = createVirtualClock();
-        // the runtime's own timers (the transports below use the clock directly)
-        const live = new Set<TimerHandle>();
-        const runtimeClock: Clock = {
-          now: () => clock.now(),
-          setTimer: (callback, delayMs) => {
-            const handle: TimerHandle = clock.setTimer(() => {
+      fc.asyncProperty(
+        fc.array(call, { minLength: 1, maxLength: 12 }),
+        layers,
+        async (calls, l) => {
+          const clock = createVirtualClock();
+          // the runtime's own timers (the transports below use the clock directly)
+          const live = new Set<TimerHandle>();
+          const runtimeClock: Clock = {
+            now: () => clock.now(),
+            setTimer: (callback, delayMs) => {
+              const handle: TimerHandle = clock.setTimer(() => {
+                live.delete(handle);
+                callback();
+              }, delayMs);
+              live.add(handle);
+              return handle;
+            },
+            clearTimer: (handle) => {
               live.delete(handle);
-              callback();
-            }, delayMs);
-            live.add(handle);
-            return handle;
-          },
-          clearTimer: (handle) => {
-            live.delete(handle);
-            clock.clearTimer(handle);
-          },
-        };
-        const dep = createDependency(
-          {
-            name: "d",
-            deadline: { propagate: true, marginMs: 5, header: "x-request-timeout-ms", format: "ms" },
-            breaker: { ...breakerSettings, minCalls: l.minCalls, openForMs: 300, halfOpen: { maxCalls: l.trials, successes: 1 } },
-            bulkhead: { maxConcurrent: l.maxConcurrent, maxQueue: l.maxQueue, queueTimeoutMs: 200, overflow: "reject" },
-            budget: { maxTokens: 10, tokenRatio: 0.5 },
-          },
-          { clock: runtimeClock, random: () => 0.5 },
-        );
-        const settled = calls.map(() => 0);
-        const attempts = calls.map(() => 0);
-        let late = 0;
-        calls.forEach((c, i) => {
-          clock.setTimer(() => {
-            const controller = c.abortMs === undefined ? undefined : new AbortController();
-            if (controller !== undefined) clock.setTimer(() => controller.abort(), c.abortMs!);
-            const op = operation<FallbackSettings | null>({
-              repeatable: c.repeatable,
-              timeout: { attemptMs: 250, totalMs: 1_000 },
-              retry: {
-                maxAttempts: l.maxAttempts,
-                backoff: { baseMs: 20, capMs: 100, multiplier: 2, jitter: "none" },
-                on: ["timeout", "network", 500, 503],
-                retryAfter: null,
+              clock.clearTimer(handle);
+            },
+          };
+          const dep = createDependency(
+            {
+              name: "d",
+              deadline: {
+                propagate: true,
+                marginMs: 5,
+                header: "x-request-timeout-ms",
+                format: "ms",
               },
-              hedge: c.hedge ? { delayMs: 50, maxAttempts: 2, budget: 1 } : null,
-              fallback: c.fallback ? { kind: "value", value: "fallback" } : null,
-            });
-            dep
-              .call(
-                op,
-                () => {
-                  if (settled[i]! > 0) late++;
-                  const o = c.outcomes[Math.min(attempts[i]!++, c.outcomes.length - 1)]!;
-                  switch (o.kind) {
-                    case "ok":
-                      return after(clock, o.ms, () => "ok");
-                    case "fail":
-                      return after(clock, o.ms, () => {
-                        throw httpFailure(o.status, o.status >= 500);
-                      });
-                    case "hang":
-                      return never<string>();
-                    case "throw":
-                      throw new Error("transport bug");
-                  }
+              breaker: {
+                ...breakerSettings,
+                minCalls: l.minCalls,
+                openForMs: 300,
+                halfOpen: { maxCalls: l.trials, successes: 1 },
+              },
+              bulkhead: {
+                maxConcurrent: l.maxConcurrent,
+                maxQueue: l.maxQueue,
+                queueTimeoutMs: 200,
+                overflow: "reject",
+              },
+              budget: { maxTokens: 10, tokenRatio: 0.5 },
+            },
+            { clock: runtimeClock, random: () => 0.5 },
+          );
+          const settled = calls.map(() => 0);
+          const attempts = calls.map(() => 0);
+          let late = 0;
+          calls.forEach((c, i) => {
+            clock.setTimer(() => {
+              const controller = c.abortMs === undefined ? undefined : new AbortController();
+              if (controller !== undefined) clock.setTimer(() => controller.abort(), c.abortMs!);
+              const op = operation<FallbackSettings | null>({
+                repeatable: c.repeatable,
+                timeout: { attemptMs: 250, totalMs: 1_000 },
+                retry: {
+                  maxAttempts: l.maxAttempts,
+                  backoff: { baseMs: 20, capMs: 100, multiplier: 2, jitter: "none" },
+                  on: ["timeout", "network", 500, 503],
+                  retryAfter: null,
                 },
-                controller === undefined ? {} : { signal: controller.signal },
-              )
-              .then(
-                () => settled[i]!++,
-                () => settled[i]!++,
-              );
-          }, c.startMs);
-        });
-        // step until every call has settled: from then on the runtime holds no timer at all
-        for (let t = 0; t < 10_000 && settled.some((n) => n === 0); t += 5) await clock.advance(5);
-        expect(settled).toEqual(calls.map(() => 1));
-        expect(live.size).toBe(0);
-        await clock.advance(10_000);
-        expect(settled).toEqual(calls.map(() => 1));
-        expect(late).toBe(0);
-        for (const [i, c] of calls.entries()) {
-          // hedged copies count as attempts too; never more than the retry or hedge plan allows
-          expect(attempts[i]).toBeLessThanOrEqual(c.repeatable ? Math.max(l.maxAttempts, c.hedge ? 2 : 1) : 1);
-        }
-        expect(dep.bulkhead?.health()).toMatchObject({ inFlight: 0, queued: 0 });
-        expect(dep.breaker?.health().trialsInFlight).toBe(0);
-        expect(clock.pendingTimers).toBe(0);
-      }),
+                hedge: c.hedge ? { delayMs: 50, maxAttempts: 2, budget: 1 } : null,
+                fallback: c.fallback ? { kind: "value", value: "fallback" } : null,
+              });
+              dep
+                .call(
+                  op,
+                  () => {
+                    if (settled[i]! > 0) late++;
+                    const o = c.outcomes[Math.min(attempts[i]!++, c.outcomes.length - 1)]!;
+                    switch (o.kind) {
+                      case "ok":
+                        return after(clock, o.ms, () => "ok");
+                      case "fail":
+                        return after(clock, o.ms, () => {
+                          throw httpFailure(o.status, o.status >= 500);
+                        });
+                      case "hang":
+                        return never<string>();
+                      case "throw":
+                        throw new Error("transport bug");
+                    }
+                  },
+                  controller === undefined ? {} : { signal: controller.signal },
+                )
+                .then(
+                  () => settled[i]!++,
+                  () => settled[i]!++,
+                );
+            }, c.startMs);
+          });
+          // step until every call has settled: from then on the runtime holds no timer at all
+          for (let t = 0; t < 10_000 && settled.some((n) => n === 0); t += 5)
+            await clock.advance(5);
+          expect(settled).toEqual(calls.map(() => 1));
+          expect(live.size).toBe(0);
+          await clock.advance(10_000);
+          expect(settled).toEqual(calls.map(() => 1));
+          expect(late).toBe(0);
+          for (const [i, c] of calls.entries()) {
+            // hedged copies count as attempts too; never more than the retry or hedge plan allows
+            expect(attempts[i]).toBeLessThanOrEqual(
+              c.repeatable ? Math.max(l.maxAttempts, c.hedge ? 2 : 1) : 1,
+            );
+          }
+          expect(dep.bulkhead?.health()).toMatchObject({ inFlight: 0, queued: 0 });
+          expect(dep.breaker?.health().trialsInFlight).toBe(0);
+          expect(clock.pendingTimers).toBe(0);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -549,6 +633,12 @@ describe("errors carry what happened", () => {
     await h.clock.advance(1_000);
     expect(n).toBe(3);
     expect(result.error).toBeInstanceOf(ResilienceError);
-    expect(result.error).toMatchObject({ kind: "http", status: 504, headers: { "x-n": "3" }, body: "body 3", attempts: 3 });
+    expect(result.error).toMatchObject({
+      kind: "http",
+      status: 504,
+      headers: { "x-n": "3" },
+      body: "body 3",
+      attempts: 3,
+    });
   });
 });

@@ -40,12 +40,25 @@ function exportNames(checker: ts.TypeChecker, file: ts.SourceFile | undefined): 
  * interfaces and type aliases transitively from client and service modules (what code using a
  * client names), directly from the telemetry adapter's functions. Function bodies are not read.
  */
-function referencedRuntimeNames(out: string): { needed: Set<string>; barrel: Set<string>; index: Set<string> } {
+function referencedRuntimeNames(out: string): {
+  needed: Set<string>;
+  barrel: Set<string>;
+  index: Set<string>;
+} {
   const files = filesUnder(out);
-  const program = ts.createProgram(files, { strict: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, noEmit: true, skipLibCheck: true, types: ["node"] });
+  const program = ts.createProgram(files, {
+    strict: true,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    noEmit: true,
+    skipLibCheck: true,
+    types: ["node"],
+  });
   const checker = program.getTypeChecker();
   const runtimeDir = join(out, "runtime") + sep;
-  const inRuntime = (d: ts.Declaration): boolean => d.getSourceFile().fileName.replace(/\//g, sep).startsWith(runtimeDir);
+  const inRuntime = (d: ts.Declaration): boolean =>
+    d.getSourceFile().fileName.replace(/\//g, sep).startsWith(runtimeDir);
   const barrelFile = program.getSourceFile(join(out, "index.ts"));
   const barrel = exportNames(checker, barrelFile);
   const index = exportNames(checker, program.getSourceFile(join(out, "runtime", "index.ts")));
@@ -53,7 +66,12 @@ function referencedRuntimeNames(out: string): { needed: Set<string>; barrel: Set
   const walked = new Set<ts.Node>();
 
   const visit = (node: ts.Node, transitive: boolean): void => {
-    if (ts.isFunctionDeclaration(node) || ts.isMethodSignature(node) || ts.isMethodDeclaration(node) || ts.isArrowFunction(node)) {
+    if (
+      ts.isFunctionDeclaration(node) ||
+      ts.isMethodSignature(node) ||
+      ts.isMethodDeclaration(node) ||
+      ts.isArrowFunction(node)
+    ) {
       // the signature only: parameters, type parameters and the return type
       for (const p of node.typeParameters ?? []) visit(p, transitive);
       for (const p of node.parameters) if (p.type !== undefined) visit(p.type, transitive);
@@ -63,10 +81,15 @@ function referencedRuntimeNames(out: string): { needed: Set<string>; barrel: Set
     if (ts.isTypeReferenceNode(node) || ts.isExpressionWithTypeArguments(node)) {
       const name = ts.isTypeReferenceNode(node) ? node.typeName : node.expression;
       let symbol = checker.getSymbolAtLocation(ts.isQualifiedName(name) ? name.right : name);
-      if (symbol !== undefined && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+      if (symbol !== undefined && symbol.flags & ts.SymbolFlags.Alias)
+        symbol = checker.getAliasedSymbol(symbol);
       for (const d of symbol?.declarations ?? []) {
         if (inRuntime(d)) needed.add(symbol!.name);
-        if (transitive && (ts.isInterfaceDeclaration(d) || ts.isTypeAliasDeclaration(d)) && !walked.has(d)) {
+        if (
+          transitive &&
+          (ts.isInterfaceDeclaration(d) || ts.isTypeAliasDeclaration(d)) &&
+          !walked.has(d)
+        ) {
           walked.add(d);
           visit(d, transitive);
         }
@@ -76,7 +99,9 @@ function referencedRuntimeNames(out: string): { needed: Set<string>; barrel: Set
   };
 
   for (const name of barrel) {
-    const symbol = checker.getExportsOfModule(checker.getSymbolAtLocation(barrelFile!)!).find((s) => s.name === name)!;
+    const symbol = checker
+      .getExportsOfModule(checker.getSymbolAtLocation(barrelFile!)!)
+      .find((s) => s.name === name)!;
     const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
     for (const d of target.declarations ?? []) {
       if (inRuntime(d)) continue;
@@ -101,12 +126,23 @@ describe.each(Object.entries(SCENARIOS))("the output's index.ts of %s", (name, i
 
   it("exports every runtime name the public signatures refer to", () => {
     expect(names.needed.size).toBeGreaterThan(5);
-    const missing = [...names.needed].filter((n) => names.index.has(n) && !names.barrel.has(n)).sort();
+    const missing = [...names.needed]
+      .filter((n) => names.index.has(n) && !names.barrel.has(n))
+      .sort();
     expect(missing).toEqual([]);
   });
 
   it("exports none of the runtime's building blocks", () => {
-    for (const internal of ["createDependency", "sendHttp", "CircuitBreaker", "Bulkhead", "Emitter", "StaleCache", "OperationSettings", "TimeWindow"]) {
+    for (const internal of [
+      "createDependency",
+      "sendHttp",
+      "CircuitBreaker",
+      "Bulkhead",
+      "Emitter",
+      "StaleCache",
+      "OperationSettings",
+      "TimeWindow",
+    ]) {
       expect(names.index.has(internal), internal).toBe(true);
       expect(names.barrel.has(internal), internal).toBe(false);
     }
@@ -117,7 +153,11 @@ describe("a consumer of the output's index.ts", () => {
   const out = join(OUT, "consumer");
   beforeAll(async () => {
     rmSync(out, { recursive: true, force: true });
-    const result = await build(["examples/checkout"], { cwd: PACKAGE_ROOT, out, allowOutsideProject: true });
+    const result = await build(["examples/checkout"], {
+      cwd: PACKAGE_ROOT,
+      out,
+      allowOutsideProject: true,
+    });
     expect(result.written).toBe(true);
     mkdirSync(out, { recursive: true });
     writeFileSync(
@@ -171,13 +211,22 @@ export const health = (): DependencyHealth => payments.health();
 
 describe("docs/runtime.md", () => {
   it("lists every name of the public surface", () => {
-    const source = ts.createSourceFile("public.ts", readFileSync(join(PACKAGE_ROOT, "templates", "runtime", "public.ts"), "utf8"), ts.ScriptTarget.ES2022);
+    const source = ts.createSourceFile(
+      "public.ts",
+      readFileSync(join(PACKAGE_ROOT, "templates", "runtime", "public.ts"), "utf8"),
+      ts.ScriptTarget.ES2022,
+    );
     const exported = source.statements.flatMap((s) =>
-      ts.isExportDeclaration(s) && s.exportClause !== undefined && ts.isNamedExports(s.exportClause) ? s.exportClause.elements.map((e) => e.name.text) : [],
+      ts.isExportDeclaration(s) && s.exportClause !== undefined && ts.isNamedExports(s.exportClause)
+        ? s.exportClause.elements.map((e) => e.name.text)
+        : [],
     );
     expect(exported.length).toBeGreaterThan(20);
     const docs = readFileSync(join(PACKAGE_ROOT, "docs", "runtime.md"), "utf8");
-    const section = docs.slice(docs.indexOf("## Public surface"), docs.indexOf("\n## ", docs.indexOf("## Public surface") + 1));
+    const section = docs.slice(
+      docs.indexOf("## Public surface"),
+      docs.indexOf("\n## ", docs.indexOf("## Public surface") + 1),
+    );
     expect(exported.filter((name) => !section.includes(`\`${name}\``))).toEqual([]);
   });
 });

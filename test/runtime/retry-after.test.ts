@@ -6,7 +6,10 @@ import { harness, httpFailure, operation, track } from "./helpers.js";
 
 const serverWait = (ms: number) => Object.assign(httpFailure(503), { retryAfterMs: ms });
 
-const withMax = (maxMs: number, overrides: Partial<NonNullable<ReturnType<typeof operation>["retry"]>> = {}) =>
+const withMax = (
+  maxMs: number,
+  overrides: Partial<NonNullable<ReturnType<typeof operation>["retry"]>> = {},
+) =>
   operation({
     timeout: { attemptMs: 250, totalMs: null }, // the call's deadline option bounds it
     retry: { ...operation().retry!, maxAttempts: 5, retryAfter: { maxMs }, ...overrides },
@@ -21,14 +24,21 @@ describe("Retry-After beyond retryAfter.max", () => {
       let attempts = 0;
       const start = h.clock.now();
       const result = track(
-        h.dep.call(withMax(1_000), () => (attempts++, Promise.reject(serverWait(waitMs))), { deadline: 10 * 3_600_000 }),
+        h.dep.call(withMax(1_000), () => (attempts++, Promise.reject(serverWait(waitMs))), {
+          deadline: 10 * 3_600_000,
+        }),
         h.clock,
       );
       await h.clock.flush();
       expect(result.settled).toBe(true);
       expect(result.at).toBe(start);
       expect(attempts).toBe(1);
-      expect(result.error).toMatchObject({ kind: "http", status: 503, retryAfterMs: waitMs, attempts: 1 });
+      expect(result.error).toMatchObject({
+        kind: "http",
+        status: 503,
+        retryAfterMs: waitMs,
+        attempts: 1,
+      });
       expect(scheduled(h.events)).toEqual([]);
       expect(h.clock.pendingTimers).toBe(0);
     });
@@ -42,30 +52,50 @@ describe("Retry-After beyond retryAfter.max", () => {
       requests++;
       return new Response("busy", {
         status: 503,
-        headers: { date: new Date(served).toUTCString(), "retry-after": new Date(served + 3_600_000).toUTCString() },
+        headers: {
+          date: new Date(served).toUTCString(),
+          "retry-after": new Date(served + 3_600_000).toUTCString(),
+        },
       });
     }) as typeof globalThis.fetch;
     const start = h.clock.now();
     const result = track(
-      h.dep.call(withMax(1_000), (ctx) => sendHttp({ fetch, baseUrl: "http://payments.test", method: "GET", path: "/charges/1" }, ctx), {
-        deadline: 10 * 3_600_000,
-      }),
+      h.dep.call(
+        withMax(1_000),
+        (ctx) =>
+          sendHttp(
+            { fetch, baseUrl: "http://payments.test", method: "GET", path: "/charges/1" },
+            ctx,
+          ),
+        {
+          deadline: 10 * 3_600_000,
+        },
+      ),
       h.clock,
     );
     await h.clock.flush();
     expect(result.at).toBe(start);
     expect(requests).toBe(1);
-    expect(result.error).toMatchObject({ kind: "http", status: 503, retryAfterMs: 3_600_000, body: "busy" });
+    expect(result.error).toMatchObject({
+      kind: "http",
+      status: 503,
+      retryAfterMs: 3_600_000,
+      body: "busy",
+    });
   });
 
   it("still waits a server wait exactly at the max, then retries", async () => {
     const h = harness();
     const starts: number[] = [];
     const result = track(
-      h.dep.call(withMax(1_000), () => {
-        starts.push(h.clock.now());
-        return starts.length === 1 ? Promise.reject(serverWait(1_000)) : "ok";
-      }, { deadline: 10_000 }),
+      h.dep.call(
+        withMax(1_000),
+        () => {
+          starts.push(h.clock.now());
+          return starts.length === 1 ? Promise.reject(serverWait(1_000)) : "ok";
+        },
+        { deadline: 10_000 },
+      ),
       h.clock,
     );
     await h.clock.advance(1_000);
@@ -81,16 +111,25 @@ describe("backoff after a server-set wait", () => {
     const starts: number[] = [];
     // base 50, multiplier 2, no jitter: 50, 100, then the server's 200, then 50 again (not 400)
     const result = track(
-      h.dep.call(withMax(1_000), () => {
-        starts.push(h.clock.now());
-        if (starts.length === 3) return Promise.reject(serverWait(200));
-        return starts.length < 5 ? Promise.reject(httpFailure(503)) : "ok";
-      }, { deadline: 10_000 }),
+      h.dep.call(
+        withMax(1_000),
+        () => {
+          starts.push(h.clock.now());
+          if (starts.length === 3) return Promise.reject(serverWait(200));
+          return starts.length < 5 ? Promise.reject(httpFailure(503)) : "ok";
+        },
+        { deadline: 10_000 },
+      ),
       h.clock,
     );
     await h.clock.advance(2_000);
     expect(result.value).toBe("ok");
-    expect(scheduled(h.events).map((e) => [(e as { delayMs: number }).delayMs, (e as { retryAfter: boolean }).retryAfter])).toEqual([
+    expect(
+      scheduled(h.events).map((e) => [
+        (e as { delayMs: number }).delayMs,
+        (e as { retryAfter: boolean }).retryAfter,
+      ]),
+    ).toEqual([
       [50, false],
       [100, false],
       [200, true],
@@ -101,17 +140,25 @@ describe("backoff after a server-set wait", () => {
 
   it("restarts decorrelated jitter from base too", async () => {
     const h = harness(); // random() is 0.5
-    const op = withMax(10_000, { backoff: { baseMs: 100, capMs: 10_000, multiplier: 2, jitter: "decorrelated" } });
+    const op = withMax(10_000, {
+      backoff: { baseMs: 100, capMs: 10_000, multiplier: 2, jitter: "decorrelated" },
+    });
     const result = track(
-      h.dep.call(op, (ctx) => {
-        if (ctx.attempt === 2) return Promise.reject(serverWait(5_000));
-        return ctx.attempt < 4 ? Promise.reject(httpFailure(503)) : "ok";
-      }, { deadline: 60_000 }),
+      h.dep.call(
+        op,
+        (ctx) => {
+          if (ctx.attempt === 2) return Promise.reject(serverWait(5_000));
+          return ctx.attempt < 4 ? Promise.reject(httpFailure(503)) : "ok";
+        },
+        { deadline: 60_000 },
+      ),
       h.clock,
     );
     await h.clock.advance(20_000);
     expect(result.value).toBe("ok");
     // U(100, 300) = 200; the server's 5000; then from base again: U(100, 300) = 200, not U(100, 600)
-    expect(scheduled(h.events).map((e) => (e as { delayMs: number }).delayMs)).toEqual([200, 5_000, 200]);
+    expect(scheduled(h.events).map((e) => (e as { delayMs: number }).delayMs)).toEqual([
+      200, 5_000, 200,
+    ]);
   });
 });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { abortedError, isResilienceError, parseRetryAfter, type ResilienceEvent } from "../../templates/runtime/index.js";
+import {
+  abortedError,
+  isResilienceError,
+  parseRetryAfter,
+  type ResilienceEvent,
+} from "../../templates/runtime/index.js";
 import { harness, httpFailure, operation, track } from "./helpers.js";
 
 describe("Retry-After parsing", () => {
@@ -10,7 +15,11 @@ describe("Retry-After parsing", () => {
 
   it("reads an HTTP-date relative to the response's Date header when present", () => {
     expect(
-      parseRetryAfter("Wed, 21 Oct 2015 07:28:30 GMT", "Wed, 21 Oct 2015 07:28:00 GMT", Date.parse("2030-01-01")),
+      parseRetryAfter(
+        "Wed, 21 Oct 2015 07:28:30 GMT",
+        "Wed, 21 Oct 2015 07:28:00 GMT",
+        Date.parse("2030-01-01"),
+      ),
     ).toBe(30_000);
   });
 
@@ -73,7 +82,11 @@ describe("the retry loop", () => {
     await h.clock.advance(1_000);
     expect(result.value).toBe("ok");
     expect(starts.map((t) => t - starts[0]!)).toEqual([0, 50, 150]);
-    expect(h.events.filter((e) => e.type === "retry-scheduled").map((e) => (e as { delayMs: number }).delayMs)).toEqual([50, 100]);
+    expect(
+      h.events
+        .filter((e) => e.type === "retry-scheduled")
+        .map((e) => (e as { delayMs: number }).delayMs),
+    ).toEqual([50, 100]);
   });
 
   it("honours Retry-After in place of the backoff, and gives up at once on a wait over the cap", async () => {
@@ -81,16 +94,29 @@ describe("the retry loop", () => {
     const starts: number[] = [];
     const op = operation({ retry: { ...operation().retry!, retryAfter: { maxMs: 300 } } });
     const result = track(
-      h.dep.call(op, () => {
-        starts.push(h.clock.now());
-        return starts.length === 1 ? Promise.reject(retryAfterFailure(200)) : starts.length === 2 ? Promise.reject(retryAfterFailure(5_000)) : "ok";
-      }, { deadline: 10_000 }),
+      h.dep.call(
+        op,
+        () => {
+          starts.push(h.clock.now());
+          return starts.length === 1
+            ? Promise.reject(retryAfterFailure(200))
+            : starts.length === 2
+              ? Promise.reject(retryAfterFailure(5_000))
+              : "ok";
+        },
+        { deadline: 10_000 },
+      ),
       h.clock,
     );
     await h.clock.advance(2_000);
     expect(starts.map((t) => t - starts[0]!)).toEqual([0, 200]);
     expect(result.at).toBe(starts[1]);
-    expect(result.error).toMatchObject({ kind: "http", status: 503, retryAfterMs: 5_000, attempts: 2 });
+    expect(result.error).toMatchObject({
+      kind: "http",
+      status: 503,
+      retryAfterMs: 5_000,
+      attempts: 2,
+    });
   });
 
   it("gives up at once with the last failure when Retry-After would pass the deadline", async () => {
@@ -109,19 +135,30 @@ describe("the retry loop", () => {
     expect(result.at).toBe(start);
     expect(attempts).toBe(1);
     expect(result.error).toMatchObject({ kind: "http", status: 503, retryAfterMs: 2_000 });
-    expect(h.events.some((e: ResilienceEvent) => e.type === "deadline-exceeded" && e.stage === "retry")).toBe(true);
+    expect(
+      h.events.some((e: ResilienceEvent) => e.type === "deadline-exceeded" && e.stage === "retry"),
+    ).toBe(true);
   });
 
   it("stops sleeping as soon as the caller aborts", async () => {
     const h = harness();
     const controller = new AbortController();
     let attempts = 0;
-    const op = operation({ retry: { ...operation().retry!, backoff: { baseMs: 500, capMs: 500, multiplier: 1, jitter: "none" } } });
+    const op = operation({
+      retry: {
+        ...operation().retry!,
+        backoff: { baseMs: 500, capMs: 500, multiplier: 1, jitter: "none" },
+      },
+    });
     const result = track(
-      h.dep.call(op, () => {
-        attempts++;
-        return Promise.reject(httpFailure(503));
-      }, { signal: controller.signal }),
+      h.dep.call(
+        op,
+        () => {
+          attempts++;
+          return Promise.reject(httpFailure(503));
+        },
+        { signal: controller.signal },
+      ),
       h.clock,
     );
     await h.clock.advance(100);
@@ -135,7 +172,10 @@ describe("the retry loop", () => {
 
   it("throws budget-exhausted, with the last failure as cause, when the budget refuses a retry", async () => {
     const h = harness({ budget: { maxTokens: 2, tokenRatio: 0.1 } });
-    const result = track(h.dep.call(operation(), () => Promise.reject(httpFailure(503))), h.clock);
+    const result = track(
+      h.dep.call(operation(), () => Promise.reject(httpFailure(503))),
+      h.clock,
+    );
     await h.clock.advance(1_000);
     expect(result.error).toMatchObject({ kind: "budget-exhausted", attempts: 1 });
     expect((result.error as Error).cause).toMatchObject({ kind: "http", status: 503 });
@@ -144,7 +184,10 @@ describe("the retry loop", () => {
   it("shares one budget between all operations of a dependency", async () => {
     const h = harness({ budget: { maxTokens: 4, tokenRatio: 0.1 } });
     let b = 0;
-    const first = track(h.dep.call(operation({ name: "a" }), () => Promise.reject(httpFailure(503))), h.clock);
+    const first = track(
+      h.dep.call(operation({ name: "a" }), () => Promise.reject(httpFailure(503))),
+      h.clock,
+    );
     await h.clock.advance(1_000);
     expect(first.error).toMatchObject({ kind: "budget-exhausted", attempts: 2 });
     const second = track(

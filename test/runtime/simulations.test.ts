@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { breakerTrace, busiestWindow, cascade, outageAmplification, retryStorm } from "../../bench/simulations.js";
+import {
+  breakerTrace,
+  busiestWindow,
+  cascade,
+  outageAmplification,
+  retryStorm,
+} from "../../bench/simulations.js";
 
 describe("simulation: retry storm of 200 clients on the 3rd retry (base 100 ms)", () => {
   it("finds the busiest window", () => {
@@ -9,7 +15,14 @@ describe("simulation: retry storm of 200 clients on the 3rd retry (base 100 ms)"
 
   for (const seed of [1, 2, 3, 42, 1234]) {
     it(`puts all 200 in one 20 ms window without jitter, ~20 with full and ~32 with equal jitter (seed ${seed})`, () => {
-      const storm = retryStorm({ clients: 200, retry: 3, baseMs: 100, capMs: 10_000, windowMs: 20, seed });
+      const storm = retryStorm({
+        clients: 200,
+        retry: 3,
+        baseMs: 100,
+        capMs: 10_000,
+        windowMs: 20,
+        seed,
+      });
       expect(storm.none).toBe(200);
       expect(Math.abs(storm.full - 20)).toBeLessThanOrEqual(8);
       expect(Math.abs(storm.equal - 32)).toBeLessThanOrEqual(10);
@@ -20,18 +33,40 @@ describe("simulation: retry storm of 200 clients on the 3rd retry (base 100 ms)"
 
 describe("simulation: total outage", () => {
   it("makes about 137 attempts for 100 calls of 4 attempts with a budget of 100 tokens (ratio 0.1)", async () => {
-    const budgeted = await outageAmplification({ calls: 100, maxAttempts: 4, budget: { maxTokens: 100, tokenRatio: 0.1 }, seed: 7 });
+    const budgeted = await outageAmplification({
+      calls: 100,
+      maxAttempts: 4,
+      budget: { maxTokens: 100, tokenRatio: 0.1 },
+      seed: 7,
+    });
     expect(Math.abs(budgeted.attempts - 137)).toBeLessThanOrEqual(2);
-    const unbudgeted = await outageAmplification({ calls: 100, maxAttempts: 4, budget: null, seed: 7 });
+    const unbudgeted = await outageAmplification({
+      calls: 100,
+      maxAttempts: 4,
+      budget: null,
+      seed: 7,
+    });
     expect(unbudgeted.attempts).toBe(400);
   });
 });
 
 describe("simulation: breaker at 100 calls/s, failing from 10 s, recovering at 60 s", () => {
   it("opens near 15 s, fails a probe near 45 s and closes near 75 s", async () => {
-    const trace = await breakerTrace({ rate: 100, durationMs: 90_000, failFromMs: 10_000, recoverAtMs: 60_000, latencyMs: 5 });
+    const trace = await breakerTrace({
+      rate: 100,
+      durationMs: 90_000,
+      failFromMs: 10_000,
+      recoverAtMs: 60_000,
+      latencyMs: 5,
+    });
     const steps = trace.transitions.map((t) => `${t.from}->${t.to}`);
-    expect(steps).toEqual(["closed->open", "open->half-open", "half-open->open", "open->half-open", "half-open->closed"]);
+    expect(steps).toEqual([
+      "closed->open",
+      "open->half-open",
+      "half-open->open",
+      "open->half-open",
+      "half-open->closed",
+    ]);
     const [opened, probe, reopened, , closed] = trace.transitions;
     expect(Math.abs(opened!.atMs - 15_000)).toBeLessThanOrEqual(1_000);
     expect(opened!.failures / opened!.calls).toBeGreaterThanOrEqual(0.5);
@@ -44,7 +79,16 @@ describe("simulation: breaker at 100 calls/s, failing from 10 s, recovering at 6
 });
 
 describe("simulation: cascade (checkout at 200 rps, pool of 200, recommendations slows from 20 ms to 5 s at 10 s)", () => {
-  const scenario = { rate: 200, pool: 200, durationMs: 60_000, slowFromMs: 10_000, healthyMs: 20, slowMs: 5_000, workMs: 30, seed: 42 };
+  const scenario = {
+    rate: 200,
+    pool: 200,
+    durationMs: 60_000,
+    slowFromMs: 10_000,
+    healthyMs: 20,
+    slowMs: 5_000,
+    workMs: 30,
+    seed: 42,
+  };
 
   it("collapses with naive calls: the pool fills and about two thirds of checkouts are turned away", async () => {
     const naive = await cascade({ ...scenario, mode: "naive" });

@@ -1,33 +1,56 @@
 import { describe, expect, it } from "vitest";
-import { createDependency, createVirtualClock, isResilienceError, type Clock, type ResilienceEvent } from "../../templates/runtime/index.js";
+import {
+  createDependency,
+  createVirtualClock,
+  isResilienceError,
+  type Clock,
+  type ResilienceEvent,
+} from "../../templates/runtime/index.js";
 import { after, breakerSettings, harness, httpFailure, operation, track } from "./helpers.js";
 
 describe("composed stack: what the breaker hears", () => {
   it("releases the permit of a request error (4xx) without a verdict", async () => {
     const h = harness({ breaker: { ...breakerSettings, minCalls: 1 } });
     for (let i = 0; i < 5; i++) {
-      await expect(h.dep.call(operation(), () => Promise.reject(httpFailure(404, false)))).rejects.toMatchObject({ status: 404 });
+      await expect(
+        h.dep.call(operation(), () => Promise.reject(httpFailure(404, false))),
+      ).rejects.toMatchObject({ status: 404 });
     }
     expect(h.dep.breaker?.health()).toMatchObject({ state: "closed", calls: 0 });
-    await h.dep.call(operation({ retry: null }), () => Promise.reject(httpFailure(500, false))).catch(() => undefined);
+    await h.dep
+      .call(operation({ retry: null }), () => Promise.reject(httpFailure(500, false)))
+      .catch(() => undefined);
     expect(h.dep.breaker?.state.state).toBe("open");
   });
 
   it("does not let a half-open trial that fails with a 4xx reopen (or close) the breaker", async () => {
-    const h = harness({ breaker: { ...breakerSettings, minCalls: 1, halfOpen: { maxCalls: 1, successes: 1 } } });
-    await h.dep.call(operation({ retry: null }), () => Promise.reject(httpFailure(503))).catch(() => undefined);
+    const h = harness({
+      breaker: { ...breakerSettings, minCalls: 1, halfOpen: { maxCalls: 1, successes: 1 } },
+    });
+    await h.dep
+      .call(operation({ retry: null }), () => Promise.reject(httpFailure(503)))
+      .catch(() => undefined);
     await h.clock.advance(breakerSettings.openForMs);
-    await h.dep.call(operation(), () => Promise.reject(httpFailure(422, false))).catch(() => undefined);
+    await h.dep
+      .call(operation(), () => Promise.reject(httpFailure(422, false)))
+      .catch(() => undefined);
     expect(h.dep.breaker?.state).toEqual({ state: "half-open", inFlight: 0, successes: 0 });
     await h.dep.call(operation(), () => "ok");
     expect(h.dep.breaker?.state.state).toBe("closed");
   });
 
   it("counts a timed-out trial as a failure", async () => {
-    const h = harness({ breaker: { ...breakerSettings, minCalls: 1, halfOpen: { maxCalls: 1, successes: 1 } } });
-    await h.dep.call(operation({ retry: null }), () => Promise.reject(httpFailure(503))).catch(() => undefined);
+    const h = harness({
+      breaker: { ...breakerSettings, minCalls: 1, halfOpen: { maxCalls: 1, successes: 1 } },
+    });
+    await h.dep
+      .call(operation({ retry: null }), () => Promise.reject(httpFailure(503)))
+      .catch(() => undefined);
     await h.clock.advance(breakerSettings.openForMs);
-    const trial = track(h.dep.call(operation({ retry: null }), () => after(h.clock, 10_000, () => "late")), h.clock);
+    const trial = track(
+      h.dep.call(operation({ retry: null }), () => after(h.clock, 10_000, () => "late")),
+      h.clock,
+    );
     await h.clock.advance(250);
     expect(isResilienceError(trial.error, "timeout")).toBe(true);
     expect(h.dep.breaker?.state.state).toBe("open");
@@ -55,7 +78,10 @@ describe("composed stack: what the breaker hears", () => {
       bulkhead: { maxConcurrent: 2, maxQueue: 0, queueTimeoutMs: 0, overflow: "reject" },
       budget: { maxTokens: 10, tokenRatio: 0.1 },
     });
-    const pending = track(h.dep.call(operation(), () => after(h.clock, 10, () => "ok")), h.clock);
+    const pending = track(
+      h.dep.call(operation(), () => after(h.clock, 10, () => "ok")),
+      h.clock,
+    );
     await h.clock.flush();
     expect(h.dep.health()).toMatchObject({
       name: "payments",
@@ -89,9 +115,20 @@ describe("composed stack: time", () => {
     const hedged = operation({ retry: null, hedge: { delayMs: 10, maxAttempts: 3, budget: 1 } });
     let n = 0;
     const calls = [
-      track(h.dep.call(hedged, (ctx) => after(h.clock, ctx.attempt === 2 ? 5 : 100, () => "hedged")), h.clock),
-      track(h.dep.call(operation(), () => (++n < 2 ? Promise.reject(httpFailure(503)) : after(h.clock, 5, () => "retried"))), h.clock),
-      track(h.dep.call(operation({ retry: null }), () => after(h.clock, 5, () => "queued")), h.clock),
+      track(
+        h.dep.call(hedged, (ctx) => after(h.clock, ctx.attempt === 2 ? 5 : 100, () => "hedged")),
+        h.clock,
+      ),
+      track(
+        h.dep.call(operation(), () =>
+          ++n < 2 ? Promise.reject(httpFailure(503)) : after(h.clock, 5, () => "retried"),
+        ),
+        h.clock,
+      ),
+      track(
+        h.dep.call(operation({ retry: null }), () => after(h.clock, 5, () => "queued")),
+        h.clock,
+      ),
     ];
     await h.clock.advance(1_000);
     expect(calls.map((c) => c.value)).toEqual(["hedged", "retried", "queued"]);
@@ -109,7 +146,13 @@ describe("composed stack: time", () => {
     };
     const events: ResilienceEvent[] = [];
     const dep = createDependency(
-      { name: "d", deadline: null, breaker: { ...breakerSettings, minCalls: 2 }, bulkhead: null, budget: { maxTokens: 10, tokenRatio: 0.1 } },
+      {
+        name: "d",
+        deadline: null,
+        breaker: { ...breakerSettings, minCalls: 2 },
+        bulkhead: null,
+        budget: { maxTokens: 10, tokenRatio: 0.1 },
+      },
       { clock, observer: (e) => events.push(e) },
     );
     const result = track(
@@ -123,7 +166,8 @@ describe("composed stack: time", () => {
     );
     await virtual.advance(2_000);
     expect(isResilienceError(result.error)).toBe(true);
-    for (const e of events) if (e.type === "attempt-end") expect(e.durationMs).toBeGreaterThanOrEqual(0);
+    for (const e of events)
+      if (e.type === "attempt-end") expect(e.durationMs).toBeGreaterThanOrEqual(0);
     const health = dep.health().breaker!;
     expect(health.calls).toBeGreaterThanOrEqual(0);
     expect(health.retryInMs ?? 0).toBeGreaterThanOrEqual(0);
@@ -140,7 +184,11 @@ describe("composed stack: clock reads", () => {
   } as const;
 
   /** A virtual clock that counts how often the time is read. */
-  function counted(): { clock: Clock; reads: () => number; advance: (ms: number) => Promise<void> } {
+  function counted(): {
+    clock: Clock;
+    reads: () => number;
+    advance: (ms: number) => Promise<void>;
+  } {
     const inner = createVirtualClock(1_000);
     let reads = 0;
     const clock: Clock = {
@@ -160,7 +208,10 @@ describe("composed stack: clock reads", () => {
     const op = operation({ fallback: { kind: "value", value: "cached" } });
     await dep.call(op, () => Promise.resolve("ok"));
     const before = reads();
-    await expect(dep.call(op, () => Promise.resolve("ok"))).resolves.toEqual({ data: "ok", degraded: false });
+    await expect(dep.call(op, () => Promise.resolve("ok"))).resolves.toEqual({
+      data: "ok",
+      degraded: false,
+    });
     expect(reads() - before).toBe(1);
   });
 
@@ -177,7 +228,10 @@ describe("composed stack: clock reads", () => {
 
   it("counts a success whose end time was not read in the latest window slice the breaker has seen", async () => {
     const { clock, advance } = counted();
-    const dep = createDependency({ ...full, breaker: { ...breakerSettings, minCalls: 100 } }, { clock, random: () => 0.5 });
+    const dep = createDependency(
+      { ...full, breaker: { ...breakerSettings, minCalls: 100 } },
+      { clock, random: () => 0.5 },
+    );
     const op = operation({ retry: null, timeout: { attemptMs: null, totalMs: null } });
     let finish: (value: string) => void = () => undefined;
     const long = dep.call(op, () => new Promise<string>((resolve) => (finish = resolve)));

@@ -5,12 +5,27 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ALWAYS_VARY, requestIdentity, type RequestIdentity } from "../../templates/runtime/index.js";
+import {
+  ALWAYS_VARY,
+  requestIdentity,
+  type RequestIdentity,
+} from "../../templates/runtime/index.js";
 import { harness, httpFailure, operation } from "./helpers.js";
 
 const VARY = ["X-Tenant-Id"];
-const names = fc.constantFrom("Authorization", "authorization", "Cookie", "X-Tenant-Id", "x-tenant-id", "X-Trace", "Accept");
-const headers = fc.option(fc.dictionary(names, fc.constantFrom("a", "b", "", " a", "a, b"), { maxKeys: 3 }), { nil: undefined });
+const names = fc.constantFrom(
+  "Authorization",
+  "authorization",
+  "Cookie",
+  "X-Tenant-Id",
+  "x-tenant-id",
+  "X-Trace",
+  "Accept",
+);
+const headers = fc.option(
+  fc.dictionary(names, fc.constantFrom("a", "b", "", " a", "a, b"), { maxKeys: 3 }),
+  { nil: undefined },
+);
 const request = fc.record({
   method: fc.constantFrom("GET", "HEAD"),
   url: fc.constantFrom("http://s/me", "http://s/me?x=1", "http://s/me?x=2", "http://t/me"),
@@ -28,24 +43,49 @@ type Request = RequestIdentity & { readonly cacheKey: string | undefined };
  */
 function sameIdentity(a: Request, b: Request): boolean {
   const values = (r: Request, n: string) =>
-    [r.headers, r.callHeaders].flatMap((h) => Object.entries(h ?? {}).filter(([k]) => k.toLowerCase() === n).map(([, v]) => v));
-  const vary = new Set([...ALWAYS_VARY, ...VARY.map((v) => v.toLowerCase()), ...[a, b].flatMap((r) => Object.keys(r.callHeaders ?? {}).map((k) => k.toLowerCase()))]);
-  return a.method === b.method && a.url === b.url && a.cacheKey === b.cacheKey && [...vary].every((n) => JSON.stringify(values(a, n)) === JSON.stringify(values(b, n)));
+    [r.headers, r.callHeaders].flatMap((h) =>
+      Object.entries(h ?? {})
+        .filter(([k]) => k.toLowerCase() === n)
+        .map(([, v]) => v),
+    );
+  const vary = new Set([
+    ...ALWAYS_VARY,
+    ...VARY.map((v) => v.toLowerCase()),
+    ...[a, b].flatMap((r) => Object.keys(r.callHeaders ?? {}).map((k) => k.toLowerCase())),
+  ]);
+  return (
+    a.method === b.method &&
+    a.url === b.url &&
+    a.cacheKey === b.cacheKey &&
+    [...vary].every((n) => JSON.stringify(values(a, n)) === JSON.stringify(values(b, n)))
+  );
 }
 
-const key = (r: Request) => requestIdentity({ method: r.method, url: r.url, headers: r.headers, callHeaders: r.callHeaders, vary: VARY });
+const key = (r: Request) =>
+  requestIdentity({
+    method: r.method,
+    url: r.url,
+    headers: r.headers,
+    callHeaders: r.callHeaders,
+    vary: VARY,
+  });
 
 describe("stale cache identity", () => {
   it("serves an entry exactly to requests of the same identity", async () => {
     await fc.assert(
       fc.asyncProperty(request, request, async (a, b) => {
         const h = harness();
-        const op = operation({ retry: null, fallback: { kind: "stale", maxAgeMs: 60_000, maxEntries: 10, vary: VARY } });
+        const op = operation({
+          retry: null,
+          fallback: { kind: "stale", maxAgeMs: 60_000, maxEntries: 10, vary: VARY },
+        });
         await h.dep.call(op, () => "a's data", { cacheKey: a.cacheKey }, key(a));
-        const served = await h.dep.call(op, () => Promise.reject(httpFailure(503, true)), { cacheKey: b.cacheKey }, key(b)).then(
-          (r) => r.data,
-          () => undefined,
-        );
+        const served = await h.dep
+          .call(op, () => Promise.reject(httpFailure(503, true)), { cacheKey: b.cacheKey }, key(b))
+          .then(
+            (r) => r.data,
+            () => undefined,
+          );
         // never to another identity; always to the same request made the same way
         if (served !== undefined) expect(sameIdentity(a, b)).toBe(true);
         if (JSON.stringify(a) === JSON.stringify(b)) expect(served).toBe("a's data");
@@ -57,7 +97,10 @@ describe("stale cache identity", () => {
   it("keys never collide across distinct identities", () => {
     fc.assert(
       fc.property(request, request, (a, b) => {
-        if (key(a) === key(b)) expect(sameIdentity({ ...a, cacheKey: undefined }, { ...b, cacheKey: undefined })).toBe(true);
+        if (key(a) === key(b))
+          expect(sameIdentity({ ...a, cacheKey: undefined }, { ...b, cacheKey: undefined })).toBe(
+            true,
+          );
       }),
       { numRuns: 2_000 },
     );
@@ -65,7 +108,15 @@ describe("stale cache identity", () => {
 
   it("a miss serves otherwise, labelled degraded without an age", async () => {
     const h = harness();
-    const op = operation({ retry: null, fallback: { kind: "stale", maxAgeMs: 1_000, maxEntries: 10, otherwise: { kind: "value", value: "empty" } } });
+    const op = operation({
+      retry: null,
+      fallback: {
+        kind: "stale",
+        maxAgeMs: 1_000,
+        maxEntries: 10,
+        otherwise: { kind: "value", value: "empty" },
+      },
+    });
     const served = await h.dep.call(op, () => Promise.reject(httpFailure(503, true)), {}, "alice");
     expect(served).toMatchObject({ data: "empty", degraded: true, reason: "http" });
     expect((served as { ageMs?: number }).ageMs).toBeUndefined();

@@ -31,7 +31,10 @@ describe("attempt timeout", () => {
 
   it("stops waiting for a transport that ignores its signal, with a transient timeout", async () => {
     const h = harness();
-    const result = track(h.dep.call(operation({ retry: null }), () => never<string>()), h.clock);
+    const result = track(
+      h.dep.call(operation({ retry: null }), () => never<string>()),
+      h.clock,
+    );
     await h.clock.advance(249);
     expect(result.settled).toBe(false);
     await h.clock.advance(1);
@@ -57,7 +60,10 @@ describe("attempt timeout", () => {
 
   it("reports a deadline, not a retryable timeout, when the deadline cut the attempt short", async () => {
     const h = harness();
-    const result = track(h.dep.call(operation(), () => never<string>(), { deadline: 100 }), h.clock);
+    const result = track(
+      h.dep.call(operation(), () => never<string>(), { deadline: 100 }),
+      h.clock,
+    );
     await h.clock.advance(100);
     expect(result.error).toMatchObject({ kind: "deadline", transient: false, attempts: 1 });
   });

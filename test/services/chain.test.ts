@@ -7,7 +7,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CallOptions, InboundMiddleware, InboundOptions } from "../../templates/runtime/index.js";
+import type {
+  CallOptions,
+  InboundMiddleware,
+  InboundOptions,
+} from "../../templates/runtime/index.js";
 import { currentSignal, isResilienceError } from "../../templates/runtime/index.js";
 import { buildAndImport, listen, signal, within, type Running } from "./helpers.js";
 
@@ -36,7 +40,10 @@ function statusOf(error: unknown): number {
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": String(Buffer.byteLength(text)) });
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(text)),
+  });
   res.end(text);
 }
 
@@ -92,7 +99,8 @@ describe("edge → A → B with the generated middleware and clients", () => {
           send(res, 200, { from: "a", b: answer });
         } catch (error) {
           aOutcome.resolve(isResilienceError(error) ? error.kind : String(error));
-          if (!res.destroyed) send(res, statusOf(error), { error: isResilienceError(error) ? error.kind : "?" });
+          if (!res.destroyed)
+            send(res, statusOf(error), { error: isResilienceError(error) ? error.kind : "?" });
         }
       }),
     );
@@ -103,7 +111,8 @@ describe("edge → A → B with the generated middleware and clients", () => {
         try {
           send(res, 200, { from: "edge", a: await toA.work() });
         } catch (error) {
-          if (!res.destroyed) send(res, statusOf(error), { error: isResilienceError(error) ? error.kind : "?" });
+          if (!res.destroyed)
+            send(res, statusOf(error), { error: isResilienceError(error) ? error.kind : "?" });
         }
       }),
     );
@@ -131,7 +140,9 @@ describe("edge → A → B with the generated middleware and clients", () => {
     expect(stamped.status).toBe(200);
     const [aGiven, aStamped] = seen.a.map(Number);
     const [bGiven, bStamped] = seen.b.map(Number);
-    console.log(`budget seen per hop: caller 800 → A ${String(aGiven)} → B ${String(bGiven)}; no header (edge deadline 1000) → A ${String(aStamped)} → B ${String(bStamped)}`);
+    console.log(
+      `budget seen per hop: caller 800 → A ${String(aGiven)} → B ${String(bGiven)}; no header (edge deadline 1000) → A ${String(aStamped)} → B ${String(bStamped)}`,
+    );
     // each hop keeps back its margin (10 ms) and the time it spent, never adds any
     expect(aGiven).toBeLessThanOrEqual(790);
     expect(bGiven).toBeLessThanOrEqual(aGiven! - 10);
@@ -156,7 +167,10 @@ describe("edge → A → B with the generated middleware and clients", () => {
     bMode = "hang";
     // one request occupies B's only slot; a request with 100 ms left waits behind it and expires
     const blocker = new AbortController();
-    const blocked = fetch(`${b.url}/block`, { headers: { [HEADER]: "2000" }, signal: blocker.signal }).catch(() => undefined);
+    const blocked = fetch(`${b.url}/block`, {
+      headers: { [HEADER]: "2000" },
+      signal: blocker.signal,
+    }).catch(() => undefined);
     await within(bStarted.promise, 2_000);
     const handled = bHandled;
     const queued = await fetch(`${b.url}/work`, { headers: { [HEADER]: "100" } });
@@ -185,7 +199,9 @@ describe("edge → A → B with the generated middleware and clients", () => {
     const started = performance.now();
     const answer = await within(fetch(`${edge.url}/`, { headers: { [HEADER]: "400" } }), 5_000);
     const elapsed = performance.now() - started;
-    console.log(`deadline 400 ms at the edge, B hanging: the edge answered ${answer.status} after ${Math.round(elapsed)} ms`);
+    console.log(
+      `deadline 400 ms at the edge, B hanging: the edge answered ${answer.status} after ${Math.round(elapsed)} ms`,
+    );
     expect(answer.status).toBe(504);
     expect(elapsed).toBeLessThanOrEqual(400 + 50);
     await within(bAborted.promise, 2_000); // A's attempt timed out and closed its request to B
@@ -195,13 +211,18 @@ describe("edge → A → B with the generated middleware and clients", () => {
     reset();
     bMode = "hang";
     const client = new AbortController();
-    const request = fetch(`${edge.url}/`, { headers: { [HEADER]: "1000" }, signal: client.signal }).catch((e: unknown) => e);
+    const request = fetch(`${edge.url}/`, {
+      headers: { [HEADER]: "1000" },
+      signal: client.signal,
+    }).catch((e: unknown) => e);
     await within(bStarted.promise, 2_000);
     const cancelledAt = performance.now();
     client.abort();
     await request;
     expect(await within(bAborted.promise, 2_000)).toBe("aborted");
     expect(await within(aOutcome.promise, 2_000)).toBe("aborted");
-    console.log(`client went away at the edge: B's handler saw its signal abort ${Math.round(performance.now() - cancelledAt)} ms later`);
+    console.log(
+      `client went away at the edge: B's handler saw its signal abort ${Math.round(performance.now() - cancelledAt)} ms later`,
+    );
   });
 });

@@ -6,12 +6,33 @@
  */
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { createInboundMiddleware, currentDeadline, inboundBudget, type InboundDeadlineSettings, type InboundEvent, type ServiceSettings } from "../../templates/runtime/index.js";
+import {
+  createInboundMiddleware,
+  currentDeadline,
+  inboundBudget,
+  type InboundDeadlineSettings,
+  type InboundEvent,
+  type ServiceSettings,
+} from "../../templates/runtime/index.js";
 import { recordingLogger } from "../telemetry/sdk.js";
 import { listen, within, type Running } from "./helpers.js";
 
-const deadline: InboundDeadlineSettings = { edgeMs: 2_000, maxMs: 5_000, header: "x-request-timeout-ms", format: "ms", grpcTimeout: true, expiredStatus: 504 };
-const settings: ServiceSettings = { name: "edge", deadline, admission: null, rejection: { status: 503, retryAfterS: 1 }, defaultPriority: "normal", priorities: [] };
+const deadline: InboundDeadlineSettings = {
+  edgeMs: 2_000,
+  maxMs: 5_000,
+  header: "x-request-timeout-ms",
+  format: "ms",
+  grpcTimeout: true,
+  expiredStatus: 504,
+};
+const settings: ServiceSettings = {
+  name: "edge",
+  deadline,
+  admission: null,
+  rejection: { status: 503, retryAfterS: 1 },
+  defaultPriority: "normal",
+  priorities: [],
+};
 
 describe("inboundBudget with several, spent or unreadable values", () => {
   it("takes the smallest readable value of a repeated or comma-joined header", () => {
@@ -37,7 +58,9 @@ describe("inboundBudget with several, spent or unreadable values", () => {
     expect(inboundBudget(deadline, { "x-request-timeout-ms": "soon" })).toBe(2_000);
     expect(inboundBudget(deadline, { "x-request-timeout-ms": "" })).toBe(2_000);
     expect(inboundBudget(deadline, { "x-request-timeout-ms": "1e3" })).toBe(2_000);
-    expect(inboundBudget(deadline, { "x-request-timeout-ms": "soon", "grpc-timeout": "300m" })).toBe(300);
+    expect(
+      inboundBudget(deadline, { "x-request-timeout-ms": "soon", "grpc-timeout": "300m" }),
+    ).toBe(300);
   });
 });
 
@@ -48,15 +71,27 @@ afterEach(async () => {
 });
 
 /** Sends a raw request with the given header lines and returns the status line and body. */
-function raw(url: string, headerLines: readonly string[]): Promise<{ status: number; body: string }> {
+function raw(
+  url: string,
+  headerLines: readonly string[],
+): Promise<{ status: number; body: string }> {
   const { port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), "127.0.0.1");
     let text = "";
     socket.on("data", (chunk) => (text += chunk.toString("latin1")));
     socket.on("error", reject);
-    socket.on("end", () => resolve({ status: Number(text.split(" ")[1]), body: text.slice(text.indexOf("\r\n\r\n") + 4) }));
-    socket.write(["GET / HTTP/1.1", "host: 127.0.0.1", "connection: close", ...headerLines, "", ""].join("\r\n"));
+    socket.on("end", () =>
+      resolve({
+        status: Number(text.split(" ")[1]),
+        body: text.slice(text.indexOf("\r\n\r\n") + 4),
+      }),
+    );
+    socket.write(
+      ["GET / HTTP/1.1", "host: 127.0.0.1", "connection: close", ...headerLines, "", ""].join(
+        "\r\n",
+      ),
+    );
   });
 }
 
@@ -71,12 +106,19 @@ describe("the middleware on a real socket", () => {
         res.writeHead(200, { "content-length": String(text.length) }).end(text);
       }),
     );
-    const twice = await within(raw(server.url, ["x-request-timeout-ms: 100", "x-request-timeout-ms: 4000"]), 2_000);
+    const twice = await within(
+      raw(server.url, ["x-request-timeout-ms: 100", "x-request-timeout-ms: 4000"]),
+      2_000,
+    );
     expect(twice.status).toBe(200);
     expect(Number(twice.body)).toBeGreaterThan(50);
     expect(Number(twice.body)).toBeLessThanOrEqual(100);
 
-    for (const header of ["x-request-timeout-ms: -5", "x-request-timeout-ms: 0.0000001", "grpc-timeout: 1n"]) {
+    for (const header of [
+      "x-request-timeout-ms: -5",
+      "x-request-timeout-ms: 0.0000001",
+      "grpc-timeout: 1n",
+    ]) {
       expect((await within(raw(server.url, [header]), 2_000)).status, header).toBe(504);
     }
     expect(mw.health()).toMatchObject({ admitted: 1, expired: 3 });
@@ -93,7 +135,13 @@ describe("the middleware on a real socket", () => {
     expect(logger.lines).toHaveLength(1);
     expect(logger.lines[0]).toMatchObject({
       level: "warn",
-      fields: { event: "resilience.inbound.deadline_malformed", service: "edge", header: "x-request-timeout-ms", value: "soon", count: 1 },
+      fields: {
+        event: "resilience.inbound.deadline_malformed",
+        service: "edge",
+        header: "x-request-timeout-ms",
+        value: "soon",
+        count: 1,
+      },
     });
   });
 });

@@ -20,7 +20,14 @@ import { operation } from "../runtime/helpers.js";
 // the settings without degradedHeader, and with it
 const plain: ServiceSettings = {
   name: "shop",
-  deadline: { edgeMs: 2_000, maxMs: 5_000, header: "x-request-timeout-ms", format: "ms", grpcTimeout: true, expiredStatus: 504 },
+  deadline: {
+    edgeMs: 2_000,
+    maxMs: 5_000,
+    header: "x-request-timeout-ms",
+    format: "ms",
+    grpcTimeout: true,
+    expiredStatus: 504,
+  },
   admission: null,
   rejection: { status: 503, retryAfterS: 1 },
   defaultPriority: "normal",
@@ -28,13 +35,19 @@ const plain: ServiceSettings = {
 };
 const settings: ServiceSettings = { ...plain, degradedHeader: "x-degraded" };
 
-const op = operation<{ kind: "value"; value: string }>({ name: "list", timeout: { attemptMs: 500, totalMs: 1_000 }, retry: null, fallback: { kind: "value", value: "none" } });
+const op = operation<{ kind: "value"; value: string }>({
+  name: "list",
+  timeout: { attemptMs: 500, totalMs: 1_000 },
+  retry: null,
+  fallback: { kind: "value", value: "none" },
+});
 
 function dependency(name: string): Dependency {
   return createDependency({ name, deadline: null, breaker: null, bulkhead: null, budget: null });
 }
 
-const down = (): Promise<string> => Promise.reject(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }));
+const down = (): Promise<string> =>
+  Promise.reject(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }));
 const up = (): Promise<string> => Promise.resolve("fresh");
 
 describe("degraded responses: the header", () => {
@@ -85,7 +98,10 @@ describe("degraded responses: the header", () => {
   });
 
   it("requests do not see each other's degraded dependencies", async () => {
-    const [a, b] = await Promise.all([fetch(`${server.url}/recs-down`), fetch(`${server.url}/reviews-down`)]);
+    const [a, b] = await Promise.all([
+      fetch(`${server.url}/recs-down`),
+      fetch(`${server.url}/reviews-down`),
+    ]);
     expect(a.headers.get("x-degraded")).toBe("recommendations");
     expect(b.headers.get("x-degraded")).toBe("reviews");
   });
@@ -109,9 +125,30 @@ describe("degraded responses: off by default, opt-in from the service policy", (
   });
 
   it("responses.degradedHeader is validated, lowercased and emitted into the settings", () => {
-    const input = Service.parse({ version: 1, kind: "service", service: "shop", responses: { degradedHeader: "X-Degraded" } });
-    expect(serviceSettings(normalizeService(input, "shop.yaml"))).toMatchObject({ degradedHeader: "x-degraded" });
-    expect(serviceSettings(normalizeService(Service.parse({ version: 1, kind: "service", service: "shop" }), "shop.yaml"))).not.toHaveProperty("degradedHeader");
-    expect(Service.safeParse({ version: 1, kind: "service", service: "shop", responses: { degradedHeader: "not a header" } }).success).toBe(false);
+    const input = Service.parse({
+      version: 1,
+      kind: "service",
+      service: "shop",
+      responses: { degradedHeader: "X-Degraded" },
+    });
+    expect(serviceSettings(normalizeService(input, "shop.yaml"))).toMatchObject({
+      degradedHeader: "x-degraded",
+    });
+    expect(
+      serviceSettings(
+        normalizeService(
+          Service.parse({ version: 1, kind: "service", service: "shop" }),
+          "shop.yaml",
+        ),
+      ),
+    ).not.toHaveProperty("degradedHeader");
+    expect(
+      Service.safeParse({
+        version: 1,
+        kind: "service",
+        service: "shop",
+        responses: { degradedHeader: "not a header" },
+      }).success,
+    ).toBe(false);
   });
 });

@@ -17,7 +17,14 @@ import { signal, within } from "./helpers.js";
 
 const settings: ServiceSettings = {
   name: "shop",
-  deadline: { edgeMs: 1_000, maxMs: 5_000, header: "x-request-timeout-ms", format: "ms", grpcTimeout: true, expiredStatus: 504 },
+  deadline: {
+    edgeMs: 1_000,
+    maxMs: 5_000,
+    header: "x-request-timeout-ms",
+    format: "ms",
+    grpcTimeout: true,
+    expiredStatus: 504,
+  },
   admission: { maxConcurrent: 1, maxQueue: 0, queueTimeoutMs: 0 },
   rejection: { status: 429, retryAfterS: 3 },
   defaultPriority: "normal",
@@ -30,7 +37,11 @@ afterEach(async () => {
 });
 
 /** Runs the same three checks against a server whose /orders echoes its budget and /hold waits for `release`. */
-async function exercise(url: string, held: { started: Promise<void>; release: () => void }, handled: () => number) {
+async function exercise(
+  url: string,
+  held: { started: Promise<void>; release: () => void },
+  handled: () => number,
+) {
   const answer = await fetch(`${url}/orders`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-request-timeout-ms": "300" },
@@ -44,13 +55,21 @@ async function exercise(url: string, held: { started: Promise<void>; release: ()
   expect(body.signal).toBe(true);
 
   const before = handled();
-  const spent = await fetch(`${url}/orders`, { method: "POST", headers: { "content-type": "application/json", "x-request-timeout-ms": "0" }, body: "{}" });
+  const spent = await fetch(`${url}/orders`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-request-timeout-ms": "0" },
+    body: "{}",
+  });
   expect(spent.status).toBe(504);
   expect(handled()).toBe(before);
 
   const hold = fetch(`${url}/hold`);
   await within(held.started, 2_000);
-  const shed = await fetch(`${url}/orders`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+  const shed = await fetch(`${url}/orders`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: "{}",
+  });
   expect(shed.status).toBe(429);
   expect(shed.headers.get("retry-after")).toBe("3");
   expect(handled()).toBe(before);
@@ -70,7 +89,11 @@ describe("Express adapter", () => {
     app.use(mw.express()); // after the body parser: re-enters the request's scope
     app.post("/orders", (req, res) => {
       handled++;
-      res.json({ budget: currentDeadline()?.remaining(), signal: inheritSignal(undefined) !== undefined, sku: (req.body as { sku?: string }).sku });
+      res.json({
+        budget: currentDeadline()?.remaining(),
+        signal: inheritSignal(undefined) !== undefined,
+        sku: (req.body as { sku?: string }).sku,
+      });
     });
     app.get("/hold", async (_req, res) => {
       started.resolve();
@@ -79,9 +102,19 @@ describe("Express adapter", () => {
     });
     const server = app.listen(0, "127.0.0.1");
     await new Promise<void>((ready) => server.once("listening", () => ready()));
-    closers.push(() => new Promise<void>((done) => { server.close(() => done()); server.closeAllConnections(); }));
+    closers.push(
+      () =>
+        new Promise<void>((done) => {
+          server.close(() => done());
+          server.closeAllConnections();
+        }),
+    );
     const { port } = server.address() as AddressInfo;
-    await exercise(`http://127.0.0.1:${port}`, { started: started.promise, release: () => released.resolve() }, () => handled);
+    await exercise(
+      `http://127.0.0.1:${port}`,
+      { started: started.promise, release: () => released.resolve() },
+      () => handled,
+    );
   });
 });
 
@@ -95,7 +128,11 @@ describe("Fastify adapter", () => {
     mw.fastify(app);
     app.post("/orders", (request) => {
       handled++;
-      return Promise.resolve({ budget: currentDeadline()?.remaining(), signal: inheritSignal(undefined) !== undefined, sku: (request.body as { sku?: string }).sku });
+      return Promise.resolve({
+        budget: currentDeadline()?.remaining(),
+        signal: inheritSignal(undefined) !== undefined,
+        sku: (request.body as { sku?: string }).sku,
+      });
     });
     app.get("/hold", async () => {
       started.resolve();
@@ -105,6 +142,10 @@ describe("Fastify adapter", () => {
     await app.listen({ port: 0, host: "127.0.0.1" });
     closers.push(() => app.close());
     const { port } = app.server.address() as AddressInfo;
-    await exercise(`http://127.0.0.1:${port}`, { started: started.promise, release: () => released.resolve() }, () => handled);
+    await exercise(
+      `http://127.0.0.1:${port}`,
+      { started: started.promise, release: () => released.resolve() },
+      () => handled,
+    );
   });
 });

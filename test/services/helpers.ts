@@ -16,7 +16,9 @@ export async function buildAndImport<M>(name: string, paths: readonly string[]):
   const result = await build(paths, { cwd: repoRoot, out, allowOutsideProject: true });
   const problems = result.diagnostics;
   if (!result.written || problems.length > 0) {
-    throw new Error(`build of ${paths.join(", ")} reported:\n${problems.map((d) => `${d.code} ${d.message}`).join("\n")}`);
+    throw new Error(
+      `build of ${paths.join(", ")} reported:\n${problems.map((d) => `${d.code} ${d.message}`).join("\n")}`,
+    );
   }
   return (await import(pathToFileURL(join(repoRoot, out, "index.ts")).href)) as M;
 }

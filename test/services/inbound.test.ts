@@ -24,7 +24,14 @@ import {
   type ShedReason,
 } from "../../templates/runtime/index.js";
 
-const deadline: InboundDeadlineSettings = { edgeMs: 1_000, maxMs: 5_000, header: "x-request-timeout-ms", format: "ms", grpcTimeout: true, expiredStatus: 504 };
+const deadline: InboundDeadlineSettings = {
+  edgeMs: 1_000,
+  maxMs: 5_000,
+  header: "x-request-timeout-ms",
+  format: "ms",
+  grpcTimeout: true,
+  expiredStatus: 504,
+};
 
 const service = (overrides: Partial<ServiceSettings> = {}): ServiceSettings => ({
   name: "edge",
@@ -44,12 +51,16 @@ describe("inboundBudget", () => {
   it("reads the configured header, falls back to grpc-timeout, clamps to the maximum and stamps the edge deadline", () => {
     expect(inboundBudget(deadline, { "x-request-timeout-ms": "250" })).toBe(250);
     expect(inboundBudget(deadline, { "grpc-timeout": "2S" })).toBe(2_000);
-    expect(inboundBudget(deadline, { "x-request-timeout-ms": "300", "grpc-timeout": "2S" })).toBe(300);
+    expect(inboundBudget(deadline, { "x-request-timeout-ms": "300", "grpc-timeout": "2S" })).toBe(
+      300,
+    );
     expect(inboundBudget(deadline, { "x-request-timeout-ms": "60000" })).toBe(5_000);
     expect(inboundBudget(deadline, {})).toBe(1_000);
     expect(inboundBudget(deadline, { "x-request-timeout-ms": "soon" })).toBe(1_000);
     expect(inboundBudget(deadline, { "x-request-timeout-ms": "0" })).toBe(0);
-    expect(inboundBudget({ ...deadline, grpcTimeout: false }, { "grpc-timeout": "2S" })).toBe(1_000);
+    expect(inboundBudget({ ...deadline, grpcTimeout: false }, { "grpc-timeout": "2S" })).toBe(
+      1_000,
+    );
   });
 });
 
@@ -59,15 +70,23 @@ describe("priorityOf", () => {
     expect(priorityOf(s, { method: "GET", url: "/healthz", headers: {} })).toBe("critical");
     expect(priorityOf(s, { method: "POST", url: "/healthz", headers: {} })).toBe("normal");
     expect(priorityOf(s, { method: "POST", url: "/checkout/42?x=1", headers: {} })).toBe("high");
-    expect(priorityOf(s, { method: "GET", url: "/sync", headers: { "x-priority": "background" } })).toBe("low");
-    expect(priorityOf(s, { method: "GET", url: "/sync", headers: { "x-priority": "urgent" } })).toBe("normal");
+    expect(
+      priorityOf(s, { method: "GET", url: "/sync", headers: { "x-priority": "background" } }),
+    ).toBe("low");
+    expect(
+      priorityOf(s, { method: "GET", url: "/sync", headers: { "x-priority": "urgent" } }),
+    ).toBe("normal");
   });
 });
 
 describe("AdmissionGate", () => {
   const log = () => {
     const events: string[] = [];
-    return { events, admitted: (id: string) => () => events.push(`${id} admitted`), shed: (id: string) => (r: ShedReason) => events.push(`${id} shed ${r}`) };
+    return {
+      events,
+      admitted: (id: string) => () => events.push(`${id} admitted`),
+      shed: (id: string) => (r: ShedReason) => events.push(`${id} shed ${r}`),
+    };
   };
 
   it("hands freed slots to the highest priority first, oldest first within one priority", () => {
@@ -94,7 +113,9 @@ describe("AdmissionGate", () => {
     gate.enter("low", 10_000, l.admitted("low1"), l.shed("low1"));
     gate.enter("low", 10_000, l.admitted("low2"), l.shed("low2"));
     expect(gate.enter("low", 10_000, l.admitted("low3"), l.shed("low3"))).toBe(false);
-    expect(typeof gate.enter("critical", 10_000, l.admitted("health"), l.shed("health"))).toBe("function");
+    expect(typeof gate.enter("critical", 10_000, l.admitted("health"), l.shed("health"))).toBe(
+      "function",
+    );
     expect(l.events).toEqual(["low2 shed overload"]);
     expect(gate.health().queued).toBe(2);
   });
@@ -140,13 +161,18 @@ const op: OperationSettings<null> = {
 describe("the ambient abort signal", () => {
   it("aborts calls made inside the scope, together with the caller's own signal", async () => {
     const clock = createVirtualClock();
-    const dep = createDependency({ name: "b", deadline: null, breaker: null, bulkhead: null, budget: null }, { clock });
+    const dep = createDependency(
+      { name: "b", deadline: null, breaker: null, bulkhead: null, budget: null },
+      { clock },
+    );
     const inbound = new AbortController();
     const seen: AbortSignal[] = [];
     const call = withDeadlineAndSignal(Deadline.after(10_000, clock), inbound.signal, () =>
       dep.call(op, (ctx) => {
         seen.push(ctx.signal);
-        return new Promise<string>((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason as Error)));
+        return new Promise<string>((_, reject) =>
+          ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason as Error)),
+        );
       }),
     );
     const failure = call.catch((error: unknown) => error);
@@ -213,17 +239,23 @@ describe("the node:http adapter (fake request and response)", () => {
   it("runs the handler inside the request's deadline and sheds with the configured status and Retry-After", () => {
     const clock = createVirtualClock();
     const shed: string[] = [];
-    const mw = createInboundMiddleware(service({ admission: { maxConcurrent: 1, maxQueue: 0, queueTimeoutMs: 0 } }), {
-      clock,
-      onShed: (e) => shed.push(`${e.priority} ${e.reason} ${e.status}`),
-    });
+    const mw = createInboundMiddleware(
+      service({ admission: { maxConcurrent: 1, maxQueue: 0, queueTimeoutMs: 0 } }),
+      {
+        clock,
+        onShed: (e) => shed.push(`${e.priority} ${e.reason} ${e.status}`),
+      },
+    );
     const budgets: number[] = [];
     const open: FakeResponse[] = [];
     const handle = mw.node((_req, res: FakeResponse) => {
       budgets.push(currentDeadline()?.remaining() ?? -1);
       open.push(res);
     });
-    handle({ method: "GET", url: "/", headers: { "x-request-timeout-ms": "300" } }, new FakeResponse());
+    handle(
+      { method: "GET", url: "/", headers: { "x-request-timeout-ms": "300" } },
+      new FakeResponse(),
+    );
     const rejected = new FakeResponse();
     handle({ method: "GET", url: "/", headers: {} }, rejected);
     expect(budgets).toEqual([300]);
@@ -237,7 +269,10 @@ describe("the node:http adapter (fake request and response)", () => {
 
   it("starts a queued request in its own scope, even when another request's code frees the slot", () => {
     const clock = createVirtualClock();
-    const mw = createInboundMiddleware(service({ admission: { maxConcurrent: 1, maxQueue: 2, queueTimeoutMs: 500 } }), { clock });
+    const mw = createInboundMiddleware(
+      service({ admission: { maxConcurrent: 1, maxQueue: 2, queueTimeoutMs: 500 } }),
+      { clock },
+    );
     const budgets: number[] = [];
     const signals: (AbortSignal | undefined)[] = [];
     const first = new FakeResponse();
@@ -259,7 +294,10 @@ describe("the node:http adapter (fake request and response)", () => {
 
   it("aborts the request's signal when the client goes away, and frees its slot", () => {
     const clock = createVirtualClock();
-    const mw = createInboundMiddleware(service({ admission: { maxConcurrent: 1, maxQueue: 0, queueTimeoutMs: 0 } }), { clock });
+    const mw = createInboundMiddleware(
+      service({ admission: { maxConcurrent: 1, maxQueue: 0, queueTimeoutMs: 0 } }),
+      { clock },
+    );
     const signals: (AbortSignal | undefined)[] = [];
     const handle = mw.node(() => signals.push(inheritSignal(undefined)));
     const res = new FakeResponse();
@@ -274,7 +312,16 @@ describe("the node:http adapter (fake request and response)", () => {
 describe("adaptive limit (AIMD), in virtual time", () => {
   it("cuts the limit on slow requests down to its minimum and grows it back by about one per limit's worth of fast ones", () => {
     const clock = createVirtualClock();
-    const gate = new AdmissionGate({ maxConcurrent: 10, maxQueue: 0, queueTimeoutMs: 0, reserve: {}, adaptive: { minLimit: 2, latencyMs: 100, backoff: 0.5 } }, clock);
+    const gate = new AdmissionGate(
+      {
+        maxConcurrent: 10,
+        maxQueue: 0,
+        queueTimeoutMs: 0,
+        reserve: {},
+        adaptive: { minLimit: 2, latencyMs: 100, backoff: 0.5 },
+      },
+      clock,
+    );
     const none = () => undefined;
     for (let i = 0; i < 10; i++) expect(gate.enter("normal", 1_000, none, none)).toBe(true);
     for (let i = 0; i < 5; i++) gate.release(250);
@@ -294,10 +341,14 @@ describe("adaptive limit (AIMD), in virtual time", () => {
   it("times requests on the middleware's clock and treats a failed response as slow", async () => {
     const clock = createVirtualClock();
     const adaptive = { minLimit: 1, latencyMs: 100, backoff: 0.5 };
-    const mw = createInboundMiddleware(service({ admission: { maxConcurrent: 4, maxQueue: 0, queueTimeoutMs: 0, adaptive } }), { clock });
+    const mw = createInboundMiddleware(
+      service({ admission: { maxConcurrent: 4, maxQueue: 0, queueTimeoutMs: 0, adaptive } }),
+      { clock },
+    );
     const open: FakeResponse[] = [];
     const handle = mw.node((_req, res: FakeResponse) => void open.push(res));
-    for (let i = 0; i < 2; i++) handle({ method: "GET", url: "/", headers: {} }, new FakeResponse());
+    for (let i = 0; i < 2; i++)
+      handle({ method: "GET", url: "/", headers: {} }, new FakeResponse());
     await clock.advance(300);
     open[0]!.end();
     expect(mw.health().admission?.maxConcurrent).toBe(2);

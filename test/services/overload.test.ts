@@ -12,7 +12,9 @@ import { buildAndImport, listen, within, type Running } from "./helpers.js";
 
 interface Generated {
   createShopMiddleware(options?: InboundOptions): InboundMiddleware;
-  createInventoryClient(config: { baseUrl: string }): { getStock(input: { sku: string }): Promise<{ available: number }> };
+  createInventoryClient(config: { baseUrl: string }): {
+    getStock(input: { sku: string }): Promise<{ available: number }>;
+  };
 }
 
 const LIMIT = 10;
@@ -22,7 +24,11 @@ const WORK_MS = 20; // latency of the served request's downstream call (inventor
 
 const order = JSON.stringify({
   orderId: "o-1",
-  items: Array.from({ length: 30 }, (_, i) => ({ sku: `sku-${i}`, quantity: 1 + (i % 3), priceCents: 1_000 + i * 7 })),
+  items: Array.from({ length: 30 }, (_, i) => ({
+    sku: `sku-${i}`,
+    quantity: 1 + (i % 3),
+    priceCents: 1_000 + i * 7,
+  })),
 });
 
 function median(values: readonly number[]): number {
@@ -60,14 +66,24 @@ describe("overload: 5× the concurrency limit, mixed priorities", () => {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
       let began = performance.now();
-      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { orderId: string; items: { quantity: number; priceCents: number }[] };
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+        orderId: string;
+        items: { quantity: number; priceCents: number }[];
+      };
       const totalCents = body.items.reduce((n, item) => n + item.quantity * item.priceCents, 0);
       const stock = inventory.getStock({ sku: "sku-1" });
       let spent = performance.now() - began;
       const { available } = await stock;
       began = performance.now();
-      const text = JSON.stringify({ orderId: body.orderId, totalCents, status: available > 0 ? "accepted" : "backordered" });
-      res.writeHead(200, { "content-type": "application/json", "content-length": String(Buffer.byteLength(text)) });
+      const text = JSON.stringify({
+        orderId: body.orderId,
+        totalCents,
+        status: available > 0 ? "accepted" : "backordered",
+      });
+      res.writeHead(200, {
+        "content-type": "application/json",
+        "content-length": String(Buffer.byteLength(text)),
+      });
       res.end(text);
       spent += performance.now() - began;
       add(spent);
@@ -90,11 +106,17 @@ describe("overload: 5× the concurrency limit, mixed priorities", () => {
     const retryAfter = new Set<string | null>();
     const client = async (priority: "high" | "low") => {
       for (let i = 0; i < REQUESTS_PER_CLIENT; i++) {
-        const response = await fetch(`${server.url}${priority === "high" ? "/orders" : "/sync/orders"}`, {
-          method: "POST",
-          headers: { "content-type": "application/json", ...(priority === "high" ? { "x-priority": "checkout" } : {}) },
-          body: order,
-        });
+        const response = await fetch(
+          `${server.url}${priority === "high" ? "/orders" : "/sync/orders"}`,
+          {
+            method: "POST",
+            headers: {
+              "content-type": "application/json",
+              ...(priority === "high" ? { "x-priority": "checkout" } : {}),
+            },
+            body: order,
+          },
+        );
         await response.arrayBuffer();
         if (response.status === 200) results[priority].ok++;
         else if (response.status === 503) {
@@ -103,9 +125,12 @@ describe("overload: 5× the concurrency limit, mixed priorities", () => {
         } else results[priority].other++;
       }
     };
-    await within(Promise.all(Array.from({ length: CLIENTS }, (_, i) => client(i % 2 === 0 ? "high" : "low"))), 25_000);
+    await within(
+      Promise.all(Array.from({ length: CLIENTS }, (_, i) => client(i % 2 === 0 ? "high" : "low"))),
+      25_000,
+    );
 
-    const total = CLIENTS / 2 * REQUESTS_PER_CLIENT;
+    const total = (CLIENTS / 2) * REQUESTS_PER_CLIENT;
     const servedUs = 1_000 * median([...served.values()]);
     const shedUs = 1_000 * median(shed);
     console.log(
@@ -123,10 +148,18 @@ describe("overload: 5× the concurrency limit, mixed priorities", () => {
   it("still answers health checks (critical) while saturated", async () => {
     // saturate with low-priority work that waits, then ask for /healthz
     const low = Array.from({ length: CLIENTS }, () =>
-      fetch(`${server.url}/sync/orders`, { method: "POST", headers: { "content-type": "application/json" }, body: order }).then((r) => r.arrayBuffer().then(() => r.status)),
+      fetch(`${server.url}/sync/orders`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: order,
+      }).then((r) => r.arrayBuffer().then(() => r.status)),
     );
     await sleep(5);
-    const health = await fetch(`${server.url}/healthz`, { method: "POST", headers: { "content-type": "application/json" }, body: order });
+    const health = await fetch(`${server.url}/healthz`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: order,
+    });
     expect(health.status).toBe(200);
     await health.arrayBuffer();
     const statuses = await within(Promise.all(low), 10_000);

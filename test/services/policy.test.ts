@@ -17,11 +17,20 @@ const at = (text: string, d: { span: { start: number } }) => {
 describe("service policies", () => {
   it("resolves defaults and the project's deadline header", () => {
     const text = "version: 1\nkind: service\nservice: shop\nadmission: { maxConcurrent: 8 }\n";
-    const r = checkTexts([{ file: "shop.yaml", text }], { config: { deadline: { header: "X-Deadline-Ms" } } });
+    const r = checkTexts([{ file: "shop.yaml", text }], {
+      config: { deadline: { header: "X-Deadline-Ms" } },
+    });
     expect(r.diagnostics).toEqual([]);
     expect(r.services[0]).toMatchObject({
       service: "shop",
-      deadline: { edgeMs: 5_000, maxMs: 30_000, header: "x-deadline-ms", format: "ms", grpcTimeout: true, expiredStatus: 504 },
+      deadline: {
+        edgeMs: 5_000,
+        maxMs: 30_000,
+        header: "x-deadline-ms",
+        format: "ms",
+        grpcTimeout: true,
+        expiredStatus: 504,
+      },
       admission: { maxConcurrent: 8, maxQueue: 8, queueTimeoutMs: 500 },
       rejection: { status: 503, retryAfterS: 1 },
       defaultPriority: "normal",
@@ -41,61 +50,103 @@ describe("service policies", () => {
       "",
     ].join("\n");
     const r = checkTexts([{ file: "shop.yaml", text }]);
-    expect(r.diagnostics.map((d) => `${d.code} ${at(text, d)}`)).toEqual(["RG104 4:19", "RG101 4:24", "RG107 5:19", "RG102 8:7"]);
+    expect(r.diagnostics.map((d) => `${d.code} ${at(text, d)}`)).toEqual([
+      "RG104 4:19",
+      "RG101 4:24",
+      "RG107 5:19",
+      "RG102 8:7",
+    ]);
     expect(r.services).toEqual([]);
   });
 
   it("reports a maximum below the edge deadline (error) and an edge deadline the essential dependencies cannot fit in (warning)", () => {
-    const service = "version: 1\nkind: service\nservice: shop\ncalls: [stock, ledger]\ndeadline: { edge: 200ms, max: 100ms }\nadmission: { maxConcurrent: 10 }\n";
-    const stock = "version: 1\ndependency: stock\ntimeout: { attempt: 150ms, total: 1s }\noperations:\n  get: { method: GET, path: /s }\n  list: { method: GET, path: /l, timeout: { attempt: 120ms } }\nbulkhead: false\n";
-    const pay = "version: 1\ndependency: pay\ntimeout: { attempt: 300ms, total: 1s }\noperations:\n  get: { method: GET, path: /p }\nbulkhead: false\n";
+    const service =
+      "version: 1\nkind: service\nservice: shop\ncalls: [stock, ledger]\ndeadline: { edge: 200ms, max: 100ms }\nadmission: { maxConcurrent: 10 }\n";
+    const stock =
+      "version: 1\ndependency: stock\ntimeout: { attempt: 150ms, total: 1s }\noperations:\n  get: { method: GET, path: /s }\n  list: { method: GET, path: /l, timeout: { attempt: 120ms } }\nbulkhead: false\n";
+    const pay =
+      "version: 1\ndependency: pay\ntimeout: { attempt: 300ms, total: 1s }\noperations:\n  get: { method: GET, path: /p }\nbulkhead: false\n";
     const r = checkTexts([
       { file: "shop.yaml", text: service },
       { file: "stock.yaml", text: stock },
       { file: "pay.yaml", text: pay },
     ]);
-    expect(r.diagnostics.map((d) => `${d.code} ${d.severity} ${at(service, d)} ${d.message}`)).toEqual([
-      "RG503 warning 4:16 calls names \"ledger\", but no dependency policy checked with this service declares it",
+    expect(
+      r.diagnostics.map((d) => `${d.code} ${d.severity} ${at(service, d)} ${d.message}`),
+    ).toEqual([
+      'RG503 warning 4:16 calls names "ledger", but no dependency policy checked with this service declares it',
       "RG501 error 5:31 the maximum deadline (100ms) is shorter than the edge deadline (200ms): requests without a deadline would get more time than any caller may ask for",
     ]);
     // pay is not in calls:, and stock's shortest attempt (120ms) fits in 200ms
     const tight = service.replace("edge: 200ms, max: 100ms", "edge: 100ms");
-    const again = checkTexts([{ file: "shop.yaml", text: tight }, { file: "stock.yaml", text: stock }]);
+    const again = checkTexts([
+      { file: "shop.yaml", text: tight },
+      { file: "stock.yaml", text: stock },
+    ]);
     expect(again.diagnostics.filter((d) => d.code === "RG502").map((d) => d.message)).toEqual([
       "the edge deadline (100ms) is shorter than one attempt at each essential dependency: stock 120ms = 120ms",
     ]);
   });
 
   it("resolves an adaptive limit only when asked for", () => {
-    const text = "version: 1\nkind: service\nservice: shop\nadmission: { maxConcurrent: 50, adaptive: { latency: 150ms, minLimit: 5 } }\n";
+    const text =
+      "version: 1\nkind: service\nservice: shop\nadmission: { maxConcurrent: 50, adaptive: { latency: 150ms, minLimit: 5 } }\n";
     const r = checkTexts([{ file: "shop.yaml", text }]);
     expect(r.diagnostics).toEqual([]);
-    expect(r.services[0]?.admission).toEqual({ maxConcurrent: 50, maxQueue: 50, queueTimeoutMs: 500, adaptive: { minLimit: 5, latencyMs: 150, backoff: 0.9 } });
+    expect(r.services[0]?.admission).toEqual({
+      maxConcurrent: 50,
+      maxQueue: 50,
+      queueTimeoutMs: 500,
+      adaptive: { minLimit: 5, latencyMs: 150, backoff: 0.9 },
+    });
   });
 
   it("resolves admission.reserve only when set, and points at a reserve that leaves the lowest priority no slot", () => {
-    const text = "version: 1\nkind: service\nservice: shop\nadmission: { maxConcurrent: 8, reserve: { critical: 2, high: 3 } }\n";
+    const text =
+      "version: 1\nkind: service\nservice: shop\nadmission: { maxConcurrent: 8, reserve: { critical: 2, high: 3 } }\n";
     const r = checkTexts([{ file: "shop.yaml", text }]);
     expect(r.diagnostics).toEqual([]);
-    expect(r.services[0]?.admission).toEqual({ maxConcurrent: 8, maxQueue: 8, queueTimeoutMs: 500, reserve: { critical: 2, high: 3 } });
-    const full = "version: 1\nkind: service\nservice: shop\nadmission:\n  maxConcurrent: 4\n  reserve: { critical: 2, normal: 2 }\n";
+    expect(r.services[0]?.admission).toEqual({
+      maxConcurrent: 8,
+      maxQueue: 8,
+      queueTimeoutMs: 500,
+      reserve: { critical: 2, high: 3 },
+    });
+    const full =
+      "version: 1\nkind: service\nservice: shop\nadmission:\n  maxConcurrent: 4\n  reserve: { critical: 2, normal: 2 }\n";
     const bad = checkTexts([{ file: "shop.yaml", text: full }]);
-    expect(bad.diagnostics.map((d) => `${d.code} ${d.severity} ${at(full, d)} ${d.message}`)).toEqual([
+    expect(
+      bad.diagnostics.map((d) => `${d.code} ${d.severity} ${at(full, d)} ${d.message}`),
+    ).toEqual([
       "RG106 error 6:12 admission.reserve keeps 4 slots, but admission.maxConcurrent is 4: at least one slot must be left for the lowest priority",
     ]);
-    const low = "version: 1\nkind: service\nservice: shop\nadmission: { reserve: { critical: -1, low: 1 } }\n";
-    expect(checkTexts([{ file: "shop.yaml", text: low }]).diagnostics.map((d) => d.code).sort()).toEqual(["RG101", "RG106"]);
+    const low =
+      "version: 1\nkind: service\nservice: shop\nadmission: { reserve: { critical: -1, low: 1 } }\n";
+    expect(
+      checkTexts([{ file: "shop.yaml", text: low }])
+        .diagnostics.map((d) => d.code)
+        .sort(),
+    ).toEqual(["RG101", "RG106"]);
   });
 
   it("warns about a service without admission (RG504), at its name", () => {
     const text = "version: 1\nkind: service\nservice: shop\ncalls: []\n";
-    expect(checkTexts([{ file: "shop.yaml", text }]).diagnostics.map((d) => `${d.code} ${d.severity} ${at(text, d)}`)).toEqual(["RG504 warning 3:1"]);
+    expect(
+      checkTexts([{ file: "shop.yaml", text }]).diagnostics.map(
+        (d) => `${d.code} ${d.severity} ${at(text, d)}`,
+      ),
+    ).toEqual(["RG504 warning 3:1"]);
   });
 
   it("refuses a service whose module would overwrite another generated module", () => {
     const shop = "version: 1\nkind: service\nservice: shop\ncalls: []\n";
-    const dep = "version: 1\ndependency: shop-service\noperations:\n  get: { method: GET, path: /s }\nbulkhead: false\ntimeout: { attempt: 500ms }\n";
-    const r = checkTexts([{ file: "shop.yaml", text: shop }, { file: "dep.yaml", text: dep }, { file: "shop2.yaml", text: shop }]);
+    const dep =
+      "version: 1\ndependency: shop-service\noperations:\n  get: { method: GET, path: /s }\nbulkhead: false\ntimeout: { attempt: 500ms }\n";
+    const r = checkTexts([
+      { file: "shop.yaml", text: shop },
+      { file: "dep.yaml", text: dep },
+      { file: "shop2.yaml", text: shop },
+    ]);
     expect(r.diagnostics.map((d) => `${d.code} ${d.file} ${d.message}`)).toEqual([
       'RG301 shop.yaml service "shop" becomes the module shop-service.ts, as dependency "shop-service" does',
       'RG301 shop2.yaml service "shop" becomes the module shop-service.ts, as dependency "shop-service" does',
@@ -103,18 +154,26 @@ describe("service policies", () => {
   });
 
   it("keeps dependency policies working with or without kind: dependency", () => {
-    const text = "version: 1\nkind: dependency\ndependency: stock\noperations:\n  get: { method: GET, path: /s }\nbulkhead: false\ntimeout: { attempt: 500ms }\n";
+    const text =
+      "version: 1\nkind: dependency\ndependency: stock\noperations:\n  get: { method: GET, path: /s }\nbulkhead: false\ntimeout: { attempt: 500ms }\n";
     expect(checkTexts([{ file: "stock.yaml", text }]).diagnostics).toEqual([]);
   });
 
   it("passes every service policy in docs/services.md, in the checkout example in place of its own", async () => {
     const doc = readFileSync(join(repoRoot, "docs/services.md"), "utf8");
-    const blocks = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((y) => /^kind: service$/m.test(y));
+    const blocks = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)]
+      .map((m) => m[1]!)
+      .filter((y) => /^kind: service$/m.test(y));
     expect(blocks.length).toBeGreaterThan(0);
     const dir = mkdtempSync(join(tmpdir(), "resgen-services-doc-"));
     try {
-      cpSync(join(repoRoot, "examples/checkout/resgen.config.yaml"), join(dir, "resgen.config.yaml"));
-      cpSync(join(repoRoot, "examples/checkout/resilience"), join(dir, "resilience"), { recursive: true });
+      cpSync(
+        join(repoRoot, "examples/checkout/resgen.config.yaml"),
+        join(dir, "resgen.config.yaml"),
+      );
+      cpSync(join(repoRoot, "examples/checkout/resilience"), join(dir, "resilience"), {
+        recursive: true,
+      });
       for (const text of blocks) {
         writeFileSync(join(dir, "resilience/checkout-service.yaml"), text);
         const r = await check(["."], { cwd: dir });

@@ -20,7 +20,14 @@ import { listen, signal, within } from "./helpers.js";
 const LIMIT = 4;
 const settings: ServiceSettings = {
   name: "shop",
-  deadline: { edgeMs: 5_000, maxMs: 10_000, header: "x-request-timeout-ms", format: "ms", grpcTimeout: true, expiredStatus: 504 },
+  deadline: {
+    edgeMs: 5_000,
+    maxMs: 10_000,
+    header: "x-request-timeout-ms",
+    format: "ms",
+    grpcTimeout: true,
+    expiredStatus: 504,
+  },
   // no reserve given: the default keeps one slot for critical
   admission: { maxConcurrent: LIMIT, maxQueue: 8, queueTimeoutMs: 5_000 },
   rejection: { status: 503, retryAfterS: 1 },
@@ -36,10 +43,18 @@ describe("AdmissionGate reserve, in virtual time", () => {
 
   it("keeps the reserved slots from lower priorities and admits critical at once whatever the queue holds", () => {
     const clock = createVirtualClock();
-    const gate = new AdmissionGate({ maxConcurrent: 6, maxQueue: 10, queueTimeoutMs: 1_000, reserve: { critical: 1, high: 2 } }, clock);
+    const gate = new AdmissionGate(
+      { maxConcurrent: 6, maxQueue: 10, queueTimeoutMs: 1_000, reserve: { critical: 1, high: 2 } },
+      clock,
+    );
     const events: string[] = [];
     const enter = (priority: "critical" | "high" | "normal" | "low", id: string) =>
-      gate.enter(priority, 10_000, () => events.push(`${id} admitted`), (reason, cause) => events.push(`${id} shed ${reason} ${cause}`));
+      gate.enter(
+        priority,
+        10_000,
+        () => events.push(`${id} admitted`),
+        (reason, cause) => events.push(`${id} shed ${reason} ${cause}`),
+      );
     // low and normal may fill 6 − 1 − 2 = 3 slots
     for (let i = 0; i < 3; i++) expect(enter("low", `low${i}`)).toBe(true);
     expect(typeof enter("normal", "normal")).toBe("function");
@@ -74,7 +89,10 @@ describe("AdmissionGate reserve, in virtual time", () => {
     expect(two.enter("critical", 1_000, none, none)).toBe(true);
     const one = new AdmissionGate({ maxConcurrent: 1, maxQueue: 0, queueTimeoutMs: 0 }, clock);
     expect(one.enter("low", 1_000, none, none)).toBe(true);
-    const open = new AdmissionGate({ maxConcurrent: 2, maxQueue: 0, queueTimeoutMs: 0, reserve: {} }, clock);
+    const open = new AdmissionGate(
+      { maxConcurrent: 2, maxQueue: 0, queueTimeoutMs: 0, reserve: {} },
+      clock,
+    );
     expect(open.enter("low", 1_000, none, none)).toBe(true);
     expect(open.enter("low", 1_000, none, none)).toBe(true);
   });
@@ -103,14 +121,18 @@ async function until(condition: () => boolean, boundMs = 3_000): Promise<void> {
 
 /** Saturates the server with slow low-priority work, then checks 15 critical health checks (5 at a time) each finish in time. */
 async function saturateAndProbe(s: Subject): Promise<void> {
-  const slow = Array.from({ length: 12 }, (_, i) => fetch(`${s.url}/sync/${i}`).then((r) => r.status));
+  const slow = Array.from({ length: 12 }, (_, i) =>
+    fetch(`${s.url}/sync/${i}`).then((r) => r.status),
+  );
   // 3 slots (4 minus the critical reserve) held by slow work, 8 waiting, 1 shed
   await until(() => s.started() === LIMIT - 1 && s.mw.health().admission?.queued === 8);
   const deadlineMs = 500;
   for (let round = 0; round < 3; round++) {
     const probes = Array.from({ length: 5 }, async () => {
       const began = performance.now();
-      const res = await fetch(`${s.url}/healthz`, { headers: { "x-request-timeout-ms": String(deadlineMs) } });
+      const res = await fetch(`${s.url}/healthz`, {
+        headers: { "x-request-timeout-ms": String(deadlineMs) },
+      });
       await res.text();
       return { status: res.status, ms: performance.now() - began };
     });
@@ -131,7 +153,14 @@ async function saturateAndProbe(s: Subject): Promise<void> {
 function holder() {
   let started = 0;
   const released = signal();
-  return { started: () => started, release: () => released.resolve(), hold: async () => { started++; await released.promise; } };
+  return {
+    started: () => started,
+    release: () => released.resolve(),
+    hold: async () => {
+      started++;
+      await released.promise;
+    },
+  };
 }
 
 describe("critical requests keep answering while slow low-priority work saturates the server", () => {
@@ -160,9 +189,20 @@ describe("critical requests keep answering while slow low-priority work saturate
     app.get("/healthz", (_req, res) => void res.send("ok"));
     const server = app.listen(0, "127.0.0.1");
     await new Promise<void>((ready) => server.once("listening", () => ready()));
-    closers.push(() => new Promise<void>((done) => { server.close(() => done()); server.closeAllConnections(); }));
+    closers.push(
+      () =>
+        new Promise<void>((done) => {
+          server.close(() => done());
+          server.closeAllConnections();
+        }),
+    );
     const { port } = server.address() as AddressInfo;
-    await saturateAndProbe({ url: `http://127.0.0.1:${port}`, mw, started: h.started, release: h.release });
+    await saturateAndProbe({
+      url: `http://127.0.0.1:${port}`,
+      mw,
+      started: h.started,
+      release: h.release,
+    });
   });
 
   it("Fastify", async () => {
@@ -178,6 +218,11 @@ describe("critical requests keep answering while slow low-priority work saturate
     await app.listen({ port: 0, host: "127.0.0.1" });
     closers.push(() => app.close());
     const { port } = app.server.address() as AddressInfo;
-    await saturateAndProbe({ url: `http://127.0.0.1:${port}`, mw, started: h.started, release: h.release });
+    await saturateAndProbe({
+      url: `http://127.0.0.1:${port}`,
+      mw,
+      started: h.started,
+      release: h.release,
+    });
   });
 });

@@ -47,7 +47,10 @@ operations:
 function serviceConfig(): string {
   const { policies, diagnostics } = checkTexts([{ file: "echo.yaml", text: POLICY }]);
   expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-  const out = emitGrpc(policies, { locate: { locate: () => undefined, locateKey: () => undefined }, sourcePath: () => "echo.yaml" });
+  const out = emitGrpc(policies, {
+    locate: { locate: () => undefined, locateKey: () => undefined },
+    sourcePath: () => "echo.yaml",
+  });
   return out.files.get("grpc/echo.json")!;
 }
 
@@ -55,7 +58,14 @@ describe("the grpc target's service config in @grpc/grpc-js", () => {
   const seen = { Flaky: 0, Refuse: 0, Slow: 0 };
   const pending: (() => void)[] = [];
   let server: grpc.Server;
-  type EchoClient = grpc.Client & Record<string, (req: Buffer, cb: (err: grpc.ServiceError | null, res?: Buffer) => void) => grpc.ClientUnaryCall>;
+  type EchoClient = grpc.Client &
+    Record<
+      string,
+      (
+        req: Buffer,
+        cb: (err: grpc.ServiceError | null, res?: Buffer) => void,
+      ) => grpc.ClientUnaryCall
+    >;
   // undefined until beforeAll has bound the server (and after a bind that failed)
   let client: EchoClient | undefined;
 
@@ -81,7 +91,9 @@ describe("the grpc target's service config in @grpc/grpc-js", () => {
       },
     });
     const port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+      server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) =>
+        err ? reject(err) : resolve(p),
+      ),
     );
     const Client = grpc.makeGenericClientConstructor(SERVICE, "Echo");
     client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), {
@@ -100,7 +112,9 @@ describe("the grpc target's service config in @grpc/grpc-js", () => {
 
   const call = (name: keyof typeof SERVICE) =>
     new Promise<{ err: grpc.ServiceError | null; res?: Buffer }>((resolve) => {
-      client![name]!(Buffer.from("hi"), (err, res) => resolve(res === undefined ? { err } : { err, res }));
+      client![name]!(Buffer.from("hi"), (err, res) =>
+        resolve(res === undefined ? { err } : { err, res }),
+      );
     });
 
   it("retries UNAVAILABLE (the policy's 503 and network) until the server answers", async () => {

@@ -1,6 +1,12 @@
 /** logEvents: structured log lines for breaker transitions and retry-budget exhaustion, without OpenTelemetry. */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { consoleLogger, createDependency, createVirtualClock, logEvents, silentLogger } from "../../templates/runtime/index.js";
+import {
+  consoleLogger,
+  createDependency,
+  createVirtualClock,
+  logEvents,
+  silentLogger,
+} from "../../templates/runtime/index.js";
 import { breakerSettings, httpFailure, operation, track } from "../runtime/helpers.js";
 import { recordingLogger } from "./sdk.js";
 
@@ -13,21 +19,47 @@ describe("logEvents", () => {
     const clock = createVirtualClock();
     const logger = recordingLogger();
     const dep = createDependency(
-      { name: "payments", deadline: null, breaker: { ...breakerSettings, minCalls: 2, openForMs: 100, halfOpen: { maxCalls: 1, successes: 1 } }, bulkhead: null, budget: null },
+      {
+        name: "payments",
+        deadline: null,
+        breaker: {
+          ...breakerSettings,
+          minCalls: 2,
+          openForMs: 100,
+          halfOpen: { maxCalls: 1, successes: 1 },
+        },
+        bulkhead: null,
+        budget: null,
+      },
       { clock, observer: logEvents(logger) },
     );
     const once = operation({ retry: null });
-    for (let i = 0; i < 2; i++) await dep.call(once, () => Promise.reject(httpFailure(503))).catch(() => undefined);
+    for (let i = 0; i < 2; i++)
+      await dep.call(once, () => Promise.reject(httpFailure(503))).catch(() => undefined);
     await clock.advance(100);
     await dep.call(once, () => "ok");
     expect(logger.lines).toEqual([
       {
         level: "warn",
         message: "payments: circuit breaker closed -> open",
-        fields: { event: "resilience.breaker.transition", dependency: "payments", from: "closed", to: "open", calls: 2, failures: 2, slowCalls: 0 },
+        fields: {
+          event: "resilience.breaker.transition",
+          dependency: "payments",
+          from: "closed",
+          to: "open",
+          calls: 2,
+          failures: 2,
+          slowCalls: 0,
+        },
       },
-      expect.objectContaining({ level: "info", fields: expect.objectContaining({ from: "open", to: "half-open" }) as unknown }),
-      expect.objectContaining({ level: "info", fields: expect.objectContaining({ from: "half-open", to: "closed" }) as unknown }),
+      expect.objectContaining({
+        level: "info",
+        fields: expect.objectContaining({ from: "open", to: "half-open" }) as unknown,
+      }),
+      expect.objectContaining({
+        level: "info",
+        fields: expect.objectContaining({ from: "half-open", to: "closed" }) as unknown,
+      }),
     ]);
   });
 
@@ -35,7 +67,13 @@ describe("logEvents", () => {
     const clock = createVirtualClock();
     const logger = recordingLogger();
     const dep = createDependency(
-      { name: "payments", deadline: null, breaker: null, bulkhead: null, budget: { maxTokens: 4, tokenRatio: 1 } },
+      {
+        name: "payments",
+        deadline: null,
+        breaker: null,
+        bulkhead: null,
+        budget: { maxTokens: 4, tokenRatio: 1 },
+      },
       { clock, random: () => 0.5, observer: logEvents(logger) },
     );
     const run = async (transport: () => unknown) => {
@@ -44,8 +82,12 @@ describe("logEvents", () => {
       return t;
     };
     // tokens 4 → 3 (retry) → 2: refused; then 1: refused again, not logged again
-    expect((await run(() => Promise.reject(httpFailure(503)))).error).toMatchObject({ kind: "budget-exhausted" });
-    expect((await run(() => Promise.reject(httpFailure(503)))).error).toMatchObject({ kind: "budget-exhausted" });
+    expect((await run(() => Promise.reject(httpFailure(503)))).error).toMatchObject({
+      kind: "budget-exhausted",
+    });
+    expect((await run(() => Promise.reject(httpFailure(503)))).error).toMatchObject({
+      kind: "budget-exhausted",
+    });
     expect(logger.lines.map((l) => l.fields.event)).toEqual(["resilience.retry_budget.exhausted"]);
     // successes refill the bucket; a retry goes through, so the next exhaustion is a new episode
     for (let i = 0; i < 3; i++) await run(() => "ok");
@@ -59,10 +101,17 @@ describe("logEvents", () => {
   it("consoleLogger writes one JSON object per line; silentLogger writes nothing", () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
     const info = vi.spyOn(console, "info").mockImplementation(() => undefined);
-    consoleLogger.warn("payments: circuit breaker closed -> open", { event: "resilience.breaker.transition", calls: 20 });
+    consoleLogger.warn("payments: circuit breaker closed -> open", {
+      event: "resilience.breaker.transition",
+      calls: 20,
+    });
     silentLogger.warn("dropped", {});
     silentLogger.info("dropped", {});
-    expect(warn.mock.calls).toEqual([['{"level":"warn","msg":"payments: circuit breaker closed -> open","event":"resilience.breaker.transition","calls":20}']]);
+    expect(warn.mock.calls).toEqual([
+      [
+        '{"level":"warn","msg":"payments: circuit breaker closed -> open","event":"resilience.breaker.transition","calls":20}',
+      ],
+    ]);
     expect(info).not.toHaveBeenCalled();
   });
 });

@@ -29,11 +29,25 @@ const getCharge = operation({
     retryAfter: null,
   },
 });
-const getQuote = operation({ name: "getQuote", timeout: { attemptMs: 100, totalMs: 1_000 }, retry: null, hedge: { delayMs: 20, maxAttempts: 2, budget: 1 } });
-const getRates: OperationSettings = operation({ name: "getRates", timeout: { attemptMs: 100, totalMs: 1_000 }, retry: null, fallback: { kind: "value", value: [] } });
+const getQuote = operation({
+  name: "getQuote",
+  timeout: { attemptMs: 100, totalMs: 1_000 },
+  retry: null,
+  hedge: { delayMs: 20, maxAttempts: 2, budget: 1 },
+});
+const getRates: OperationSettings = operation({
+  name: "getRates",
+  timeout: { attemptMs: 100, totalMs: 1_000 },
+  retry: null,
+  fallback: { kind: "value", value: [] },
+});
 
 function breakerGauge(m: Metrics): Record<string, number> {
-  return Object.fromEntries(m.points(METRIC.breakerState, DEP).map((p) => [String(p.attributes[ATTR.breakerState]), p.value as number]));
+  return Object.fromEntries(
+    m
+      .points(METRIC.breakerState, DEP)
+      .map((p) => [String(p.attributes[ATTR.breakerState]), p.value as number]),
+  );
 }
 
 describe("OpenTelemetry adapter: a fault-injection run", () => {
@@ -53,14 +67,25 @@ describe("OpenTelemetry adapter: a fault-injection run", () => {
         name: "payments",
         deadline: null,
         // opens at a failure rate of 50 % over at least 7 calls; one trial closes it again
-        breaker: { failureRate: 0.5, slowCall: null, window: { kind: "count", calls: 20 }, minCalls: 7, openForMs: 1_000, halfOpen: { maxCalls: 1, successes: 1 } },
+        breaker: {
+          failureRate: 0.5,
+          slowCall: null,
+          window: { kind: "count", calls: 20 },
+          minCalls: 7,
+          openForMs: 1_000,
+          halfOpen: { maxCalls: 1, successes: 1 },
+        },
         bulkhead: { maxConcurrent: 1, maxQueue: 0, queueTimeoutMs: 0, overflow: "reject" },
         // retries need more than 2 tokens; a failure costs 1, a success earns 0.5
         budget: { maxTokens: 4, tokenRatio: 0.5 },
       },
       { clock, random: () => 0.5 },
     );
-    installOpenTelemetry(dep, { meter: sdk.meterProvider.getMeter("test"), tracer: sdk.tracerProvider.getTracer("test"), logger });
+    installOpenTelemetry(dep, {
+      meter: sdk.meterProvider.getMeter("test"),
+      tracer: sdk.tracerProvider.getTracer("test"),
+      logger,
+    });
     const settle = async <T>(promise: Promise<T>) => {
       const t = track(promise, clock);
       await clock.runAll();
@@ -74,7 +99,9 @@ describe("OpenTelemetry adapter: a fault-injection run", () => {
     let n = 0;
     await settle(dep.call(getCharge, () => (++n === 1 ? Promise.reject(httpFailure(503)) : "ok")));
     // 3. hedged: the first copy is slow, the hedge after 20 ms wins
-    await settle(dep.call(getQuote, (ctx) => after(clock, ctx.attempt === 1 ? 50 : 5, () => "quote")));
+    await settle(
+      dep.call(getQuote, (ctx) => after(clock, ctx.attempt === 1 ? 50 : 5, () => "quote")),
+    );
     // 4. two 503s, then the budget refuses the second retry
     await settle(dep.call(getCharge, () => Promise.reject(httpFailure(503))));
     // 5. an attempt timeout: the breaker opens (4 failures in 7 calls), the budget refuses
@@ -85,9 +112,15 @@ describe("OpenTelemetry adapter: a fault-injection run", () => {
     await settle(dep.call(getRates, () => ["rate"]));
     // 8. after the open period, a trial in flight (half-open) while 9. the bulkhead turns a call away
     await clock.advance(1_000);
-    const trial = track(dep.call(getCharge, () => after(clock, 50, () => "ok")), clock);
+    const trial = track(
+      dep.call(getCharge, () => after(clock, 50, () => "ok")),
+      clock,
+    );
     await clock.flush();
-    const turnedAway = track(dep.call(getCharge, () => "ok"), clock);
+    const turnedAway = track(
+      dep.call(getCharge, () => "ok"),
+      clock,
+    );
     await clock.flush();
     expect(turnedAway.error).toMatchObject({ kind: "bulkhead-full" });
     duringTrial = await sdk.collect();
@@ -101,12 +134,23 @@ describe("OpenTelemetry adapter: a fault-injection run", () => {
   });
 
   it("the breaker state gauge goes closed, open, half-open, closed", () => {
-    const only = (state: string) => ({ closed: 0, open: 0, "half-open": 0, isolated: 0, [state]: 1 });
+    const only = (state: string) => ({
+      closed: 0,
+      open: 0,
+      "half-open": 0,
+      isolated: 0,
+      [state]: 1,
+    });
     expect(gauge).toEqual([only("closed"), only("open"), only("half-open"), only("closed")]);
   });
 
   it("counts breaker transitions and rejections", () => {
-    const transition = (from: string, to: string) => m.sum(METRIC.breakerTransitions, { ...DEP, [ATTR.breakerPreviousState]: from, [ATTR.breakerState]: to });
+    const transition = (from: string, to: string) =>
+      m.sum(METRIC.breakerTransitions, {
+        ...DEP,
+        [ATTR.breakerPreviousState]: from,
+        [ATTR.breakerState]: to,
+      });
     expect(transition("closed", "open")).toBe(1);
     expect(transition("open", "half-open")).toBe(1);
     expect(transition("half-open", "closed")).toBe(1);
@@ -117,26 +161,58 @@ describe("OpenTelemetry adapter: a fault-injection run", () => {
   });
 
   it("records every attempt by outcome and error type", () => {
-    const attempts = (match: Record<string, string | number | boolean>) => m.histogram(METRIC.attemptDuration, match).count;
+    const attempts = (match: Record<string, string | number | boolean>) =>
+      m.histogram(METRIC.attemptDuration, match).count;
     expect(attempts({ ...CHARGE, [ATTR.outcome]: "success" })).toBe(3);
-    expect(attempts({ ...CHARGE, [ATTR.outcome]: "failure", [ATTR.errorType]: "http", [ATTR.statusCode]: 503 })).toBe(3);
-    expect(attempts({ ...CHARGE, [ATTR.outcome]: "timeout", [ATTR.errorType]: "timeout", [ATTR.timeoutTier]: "attempt" })).toBe(1);
+    expect(
+      attempts({
+        ...CHARGE,
+        [ATTR.outcome]: "failure",
+        [ATTR.errorType]: "http",
+        [ATTR.statusCode]: 503,
+      }),
+    ).toBe(3);
+    expect(
+      attempts({
+        ...CHARGE,
+        [ATTR.outcome]: "timeout",
+        [ATTR.errorType]: "timeout",
+        [ATTR.timeoutTier]: "attempt",
+      }),
+    ).toBe(1);
     expect(attempts({ ...QUOTE, [ATTR.outcome]: "success", [ATTR.hedge]: true })).toBe(1);
-    expect(attempts({ ...QUOTE, [ATTR.outcome]: "cancelled", [ATTR.hedge]: false, [ATTR.errorType]: "aborted" })).toBe(1);
+    expect(
+      attempts({
+        ...QUOTE,
+        [ATTR.outcome]: "cancelled",
+        [ATTR.hedge]: false,
+        [ATTR.errorType]: "aborted",
+      }),
+    ).toBe(1);
     expect(attempts({})).toBe(9);
     // virtual time: the timed-out attempt took exactly its 100 ms
-    expect(m.histogram(METRIC.attemptDuration, { ...CHARGE, [ATTR.outcome]: "timeout" }).sum).toBeCloseTo(0.1, 9);
+    expect(
+      m.histogram(METRIC.attemptDuration, { ...CHARGE, [ATTR.outcome]: "timeout" }).sum,
+    ).toBeCloseTo(0.1, 9);
   });
 
   it("records every logical call by outcome", () => {
     const calls = (match: Record<string, string>) => m.histogram(METRIC.callDuration, match).count;
     expect(calls({ ...CHARGE, [ATTR.outcome]: "success" })).toBe(3);
-    expect(calls({ ...CHARGE, [ATTR.outcome]: "failure", [ATTR.errorType]: "budget-exhausted" })).toBe(2);
-    expect(calls({ ...CHARGE, [ATTR.outcome]: "failure", [ATTR.errorType]: "circuit-open" })).toBe(1);
-    expect(calls({ ...CHARGE, [ATTR.outcome]: "failure", [ATTR.errorType]: "bulkhead-full" })).toBe(1);
+    expect(
+      calls({ ...CHARGE, [ATTR.outcome]: "failure", [ATTR.errorType]: "budget-exhausted" }),
+    ).toBe(2);
+    expect(calls({ ...CHARGE, [ATTR.outcome]: "failure", [ATTR.errorType]: "circuit-open" })).toBe(
+      1,
+    );
+    expect(calls({ ...CHARGE, [ATTR.outcome]: "failure", [ATTR.errorType]: "bulkhead-full" })).toBe(
+      1,
+    );
     expect(calls({ ...CHARGE, [ATTR.outcome]: "failure", [ATTR.errorType]: "deadline" })).toBe(1);
     expect(calls({ ...QUOTE, [ATTR.outcome]: "success" })).toBe(1);
-    expect(calls({ ...RATES, [ATTR.outcome]: "fallback", [ATTR.errorType]: "circuit-open" })).toBe(1);
+    expect(calls({ ...RATES, [ATTR.outcome]: "fallback", [ATTR.errorType]: "circuit-open" })).toBe(
+      1,
+    );
     expect(calls({})).toBe(10);
   });
 
@@ -151,9 +227,17 @@ describe("OpenTelemetry adapter: a fault-injection run", () => {
   it("counts budget exhaustion, bulkhead rejections, deadlines and fallbacks", () => {
     expect(m.sum(METRIC.budgetExhausted, CHARGE)).toBe(2);
     expect(m.sum(METRIC.bulkheadRejections, { ...CHARGE, [ATTR.bulkheadReason]: "full" })).toBe(1);
-    expect(m.sum(METRIC.deadlineExceeded, { ...CHARGE, [ATTR.deadlineStage]: "before-call" })).toBe(1);
+    expect(m.sum(METRIC.deadlineExceeded, { ...CHARGE, [ATTR.deadlineStage]: "before-call" })).toBe(
+      1,
+    );
     expect(m.sum(METRIC.deadlineExceeded)).toBe(1);
-    expect(m.sum(METRIC.fallbacks, { ...RATES, [ATTR.fallbackKind]: "value", [ATTR.errorType]: "circuit-open" })).toBe(1);
+    expect(
+      m.sum(METRIC.fallbacks, {
+        ...RATES,
+        [ATTR.fallbackKind]: "value",
+        [ATTR.errorType]: "circuit-open",
+      }),
+    ).toBe(1);
   });
 
   it("records the time left at call start, zero for the call that had none", () => {
@@ -179,12 +263,24 @@ describe("OpenTelemetry adapter: a fault-injection run", () => {
     expect(calls).toHaveLength(10);
     expect(attempts).toHaveLength(9);
     const byId = new Map(calls.map((s) => [s.spanContext().spanId, s]));
-    for (const attempt of attempts) expect(byId.has(attempt.parentSpanContext?.spanId ?? "")).toBe(true);
+    for (const attempt of attempts)
+      expect(byId.has(attempt.parentSpanContext?.spanId ?? "")).toBe(true);
 
     // call 2: two attempts, the second 10 ms of backoff after the first
-    const retried = calls.find((s) => s.attributes[ATTR.retries] === 1 && s.attributes[ATTR.outcome] === "success")!;
-    const children = attempts.filter((s) => s.parentSpanContext?.spanId === retried.spanContext().spanId);
-    expect(children.map((s) => [s.attributes[ATTR.attempt], s.attributes[ATTR.attemptDelay], s.attributes[ATTR.outcome], s.status.code])).toEqual([
+    const retried = calls.find(
+      (s) => s.attributes[ATTR.retries] === 1 && s.attributes[ATTR.outcome] === "success",
+    )!;
+    const children = attempts.filter(
+      (s) => s.parentSpanContext?.spanId === retried.spanContext().spanId,
+    );
+    expect(
+      children.map((s) => [
+        s.attributes[ATTR.attempt],
+        s.attributes[ATTR.attemptDelay],
+        s.attributes[ATTR.outcome],
+        s.status.code,
+      ]),
+    ).toEqual([
       [1, 0, "failure", 2],
       [2, 0.01, "success", 0],
     ]);
@@ -192,7 +288,11 @@ describe("OpenTelemetry adapter: a fault-injection run", () => {
     expect(retried.attributes[ATTR.attempts]).toBe(2);
 
     // a call the breaker refused has no attempt and an error status naming the kind
-    const refused = calls.find((s) => s.attributes[ATTR.errorType] === "circuit-open" && s.attributes[ATTR.operation] === "getCharge")!;
+    const refused = calls.find(
+      (s) =>
+        s.attributes[ATTR.errorType] === "circuit-open" &&
+        s.attributes[ATTR.operation] === "getCharge",
+    )!;
     expect(refused.status).toMatchObject({ code: 2, message: "circuit-open" });
     expect(refused.attributes[ATTR.attempts]).toBe(0);
 
@@ -205,26 +305,40 @@ describe("OpenTelemetry adapter: a fault-injection run", () => {
   it("keeps attributes bounded: names, outcomes, kinds and states only", () => {
     const allowed = new Set<string>(Object.values(ATTR));
     for (const name of m.names) {
-      for (const point of m.points(name)) for (const key of Object.keys(point.attributes)) expect(allowed.has(key), `${name}: ${key}`).toBe(true);
+      for (const point of m.points(name))
+        for (const key of Object.keys(point.attributes))
+          expect(allowed.has(key), `${name}: ${key}`).toBe(true);
     }
   });
 
   it("logs breaker transitions and the retry budget running out once per episode", () => {
-    expect(logger.lines.map((l) => [l.level, l.fields.event, l.fields.to ?? l.fields.tokens])).toEqual([
+    expect(
+      logger.lines.map((l) => [l.level, l.fields.event, l.fields.to ?? l.fields.tokens]),
+    ).toEqual([
       ["warn", "resilience.retry_budget.exhausted", 2],
       ["warn", "resilience.breaker.transition", "open"],
       ["info", "resilience.breaker.transition", "half-open"],
       ["info", "resilience.breaker.transition", "closed"],
     ]);
-    expect(logger.lines[1]).toMatchObject({ message: "payments: circuit breaker closed -> open", fields: { dependency: "payments", from: "closed", calls: 7, failures: 4 } });
+    expect(logger.lines[1]).toMatchObject({
+      message: "payments: circuit breaker closed -> open",
+      fields: { dependency: "payments", from: "closed", calls: 7, failures: 4 },
+    });
   });
 });
 
 describe("installOpenTelemetry", () => {
   it("stops recording once uninstalled", async () => {
     const sdk = createSdk();
-    const dep = createDependency({ name: "payments", deadline: null, breaker: null, bulkhead: null, budget: null }, { clock: createVirtualClock() });
-    const stop = installOpenTelemetry(dep, { meter: sdk.meterProvider.getMeter("t"), tracer: sdk.tracerProvider.getTracer("t"), logger: recordingLogger() });
+    const dep = createDependency(
+      { name: "payments", deadline: null, breaker: null, bulkhead: null, budget: null },
+      { clock: createVirtualClock() },
+    );
+    const stop = installOpenTelemetry(dep, {
+      meter: sdk.meterProvider.getMeter("t"),
+      tracer: sdk.tracerProvider.getTracer("t"),
+      logger: recordingLogger(),
+    });
     await dep.call(getCharge, () => "ok");
     stop();
     await dep.call(getCharge, () => "ok");
@@ -234,7 +348,11 @@ describe("installOpenTelemetry", () => {
 
   it("shares instruments between dependencies on one meter, told apart by resilience.dependency", async () => {
     const sdk = createSdk();
-    const options = { meter: sdk.meterProvider.getMeter("t"), tracer: sdk.tracerProvider.getTracer("t"), logger: recordingLogger() };
+    const options = {
+      meter: sdk.meterProvider.getMeter("t"),
+      tracer: sdk.tracerProvider.getTracer("t"),
+      logger: recordingLogger(),
+    };
     const settings = { deadline: null, breaker: breakerSettings, bulkhead: null, budget: null };
     const a = createDependency({ name: "payments", ...settings }, { clock: createVirtualClock() });
     const b = createDependency({ name: "inventory", ...settings }, { clock: createVirtualClock() });
@@ -246,14 +364,22 @@ describe("installOpenTelemetry", () => {
     const m = await sdk.collect();
     expect(m.histogram(METRIC.callDuration, { [ATTR.dependency]: "payments" }).count).toBe(1);
     expect(m.histogram(METRIC.callDuration, { [ATTR.dependency]: "inventory" }).count).toBe(2);
-    expect(m.points(METRIC.breakerState, { [ATTR.breakerState]: "closed" }).map((p) => [p.attributes[ATTR.dependency], p.value]).sort()).toEqual([
+    expect(
+      m
+        .points(METRIC.breakerState, { [ATTR.breakerState]: "closed" })
+        .map((p) => [p.attributes[ATTR.dependency], p.value])
+        .sort(),
+    ).toEqual([
       ["inventory", 1],
       ["payments", 1],
     ]);
   });
 
   it("without a meter or tracer uses the global API, which records nothing until a provider is registered", async () => {
-    const dep = createDependency({ name: "payments", deadline: null, breaker: null, bulkhead: null, budget: null }, { clock: createVirtualClock() });
+    const dep = createDependency(
+      { name: "payments", deadline: null, breaker: null, bulkhead: null, budget: null },
+      { clock: createVirtualClock() },
+    );
     const stop = installOpenTelemetry(dep, { logger: recordingLogger() });
     await expect(dep.call(getCharge, () => "ok")).resolves.toBe("ok");
     stop();

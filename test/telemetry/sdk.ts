@@ -1,7 +1,17 @@
 /** The real OpenTelemetry SDK wired for tests: a metric reader collected by hand, spans kept in memory. */
 import type { Attributes } from "@opentelemetry/api";
-import { DataPointType, MeterProvider, MetricReader, type DataPoint, type Histogram } from "@opentelemetry/sdk-metrics";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import {
+  DataPointType,
+  MeterProvider,
+  MetricReader,
+  type DataPoint,
+  type Histogram,
+} from "@opentelemetry/sdk-metrics";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
 import type { LogFields, Logger } from "../../templates/runtime/index.js";
 
 class ManualReader extends MetricReader {
@@ -36,7 +46,9 @@ export function createSdk(): Sdk {
   const reader = new ManualReader();
   const meterProvider = new MeterProvider({ readers: [reader] });
   const spans = new InMemorySpanExporter();
-  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
+  const tracerProvider = new BasicTracerProvider({
+    spanProcessors: [new SimpleSpanProcessor(spans)],
+  });
   return {
     meterProvider,
     tracerProvider,
@@ -47,20 +59,29 @@ export function createSdk(): Sdk {
       const byName = new Map<string, { type: DataPointType; points: DataPoint<unknown>[] }>();
       for (const scope of resourceMetrics.scopeMetrics) {
         for (const metric of scope.metrics) {
-          const entry = byName.get(metric.descriptor.name) ?? { type: metric.dataPointType, points: [] };
+          const entry = byName.get(metric.descriptor.name) ?? {
+            type: metric.dataPointType,
+            points: [],
+          };
           entry.points.push(...(metric.dataPoints as DataPoint<unknown>[]));
           byName.set(metric.descriptor.name, entry);
         }
       }
       const points = (name: string, match: Attributes = {}) =>
-        (byName.get(name)?.points ?? []).filter((p) => Object.entries(match).every(([k, v]) => p.attributes[k] === v));
+        (byName.get(name)?.points ?? []).filter((p) =>
+          Object.entries(match).every(([k, v]) => p.attributes[k] === v),
+        );
       return {
         names: [...byName.keys()].sort(),
         points,
-        sum: (name, match) => points(name, match).reduce((total, p) => total + (p.value as number), 0),
+        sum: (name, match) =>
+          points(name, match).reduce((total, p) => total + (p.value as number), 0),
         histogram: (name, match) =>
           points(name, match).reduce(
-            (total, p) => ({ count: total.count + (p.value as Histogram).count, sum: total.sum + ((p.value as Histogram).sum ?? 0) }),
+            (total, p) => ({
+              count: total.count + (p.value as Histogram).count,
+              sum: total.sum + ((p.value as Histogram).sum ?? 0),
+            }),
             { count: 0, sum: 0 },
           ),
       };
@@ -69,7 +90,9 @@ export function createSdk(): Sdk {
 }
 
 /** A logger that keeps its lines. */
-export function recordingLogger(): Logger & { readonly lines: { level: string; message: string; fields: LogFields }[] } {
+export function recordingLogger(): Logger & {
+  readonly lines: { level: string; message: string; fields: LogFields }[];
+} {
   const lines: { level: string; message: string; fields: LogFields }[] = [];
   return {
     lines,

@@ -6,7 +6,12 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createCheckoutMiddleware, createInventoryClient, currentDeadline, isResilienceError } from "../src/generated/index.js";
+import {
+  createCheckoutMiddleware,
+  createInventoryClient,
+  currentDeadline,
+  isResilienceError,
+} from "../src/generated/index.js";
 
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
@@ -38,7 +43,10 @@ export async function edgeDeadlineScenario(): Promise<string[]> {
       try {
         await inventory.getStock({ sku: req.url === "/checkout/hang" ? "hang" : "a" });
       } catch (error) {
-        status = isResilienceError(error) && (error.kind === "deadline" || error.kind === "timeout") ? 504 : 502;
+        status =
+          isResilienceError(error) && (error.kind === "deadline" || error.kind === "timeout")
+            ? 504
+            : 502;
       }
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify({ budget }));
@@ -47,19 +55,51 @@ export async function edgeDeadlineScenario(): Promise<string[]> {
   const url = await listen(checkout);
   const lines: string[] = [];
   try {
-    const ask = async (label: string, path: string, header: string | undefined, explain: (status: number, budget: number | undefined, ms: number) => string) => {
+    const ask = async (
+      label: string,
+      path: string,
+      header: string | undefined,
+      explain: (status: number, budget: number | undefined, ms: number) => string,
+    ) => {
       const before = handled;
       const started = performance.now();
-      const response = await fetch(`${url}${path}`, header === undefined ? {} : { headers: { "x-request-timeout-ms": header } });
+      const response = await fetch(
+        `${url}${path}`,
+        header === undefined ? {} : { headers: { "x-request-timeout-ms": header } },
+      );
       const text = await response.text();
       const ms = Math.round(performance.now() - started);
-      const budget = handled > before && text !== "" ? (JSON.parse(text) as { budget: number }).budget : undefined;
+      const budget =
+        handled > before && text !== ""
+          ? (JSON.parse(text) as { budget: number }).budget
+          : undefined;
       lines.push(`  ${label.padEnd(40)} → ${explain(response.status, budget, ms)}`);
     };
-    await ask("no deadline header", "/checkout", undefined, (s, b) => `${s}, the checkout had ${b} ms (the edge deadline)`);
-    await ask("x-request-timeout-ms: 60000", "/checkout", "60000", (s, b) => `${s}, the checkout had ${b} ms (clamped to deadline.max)`);
-    await ask("x-request-timeout-ms: 300, stock hangs", "/checkout/hang", "300", (s, _b, ms) => `${s} after ${ms} ms: the call to inventory ended at the caller's deadline`);
-    await ask("x-request-timeout-ms: 0", "/checkout", "0", (s, b, ms) => `${s} after ${ms} ms, ${b === undefined ? "the checkout never ran" : "the checkout ran"}`);
+    await ask(
+      "no deadline header",
+      "/checkout",
+      undefined,
+      (s, b) => `${s}, the checkout had ${b} ms (the edge deadline)`,
+    );
+    await ask(
+      "x-request-timeout-ms: 60000",
+      "/checkout",
+      "60000",
+      (s, b) => `${s}, the checkout had ${b} ms (clamped to deadline.max)`,
+    );
+    await ask(
+      "x-request-timeout-ms: 300, stock hangs",
+      "/checkout/hang",
+      "300",
+      (s, _b, ms) => `${s} after ${ms} ms: the call to inventory ended at the caller's deadline`,
+    );
+    await ask(
+      "x-request-timeout-ms: 0",
+      "/checkout",
+      "0",
+      (s, b, ms) =>
+        `${s} after ${ms} ms, ${b === undefined ? "the checkout never ran" : "the checkout ran"}`,
+    );
   } finally {
     await Promise.all([stop(checkout), stop(inventoryServer)]);
   }

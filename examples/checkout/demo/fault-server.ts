@@ -62,7 +62,8 @@ export interface RecordedRequest {
 }
 
 /** Body of a behaviour (a string, or a value sent as JSON), or a function computing it from the request. */
-export type BodyOf = ((request: RecordedRequest) => unknown) | string | number | boolean | object | null;
+export type BodyOf =
+  ((request: RecordedRequest) => unknown) | string | number | boolean | object | null;
 
 export interface FaultServerOptions {
   /** Header carrying the idempotency key. Defaults to `idempotency-key`. */
@@ -124,11 +125,16 @@ interface Waiter {
 
 function parsePattern(pattern: string): { method: string; segments: string[] } {
   const match = /^([A-Z]+)\s+(\/\S*)$/.exec(pattern.trim());
-  if (match === null) throw new Error(`route pattern must look like "GET /path/:param", got "${pattern}"`);
+  if (match === null)
+    throw new Error(`route pattern must look like "GET /path/:param", got "${pattern}"`);
   return { method: match[1]!, segments: match[2]!.split("/").filter((s) => s !== "") };
 }
 
-function matchPath(route: Route, method: string, segments: readonly string[]): Record<string, string> | undefined {
+function matchPath(
+  route: Route,
+  method: string,
+  segments: readonly string[],
+): Record<string, string> | undefined {
   if (route.method !== method || route.segments.length !== segments.length) return undefined;
   const params: Record<string, string> = {};
   for (let i = 0; i < segments.length; i++) {
@@ -170,7 +176,10 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
       res.socket?.destroy();
       return;
     }
-    const raw: unknown = typeof behaviour.body === "function" ? (behaviour.body as (r: RecordedRequest) => unknown)(request) : behaviour.body;
+    const raw: unknown =
+      typeof behaviour.body === "function"
+        ? (behaviour.body as (r: RecordedRequest) => unknown)(request)
+        : behaviour.body;
     const headers: Record<string, string> = { ...behaviour.headers };
     let text = "";
     if (typeof raw === "string") text = raw;
@@ -228,13 +237,18 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
       else route.keys.add(request.idempotencyKey);
     }
     if (waiters.length > 0) {
-      const ready = waiters.filter((w) => w.pattern === request.route && w.n <= (route?.count ?? 0));
+      const ready = waiters.filter(
+        (w) => w.pattern === request.route && w.n <= (route?.count ?? 0),
+      );
       waiters = waiters.filter((w) => !ready.includes(w));
       for (const w of ready) w.resolve();
     }
 
     if (route === undefined) {
-      answer(res, request, { status: 404, body: { error: `no route for ${method} ${url.pathname}` } });
+      answer(res, request, {
+        status: 404,
+        body: { error: `no route for ${method} ${url.pathname}` },
+      });
       return;
     }
     const behaviour = route.steps.shift() ?? route.behaviour;
@@ -299,7 +313,16 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
         existing.steps.splice(0, existing.steps.length, ...steps);
         return;
       }
-      routes.set(key, { pattern, method, segments, behaviour, steps: [...steps], keys: new Set(), keyless: 0, count: 0 });
+      routes.set(key, {
+        pattern,
+        method,
+        segments,
+        behaviour,
+        steps: [...steps],
+        keys: new Set(),
+        keyless: 0,
+        count: 0,
+      });
     },
     enqueue(pattern, ...steps) {
       routeOf(pattern).steps.push(...steps);
@@ -327,7 +350,9 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
       const route = routeOf(pattern);
       if (route.count >= n) return Promise.resolve();
       if (closed) return Promise.reject(new Error("fault server closed"));
-      return new Promise<void>((resolve, reject) => waiters.push({ pattern: route.pattern, n, resolve, reject }));
+      return new Promise<void>((resolve, reject) =>
+        waiters.push({ pattern: route.pattern, n, resolve, reject }),
+      );
     },
     pending(pattern) {
       if (pattern === undefined) return pending.size;
@@ -351,7 +376,8 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
       timers.clear();
       for (const res of pending.keys()) res.destroy();
       pending.clear();
-      for (const w of waiters) w.reject(new Error(`fault server closed before ${w.n} requests reached ${w.pattern}`));
+      for (const w of waiters)
+        w.reject(new Error(`fault server closed before ${w.n} requests reached ${w.pattern}`));
       waiters = [];
       const done = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();

@@ -24,7 +24,8 @@ export const generatedVariant: Variant = {
   name: "generated",
   create(baseUrl, onBreakerOpen): CheckoutClients {
     const observer = (event: ResilienceEvent) => {
-      if (event.type === "breaker-transition" && event.to === "open") onBreakerOpen(event.dependency);
+      if (event.type === "breaker-transition" && event.to === "open")
+        onBreakerOpen(event.dependency);
     };
     // one instance per process: the breaker, bulkhead and budgets protect the calls they share
     const inventory = createInventoryClient({ baseUrl, observer });
@@ -33,8 +34,10 @@ export const generatedVariant: Variant = {
     latest = [inventory, payments, recommendations];
     return {
       getStock: (sku) => inventory.getStock({ sku }),
-      reserve: (sku, reservationId, quantity) => inventory.reserve({ sku, reservationId, body: { quantity } }),
-      createCharge: (orderId, amountCents) => payments.createCharge({ body: { orderId, amountCents, currency: "EUR" } }),
+      reserve: (sku, reservationId, quantity) =>
+        inventory.reserve({ sku, reservationId, body: { quantity } }),
+      createCharge: (orderId, amountCents) =>
+        payments.createCharge({ body: { orderId, amountCents, currency: "EUR" } }),
       async recommendations(userId) {
         const result = await recommendations.getRecommendations({ userId, query: { limit: 5 } });
         // the fallback is labelled in the type: the page can tell "none" from "none available"

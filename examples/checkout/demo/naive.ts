@@ -6,7 +6,12 @@
  */
 import type { CheckoutClients, Item, Recommendations, Variant } from "./scenario.js";
 
-async function request<T>(baseUrl: string, method: string, path: string, body?: unknown): Promise<T> {
+async function request<T>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<T> {
   let lastError: unknown;
   // "retry a couple of times, it's probably a blip" — with no delay, and for the POST too
   for (let attempt = 1; attempt <= 3; attempt++) {
@@ -30,11 +35,21 @@ function createNaiveClients(baseUrl: string): CheckoutClients {
   return {
     getStock: (sku) => request(baseUrl, "GET", `/items/${encodeURIComponent(sku)}/stock`),
     reserve: (sku, reservationId, quantity) =>
-      request(baseUrl, "PUT", `/items/${encodeURIComponent(sku)}/reservations/${encodeURIComponent(reservationId)}`, { quantity }),
-    createCharge: (orderId, amountCents) => request(baseUrl, "POST", "/charges", { orderId, amountCents, currency: "EUR" }),
+      request(
+        baseUrl,
+        "PUT",
+        `/items/${encodeURIComponent(sku)}/reservations/${encodeURIComponent(reservationId)}`,
+        { quantity },
+      ),
+    createCharge: (orderId, amountCents) =>
+      request(baseUrl, "POST", "/charges", { orderId, amountCents, currency: "EUR" }),
     async recommendations(userId): Promise<Recommendations> {
       try {
-        const items = await request<Item[]>(baseUrl, "GET", `/users/${encodeURIComponent(userId)}/recommendations?limit=5`);
+        const items = await request<Item[]>(
+          baseUrl,
+          "GET",
+          `/users/${encodeURIComponent(userId)}/recommendations?limit=5`,
+        );
         return { items, fallback: null };
       } catch {
         return { items: [], fallback: "error" }; // recommendations are optional: show none

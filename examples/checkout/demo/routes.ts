@@ -13,14 +13,25 @@ export const ROUTES = {
 
 /** Healthy latencies: inventory 15 ms, payments 60 ms, recommendations `recommendationsMs`. */
 export function defineRoutes(server: FaultServer, recommendationsMs: number): void {
-  server.route(ROUTES.stock, { latencyMs: 15, body: (r) => ({ sku: r.params.sku, available: 40 }) });
-  server.route(ROUTES.reserve, { latencyMs: 15, body: (r) => ({ reservationId: r.params.reservationId }) });
+  server.route(ROUTES.stock, {
+    latencyMs: 15,
+    body: (r) => ({ sku: r.params.sku, available: 40 }),
+  });
+  server.route(ROUTES.reserve, {
+    latencyMs: 15,
+    body: (r) => ({ reservationId: r.params.reservationId }),
+  });
   server.route(ROUTES.charge, {
     latencyMs: 60,
     status: 201,
     body: (r) => {
       const request = r.body as { orderId: string; amountCents: number };
-      return { id: `ch_${request.orderId}`, orderId: request.orderId, amountCents: request.amountCents, status: "succeeded" };
+      return {
+        id: `ch_${request.orderId}`,
+        orderId: request.orderId,
+        amountCents: request.amountCents,
+        status: "succeeded",
+      };
     },
   });
   server.route(ROUTES.recommendations, {
@@ -47,6 +58,7 @@ export function countDuplicates(requests: readonly RecordedRequest[]): number {
     else order.keys.add(request.idempotencyKey);
   }
   let duplicates = 0;
-  for (const { keys, keyless } of byOrder.values()) duplicates += Math.max(0, keys.size + keyless - 1);
+  for (const { keys, keyless } of byOrder.values())
+    duplicates += Math.max(0, keys.size + keyless - 1);
   return duplicates;
 }

@@ -25,12 +25,16 @@ const BUSY_LOOP_DELAY_MS = 50;
 function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
+  return (
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0
+  );
 }
 
 function latency(values: readonly number[], p: number): string {
   const value = percentile(values, p);
-  return value >= options.userDeadlineMs ? `≥ ${options.userDeadlineMs} ms` : `${Math.round(value)} ms`;
+  return value >= options.userDeadlineMs
+    ? `≥ ${options.userDeadlineMs} ms`
+    : `${Math.round(value)} ms`;
 }
 
 function rate(part: number, whole: number): string {
@@ -44,7 +48,10 @@ function sum(map: ReadonlyMap<string, number>): number {
 }
 
 function breakdown(map: ReadonlyMap<string, number>): string {
-  return [...map].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k} ${v}`).join(", ");
+  return [...map]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ");
 }
 
 async function main(): Promise<void> {
@@ -62,29 +69,47 @@ async function main(): Promise<void> {
   const generated = await runScenario(generatedVariant, options);
 
   const rows: Array<[string, (r: ScenarioResult) => string]> = [
-    ["checkout success (answered OK within 2 s)", (r) => `${rate(r.succeeded, r.checkouts)}  (${r.succeeded}/${r.checkouts})`],
+    [
+      "checkout success (answered OK within 2 s)",
+      (r) => `${rate(r.succeeded, r.checkouts)}  (${r.succeeded}/${r.checkouts})`,
+    ],
     ["p50 checkout latency", (r) => latency(r.latencies, 50)],
     ["p99 checkout latency", (r) => latency(r.latencies, 99)],
     ["calls that reached recommendations once slow", (r) => String(r.recommendationCallsWhileSlow)],
     ["peak requests held open by recommendations", (r) => String(r.peakHeldOpen)],
     ["fallbacks served (empty recommendations)", (r) => String(sum(r.fallbacks))],
-    ["duplicate charges (a card charged twice)", (r) => `${r.duplicateCharges}  (of ${r.lostChargeResponses} lost responses)`],
-    ["first breaker to open", (r) => (r.breakerOpened === null ? "none" : `${r.breakerOpened.dependency}, at ${seconds(r.breakerOpened.atMs)}`)],
+    [
+      "duplicate charges (a card charged twice)",
+      (r) => `${r.duplicateCharges}  (of ${r.lostChargeResponses} lost responses)`,
+    ],
+    [
+      "first breaker to open",
+      (r) =>
+        r.breakerOpened === null
+          ? "none"
+          : `${r.breakerOpened.dependency}, at ${seconds(r.breakerOpened.atMs)}`,
+    ],
     ["event-loop delay p99 (high = busy machine)", (r) => `${Math.round(r.loopDelayP99Ms)} ms`],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
   const cells = rows.map(([label, cell]) => [label, cell(naive), cell(generated)] as const);
   const column = Math.max("naive".length, ...cells.map(([, n]) => n.length));
   console.log(`${"".padEnd(width)}   ${"naive".padEnd(column)}   generated`);
-  for (const [label, n, g] of cells) console.log(`${label.padEnd(width)}   ${n.padEnd(column)}   ${g}`);
+  for (const [label, n, g] of cells)
+    console.log(`${label.padEnd(width)}   ${n.padEnd(column)}   ${g}`);
   console.log("");
-  for (const [name, r] of [["naive", naive], ["generated", generated]] as const) {
+  for (const [name, r] of [
+    ["naive", naive],
+    ["generated", generated],
+  ] as const) {
     const details = [
       r.gaveUp > 0 ? `${r.gaveUp} checkouts given up at ${seconds(options.userDeadlineMs)}` : "",
       r.errors.size > 0 ? `errors: ${breakdown(r.errors)}` : "",
       r.fallbacks.size > 0 ? `fallbacks by cause: ${breakdown(r.fallbacks)}` : "",
     ].filter((s) => s !== "");
-    console.log(`${name}: ${details.length === 0 ? "every checkout answered in time" : details.join("; ")}`);
+    console.log(
+      `${name}: ${details.length === 0 ? "every checkout answered in time" : details.join("; ")}`,
+    );
   }
   console.log(
     "\nWhat happened: the hand-written fetch has no timeout, so once recommendations slowed every checkout waited for it " +
@@ -101,7 +126,9 @@ async function main(): Promise<void> {
   console.log("\nhealth() of each generated client after the run:");
   for (const health of generatedHealth()) console.log(JSON.stringify(health));
 
-  console.log("\nThe checkout's own front door (createCheckoutMiddleware, from resilience/checkout-service.yaml):");
+  console.log(
+    "\nThe checkout's own front door (createCheckoutMiddleware, from resilience/checkout-service.yaml):",
+  );
   for (const line of await edgeDeadlineScenario()) console.log(line);
 
   // the naive run's own pile of open requests delays its event loop too, so only the generated
@@ -117,7 +144,9 @@ async function main(): Promise<void> {
   // a starved process times out its own calls; only on a machine with CPU to spare is a low
   // success rate a regression of the generated clients
   if (busiest <= BUSY_LOOP_DELAY_MS && generated.succeeded < 0.99 * generated.checkouts) {
-    console.error(`\ngenerated clients: checkout success ${rate(generated.succeeded, generated.checkouts)} is under 99 %`);
+    console.error(
+      `\ngenerated clients: checkout success ${rate(generated.succeeded, generated.checkouts)} is under 99 %`,
+    );
     process.exitCode = 1;
   }
 }

@@ -77,9 +77,15 @@ export interface ScenarioResult {
   readonly duplicateCharges: number;
 }
 
-type Settled = { readonly ok: true; readonly recs: Recommendations } | { readonly ok: false; readonly error: string };
+type Settled =
+  | { readonly ok: true; readonly recs: Recommendations }
+  | { readonly ok: false; readonly error: string };
 
-async function checkout(clients: CheckoutClients, i: number, label: string): Promise<Recommendations> {
+async function checkout(
+  clients: CheckoutClients,
+  i: number,
+  label: string,
+): Promise<Recommendations> {
   const sku = `sku-${i % 50}`;
   const orderId = `${label}-order-${i}`;
   const essentials = (async () => {
@@ -94,7 +100,12 @@ async function checkout(clients: CheckoutClients, i: number, label: string): Pro
 }
 
 function describe(error: unknown): string {
-  if (typeof error === "object" && error !== null && "kind" in error && typeof error.kind === "string") {
+  if (
+    typeof error === "object" &&
+    error !== null &&
+    "kind" in error &&
+    typeof error.kind === "string"
+  ) {
     const e = error as { kind: string; dependency?: string; operation?: string };
     return `${e.dependency ?? "?"}.${e.operation ?? "?"}: ${e.kind}`;
   }
@@ -105,7 +116,10 @@ function describe(error: unknown): string {
  * Runs the scenario once for `variant` against a fresh fault server in its own thread, then
  * closes it (which also ends any request still waiting on the slow dependency).
  */
-export async function runScenario(variant: Variant, options: ScenarioOptions): Promise<ScenarioResult> {
+export async function runScenario(
+  variant: Variant,
+  options: ScenarioOptions,
+): Promise<ScenarioResult> {
   const server = await startDemoServer(options.healthyLatencyMs);
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   try {
@@ -116,7 +130,10 @@ export async function runScenario(variant: Variant, options: ScenarioOptions): P
     });
     // warm-up, not measured: a service that just started opens connections and compiles its
     // code paths on the first requests; both variants get the same few sequential checkouts
-    for (let i = 0; i < options.warmupCheckouts; i++) await variant.run(options.userDeadlineMs, () => checkout(clients, 1_000_000 + i, variant.name));
+    for (let i = 0; i < options.warmupCheckouts; i++)
+      await variant.run(options.userDeadlineMs, () =>
+        checkout(clients, 1_000_000 + i, variant.name),
+      );
     await server.reset();
     loopDelay.enable();
     start = performance.now();
@@ -136,7 +153,8 @@ export async function runScenario(variant: Variant, options: ScenarioOptions): P
       const started = shopper(variant, clients, i, options.userDeadlineMs);
       work.push(started.work);
       runs.push(started.result);
-      if (i % options.lostChargeResponseEvery === options.lostChargeResponseEvery - 1) server.loseNextChargeResponse();
+      if (i % options.lostChargeResponseEvery === options.lostChargeResponseEvery - 1)
+        server.loseNextChargeResponse();
     }
     const outcomes = await Promise.all(runs);
     loopDelay.disable();
@@ -186,12 +204,16 @@ function shopper(
   userDeadlineMs: number,
 ): { work: Promise<Settled>; result: Promise<{ settled: Settled | "gave-up"; ms: number }> } {
   const began = performance.now();
-  const work = variant.run(userDeadlineMs, () => checkout(clients, i, variant.name)).then(
-    (recs): Settled => ({ ok: true, recs }),
-    (error: unknown): Settled => ({ ok: false, error: describe(error) }),
-  );
+  const work = variant
+    .run(userDeadlineMs, () => checkout(clients, i, variant.name))
+    .then(
+      (recs): Settled => ({ ok: true, recs }),
+      (error: unknown): Settled => ({ ok: false, error: describe(error) }),
+    );
   const patience = new AbortController();
-  const gaveUp = delay(userDeadlineMs, "gave-up" as const, { signal: patience.signal }).catch(() => "gave-up" as const);
+  const gaveUp = delay(userDeadlineMs, "gave-up" as const, { signal: patience.signal }).catch(
+    () => "gave-up" as const,
+  );
   const result = Promise.race([work, gaveUp]).then((settled) => {
     patience.abort();
     return { settled, ms: settled === "gave-up" ? userDeadlineMs : performance.now() - began };

@@ -62,7 +62,8 @@ port.on("message", (message: ToServer) => {
       const recommendations = server.requests(ROUTES.recommendations);
       const stats: ServerStats = {
         recommendationCalls: recommendations.length,
-        recommendationCallsWhileSlow: recommendations.filter((r) => r.arrivedAt >= slowSince).length,
+        recommendationCallsWhileSlow: recommendations.filter((r) => r.arrivedAt >= slowSince)
+          .length,
         peakHeldOpen,
         lostChargeResponses: lostEnqueued - server.queued(ROUTES.charge),
         duplicateCharges: countDuplicates(server.requests(ROUTES.charge)),

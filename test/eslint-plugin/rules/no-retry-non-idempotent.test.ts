@@ -1,4 +1,7 @@
-import rule, { type MessageIds, type Options } from "../../../eslint-plugin/rules/no-retry-non-idempotent.js";
+import rule, {
+  type MessageIds,
+  type Options,
+} from "../../../eslint-plugin/rules/no-retry-non-idempotent.js";
 import { runUnderBothParsers, type Invalid, type Valid } from "../rule-tester.js";
 
 const P = 'import pRetry from "p-retry";\n';
@@ -44,8 +47,14 @@ const valid: Valid<Options>[] = [
   `${AXR}axiosRetry(axios, { retryCondition: axiosRetry.isIdempotentRequestError });\naxios.post(u, d);`,
   `${AXR}axiosRetry(axios, { retryCondition: (e) => e.config.method === "get" });\naxios.post(u, d);`,
   // POST used for reads
-  { code: `${P}await pRetry(() => fetch("/graphql", { method: "POST", body: query }));`, options: [{ ignoreUrls: ["/graphql$"] }] },
-  { code: `${P}${AXIOS}await pRetry(() => axios.post(\`\${base}/search\`, q));`, options: [{ ignoreUrls: ["/search$"] }] },
+  {
+    code: `${P}await pRetry(() => fetch("/graphql", { method: "POST", body: query }));`,
+    options: [{ ignoreUrls: ["/graphql$"] }],
+  },
+  {
+    code: `${P}${AXIOS}await pRetry(() => axios.post(\`\${base}/search\`, q));`,
+    options: [{ ignoreUrls: ["/search$"] }],
+  },
   // no second attempt
   `${P}await pRetry(() => fetch(url, { method: "POST" }), { retries: 0 });`,
   `${AR}await retry(async () => fetch(url, { method: "POST" }), { retries: 0 });`,
@@ -55,7 +64,10 @@ const valid: Valid<Options>[] = [
   'import { backOff } from "exponential-backoff";\nawait backOff(() => fetch(url, { method: "POST" }), { numOfAttempts: 1 });',
   // axios-retry on another client than the one sending the POST
   `${AXR}const api = axios.create({ timeout: 1000 });\naxiosRetry(api);\naxios.post(u, d);`,
-  { code: `${AXR}axiosRetry(axios);\naxios.post(u, d);`, options: [{ axiosRetryDefaultCondition: "ignore" }] },
+  {
+    code: `${AXR}axiosRetry(axios);\naxios.post(u, d);`,
+    options: [{ axiosRetryDefaultCondition: "ignore" }],
+  },
   // got and ky retry idempotent methods by default
   'import got from "got";\nawait got.post(url, { json, retry: { limit: 2 } });',
   'import ky from "ky";\nawait ky.post(url, { json, retry: { methods: ["get", "put"] } });',
@@ -68,7 +80,7 @@ const valid: Valid<Options>[] = [
   // a key made once before the loop
   'async function f() {\nconst key = crypto.randomUUID();\nfor (let i = 0; i < 3; i++) {\n  try { return await fetch(url, { method: "POST", headers: { "Idempotency-Key": key } }); } catch {}\n}\n}',
   // look-alikes: a local retry() that is not a library
-  "function retry(fn) { return fn(); }\nretry(() => fetch(url, { method: \"POST\" }));",
+  'function retry(fn) { return fn(); }\nretry(() => fetch(url, { method: "POST" }));',
   // a key built from values fixed for the whole logical call
   `${AR}async function pay(orderId) {\n  await retry(async (bail) => fetch(url, { method: "POST", headers: { "Idempotency-Key": \`pay-\${orderId}\` } }));\n}`,
   // a helper called directly, or given a key made once by its caller
@@ -82,7 +94,14 @@ const valid: Valid<Options>[] = [
 const invalid: Invalid<MessageIds, Options>[] = [
   {
     code: `${P}await pRetry(() => fetch(url, { method: "POST", body }));`,
-    errors: [{ messageId: "retriedWithoutKey", line: 2, column: 20, data: { method: "POST", retrier: "p-retry" } }],
+    errors: [
+      {
+        messageId: "retriedWithoutKey",
+        line: 2,
+        column: 20,
+        data: { method: "POST", retrier: "p-retry" },
+      },
+    ],
   },
   {
     code: `${P}await pRetry(() => fetch(url, { method: "post", body }));`,
@@ -90,7 +109,14 @@ const invalid: Invalid<MessageIds, Options>[] = [
   },
   {
     code: `${P}const M = "PATCH";\nawait pRetry(() => fetch(url, { method: M, body }));`,
-    errors: [{ messageId: "retriedWithoutKey", line: 3, column: 20, data: { method: "PATCH", retrier: "p-retry" } }],
+    errors: [
+      {
+        messageId: "retriedWithoutKey",
+        line: 3,
+        column: 20,
+        data: { method: "PATCH", retrier: "p-retry" },
+      },
+    ],
   },
   {
     code: `${P}${AXIOS}await pRetry(() => axios.post(u, d));`,
@@ -102,15 +128,36 @@ const invalid: Invalid<MessageIds, Options>[] = [
   },
   {
     code: `${AR}await retry(async (bail) => client.patch(u, d));`,
-    errors: [{ messageId: "retriedWithoutKey", line: 2, column: 29, data: { method: "PATCH", retrier: "async-retry" } }],
+    errors: [
+      {
+        messageId: "retriedWithoutKey",
+        line: 2,
+        column: 29,
+        data: { method: "PATCH", retrier: "async-retry" },
+      },
+    ],
   },
   {
     code: `${COCKATIEL}const retryPolicy = retry(handleAll, { maxAttempts: 3, backoff: new ExponentialBackoff() });\nawait retryPolicy.execute(() => api.post(u, d));`,
-    errors: [{ messageId: "retriedWithoutKey", line: 3, column: 33, data: { method: "POST", retrier: "cockatiel" } }],
+    errors: [
+      {
+        messageId: "retriedWithoutKey",
+        line: 3,
+        column: 33,
+        data: { method: "POST", retrier: "cockatiel" },
+      },
+    ],
   },
   {
     code: 'import promiseRetry from "promise-retry";\npromiseRetry((retry) => fetch(url, { method: "POST" }).catch(retry));',
-    errors: [{ messageId: "retriedWithoutKey", line: 2, column: 25, data: { method: "POST", retrier: "promise-retry" } }],
+    errors: [
+      {
+        messageId: "retriedWithoutKey",
+        line: 2,
+        column: 25,
+        data: { method: "POST", retrier: "promise-retry" },
+      },
+    ],
   },
   {
     // the retried function passed by name
@@ -125,13 +172,27 @@ const invalid: Invalid<MessageIds, Options>[] = [
     // a project wrapper named in the options
     code: 'await withRetry(() => fetch(url, { method: "POST" }));',
     options: [{ retryWrappers: ["withRetry"] }],
-    errors: [{ messageId: "retriedWithoutKey", line: 1, column: 23, data: { method: "POST", retrier: "withRetry" } }],
+    errors: [
+      {
+        messageId: "retriedWithoutKey",
+        line: 1,
+        column: 23,
+        data: { method: "POST", retrier: "withRetry" },
+      },
+    ],
   },
   {
     // the method set is an option
     code: `${P}${AXIOS}await pRetry(() => axios.delete(u));`,
     options: [{ nonIdempotentMethods: ["POST", "PATCH", "DELETE"] }],
-    errors: [{ messageId: "retriedWithoutKey", line: 3, column: 20, data: { method: "DELETE", retrier: "p-retry" } }],
+    errors: [
+      {
+        messageId: "retriedWithoutKey",
+        line: 3,
+        column: 20,
+        data: { method: "DELETE", retrier: "p-retry" },
+      },
+    ],
   },
   {
     // ignoreUrls only spares matching URLs
@@ -155,7 +216,9 @@ const invalid: Invalid<MessageIds, Options>[] = [
   },
   {
     code: `${AXR}axiosRetry(axios, { retries: 3 });\naxios.patch(u, d);`,
-    errors: [{ messageId: "axiosRetryDefaultCondition", line: 4, column: 1, data: { method: "PATCH" } }],
+    errors: [
+      { messageId: "axiosRetryDefaultCondition", line: 4, column: 1, data: { method: "PATCH" } },
+    ],
   },
   {
     code: `${AXR}axiosRetry(axios, { retryCondition: axiosRetry.isNetworkError });\naxios.post(u, d);`,
@@ -173,7 +236,14 @@ const invalid: Invalid<MessageIds, Options>[] = [
   // hand-written loops
   {
     code: `${AXIOS}async function send(d) {\n  for (let i = 0; i < 3; i++) {\n    try { return await axios.post(u, d); } catch {}\n  }\n}`,
-    errors: [{ messageId: "retriedWithoutKey", line: 4, column: 24, data: { method: "POST", retrier: "a retry loop" } }],
+    errors: [
+      {
+        messageId: "retriedWithoutKey",
+        line: 4,
+        column: 24,
+        data: { method: "POST", retrier: "a retry loop" },
+      },
+    ],
   },
   {
     code: 'while (true) {\n  try {\n    await fetch(url, { method: "POST", body });\n    break;\n  } catch (e) {\n    await sleep(500);\n  }\n}',
@@ -210,7 +280,9 @@ const invalid: Invalid<MessageIds, Options>[] = [
   },
   {
     code: `${AXIOS}async function f() {\nfor (let i = 0; i < 3; i++) {\n  try {\n    return await axios.post(u, d, { headers: { "Idempotency-Key": crypto.randomUUID() } });\n  } catch {}\n}\n}`,
-    errors: [{ messageId: "keyPerAttempt", line: 5, column: 67, data: { retrier: "a retry loop" } }],
+    errors: [
+      { messageId: "keyPerAttempt", line: 5, column: 67, data: { retrier: "a retry loop" } },
+    ],
   },
   {
     code: `${P}const headers = new Headers();\nawait pRetry(() => {\n  headers.set("Idempotency-Key", crypto.randomUUID());\n  return fetch(url, { method: "POST", headers });\n});`,
@@ -223,20 +295,43 @@ const invalid: Invalid<MessageIds, Options>[] = [
   },
   {
     code: `async function f() {\n  for (let attempt = 0; attempt < 3; attempt++) {\n    try { return await fetch(url, { method: "POST", headers: { "Idempotency-Key": orderId + ":" + attempt } }); } catch {}\n  }\n}`,
-    errors: [{ messageId: "keyPerAttempt", line: 3, column: 83, data: { retrier: "a retry loop" } }],
+    errors: [
+      { messageId: "keyPerAttempt", line: 3, column: 83, data: { retrier: "a retry loop" } },
+    ],
   },
   {
     code: 'import { backOff } from "exponential-backoff";\nawait backOff(() => fetch(url, { method: "POST", body }), { numOfAttempts: 5 });',
-    errors: [{ messageId: "retriedWithoutKey", line: 2, column: 21, data: { method: "POST", retrier: "exponential-backoff" } }],
+    errors: [
+      {
+        messageId: "retriedWithoutKey",
+        line: 2,
+        column: 21,
+        data: { method: "POST", retrier: "exponential-backoff" },
+      },
+    ],
   },
   // local helpers the retried function calls are followed
   {
     code: `${P}async function createOrder(order) {\n  return fetch("/orders", { method: "POST", body: JSON.stringify(order) });\n}\nawait pRetry(() => createOrder(order));`,
-    errors: [{ messageId: "retriedWithoutKey", line: 3, column: 10, data: { method: "POST", retrier: "p-retry through createOrder()" } }],
+    errors: [
+      {
+        messageId: "retriedWithoutKey",
+        line: 3,
+        column: 10,
+        data: { method: "POST", retrier: "p-retry through createOrder()" },
+      },
+    ],
   },
   {
     code: `${P}const post = (body) => fetch("/orders", { method: "POST", body, headers: { "Idempotency-Key": crypto.randomUUID() } });\nconst createOrder = (order) => post(JSON.stringify(order));\nawait pRetry(() => createOrder(order));`,
-    errors: [{ messageId: "keyPerAttempt", line: 2, column: 95, data: { retrier: "p-retry through post() and createOrder()" } }],
+    errors: [
+      {
+        messageId: "keyPerAttempt",
+        line: 2,
+        column: 95,
+        data: { retrier: "p-retry through post() and createOrder()" },
+      },
+    ],
   },
   // wrappers that do not change the call
   {

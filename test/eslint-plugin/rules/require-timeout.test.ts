@@ -1,4 +1,7 @@
-import rule, { type MessageIds, type Options } from "../../../eslint-plugin/rules/require-timeout.js";
+import rule, {
+  type MessageIds,
+  type Options,
+} from "../../../eslint-plugin/rules/require-timeout.js";
 import { runUnderBothParsers, type Invalid, type Valid } from "../rule-tester.js";
 
 const AXIOS = 'import axios from "axios";\n';
@@ -89,8 +92,14 @@ const valid: Valid<Options>[] = [
   'import ky from "ky";\nky.post(url, { json, timeout: 3000 });',
   'import ky from "ky";\nconst api = ky.create({ prefixUrl, timeout: 3000 });\napi.get("x");',
   // TypeScript wrappers around a bounded call
-  { code: `${AXIOS}const api = axios.create({ timeout: 5000 }); (api as AxiosInstance).get("/x");`, tsOnly: true },
-  { code: "fetch(url, { signal: AbortSignal.timeout(5000) } satisfies RequestInit);", tsOnly: true },
+  {
+    code: `${AXIOS}const api = axios.create({ timeout: 5000 }); (api as AxiosInstance).get("/x");`,
+    tsOnly: true,
+  },
+  {
+    code: "fetch(url, { signal: AbortSignal.timeout(5000) } satisfies RequestInit);",
+    tsOnly: true,
+  },
   { code: "fetch(url, init!);", tsOnly: true },
 ];
 
@@ -103,25 +112,78 @@ const invalid: Invalid<MessageIds, Options>[] = [
         messageId: "fetchWithoutSignal",
         line: 1,
         column: 1,
-        suggestions: [{ messageId: "addSignal", output: "fetch(url, { signal: AbortSignal.timeout(10_000) });" }],
+        suggestions: [
+          {
+            messageId: "addSignal",
+            output: "fetch(url, { signal: AbortSignal.timeout(10_000) });",
+          },
+        ],
       },
     ],
   },
   {
     code: "globalThis.fetch(url);",
-    errors: [{ messageId: "fetchWithoutSignal", line: 1, column: 1, suggestions: [{ messageId: "addSignal", output: "globalThis.fetch(url, { signal: AbortSignal.timeout(10_000) });" }] }],
+    errors: [
+      {
+        messageId: "fetchWithoutSignal",
+        line: 1,
+        column: 1,
+        suggestions: [
+          {
+            messageId: "addSignal",
+            output: "globalThis.fetch(url, { signal: AbortSignal.timeout(10_000) });",
+          },
+        ],
+      },
+    ],
   },
   {
     code: "await window.fetch(url);",
-    errors: [{ messageId: "fetchWithoutSignal", line: 1, column: 7, suggestions: [{ messageId: "addSignal", output: "await window.fetch(url, { signal: AbortSignal.timeout(10_000) });" }] }],
+    errors: [
+      {
+        messageId: "fetchWithoutSignal",
+        line: 1,
+        column: 7,
+        suggestions: [
+          {
+            messageId: "addSignal",
+            output: "await window.fetch(url, { signal: AbortSignal.timeout(10_000) });",
+          },
+        ],
+      },
+    ],
   },
   {
     code: "const f = fetch;\nf(url);",
-    errors: [{ messageId: "fetchWithoutSignal", line: 2, column: 1, suggestions: [{ messageId: "addSignal", output: "const f = fetch;\nf(url, { signal: AbortSignal.timeout(10_000) });" }] }],
+    errors: [
+      {
+        messageId: "fetchWithoutSignal",
+        line: 2,
+        column: 1,
+        suggestions: [
+          {
+            messageId: "addSignal",
+            output: "const f = fetch;\nf(url, { signal: AbortSignal.timeout(10_000) });",
+          },
+        ],
+      },
+    ],
   },
   {
     code: "fetch(url, {});",
-    errors: [{ messageId: "fetchWithoutSignal", line: 1, column: 1, suggestions: [{ messageId: "addSignal", output: "fetch(url, { signal: AbortSignal.timeout(10_000) });" }] }],
+    errors: [
+      {
+        messageId: "fetchWithoutSignal",
+        line: 1,
+        column: 1,
+        suggestions: [
+          {
+            messageId: "addSignal",
+            output: "fetch(url, { signal: AbortSignal.timeout(10_000) });",
+          },
+        ],
+      },
+    ],
   },
   {
     code: 'fetch(url, { method: "POST", body });',
@@ -130,17 +192,46 @@ const invalid: Invalid<MessageIds, Options>[] = [
         messageId: "fetchWithoutSignal",
         line: 1,
         column: 1,
-        suggestions: [{ messageId: "addSignal", output: 'fetch(url, { method: "POST", body, signal: AbortSignal.timeout(10_000) });' }],
+        suggestions: [
+          {
+            messageId: "addSignal",
+            output: 'fetch(url, { method: "POST", body, signal: AbortSignal.timeout(10_000) });',
+          },
+        ],
       },
     ],
   },
   {
     code: "fetch(url, { signal: undefined });",
-    errors: [{ messageId: "fetchWithoutSignal", line: 1, column: 1, suggestions: [{ messageId: "addSignal", output: "fetch(url, { signal: AbortSignal.timeout(10_000) });" }] }],
+    errors: [
+      {
+        messageId: "fetchWithoutSignal",
+        line: 1,
+        column: 1,
+        suggestions: [
+          {
+            messageId: "addSignal",
+            output: "fetch(url, { signal: AbortSignal.timeout(10_000) });",
+          },
+        ],
+      },
+    ],
   },
   {
     code: "fetch(url, { signal: null });",
-    errors: [{ messageId: "fetchWithoutSignal", line: 1, column: 1, suggestions: [{ messageId: "addSignal", output: "fetch(url, { signal: AbortSignal.timeout(10_000) });" }] }],
+    errors: [
+      {
+        messageId: "fetchWithoutSignal",
+        line: 1,
+        column: 1,
+        suggestions: [
+          {
+            messageId: "addSignal",
+            output: "fetch(url, { signal: AbortSignal.timeout(10_000) });",
+          },
+        ],
+      },
+    ],
   },
   {
     code: "const init = { method: 'PUT' };\nfetch(url, init);",
@@ -148,7 +239,19 @@ const invalid: Invalid<MessageIds, Options>[] = [
   },
   {
     code: "fetch(new Request(url));",
-    errors: [{ messageId: "fetchWithoutSignal", line: 1, column: 1, suggestions: [{ messageId: "addSignal", output: "fetch(new Request(url), { signal: AbortSignal.timeout(10_000) });" }] }],
+    errors: [
+      {
+        messageId: "fetchWithoutSignal",
+        line: 1,
+        column: 1,
+        suggestions: [
+          {
+            messageId: "addSignal",
+            output: "fetch(new Request(url), { signal: AbortSignal.timeout(10_000) });",
+          },
+        ],
+      },
+    ],
   },
   {
     code: 'fetch(u, Object.assign({}, { method: "POST" }));',
@@ -156,102 +259,358 @@ const invalid: Invalid<MessageIds, Options>[] = [
   },
   {
     code: 'import fetch from "node-fetch";\nawait fetch(url);',
-    errors: [{ messageId: "fetchWithoutSignal", line: 2, column: 7, suggestions: [{ messageId: "addSignal", output: 'import fetch from "node-fetch";\nawait fetch(url, { signal: AbortSignal.timeout(10_000) });' }] }],
+    errors: [
+      {
+        messageId: "fetchWithoutSignal",
+        line: 2,
+        column: 7,
+        suggestions: [
+          {
+            messageId: "addSignal",
+            output:
+              'import fetch from "node-fetch";\nawait fetch(url, { signal: AbortSignal.timeout(10_000) });',
+          },
+        ],
+      },
+    ],
   },
   // optional chaining, parentheses, await, return, then, void
   {
     code: "async function load() { return (await (fetch)(url)).json(); }",
-    errors: [{ messageId: "fetchWithoutSignal", line: 1, column: 39, suggestions: [{ messageId: "addSignal", output: "async function load() { return (await (fetch)(url, { signal: AbortSignal.timeout(10_000) })).json(); }" }] }],
+    errors: [
+      {
+        messageId: "fetchWithoutSignal",
+        line: 1,
+        column: 39,
+        suggestions: [
+          {
+            messageId: "addSignal",
+            output:
+              "async function load() { return (await (fetch)(url, { signal: AbortSignal.timeout(10_000) })).json(); }",
+          },
+        ],
+      },
+    ],
   },
   {
     code: "void fetch(url).then((r) => r.json());",
-    errors: [{ messageId: "fetchWithoutSignal", line: 1, column: 6, suggestions: [{ messageId: "addSignal", output: "void fetch(url, { signal: AbortSignal.timeout(10_000) }).then((r) => r.json());" }] }],
+    errors: [
+      {
+        messageId: "fetchWithoutSignal",
+        line: 1,
+        column: 6,
+        suggestions: [
+          {
+            messageId: "addSignal",
+            output:
+              "void fetch(url, { signal: AbortSignal.timeout(10_000) }).then((r) => r.json());",
+          },
+        ],
+      },
+    ],
   },
   {
     code: "globalThis.fetch?.(url);",
-    errors: [{ messageId: "fetchWithoutSignal", line: 1, column: 1, suggestions: [{ messageId: "addSignal", output: "globalThis.fetch?.(url, { signal: AbortSignal.timeout(10_000) });" }] }],
+    errors: [
+      {
+        messageId: "fetchWithoutSignal",
+        line: 1,
+        column: 1,
+        suggestions: [
+          {
+            messageId: "addSignal",
+            output: "globalThis.fetch?.(url, { signal: AbortSignal.timeout(10_000) });",
+          },
+        ],
+      },
+    ],
   },
   // axios: the config position
   {
     code: `${AXIOS}axios.get(url);`,
-    errors: [{ messageId: "missingTimeout", line: 2, column: 1, suggestions: [{ messageId: "addTimeout", output: `${AXIOS}axios.get(url, { timeout: 10_000 });` }] }],
+    errors: [
+      {
+        messageId: "missingTimeout",
+        line: 2,
+        column: 1,
+        suggestions: [
+          { messageId: "addTimeout", output: `${AXIOS}axios.get(url, { timeout: 10_000 });` },
+        ],
+      },
+    ],
   },
   {
     code: `${AXIOS}axios.post(url, data);`,
-    errors: [{ messageId: "missingTimeout", line: 2, column: 1, suggestions: [{ messageId: "addTimeout", output: `${AXIOS}axios.post(url, data, { timeout: 10_000 });` }] }],
+    errors: [
+      {
+        messageId: "missingTimeout",
+        line: 2,
+        column: 1,
+        suggestions: [
+          {
+            messageId: "addTimeout",
+            output: `${AXIOS}axios.post(url, data, { timeout: 10_000 });`,
+          },
+        ],
+      },
+    ],
   },
   {
     code: `${AXIOS}axios.post(url, data, { headers });`,
-    errors: [{ messageId: "missingTimeout", line: 2, column: 1, suggestions: [{ messageId: "addTimeout", output: `${AXIOS}axios.post(url, data, { headers, timeout: 10_000 });` }] }],
+    errors: [
+      {
+        messageId: "missingTimeout",
+        line: 2,
+        column: 1,
+        suggestions: [
+          {
+            messageId: "addTimeout",
+            output: `${AXIOS}axios.post(url, data, { headers, timeout: 10_000 });`,
+          },
+        ],
+      },
+    ],
   },
   {
     // the data argument of post is not its config
     code: `${AXIOS}axios.post(url, { timeout: 5000 });`,
-    errors: [{ messageId: "missingTimeout", line: 2, column: 1, suggestions: [{ messageId: "addTimeout", output: `${AXIOS}axios.post(url, { timeout: 5000 }, { timeout: 10_000 });` }] }],
+    errors: [
+      {
+        messageId: "missingTimeout",
+        line: 2,
+        column: 1,
+        suggestions: [
+          {
+            messageId: "addTimeout",
+            output: `${AXIOS}axios.post(url, { timeout: 5000 }, { timeout: 10_000 });`,
+          },
+        ],
+      },
+    ],
   },
   {
     code: `${AXIOS}axios.head(url, { headers });`,
-    errors: [{ messageId: "missingTimeout", line: 2, column: 1, suggestions: [{ messageId: "addTimeout", output: `${AXIOS}axios.head(url, { headers, timeout: 10_000 });` }] }],
+    errors: [
+      {
+        messageId: "missingTimeout",
+        line: 2,
+        column: 1,
+        suggestions: [
+          {
+            messageId: "addTimeout",
+            output: `${AXIOS}axios.head(url, { headers, timeout: 10_000 });`,
+          },
+        ],
+      },
+    ],
   },
   {
     code: `${AXIOS}axios(url);`,
-    errors: [{ messageId: "missingTimeout", line: 2, column: 1, suggestions: [{ messageId: "addTimeout", output: `${AXIOS}axios(url, { timeout: 10_000 });` }] }],
+    errors: [
+      {
+        messageId: "missingTimeout",
+        line: 2,
+        column: 1,
+        suggestions: [
+          { messageId: "addTimeout", output: `${AXIOS}axios(url, { timeout: 10_000 });` },
+        ],
+      },
+    ],
   },
   {
     code: `${AXIOS}axios({ url });`,
-    errors: [{ messageId: "missingTimeout", line: 2, column: 1, suggestions: [{ messageId: "addTimeout", output: `${AXIOS}axios({ url, timeout: 10_000 });` }] }],
+    errors: [
+      {
+        messageId: "missingTimeout",
+        line: 2,
+        column: 1,
+        suggestions: [
+          { messageId: "addTimeout", output: `${AXIOS}axios({ url, timeout: 10_000 });` },
+        ],
+      },
+    ],
   },
   {
     code: `${AXIOS}axios.request({ url });`,
-    errors: [{ messageId: "missingTimeout", line: 2, column: 1, suggestions: [{ messageId: "addTimeout", output: `${AXIOS}axios.request({ url, timeout: 10_000 });` }] }],
+    errors: [
+      {
+        messageId: "missingTimeout",
+        line: 2,
+        column: 1,
+        suggestions: [
+          { messageId: "addTimeout", output: `${AXIOS}axios.request({ url, timeout: 10_000 });` },
+        ],
+      },
+    ],
   },
   // instances without a timeout
   {
     code: `${AXIOS}const api = axios.create({ baseURL });\napi.get("/x");`,
-    errors: [{ messageId: "missingTimeout", line: 3, column: 1, data: { client: "api.get", key: "timeout" }, suggestions: [{ messageId: "addTimeout", output: `${AXIOS}const api = axios.create({ baseURL });\napi.get("/x", { timeout: 10_000 });` }] }],
+    errors: [
+      {
+        messageId: "missingTimeout",
+        line: 3,
+        column: 1,
+        data: { client: "api.get", key: "timeout" },
+        suggestions: [
+          {
+            messageId: "addTimeout",
+            output: `${AXIOS}const api = axios.create({ baseURL });\napi.get("/x", { timeout: 10_000 });`,
+          },
+        ],
+      },
+    ],
   },
   {
     code: `${AXIOS}const api = axios.create({ baseURL });\napi?.get("/x");`,
-    errors: [{ messageId: "missingTimeout", line: 3, column: 1, suggestions: [{ messageId: "addTimeout", output: `${AXIOS}const api = axios.create({ baseURL });\napi?.get("/x", { timeout: 10_000 });` }] }],
+    errors: [
+      {
+        messageId: "missingTimeout",
+        line: 3,
+        column: 1,
+        suggestions: [
+          {
+            messageId: "addTimeout",
+            output: `${AXIOS}const api = axios.create({ baseURL });\napi?.get("/x", { timeout: 10_000 });`,
+          },
+        ],
+      },
+    ],
   },
   {
     code: `${AXIOS}const api = axios.create({ baseURL });\n(api as AxiosInstance).get("/x");`,
     tsOnly: true,
-    errors: [{ messageId: "missingTimeout", line: 3, column: 1, suggestions: [{ messageId: "addTimeout", output: `${AXIOS}const api = axios.create({ baseURL });\n(api as AxiosInstance).get("/x", { timeout: 10_000 });` }] }],
+    errors: [
+      {
+        messageId: "missingTimeout",
+        line: 3,
+        column: 1,
+        suggestions: [
+          {
+            messageId: "addTimeout",
+            output: `${AXIOS}const api = axios.create({ baseURL });\n(api as AxiosInstance).get("/x", { timeout: 10_000 });`,
+          },
+        ],
+      },
+    ],
   },
   {
     code: `${AXIOS}const api = axios.create({ baseURL });\napi!.get("/x");`,
     tsOnly: true,
-    errors: [{ messageId: "missingTimeout", line: 3, column: 1, suggestions: [{ messageId: "addTimeout", output: `${AXIOS}const api = axios.create({ baseURL });\napi!.get("/x", { timeout: 10_000 });` }] }],
+    errors: [
+      {
+        messageId: "missingTimeout",
+        line: 3,
+        column: 1,
+        suggestions: [
+          {
+            messageId: "addTimeout",
+            output: `${AXIOS}const api = axios.create({ baseURL });\napi!.get("/x", { timeout: 10_000 });`,
+          },
+        ],
+      },
+    ],
   },
   {
     code: `${AXIOS}const api = axios.create({ baseURL });\nconst { get } = api;\nget("/x");`,
-    errors: [{ messageId: "missingTimeout", line: 4, column: 1, suggestions: [{ messageId: "addTimeout", output: `${AXIOS}const api = axios.create({ baseURL });\nconst { get } = api;\nget("/x", { timeout: 10_000 });` }] }],
+    errors: [
+      {
+        messageId: "missingTimeout",
+        line: 4,
+        column: 1,
+        suggestions: [
+          {
+            messageId: "addTimeout",
+            output: `${AXIOS}const api = axios.create({ baseURL });\nconst { get } = api;\nget("/x", { timeout: 10_000 });`,
+          },
+        ],
+      },
+    ],
   },
   {
     code: `${AXIOS}class Repo {\n  constructor() { this.http = axios.create({ baseURL }); }\n  load() { return this.http.get("/x"); }\n}`,
-    errors: [{ messageId: "missingTimeout", line: 4, column: 19, suggestions: [{ messageId: "addTimeout", output: `${AXIOS}class Repo {\n  constructor() { this.http = axios.create({ baseURL }); }\n  load() { return this.http.get("/x", { timeout: 10_000 }); }\n}` }] }],
+    errors: [
+      {
+        messageId: "missingTimeout",
+        line: 4,
+        column: 19,
+        suggestions: [
+          {
+            messageId: "addTimeout",
+            output: `${AXIOS}class Repo {\n  constructor() { this.http = axios.create({ baseURL }); }\n  load() { return this.http.get("/x", { timeout: 10_000 }); }\n}`,
+          },
+        ],
+      },
+    ],
   },
   // timeouts that mean none
   {
     code: `${AXIOS}axios.get(url, { timeout: 0 });`,
-    errors: [{ messageId: "disabledTimeout", line: 2, column: 1, suggestions: [{ messageId: "addTimeout", output: `${AXIOS}axios.get(url, { timeout: 10_000 });` }] }],
+    errors: [
+      {
+        messageId: "disabledTimeout",
+        line: 2,
+        column: 1,
+        suggestions: [
+          { messageId: "addTimeout", output: `${AXIOS}axios.get(url, { timeout: 10_000 });` },
+        ],
+      },
+    ],
   },
   {
     code: `${AXIOS}axios.get(url, { timeout: Infinity });`,
-    errors: [{ messageId: "disabledTimeout", line: 2, column: 1, suggestions: [{ messageId: "addTimeout", output: `${AXIOS}axios.get(url, { timeout: 10_000 });` }] }],
+    errors: [
+      {
+        messageId: "disabledTimeout",
+        line: 2,
+        column: 1,
+        suggestions: [
+          { messageId: "addTimeout", output: `${AXIOS}axios.get(url, { timeout: 10_000 });` },
+        ],
+      },
+    ],
   },
   {
     code: `${AXIOS}axios.get(url, { timeout: null });`,
-    errors: [{ messageId: "disabledTimeout", line: 2, column: 1, suggestions: [{ messageId: "addTimeout", output: `${AXIOS}axios.get(url, { timeout: 10_000 });` }] }],
+    errors: [
+      {
+        messageId: "disabledTimeout",
+        line: 2,
+        column: 1,
+        suggestions: [
+          { messageId: "addTimeout", output: `${AXIOS}axios.get(url, { timeout: 10_000 });` },
+        ],
+      },
+    ],
   },
   {
     code: `${AXIOS}axios.get(url, { timeout: undefined });`,
-    errors: [{ messageId: "disabledTimeout", line: 2, column: 1, suggestions: [{ messageId: "addTimeout", output: `${AXIOS}axios.get(url, { timeout: 10_000 });` }] }],
+    errors: [
+      {
+        messageId: "disabledTimeout",
+        line: 2,
+        column: 1,
+        suggestions: [
+          { messageId: "addTimeout", output: `${AXIOS}axios.get(url, { timeout: 10_000 });` },
+        ],
+      },
+    ],
   },
   {
     code: `${AXIOS}const NO_LIMIT = 0;\naxios.get(url, { timeout: NO_LIMIT });`,
-    errors: [{ messageId: "disabledTimeout", line: 3, column: 1, suggestions: [{ messageId: "addTimeout", output: `${AXIOS}const NO_LIMIT = 0;\naxios.get(url, { timeout: 10_000 });` }] }],
+    errors: [
+      {
+        messageId: "disabledTimeout",
+        line: 3,
+        column: 1,
+        suggestions: [
+          {
+            messageId: "addTimeout",
+            output: `${AXIOS}const NO_LIMIT = 0;\naxios.get(url, { timeout: 10_000 });`,
+          },
+        ],
+      },
+    ],
   },
   {
     code: `${AXIOS}const api = axios.create({ timeout: 0 });\napi.get("/x");`,
@@ -264,31 +623,110 @@ const invalid: Invalid<MessageIds, Options>[] = [
   // module forms
   {
     code: 'const axios = require("axios");\naxios.get(url);',
-    errors: [{ messageId: "missingTimeout", line: 2, column: 1, suggestions: [{ messageId: "addTimeout", output: 'const axios = require("axios");\naxios.get(url, { timeout: 10_000 });' }] }],
+    errors: [
+      {
+        messageId: "missingTimeout",
+        line: 2,
+        column: 1,
+        suggestions: [
+          {
+            messageId: "addTimeout",
+            output: 'const axios = require("axios");\naxios.get(url, { timeout: 10_000 });',
+          },
+        ],
+      },
+    ],
   },
   {
     code: 'const axios = require("axios").default;\naxios.get(url);',
-    errors: [{ messageId: "missingTimeout", line: 2, column: 1, suggestions: [{ messageId: "addTimeout", output: 'const axios = require("axios").default;\naxios.get(url, { timeout: 10_000 });' }] }],
+    errors: [
+      {
+        messageId: "missingTimeout",
+        line: 2,
+        column: 1,
+        suggestions: [
+          {
+            messageId: "addTimeout",
+            output: 'const axios = require("axios").default;\naxios.get(url, { timeout: 10_000 });',
+          },
+        ],
+      },
+    ],
   },
   {
     code: 'import * as ax from "axios";\nax.default.get(url);\nax.get(url);',
     errors: [
-      { messageId: "missingTimeout", line: 2, column: 1, suggestions: [{ messageId: "addTimeout", output: 'import * as ax from "axios";\nax.default.get(url, { timeout: 10_000 });\nax.get(url);' }] },
-      { messageId: "missingTimeout", line: 3, column: 1, suggestions: [{ messageId: "addTimeout", output: 'import * as ax from "axios";\nax.default.get(url);\nax.get(url, { timeout: 10_000 });' }] },
+      {
+        messageId: "missingTimeout",
+        line: 2,
+        column: 1,
+        suggestions: [
+          {
+            messageId: "addTimeout",
+            output:
+              'import * as ax from "axios";\nax.default.get(url, { timeout: 10_000 });\nax.get(url);',
+          },
+        ],
+      },
+      {
+        messageId: "missingTimeout",
+        line: 3,
+        column: 1,
+        suggestions: [
+          {
+            messageId: "addTimeout",
+            output:
+              'import * as ax from "axios";\nax.default.get(url);\nax.get(url, { timeout: 10_000 });',
+          },
+        ],
+      },
     ],
   },
   // got without a timeout
   {
     code: `${GOT}got(url);`,
-    errors: [{ messageId: "missingTimeout", line: 2, column: 1, suggestions: [{ messageId: "addTimeout", output: `${GOT}got(url, { timeout: { request: 10_000 } });` }] }],
+    errors: [
+      {
+        messageId: "missingTimeout",
+        line: 2,
+        column: 1,
+        suggestions: [
+          { messageId: "addTimeout", output: `${GOT}got(url, { timeout: { request: 10_000 } });` },
+        ],
+      },
+    ],
   },
   {
     code: `${GOT}await got.post(url, { json });`,
-    errors: [{ messageId: "missingTimeout", line: 2, column: 7, suggestions: [{ messageId: "addTimeout", output: `${GOT}await got.post(url, { json, timeout: { request: 10_000 } });` }] }],
+    errors: [
+      {
+        messageId: "missingTimeout",
+        line: 2,
+        column: 7,
+        suggestions: [
+          {
+            messageId: "addTimeout",
+            output: `${GOT}await got.post(url, { json, timeout: { request: 10_000 } });`,
+          },
+        ],
+      },
+    ],
   },
   {
     code: `${GOT}const client = got.extend({ prefixUrl });\nclient.get("x");`,
-    errors: [{ messageId: "missingTimeout", line: 3, column: 1, suggestions: [{ messageId: "addTimeout", output: `${GOT}const client = got.extend({ prefixUrl });\nclient.get("x", { timeout: { request: 10_000 } });` }] }],
+    errors: [
+      {
+        messageId: "missingTimeout",
+        line: 3,
+        column: 1,
+        suggestions: [
+          {
+            messageId: "addTimeout",
+            output: `${GOT}const client = got.extend({ prefixUrl });\nclient.get("x", { timeout: { request: 10_000 } });`,
+          },
+        ],
+      },
+    ],
   },
   // http(s)
   {
@@ -318,20 +756,71 @@ const invalid: Invalid<MessageIds, Options>[] = [
   // undici
   {
     code: 'import { request } from "undici";\nawait request(url);',
-    errors: [{ messageId: "missingTimeout", line: 2, column: 7, suggestions: [{ messageId: "addTimeout", output: 'import { request } from "undici";\nawait request(url, { headersTimeout: 10_000 });' }] }],
+    errors: [
+      {
+        messageId: "missingTimeout",
+        line: 2,
+        column: 7,
+        suggestions: [
+          {
+            messageId: "addTimeout",
+            output:
+              'import { request } from "undici";\nawait request(url, { headersTimeout: 10_000 });',
+          },
+        ],
+      },
+    ],
   },
   {
     code: 'import { request } from "undici";\nawait request(url, { headersTimeout: 0 });',
-    errors: [{ messageId: "disabledTimeout", line: 2, column: 7, suggestions: [{ messageId: "addTimeout", output: 'import { request } from "undici";\nawait request(url, { headersTimeout: 10_000 });' }] }],
+    errors: [
+      {
+        messageId: "disabledTimeout",
+        line: 2,
+        column: 7,
+        suggestions: [
+          {
+            messageId: "addTimeout",
+            output:
+              'import { request } from "undici";\nawait request(url, { headersTimeout: 10_000 });',
+          },
+        ],
+      },
+    ],
   },
   {
     code: 'import { fetch } from "undici";\nawait fetch(url);',
-    errors: [{ messageId: "fetchWithoutSignal", line: 2, column: 7, suggestions: [{ messageId: "addSignal", output: 'import { fetch } from "undici";\nawait fetch(url, { signal: AbortSignal.timeout(10_000) });' }] }],
+    errors: [
+      {
+        messageId: "fetchWithoutSignal",
+        line: 2,
+        column: 7,
+        suggestions: [
+          {
+            messageId: "addSignal",
+            output:
+              'import { fetch } from "undici";\nawait fetch(url, { signal: AbortSignal.timeout(10_000) });',
+          },
+        ],
+      },
+    ],
   },
   // ky's own default removed
   {
     code: 'import ky from "ky";\nawait ky.get(url, { timeout: false });',
-    errors: [{ messageId: "disabledTimeout", line: 2, column: 7, suggestions: [{ messageId: "addTimeout", output: 'import ky from "ky";\nawait ky.get(url, { timeout: 10_000 });' }] }],
+    errors: [
+      {
+        messageId: "disabledTimeout",
+        line: 2,
+        column: 7,
+        suggestions: [
+          {
+            messageId: "addTimeout",
+            output: 'import ky from "ky";\nawait ky.get(url, { timeout: 10_000 });',
+          },
+        ],
+      },
+    ],
   },
   {
     code: 'import ky from "ky";\nconst api = ky.create({ prefixUrl, timeout: false });\napi.post("orders", { json });',
@@ -344,11 +833,36 @@ const invalid: Invalid<MessageIds, Options>[] = [
   },
   {
     code: `${AXIOS}const base = { timeout: 5000 };\naxios.get(url, { ...base, timeout: undefined });`,
-    errors: [{ messageId: "disabledTimeout", line: 3, column: 1, suggestions: [{ messageId: "addTimeout", output: `${AXIOS}const base = { timeout: 5000 };\naxios.get(url, { ...base, timeout: 10_000 });` }] }],
+    errors: [
+      {
+        messageId: "disabledTimeout",
+        line: 3,
+        column: 1,
+        suggestions: [
+          {
+            messageId: "addTimeout",
+            output: `${AXIOS}const base = { timeout: 5000 };\naxios.get(url, { ...base, timeout: 10_000 });`,
+          },
+        ],
+      },
+    ],
   },
   {
     code: "const base = { signal: AbortSignal.timeout(5000) };\nfetch(url, { ...base, signal: undefined });",
-    errors: [{ messageId: "fetchWithoutSignal", line: 2, column: 1, suggestions: [{ messageId: "addSignal", output: "const base = { signal: AbortSignal.timeout(5000) };\nfetch(url, { ...base, signal: AbortSignal.timeout(10_000) });" }] }],
+    errors: [
+      {
+        messageId: "fetchWithoutSignal",
+        line: 2,
+        column: 1,
+        suggestions: [
+          {
+            messageId: "addSignal",
+            output:
+              "const base = { signal: AbortSignal.timeout(5000) };\nfetch(url, { ...base, signal: AbortSignal.timeout(10_000) });",
+          },
+        ],
+      },
+    ],
   },
   {
     code: `${AXIOS}const cfg = { timeout: 5000 };\ndelete cfg.timeout;\naxios.get(url, cfg);`,
@@ -367,22 +881,73 @@ const invalid: Invalid<MessageIds, Options>[] = [
   {
     code: 'import ofetch from "ofetch";\nofetch(url);',
     options: [{ fetchFunctions: ["ofetch"] }],
-    errors: [{ messageId: "fetchWithoutSignal", line: 2, column: 1, data: { client: "ofetch" }, suggestions: [{ messageId: "addSignal", output: 'import ofetch from "ofetch";\nofetch(url, { signal: AbortSignal.timeout(10_000) });' }] }],
+    errors: [
+      {
+        messageId: "fetchWithoutSignal",
+        line: 2,
+        column: 1,
+        data: { client: "ofetch" },
+        suggestions: [
+          {
+            messageId: "addSignal",
+            output:
+              'import ofetch from "ofetch";\nofetch(url, { signal: AbortSignal.timeout(10_000) });',
+          },
+        ],
+      },
+    ],
   },
   {
     code: "$fetch(url);",
     options: [{ fetchFunctions: ["$fetch"] }],
-    errors: [{ messageId: "fetchWithoutSignal", line: 1, column: 1, suggestions: [{ messageId: "addSignal", output: "$fetch(url, { signal: AbortSignal.timeout(10_000) });" }] }],
+    errors: [
+      {
+        messageId: "fetchWithoutSignal",
+        line: 1,
+        column: 1,
+        suggestions: [
+          {
+            messageId: "addSignal",
+            output: "$fetch(url, { signal: AbortSignal.timeout(10_000) });",
+          },
+        ],
+      },
+    ],
   },
   {
     // a wrapper only covers what is passed to it
     code: "withTimeout(fetch(a), 5000);\nfetch(b);",
     options: [{ wrappers: ["withTimeout"] }],
-    errors: [{ messageId: "fetchWithoutSignal", line: 2, column: 1, suggestions: [{ messageId: "addSignal", output: "withTimeout(fetch(a), 5000);\nfetch(b, { signal: AbortSignal.timeout(10_000) });" }] }],
+    errors: [
+      {
+        messageId: "fetchWithoutSignal",
+        line: 2,
+        column: 1,
+        suggestions: [
+          {
+            messageId: "addSignal",
+            output:
+              "withTimeout(fetch(a), 5000);\nfetch(b, { signal: AbortSignal.timeout(10_000) });",
+          },
+        ],
+      },
+    ],
   },
   {
     code: "withTimeout(fetch(url), 5000);",
-    errors: [{ messageId: "fetchWithoutSignal", line: 1, column: 13, suggestions: [{ messageId: "addSignal", output: "withTimeout(fetch(url, { signal: AbortSignal.timeout(10_000) }), 5000);" }] }],
+    errors: [
+      {
+        messageId: "fetchWithoutSignal",
+        line: 1,
+        column: 13,
+        suggestions: [
+          {
+            messageId: "addSignal",
+            output: "withTimeout(fetch(url, { signal: AbortSignal.timeout(10_000) }), 5000);",
+          },
+        ],
+      },
+    ],
   },
 ];
 

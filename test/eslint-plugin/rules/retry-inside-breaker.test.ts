@@ -1,11 +1,17 @@
-import rule, { type MessageIds, type Options } from "../../../eslint-plugin/rules/retry-inside-breaker.js";
+import rule, {
+  type MessageIds,
+  type Options,
+} from "../../../eslint-plugin/rules/retry-inside-breaker.js";
 import { runUnderBothParsers, type Invalid, type Valid } from "../rule-tester.js";
 
-const C = 'import { wrap, retry, circuitBreaker, handleAll, handleType, handleWhen, isBrokenCircuitError, BrokenCircuitError, ConsecutiveBreaker, ExponentialBackoff } from "cockatiel";\n';
-const BREAKER = "const breaker = circuitBreaker(handleAll, { halfOpenAfter: 10_000, breaker: new ConsecutiveBreaker(5) });\n";
+const C =
+  'import { wrap, retry, circuitBreaker, handleAll, handleType, handleWhen, isBrokenCircuitError, BrokenCircuitError, ConsecutiveBreaker, ExponentialBackoff } from "cockatiel";\n';
+const BREAKER =
+  "const breaker = circuitBreaker(handleAll, { halfOpenAfter: 10_000, breaker: new ConsecutiveBreaker(5) });\n";
 const O = 'import CircuitBreaker from "opossum";\nimport pRetry from "p-retry";\n';
 const OB = "const breaker = new CircuitBreaker(callInventory, { timeout: 3000 });\n";
-const GEN = 'import { createInventoryClient } from "./generated/index.js";\nconst inventory = createInventoryClient({ baseUrl });\n';
+const GEN =
+  'import { createInventoryClient } from "./generated/index.js";\nconst inventory = createInventoryClient({ baseUrl });\n';
 
 const valid: Valid<Options>[] = [
   // the retry provably excludes the open-circuit rejection
@@ -41,7 +47,10 @@ const valid: Valid<Options>[] = [
   'import CircuitBreaker from "opossum";\nfunction makeBreaker(fn) { return new CircuitBreaker(fn, { timeout: 3000 }); }',
   'import CircuitBreaker from "opossum";\nfunction makeBreaker(fn) { return new CircuitBreaker(fn, { timeout: 3000 }); }\nexport const breaker = makeBreaker(send);',
   `${O}${OB}function reserve(sku) { return breaker.fire(sku); }\nawait reserve(sku);`,
-  { code: `${O}${OB}await pRetry(() => (breaker as CircuitBreaker).fire(x), { shouldRetry: (e: any) => e.code !== "EOPENBREAKER" });`, tsOnly: true },
+  {
+    code: `${O}${OB}await pRetry(() => (breaker as CircuitBreaker).fire(x), { shouldRetry: (e: any) => e.code !== "EOPENBREAKER" });`,
+    tsOnly: true,
+  },
 ];
 
 const invalid: Invalid<MessageIds, Options>[] = [
@@ -75,7 +84,18 @@ const invalid: Invalid<MessageIds, Options>[] = [
   },
   {
     code: `${C}${BREAKER}const r = retry(handleAll, { maxAttempts: 3 });\nawait r.execute(() => breaker.execute(fn));`,
-    errors: [{ messageId: "retryAroundOpenBreaker", line: 4, column: 23, data: { retrier: "cockatiel", breaker: "cockatiel", hint: "stop on `isBrokenCircuitError(error)` (cockatiel: handleWhen(e => !isBrokenCircuitError(e)))" } }],
+    errors: [
+      {
+        messageId: "retryAroundOpenBreaker",
+        line: 4,
+        column: 23,
+        data: {
+          retrier: "cockatiel",
+          breaker: "cockatiel",
+          hint: "stop on `isBrokenCircuitError(error)` (cockatiel: handleWhen(e => !isBrokenCircuitError(e)))",
+        },
+      },
+    ],
   },
   {
     code: `${O}${OB}await pRetry(() => breaker.fire(x));`,
@@ -100,11 +120,25 @@ const invalid: Invalid<MessageIds, Options>[] = [
   // generated clients
   {
     code: `import pRetry from "p-retry";\n${GEN}await pRetry(() => inventory.reserve({ body }));`,
-    errors: [{ messageId: "retryAroundGeneratedClient", line: 4, column: 20, data: { retrier: "p-retry", factory: "createInventoryClient" } }],
+    errors: [
+      {
+        messageId: "retryAroundGeneratedClient",
+        line: 4,
+        column: 20,
+        data: { retrier: "p-retry", factory: "createInventoryClient" },
+      },
+    ],
   },
   {
     code: `${GEN}async function f() {\n  for (;;) {\n    try { return await inventory.getStock({ sku }); } catch { await sleep(50); }\n  }\n}`,
-    errors: [{ messageId: "retryAroundGeneratedClient", line: 5, column: 24, data: { retrier: "a retry loop", factory: "createInventoryClient" } }],
+    errors: [
+      {
+        messageId: "retryAroundGeneratedClient",
+        line: 5,
+        column: 24,
+        data: { retrier: "a retry loop", factory: "createInventoryClient" },
+      },
+    ],
   },
   {
     code: 'import { createPaymentsClient } from "../clients/payments.js";\nimport pRetry from "p-retry";\nconst payments = createPaymentsClient({ baseUrl });\nawait pRetry(() => payments.charge({ body }));',
@@ -113,20 +147,48 @@ const invalid: Invalid<MessageIds, Options>[] = [
   },
   {
     code: `import { retry, handleAll } from "cockatiel";\n${GEN}await retry(handleAll, { maxAttempts: 3 }).execute(() => inventory.reserve({ body }));`,
-    errors: [{ messageId: "retryAroundGeneratedClient", line: 4, column: 58, data: { retrier: "cockatiel", factory: "createInventoryClient" } }],
+    errors: [
+      {
+        messageId: "retryAroundGeneratedClient",
+        line: 4,
+        column: 58,
+        data: { retrier: "cockatiel", factory: "createInventoryClient" },
+      },
+    ],
   },
   // breakers built per call
   {
     code: 'import CircuitBreaker from "opossum";\napp.post("/orders", async (req, res) => {\n  const breaker = new CircuitBreaker(callPayments);\n  res.json(await breaker.fire(req.body));\n});',
-    errors: [{ messageId: "breakerPerCall", line: 3, column: 19, data: { where: "inside a request handler" } }],
+    errors: [
+      {
+        messageId: "breakerPerCall",
+        line: 3,
+        column: 19,
+        data: { where: "inside a request handler" },
+      },
+    ],
   },
   {
     code: 'import { circuitBreaker, handleAll, ConsecutiveBreaker } from "cockatiel";\nexport async function handler(req, res) {\n  const b = circuitBreaker(handleAll, { halfOpenAfter: 1000, breaker: new ConsecutiveBreaker(3) });\n  return b.execute(() => work(req));\n}',
-    errors: [{ messageId: "breakerPerCall", line: 3, column: 13, data: { where: "inside a request handler" } }],
+    errors: [
+      {
+        messageId: "breakerPerCall",
+        line: 3,
+        column: 13,
+        data: { where: "inside a request handler" },
+      },
+    ],
   },
   {
     code: 'import CircuitBreaker from "opossum";\nimport pRetry from "p-retry";\nawait pRetry(() => new CircuitBreaker(send).fire(order), { shouldRetry: (e) => e.code !== "EOPENBREAKER" });',
-    errors: [{ messageId: "breakerPerCall", line: 3, column: 20, data: { where: "inside the code p-retry runs on every attempt" } }],
+    errors: [
+      {
+        messageId: "breakerPerCall",
+        line: 3,
+        column: 20,
+        data: { where: "inside the code p-retry runs on every attempt" },
+      },
+    ],
   },
   {
     code: 'import { createServer } from "node:http";\nimport CircuitBreaker from "opossum";\ncreateServer((incoming, outgoing) => { const b = new CircuitBreaker(fn); b.fire().then(() => outgoing.end()); });',
@@ -135,11 +197,29 @@ const invalid: Invalid<MessageIds, Options>[] = [
   // local helpers the retried function calls are followed
   {
     code: `${O}${OB}function reserve(sku) {\n  return breaker.fire(sku);\n}\nawait pRetry(() => reserve(sku));`,
-    errors: [{ messageId: "retryAroundOpenBreaker", line: 5, column: 10, data: { retrier: "p-retry through reserve()", breaker: "opossum", hint: "stop when `error.code === 'EOPENBREAKER'` (p-retry: throw an AbortError or use shouldRetry; async-retry: call bail)" } }],
+    errors: [
+      {
+        messageId: "retryAroundOpenBreaker",
+        line: 5,
+        column: 10,
+        data: {
+          retrier: "p-retry through reserve()",
+          breaker: "opossum",
+          hint: "stop when `error.code === 'EOPENBREAKER'` (p-retry: throw an AbortError or use shouldRetry; async-retry: call bail)",
+        },
+      },
+    ],
   },
   {
     code: `${O}const makeBreaker = () => new CircuitBreaker(send, { timeout: 1000 });\nawait pRetry(() => makeBreaker().fire(x), { shouldRetry: (e) => e.code !== "EOPENBREAKER" });`,
-    errors: [{ messageId: "breakerPerCall", line: 3, column: 27, data: { where: "inside the code p-retry through makeBreaker() runs on every attempt" } }],
+    errors: [
+      {
+        messageId: "breakerPerCall",
+        line: 3,
+        column: 27,
+        data: { where: "inside the code p-retry through makeBreaker() runs on every attempt" },
+      },
+    ],
   },
   // wrappers around the call
   {
@@ -154,7 +234,18 @@ const invalid: Invalid<MessageIds, Options>[] = [
   {
     code: `${O}${OB}await withRetry(() => breaker.fire(x));`,
     options: [{ retryWrappers: ["withRetry"] }],
-    errors: [{ messageId: "retryAroundOpenBreaker", line: 4, column: 23, data: { retrier: "withRetry", breaker: "opossum", hint: "stop when `error.code === 'EOPENBREAKER'` (p-retry: throw an AbortError or use shouldRetry; async-retry: call bail)" } }],
+    errors: [
+      {
+        messageId: "retryAroundOpenBreaker",
+        line: 4,
+        column: 23,
+        data: {
+          retrier: "withRetry",
+          breaker: "opossum",
+          hint: "stop when `error.code === 'EOPENBREAKER'` (p-retry: throw an AbortError or use shouldRetry; async-retry: call bail)",
+        },
+      },
+    ],
   },
 ];
 

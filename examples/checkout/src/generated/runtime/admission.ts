@@ -114,7 +114,8 @@ export class AdmissionGate {
     this.#limit = settings.maxConcurrent;
     const reserve = settings.reserve ?? defaultReserve(settings.maxConcurrent);
     const held = [0];
-    for (const priority of PRIORITIES.slice(0, -1)) held.push(held[held.length - 1]! + Math.max(0, reserve[priority as keyof Reserve] ?? 0));
+    for (const priority of PRIORITIES.slice(0, -1))
+      held.push(held[held.length - 1]! + Math.max(0, reserve[priority as keyof Reserve] ?? 0));
     this.#held = held;
   }
 
@@ -202,7 +203,11 @@ export class AdmissionGate {
 
   /** Slots in use and waiters. */
   health(): AdmissionHealth {
-    return { inFlight: this.#inFlight, queued: this.#queued, maxConcurrent: Math.floor(this.#limit) };
+    return {
+      inFlight: this.#inFlight,
+      queued: this.#queued,
+      maxConcurrent: Math.floor(this.#limit),
+    };
   }
 
   #finish(waiter: Waiter): void {
@@ -233,7 +238,8 @@ export class AdmissionGate {
   #newestBelow(rank: number): Waiter | undefined {
     for (let r = this.#queues.length - 1; r > rank; r--) {
       const queue = this.#queues[r]!;
-      for (let i = queue.length - 1; i >= this.#heads[r]!; i--) if (!queue[i]!.done) return queue[i];
+      for (let i = queue.length - 1; i >= this.#heads[r]!; i--)
+        if (!queue[i]!.done) return queue[i];
     }
     return undefined;
   }

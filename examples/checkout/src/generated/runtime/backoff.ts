@@ -43,7 +43,12 @@ export function exponentialDelay(settings: BackoffSettings, retry: number): numb
  * @param previousMs The delay used before the previous retry; only `decorrelated` reads it
  *   (pass `baseMs` for the first retry).
  */
-export function backoffDelay(settings: BackoffSettings, retry: number, previousMs: number, random: Random): number {
+export function backoffDelay(
+  settings: BackoffSettings,
+  retry: number,
+  previousMs: number,
+  random: Random,
+): number {
   const cap = Math.max(0, settings.capMs);
   switch (settings.jitter) {
     case "none":

@@ -3,7 +3,12 @@
 // The circuit breaker: closed, open, half-open and isolated states over an outcome window, with optional slow start.
 import type { Clock } from "./clock.js";
 import type { BreakerStateName } from "./events.js";
-import { createWindow, type OutcomeWindow, type WindowCounts, type WindowSettings } from "./window.js";
+import {
+  createWindow,
+  type OutcomeWindow,
+  type WindowCounts,
+  type WindowSettings,
+} from "./window.js";
 
 /** Circuit breaker settings. */
 export interface BreakerSettings {
@@ -35,7 +40,10 @@ export const RAMP_FLOOR = 0.1;
 
 /** The breaker's state machine. Each state carries only what it needs. */
 export type BreakerState =
-  | { readonly state: "closed"; /** Set while ramping up after recovery: when the breaker closed. */ readonly rampingSince?: number }
+  | {
+      readonly state: "closed";
+      /** Set while ramping up after recovery: when the breaker closed. */ readonly rampingSince?: number;
+    }
   | { readonly state: "open"; readonly openedAt: number }
   | { readonly state: "half-open"; readonly inFlight: number; readonly successes: number }
   | { readonly state: "isolated" };
@@ -62,7 +70,11 @@ export const REJECTED: Permit = -1;
  * Called after every state change with the window counts as they were just before it (so an
  * opening reports the calls and failures that caused it).
  */
-export type BreakerTransitionListener = (from: BreakerStateName, to: BreakerStateName, window: WindowCounts) => void;
+export type BreakerTransitionListener = (
+  from: BreakerStateName,
+  to: BreakerStateName,
+  window: WindowCounts,
+) => void;
 
 /** Snapshot returned by {@link CircuitBreaker.health}. */
 export interface BreakerHealth extends WindowCounts {
@@ -281,7 +293,9 @@ export class CircuitBreaker {
       retryInMs: s.state === "open" ? this.retryInMs() : null,
       trialsInFlight: s.state === "half-open" ? s.inFlight : 0,
       generation: this.#generation,
-      ...(s !== CLOSED && s.state === "closed" && this.rampFraction() !== null ? { rampUp: { admitted: this.rampFraction()! } } : {}),
+      ...(s !== CLOSED && s.state === "closed" && this.rampFraction() !== null
+        ? { rampUp: { admitted: this.rampFraction()! } }
+        : {}),
     };
   }
 
@@ -353,7 +367,10 @@ export class CircuitBreaker {
     this.#state = next;
     this.#generation++;
     // open and half-open keep the failure that opened the breaker; closed and isolated have none
-    this.#openedBy = next.state === "open" || next.state === "half-open" ? this.#lastFailure ?? this.#openedBy : undefined;
+    this.#openedBy =
+      next.state === "open" || next.state === "half-open"
+        ? (this.#lastFailure ?? this.#openedBy)
+        : undefined;
     this.#lastFailure = undefined;
     this.#tainted = false;
     this.#window.clear();

@@ -22,7 +22,10 @@ export type ErrorCondition = { readonly code: string | number } | { readonly nam
 export type ErrorVerdict = "transient" | "failure" | "bug";
 
 /** Decides what an error thrown by a transport means; see {@link ErrorVerdict}. */
-export type ErrorClassifier = (error: unknown, context: { readonly dependency: string; readonly operation: string }) => ErrorVerdict | undefined;
+export type ErrorClassifier = (
+  error: unknown,
+  context: { readonly dependency: string; readonly operation: string },
+) => ErrorVerdict | undefined;
 
 /** Node (libuv) codes of a connection that failed or broke: the dependency, not the request. */
 export const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
@@ -38,13 +41,19 @@ export const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
 ]);
 
 // undici codes that describe a mistake in the request rather than the connection
-const UNDICI_MISUSE: ReadonlySet<string> = new Set(["UND_ERR_INVALID_ARG", "UND_ERR_INVALID_RETURN_VALUE", "UND_ERR_NOT_SUPPORTED"]);
+const UNDICI_MISUSE: ReadonlySet<string> = new Set([
+  "UND_ERR_INVALID_ARG",
+  "UND_ERR_INVALID_RETURN_VALUE",
+  "UND_ERR_NOT_SUPPORTED",
+]);
 
 // how far down a chain of `cause`s to look (fetch wraps the socket error once, sometimes twice)
 const MAX_CAUSES = 4;
 
 function field(value: unknown, key: "code" | "name" | "cause"): unknown {
-  return typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  return typeof value === "object" && value !== null
+    ? (value as Record<string, unknown>)[key]
+    : undefined;
 }
 
 function isNetworkCode(code: unknown): boolean {
@@ -72,13 +81,19 @@ export function isNetworkFailure(error: unknown): boolean {
  */
 export function isProgrammingError(error: unknown): boolean {
   return (
-    (error instanceof TypeError || error instanceof RangeError || error instanceof ReferenceError || error instanceof SyntaxError) &&
+    (error instanceof TypeError ||
+      error instanceof RangeError ||
+      error instanceof ReferenceError ||
+      error instanceof SyntaxError) &&
     !isNetworkFailure(error)
   );
 }
 
 /** True when `error` or one of its causes matches one of `conditions` by `code` (as text) or `name`. */
-export function matchesErrorCondition(error: unknown, conditions: readonly ErrorCondition[]): boolean {
+export function matchesErrorCondition(
+  error: unknown,
+  conditions: readonly ErrorCondition[],
+): boolean {
   if (conditions.length === 0) return false;
   let e = error;
   for (let depth = 0; depth <= MAX_CAUSES && typeof e === "object" && e !== null; depth++) {
@@ -86,7 +101,13 @@ export function matchesErrorCondition(error: unknown, conditions: readonly Error
     const name = field(e, "name");
     for (const c of conditions) {
       // codes compare as text: YAML reads `14` as a number, PostgreSQL's codes are strings of digits
-      if ("code" in c ? (typeof code === "string" || typeof code === "number") && String(code) === String(c.code) : name !== undefined && name === c.name) return true;
+      if (
+        "code" in c
+          ? (typeof code === "string" || typeof code === "number") &&
+            String(code) === String(c.code)
+          : name !== undefined && name === c.name
+      )
+        return true;
     }
     e = field(e, "cause");
   }

@@ -28,7 +28,8 @@ export type FallbackSettings =
   | { readonly kind: "none" };
 
 /** What a stale fallback serves when it holds no entry young enough for the request. */
-export type StaleMiss = { readonly kind: "value"; readonly value: unknown } | { readonly kind: "provided" };
+export type StaleMiss =
+  { readonly kind: "value"; readonly value: unknown } | { readonly kind: "provided" };
 
 /** Headers whose values always partition a stale cache (lower case). */
 export const ALWAYS_VARY: readonly string[] = ["authorization", "cookie"];
@@ -58,16 +59,22 @@ export interface RequestIdentity {
 export function requestIdentity(request: RequestIdentity): string {
   const names = new Set<string>(ALWAYS_VARY);
   for (const name of request.vary ?? []) names.add(name.toLowerCase());
-  if (request.callHeaders !== undefined) for (const name of Object.keys(request.callHeaders)) names.add(name.toLowerCase());
+  if (request.callHeaders !== undefined)
+    for (const name of Object.keys(request.callHeaders)) names.add(name.toLowerCase());
   const values: [string, string[]][] = [];
-  for (const name of [...names].sort()) values.push([name, [...valuesOf(request.headers, name), ...valuesOf(request.callHeaders, name)]]);
+  for (const name of [...names].sort())
+    values.push([
+      name,
+      [...valuesOf(request.headers, name), ...valuesOf(request.callHeaders, name)],
+    ]);
   return JSON.stringify([request.method.toUpperCase(), request.url, values]);
 }
 
 function valuesOf(headers: Readonly<Record<string, string>> | undefined, name: string): string[] {
   if (headers === undefined) return [];
   const out: string[] = [];
-  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) out.push(String(value));
+  for (const [key, value] of Object.entries(headers))
+    if (key.toLowerCase() === name) out.push(String(value));
   return out;
 }
 
@@ -108,7 +115,9 @@ export type Outcome<T> = Fresh<T> | Degraded<T>;
 export type CallResult<T, F> = F extends null | { readonly kind: "none" } ? T : Outcome<T>;
 
 /** Whether `settings` describes an actual fallback. */
-export function hasFallback(settings: FallbackSettings | null): settings is Exclude<FallbackSettings, { kind: "none" }> {
+export function hasFallback(
+  settings: FallbackSettings | null,
+): settings is Exclude<FallbackSettings, { kind: "none" }> {
   return settings !== null && settings.kind !== "none";
 }
 
@@ -175,9 +184,20 @@ export async function serveFallback<T>(
     case "value":
       return { data: settings.value as T, degraded: true, reason: error.kind, error };
     case "stale":
-      if (cached !== undefined) return { data: cached.data as T, degraded: true, reason: error.kind, error, ageMs: cached.ageMs };
-      return settings.otherwise === null || settings.otherwise === undefined ? undefined : serveFallback(settings.otherwise, error, undefined, provided);
+      if (cached !== undefined)
+        return {
+          data: cached.data as T,
+          degraded: true,
+          reason: error.kind,
+          error,
+          ageMs: cached.ageMs,
+        };
+      return settings.otherwise === null || settings.otherwise === undefined
+        ? undefined
+        : serveFallback(settings.otherwise, error, undefined, provided);
     case "provided":
-      return provided === undefined ? undefined : { data: await provided(error), degraded: true, reason: error.kind, error };
+      return provided === undefined
+        ? undefined
+        : { data: await provided(error), degraded: true, reason: error.kind, error };
   }
 }

@@ -27,7 +27,14 @@ export {
   type ResilienceErrorOf,
   type TimeoutTier,
 } from "./errors.js";
-export type { AttemptOutcome, BreakerStateName, CallOutcome, DeadlineStage, Observer, ResilienceEvent } from "./events.js";
+export type {
+  AttemptOutcome,
+  BreakerStateName,
+  CallOutcome,
+  DeadlineStage,
+  Observer,
+  ResilienceEvent,
+} from "./events.js";
 export { consoleLogger, logEvents, silentLogger, type LogFields, type Logger } from "./logger.js";
 export { systemClock, type Clock, type TimerHandle } from "./clock.js";
 export { createVirtualClock, type VirtualClock } from "./virtual-clock.js";
@@ -42,7 +49,14 @@ export {
   type DeadlineLike,
 } from "./deadline.js";
 export type { ErrorClassifier, ErrorVerdict } from "./classify.js";
-export type { CallHeaders, CallOptions, Dependency, DependencyHealth, HttpCallOptions, ProvidedCallOptions } from "./stack.js";
+export type {
+  CallHeaders,
+  CallOptions,
+  Dependency,
+  DependencyHealth,
+  HttpCallOptions,
+  ProvidedCallOptions,
+} from "./stack.js";
 export type { CallResult, Degraded, Fresh, Outcome } from "./fallback.js";
 export type { BreakerHealth } from "./breaker.js";
 export type { BulkheadHealth } from "./bulkhead.js";
@@ -68,4 +82,11 @@ export type {
   ServiceSettings,
   ShedEvent,
 } from "./inbound.js";
-export type { AdmissionHealth, AdmissionSettings, Priority, Reserve, ShedCause, ShedReason } from "./admission.js";
+export type {
+  AdmissionHealth,
+  AdmissionSettings,
+  Priority,
+  Reserve,
+  ShedCause,
+  ShedReason,
+} from "./admission.js";

@@ -12,7 +12,17 @@ import type { Random } from "./random.js";
 export type RetryCondition = "timeout" | "network" | number;
 
 /** Default retry conditions: timeout, network, 408, 425, 429, 500, 502, 503, 504. */
-export const DEFAULT_RETRY_ON: readonly RetryCondition[] = ["timeout", "network", 408, 425, 429, 500, 502, 503, 504];
+export const DEFAULT_RETRY_ON: readonly RetryCondition[] = [
+  "timeout",
+  "network",
+  408,
+  425,
+  429,
+  500,
+  502,
+  503,
+  504,
+];
 
 /** Retry settings of an operation. */
 export interface RetrySettings {
@@ -77,9 +87,17 @@ export function retryDelay(
   const after = settings.retryAfter;
   if (after !== null && error.retryAfterMs !== undefined) {
     const delayMs = Math.max(0, error.retryAfterMs);
-    return { delayMs, fromRetryAfter: true, beyondCap: after.maxMs !== null && delayMs > after.maxMs };
+    return {
+      delayMs,
+      fromRetryAfter: true,
+      beyondCap: after.maxMs !== null && delayMs > after.maxMs,
+    };
   }
-  return { delayMs: backoffDelay(settings.backoff, retry, previousMs, random), fromRetryAfter: false, beyondCap: false };
+  return {
+    delayMs: backoffDelay(settings.backoff, retry, previousMs, random),
+    fromRetryAfter: false,
+    beyondCap: false,
+  };
 }
 
 /**
@@ -100,7 +118,8 @@ export function parseRetryAfter(
   // An HTTP-date always names its day or month; bare numbers such as "-5" are not dates.
   const at = /[A-Za-z]/.test(text) ? Date.parse(text) : Number.NaN;
   if (Number.isNaN(at)) return undefined;
-  const served = dateHeader === null || dateHeader === undefined ? Number.NaN : Date.parse(dateHeader);
+  const served =
+    dateHeader === null || dateHeader === undefined ? Number.NaN : Date.parse(dateHeader);
   const from = Number.isNaN(served) ? wallNowMs : served;
   return Math.max(0, at - from);
 }

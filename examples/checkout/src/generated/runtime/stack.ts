@@ -7,10 +7,24 @@ import { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead
 import { Call, type DependencyParts, type FallbackInputs } from "./call.js";
 import type { ErrorClassifier } from "./classify.js";
 import { systemClock, type Clock } from "./clock.js";
-import { currentScope, inheritSignal, joinCallSignal, type DeadlineFormat, type DeadlineLike, type JoinedSignal } from "./deadline.js";
+import {
+  currentScope,
+  inheritSignal,
+  joinCallSignal,
+  type DeadlineFormat,
+  type DeadlineLike,
+  type JoinedSignal,
+} from "./deadline.js";
 import { isResilienceError, type ResilienceError } from "./errors.js";
 import { Emitter, type CallOutcome, type Observer } from "./events.js";
-import { hasFallback, StaleCache, staleKey, type CallResult, type FallbackSettings, type Outcome } from "./fallback.js";
+import {
+  hasFallback,
+  StaleCache,
+  staleKey,
+  type CallResult,
+  type FallbackSettings,
+  type Outcome,
+} from "./fallback.js";
 import { HedgeBudget, type HedgeSettings } from "./hedge-budget.js";
 import { newIdempotencyKey } from "./idempotency.js";
 import type { OperationSettings } from "./operation.js";
@@ -105,13 +119,17 @@ export interface CallHeaders {
 export interface HttpCallOptions<T = unknown> extends CallOptions<T>, CallHeaders {}
 
 /** Fallback settings that let the caller provide the fallback. */
-type ProvidedLike = { readonly kind: "provided" } | { readonly kind: "stale"; readonly otherwise: { readonly kind: "provided" } };
+type ProvidedLike =
+  | { readonly kind: "provided" }
+  | { readonly kind: "stale"; readonly otherwise: { readonly kind: "provided" } };
 
 /**
  * The options a call of an operation with fallback settings `F` accepts: the `fallback` option
  * only where a provided fallback can run (a literal type that says otherwise rejects it).
  */
-export type CallOptionsFor<T, F> = [Extract<F, ProvidedLike>] extends [never] ? CallOptions<T> : ProvidedCallOptions<T>;
+export type CallOptionsFor<T, F> = [Extract<F, ProvidedLike>] extends [never]
+  ? CallOptions<T>
+  : ProvidedCallOptions<T>;
 
 /** Snapshot of a dependency's protections. */
 export interface DependencyHealth {
@@ -178,9 +196,18 @@ class DependencyStack implements Dependency {
       settings.breaker === null
         ? null
         : new CircuitBreaker(settings.breaker, clock, (from, to, window) => {
-            if (events.active) events.emit({ type: "breaker-transition", dependency: name, operation: "", from, to, window });
+            if (events.active)
+              events.emit({
+                type: "breaker-transition",
+                dependency: name,
+                operation: "",
+                from,
+                to,
+                window,
+              });
           });
-    this.bulkhead = settings.bulkhead === null ? null : new Bulkhead(name, settings.bulkhead, clock, events);
+    this.bulkhead =
+      settings.bulkhead === null ? null : new Bulkhead(name, settings.bulkhead, clock, events);
     this.budget = settings.budget === null ? null : new RetryBudget(settings.budget);
     const deadline = settings.deadline;
     this.#parts = {
@@ -190,7 +217,10 @@ class DependencyStack implements Dependency {
       events,
       breaker: this.breaker,
       budget: this.budget,
-      propagation: deadline !== null && deadline.propagate ? { header: deadline.header, format: deadline.format } : null,
+      propagation:
+        deadline !== null && deadline.propagate
+          ? { header: deadline.header, format: deadline.format }
+          : null,
       classify: env.classify,
       marginMs: Math.max(0, deadline?.marginMs ?? 0),
     };
@@ -208,17 +238,27 @@ class DependencyStack implements Dependency {
     const options = callOptions as ProvidedCallOptions<T>;
     const parts = this.#parts;
     const now = parts.clock.now();
-    let at = operation.timeout.totalMs === null ? Number.POSITIVE_INFINITY : now + operation.timeout.totalMs;
+    let at =
+      operation.timeout.totalMs === null
+        ? Number.POSITIVE_INFINITY
+        : now + operation.timeout.totalMs;
     // one read of the ambient scope serves both its deadline and its signal
     const scope = currentScope();
     if (scope !== undefined) at = Math.min(at, now + scope.deadline.remaining());
     const given = options.deadline;
-    if (given !== undefined) at = Math.min(at, now + (typeof given === "number" ? Math.max(0, given) : given.remaining()));
+    if (given !== undefined)
+      at = Math.min(at, now + (typeof given === "number" ? Math.max(0, given) : given.remaining()));
 
     const id = ++this.#calls;
     const observed = this.#events.active;
     if (observed) {
-      this.#events.emit({ type: "call-start", dependency: this.name, operation: operation.name, call: id, deadlineMs: at - now });
+      this.#events.emit({
+        type: "call-start",
+        dependency: this.name,
+        operation: operation.name,
+        call: id,
+        deadlineMs: at - now,
+      });
     }
     const fallback: FallbackSettings | null = operation.fallback;
     const withFallback = hasFallback(fallback);
@@ -226,8 +266,16 @@ class DependencyStack implements Dependency {
     // A join listens to both until the call settles, then lets go of them (see joinCallSignal):
     // only a call given both pays for it
     const callerSignal = options.signal;
-    const joined = callerSignal !== undefined && scope !== undefined ? joinCallSignal(callerSignal, scope) : undefined;
-    const signal = joined === undefined ? (scope === undefined ? callerSignal : inheritSignal(callerSignal, scope)) : joined.signal;
+    const joined =
+      callerSignal !== undefined && scope !== undefined
+        ? joinCallSignal(callerSignal, scope)
+        : undefined;
+    const signal =
+      joined === undefined
+        ? scope === undefined
+          ? callerSignal
+          : inheritSignal(callerSignal, scope)
+        : joined.signal;
     const repeatable = operation.repeatable || operation.idempotencyKey !== null;
     const hedge = operation.hedge;
     const call = new Call(
@@ -237,22 +285,47 @@ class DependencyStack implements Dependency {
       transport,
       at,
       repeatable,
-      options.idempotencyKey ?? (operation.idempotencyKey === null ? undefined : newIdempotencyKey()),
+      options.idempotencyKey ??
+        (operation.idempotencyKey === null ? undefined : newIdempotencyKey()),
       signal,
       withFallback ? fallback : null,
-      withFallback ? this.#fallbackInputs(operation.name, fallback, options as ProvidedCallOptions<unknown>, identity, scope?.degraded) : undefined,
+      withFallback
+        ? this.#fallbackInputs(
+            operation.name,
+            fallback,
+            options as ProvidedCallOptions<unknown>,
+            identity,
+            scope?.degraded,
+          )
+        : undefined,
       hedge !== null && repeatable ? this.#hedgeBudget(operation.name, hedge) : null,
     );
     const started = call.start(now, this.bulkhead);
     const result = joined === undefined ? started : releasedOnSettle(started, joined);
-    return (observed ? this.#ended(result, operation.name, id, now, withFallback) : result) as Promise<CallResult<T, F>>;
+    return (
+      observed ? this.#ended(result, operation.name, id, now, withFallback) : result
+    ) as Promise<CallResult<T, F>>;
   }
 
   // Only calls someone listens to pay for the extra promise that reports how they ended.
-  #ended<R>(result: Promise<R>, operation: string, id: number, started: number, withFallback: boolean): Promise<R> {
+  #ended<R>(
+    result: Promise<R>,
+    operation: string,
+    id: number,
+    started: number,
+    withFallback: boolean,
+  ): Promise<R> {
     const end = (outcome: CallOutcome, error: ResilienceError | undefined): void => {
       const durationMs = Math.max(0, this.#parts.clock.now() - started);
-      this.#events.emit({ type: "call-end", dependency: this.name, operation, call: id, outcome, durationMs, error });
+      this.#events.emit({
+        type: "call-end",
+        dependency: this.name,
+        operation,
+        call: id,
+        outcome,
+        durationMs,
+        error,
+      });
     };
     return result.then(
       (value) => {
@@ -289,11 +362,19 @@ class DependencyStack implements Dependency {
     identity: string | undefined,
     degraded: Set<string> | undefined,
   ): FallbackInputs | undefined {
-    const cache = fallback.kind === "stale" ? (this.#state(operation).cache ??= new StaleCache(fallback.maxEntries, fallback.maxAgeMs)) : null;
+    const cache =
+      fallback.kind === "stale"
+        ? (this.#state(operation).cache ??= new StaleCache(fallback.maxEntries, fallback.maxAgeMs))
+        : null;
     const provided = options.fallback;
     if (cache === null && provided === undefined && degraded === undefined) return undefined;
     // the key is computed only for a stale fallback: other fallbacks never look it up
-    return { cache, cacheKey: cache === null ? "" : staleKey(identity, options.cacheKey), provided, degraded };
+    return {
+      cache,
+      cacheKey: cache === null ? "" : staleKey(identity, options.cacheKey),
+      provided,
+      degraded,
+    };
   }
 
   #hedgeBudget(operation: string, hedge: HedgeSettings): HedgeBudget {
@@ -329,6 +410,9 @@ function releasedOnSettle<R>(result: Promise<R>, joined: JoinedSignal): Promise<
  * Creates the runtime state of one dependency (breaker, bulkhead, retry budget, stale caches).
  * Create it once per client instance: the protections only work if every call shares them.
  */
-export function createDependency(settings: DependencySettings, env: RuntimeEnvironment = {}): Dependency {
+export function createDependency(
+  settings: DependencySettings,
+  env: RuntimeEnvironment = {},
+): Dependency {
   return new DependencyStack(settings, env);
 }
