@@ -150,8 +150,8 @@ const CORE_RULES: Linter.RulesRecord = {
 function config(rules: Linter.RulesRecord, withPlugin: boolean): Linter.Config[] {
   return [
     { files: ["**/*.js"], languageOptions: { ecmaVersion: "latest", sourceType: "module" } },
-    { files: ["**/*.ts"], languageOptions: { parser: tsParser as Linter.Parser } },
-    ...(withPlugin ? [plugin.configs.recommended as Linter.Config] : []),
+    { files: ["**/*.ts"], languageOptions: { parser: tsParser } },
+    ...(withPlugin ? [plugin.configs.recommended] : []),
     { files: ["**/*.js", "**/*.ts"], rules },
   ];
 }

@@ -191,7 +191,7 @@ const opossum = (
   new OpossumBreaker(fn, { errorThresholdPercentage: 50, resetTimeout: 30_000, ...options });
 const opossumBreakers: OpossumBreaker[] = [];
 function keep<B extends OpossumBreaker<[], number>>(b: B): B {
-  opossumBreakers.push(b as unknown as OpossumBreaker);
+  opossumBreakers.push(b);
   return b;
 }
 
@@ -388,7 +388,7 @@ async function memory(): Promise<HeapRow[] | null> {
   const ops: OpossumBreaker[] = [];
   const opos = perInstance(() => {
     const b = opossum(noop, { timeout: false });
-    ops.push(b as unknown as OpossumBreaker);
+    ops.push(b);
     return b;
   });
   for (const b of ops) b.shutdown();

@@ -331,7 +331,7 @@ export async function watchBuild(
       for (const w of watchers) w.close();
       void running.then(() => resolveDone());
     };
-    if (signal.aborted) return stop();
+    if (signal.aborted) { stop(); return; }
     signal.addEventListener("abort", stop, { once: true });
     running = running.then(once);
   });

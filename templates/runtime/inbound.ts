@@ -440,16 +440,16 @@ class Inbound implements InboundMiddleware {
     const budget = clampBudget(this.settings.deadline, raw);
     const gate = this.#gate;
     if (budget <= 0 || budget < (this.settings.deadline.minBudgetMs ?? 0))
-      return this.#refuse(
+      { this.#refuse(
         refuse,
         "expired",
         "expired",
         gate === null ? this.settings.defaultPriority : priorityOf(this.settings, req),
         -1,
-      );
+      ); return; }
     const deadline = new Deadline(now + budget, this.#clock);
     if (gate === null)
-      return this.#start(res, deadline, false, start, this.settings.defaultPriority, -1);
+      { this.#start(res, deadline, false, start, this.settings.defaultPriority, -1); return; }
     const priority = priorityOf(this.settings, req);
     let cancel: (() => void) | undefined;
     let settled = false;
@@ -458,7 +458,7 @@ class Inbound implements InboundMiddleware {
       deadline.at,
       () => {
         settled = true;
-        if (res.writableFinished || isClosed(res)) return gate.release();
+        if (res.writableFinished || isClosed(res)) { gate.release(); return; }
         this.#start(res, deadline, true, start, priority, now);
       },
       (reason, cause) => {
@@ -466,8 +466,8 @@ class Inbound implements InboundMiddleware {
         this.#refuse(refuse, reason, cause, priority, now);
       },
     );
-    if (entered === true) return this.#start(res, deadline, true, start, priority, -1);
-    if (entered === false) return this.#refuse(refuse, "overload", "queue-full", priority, -1);
+    if (entered === true) { this.#start(res, deadline, true, start, priority, -1); return; }
+    if (entered === false) { this.#refuse(refuse, "overload", "queue-full", priority, -1); return; }
     if (this.#observers.length > 0)
       this.#emit({ type: "request-queued", service: this.settings.name, priority });
     cancel = entered;
@@ -591,7 +591,7 @@ class Inbound implements InboundMiddleware {
     return (req, res, next) => {
       const seen = (req as Scoped)[SCOPE];
       if (seen !== undefined)
-        return withRequestScope(seen.deadline, seen.signal, () => next(), seen.degraded);
+        { withRequestScope(seen.deadline, seen.signal, () => next(), seen.degraded); return; }
       this.#begin(
         req,
         res,
@@ -621,7 +621,7 @@ class Inbound implements InboundMiddleware {
     });
     app.addHook("preHandler", (request, _reply, done) => {
       const scope = (request as Scoped)[SCOPE];
-      if (scope === undefined) return done();
+      if (scope === undefined) { done(); return; }
       withRequestScope(scope.deadline, scope.signal, () => done(), scope.degraded);
     });
   }

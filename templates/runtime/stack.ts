@@ -230,7 +230,7 @@ class DependencyStack implements Dependency {
   call<T, F extends FallbackSettings | null>(
     operation: OperationSettings<F>,
     transport: Transport<T>,
-    callOptions: CallOptionsFor<T, F> = NO_OPTIONS as CallOptionsFor<T, F>,
+    callOptions: CallOptionsFor<T, F> = NO_OPTIONS,
     identity?: string,
   ): Promise<CallResult<T, F>> {
     const options = callOptions as ProvidedCallOptions<T>;
@@ -291,7 +291,7 @@ class DependencyStack implements Dependency {
         ? this.#fallbackInputs(
             operation.name,
             fallback,
-            options as ProvidedCallOptions<unknown>,
+            options,
             identity,
             scope?.degraded,
           )
@@ -356,7 +356,7 @@ class DependencyStack implements Dependency {
   #fallbackInputs(
     operation: string,
     fallback: Exclude<FallbackSettings, { kind: "none" }>,
-    options: ProvidedCallOptions<unknown>,
+    options: ProvidedCallOptions,
     identity: string | undefined,
     degraded: Set<string> | undefined,
   ): FallbackInputs | undefined {

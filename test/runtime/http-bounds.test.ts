@@ -286,9 +286,7 @@ describe("a bug in the request", () => {
       retryOn: ["network"],
     } as unknown as Parameters<typeof sendHttp>[1];
     const failure = await sendHttp(
-      { method: "GET", baseUrl: "not a url", path: "/x", responseType: "none" } as Parameters<
-        typeof sendHttp
-      >[0],
+      { method: "GET", baseUrl: "not a url", path: "/x", responseType: "none" },
       ctx,
     ).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(TypeError);
