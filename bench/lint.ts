@@ -215,7 +215,7 @@ function main(): void {
   for (const [label, base] of rows) {
     const ratio = ms(label) / ms(base);
     console.log(
-      `| ${label} | ${ms(label).toFixed(1)} | ${(ms(label) / files.length).toFixed(3)} | ${problems.get(label)} | ${label === base ? "1.00" : `${ratio.toFixed(2)} vs ${base}`} |`,
+      `| ${label} | ${ms(label).toFixed(1)} | ${(ms(label) / files.length).toFixed(3)} | ${problems.get(label) ?? 0} | ${label === base ? "1.00" : `${ratio.toFixed(2)} vs ${base}`} |`,
     );
   }
   const added = ms("core rules + resgen") - ms("core rules");

@@ -42,7 +42,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 // The work being protected.
 
 /** Resolves at once (measures pure overhead). */
-const noop = async (): Promise<number> => 1;
+const noop = (): Promise<number> => Promise.resolve(1);
 /** Yields to the event loop once, like the smallest real I/O would. */
 const yieldOnce = async (): Promise<number> => {
   await new Promise<void>((resolve) => setImmediate(resolve));
@@ -98,7 +98,7 @@ function minimumWrapper<T>(
       },
       (error: unknown) => {
         unlink(entry);
-        reject(error);
+        reject(error instanceof Error ? error : new Error(String(error)));
       },
     );
   });
@@ -244,7 +244,7 @@ async function measure(
       results.get(task.name)!.push({
         ns: (result.latency.mean * 1e6) / BATCH,
         rme: result.latency.rme,
-        samples: result.latency.samplesCount ?? result.latency.samples?.length ?? 0,
+        samples: result.latency.samplesCount,
       });
     }
   }

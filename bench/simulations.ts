@@ -236,7 +236,9 @@ export async function breakerTrace(options: BreakerTraceOptions): Promise<Breake
   for (let t = 0; t < options.durationMs; t += gapMs) {
     pending.push(
       dep.call(op, respond).then(
-        () => void succeeded++,
+        () => {
+          succeeded++;
+        },
         (error: unknown) => {
           if (error instanceof ResilienceError && error.kind === "circuit-open") rejected++;
         },

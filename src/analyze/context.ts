@@ -3,7 +3,7 @@
  * optional checks are on), findings, and how they become diagnostics.
  */
 import type { Code } from "../diagnostics/codes.js";
-import { diagnostic, type Diagnostic, type Span } from "../diagnostics/diagnostic.js";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { findingDiagnostic, type Finding } from "../diagnostics/finding.js";
 import type { SourceDocument } from "../language/parse.js";
 import { locatorFromDocuments, place, type Locator, type Place } from "../model/locate.js";

@@ -311,7 +311,7 @@ export async function watchBuild(
     if (dirs.size === 0) dirs.add(resolve(cwd));
     watchers = [...dirs].map((dir) =>
       watchFs(dir, (_event, name) => {
-        if (name !== null && !/\.(ya?ml|json)$/.test(String(name))) return;
+        if (name !== null && !/\.(ya?ml|json)$/.test(name)) return;
         if (timer) clearTimeout(timer);
         // editors write a file in several steps: wait for them to settle
         timer = setTimeout(() => void (running = running.then(once)), 50);
@@ -322,7 +322,8 @@ export async function watchBuild(
     if (signal.aborted) return;
     const result = await build(paths, { ...options, check: false });
     onBuild(result);
-    if (!signal.aborted) rewatch(result);
+    // the build took time: the signal may have been aborted meanwhile
+    if (!(signal.aborted as boolean)) rewatch(result);
   };
 
   await new Promise<void>((resolveDone) => {
@@ -331,7 +332,10 @@ export async function watchBuild(
       for (const w of watchers) w.close();
       void running.then(() => resolveDone());
     };
-    if (signal.aborted) { stop(); return; }
+    if (signal.aborted) {
+      stop();
+      return;
+    }
     signal.addEventListener("abort", stop, { once: true });
     running = running.then(once);
   });

@@ -252,11 +252,12 @@ export async function applyPlan(plan: Plan, fs: WriterFs = nodeFs): Promise<void
 
 /** The file-system calls that change the folder: the real ones, or a test's that fail on cue. */
 export interface WriterFs {
-  mkdir(path: string, options: { recursive: true }): Promise<unknown>;
-  writeFile(path: string, content: string, options: { flag: "wx" }): Promise<void>;
-  rename(from: string, to: string): Promise<void>;
-  rm(path: string, options: { force: true }): Promise<void>;
-  rmdir(path: string): Promise<void>;
+  // functions, not methods: the writer calls them detached, as node:fs/promises allows
+  readonly mkdir: (path: string, options: { recursive: true }) => Promise<unknown>;
+  readonly writeFile: (path: string, content: string, options: { flag: "wx" }) => Promise<void>;
+  readonly rename: (from: string, to: string) => Promise<void>;
+  readonly rm: (path: string, options: { force: true }) => Promise<void>;
+  readonly rmdir: (path: string) => Promise<void>;
 }
 
 const nodeFs: WriterFs = { mkdir, writeFile, rename, rm, rmdir };

@@ -228,13 +228,9 @@ export const TypeSchema: z.ZodType<TypeSchemaInput> = z
       .optional()
       .meta({ description: "The only value allowed; becomes a literal type." }),
     get allOf() {
-      return z
-        .array(TypeSchema)
-        .min(1)
-        .optional()
-        .meta({
-          description: "The value matches every one of these schemas; becomes an intersection.",
-        });
+      return z.array(TypeSchema).min(1).optional().meta({
+        description: "The value matches every one of these schemas; becomes an intersection.",
+      });
     },
     get oneOf() {
       return z
@@ -250,12 +246,9 @@ export const TypeSchema: z.ZodType<TypeSchemaInput> = z
         .optional()
         .meta({ description: "The value matches at least one of these schemas; becomes a union." });
     },
-    format: z
-      .string()
-      .optional()
-      .meta({
-        description: "Informative format (date-time, uuid, ...); the generated type stays string.",
-      }),
+    format: z.string().optional().meta({
+      description: "Informative format (date-time, uuid, ...); the generated type stays string.",
+    }),
     get properties() {
       return z
         .record(z.string(), TypeSchema)
@@ -270,12 +263,9 @@ export const TypeSchema: z.ZodType<TypeSchemaInput> = z
       return TypeSchema.optional().meta({ description: "Schema of the elements of an array." });
     },
     get additionalProperties() {
-      return z
-        .union([z.boolean(), TypeSchema])
-        .optional()
-        .meta({
-          description: "Whether an object may carry other properties, or the schema they follow.",
-        });
+      return z.union([z.boolean(), TypeSchema]).optional().meta({
+        description: "Whether an object may carry other properties, or the schema they follow.",
+      });
     },
   })
   .meta({
@@ -304,15 +294,10 @@ export const Latency = z
       "99.9th percentile latency of healthy calls; the attempt timeout is derived from it.",
       RANGES.latency,
     ).optional(),
-    rps: z
-      .number()
-      .positive()
-      .max(RANGES.rps.max)
-      .optional()
-      .meta({
-        description:
-          "Requests per second this service sends to the dependency at peak. More than 0, at most 1000000.",
-      }),
+    rps: z.number().positive().max(RANGES.rps.max).optional().meta({
+      description:
+        "Requests per second this service sends to the dependency at peak. More than 0, at most 1000000.",
+    }),
   })
   .meta({
     description:
@@ -342,12 +327,9 @@ export const Timeout = z
 
 export const Deadline = z
   .strictObject({
-    propagate: z
-      .boolean()
-      .optional()
-      .meta({
-        description: "Send the remaining time to the dependency in a header. Defaults to true.",
-      }),
+    propagate: z.boolean().optional().meta({
+      description: "Send the remaining time to the dependency in a header. Defaults to true.",
+    }),
     margin: duration(
       "Time kept back from each attempt for the caller to handle the answer. Defaults to 10ms.",
       RANGES.margin,
@@ -375,13 +357,10 @@ export const Backoff = z
       .max(10)
       .optional()
       .meta({ description: "Growth of the delay per retry. Defaults to 2." }),
-    jitter: z
-      .enum(JITTERS)
-      .optional()
-      .meta({
-        description:
-          "Randomisation of the delay: none | full | equal | decorrelated. Defaults to full.",
-      }),
+    jitter: z.enum(JITTERS).optional().meta({
+      description:
+        "Randomisation of the delay: none | full | equal | decorrelated. Defaults to full.",
+    }),
   })
   .meta({ description: "Exponential backoff between attempts." });
 
@@ -392,15 +371,10 @@ export const Budget = z
       10_000,
       "Size of the token bucket shared by all operations of the dependency. Defaults to 100.",
     ).optional(),
-    tokenRatio: z
-      .number()
-      .min(0.001)
-      .max(1)
-      .optional()
-      .meta({
-        description:
-          "Tokens earned per successful attempt (a failed attempt that is retried costs 1), counted to the thousandth. From 0.001 to 1. Defaults to 0.1.",
-      }),
+    tokenRatio: z.number().min(0.001).max(1).optional().meta({
+      description:
+        "Tokens earned per successful attempt (a failed attempt that is retried costs 1), counted to the thousandth. From 0.001 to 1. Defaults to 0.1.",
+    }),
   })
   .meta({
     description:
@@ -484,13 +458,10 @@ const RetryAfter = z
 const retryShape = {
   maxAttempts: int(1, 100, "Attempts in all, the first included. Defaults to 3.").optional(),
   backoff: Backoff.optional(),
-  on: z
-    .array(RetryCondition)
-    .optional()
-    .meta({
-      description:
-        "Outcomes that are retried. Defaults to [timeout, network, 408, 425, 429, 500, 502, 503, 504].",
-    }),
+  on: z.array(RetryCondition).optional().meta({
+    description:
+      "Outcomes that are retried. Defaults to [timeout, network, 408, 425, 429, 500, 502, 503, 504].",
+  }),
   retryAfter: RetryAfter.optional(),
 };
 
@@ -584,13 +555,10 @@ export const Bulkhead = z
       "Longest wait in the queue (also bounded by the deadline). Defaults to 0ms.",
       RANGES.queueTimeout,
     ).optional(),
-    overflow: z
-      .enum(["reject", "drop-oldest"])
-      .optional()
-      .meta({
-        description:
-          "When the queue is full: reject the newcomer or evict the oldest waiter. Defaults to reject.",
-      }),
+    overflow: z.enum(["reject", "drop-oldest"]).optional().meta({
+      description:
+        "When the queue is full: reject the newcomer or evict the oldest waiter. Defaults to reject.",
+    }),
   })
   .meta({ description: "Concurrency limit for calls to the dependency." });
 
@@ -719,12 +687,10 @@ export const Operation = z
       .optional()
       .meta({ description: "HTTP method (required for transport: http)." }),
     path: tag(
-      z
-        .string()
-        .meta({
-          description:
-            "Path template with {params}, relative to the client's baseUrl (required for transport: http).",
-        }),
+      z.string().meta({
+        description:
+          "Path template with {params}, relative to the client's baseUrl (required for transport: http).",
+      }),
       "path",
     ).optional(),
     params: z
@@ -737,13 +703,10 @@ export const Operation = z
       .meta({ description: "Query parameters, by name." }),
     body: TypeSchema.optional().meta({ description: "Schema of the JSON request body." }),
     response: TypeSchema.optional().meta({ description: "Schema of the JSON response body." }),
-    idempotent: z
-      .boolean()
-      .optional()
-      .meta({
-        description:
-          "Assert that repeating the call is safe. GET, HEAD, OPTIONS, PUT and DELETE are by default.",
-      }),
+    idempotent: z.boolean().optional().meta({
+      description:
+        "Assert that repeating the call is safe. GET, HEAD, OPTIONS, PUT and DELETE are by default.",
+    }),
     idempotency: z
       .strictObject({ header: header("Header that carries the key, e.g. Idempotency-Key.") })
       .optional()
@@ -766,13 +729,10 @@ export const Operation = z
     fallback: Fallback.optional(),
     grpc: z
       .strictObject({
-        service: z
-          .string()
-          .regex(new RegExp(GRPC_SERVICE_PATTERN))
-          .meta({
-            description:
-              'Fully qualified gRPC service name, package included, e.g. "geo.v1.Geocoder".',
-          }),
+        service: z.string().regex(new RegExp(GRPC_SERVICE_PATTERN)).meta({
+          description:
+            'Fully qualified gRPC service name, package included, e.g. "geo.v1.Geocoder".',
+        }),
         method: name("gRPC method name, e.g. Geocode."),
       })
       .optional()
@@ -786,32 +746,23 @@ export const Operation = z
 export const Policy = z
   .strictObject({
     version: z.literal(1).meta({ description: "Version of the policy language. Always 1." }),
-    kind: z
-      .literal("dependency")
-      .optional()
-      .meta({
-        description:
-          "What the file describes: a dependency this service calls (the default), or `service` for the service's own inbound side (a service policy).",
-      }),
+    kind: z.literal("dependency").optional().meta({
+      description:
+        "What the file describes: a dependency this service calls (the default), or `service` for the service's own inbound side (a service policy).",
+    }),
     dependency: name("Name of the dependency; becomes create<Name>Client."),
     description: z
       .string()
       .optional()
       .meta({ description: "What the dependency is, emitted as JSDoc." }),
-    essential: z
-      .boolean()
-      .optional()
-      .meta({
-        description:
-          "Whether the service fails without it. Non-essential dependencies are expected to have a fallback. Defaults to true.",
-      }),
-    transport: z
-      .enum(["http", "function"])
-      .optional()
-      .meta({
-        description:
-          "http: the client calls fetch. function: the caller passes any async function (DB, SDK, gRPC). Defaults to http.",
-      }),
+    essential: z.boolean().optional().meta({
+      description:
+        "Whether the service fails without it. Non-essential dependencies are expected to have a fallback. Defaults to true.",
+    }),
+    transport: z.enum(["http", "function"]).optional().meta({
+      description:
+        "http: the client calls fetch. function: the caller passes any async function (DB, SDK, gRPC). Defaults to http.",
+    }),
     latency: Latency.optional(),
     timeout: Timeout.optional(),
     deadline: Deadline.optional(),
@@ -849,39 +800,25 @@ export const Policy = z
       RANGES.maxResponseBytes.max,
       "Largest response body the client reads, in bytes; a larger 2xx body fails the call (not retried), and the rest is not read. From 1024 (1 KiB) to 268435456 (256 MiB). Defaults to 8388608 (8 MiB).",
     ).optional(),
-    host: z
-      .string()
-      .max(253)
-      .regex(new RegExp(HOST_PATTERN))
-      .optional()
-      .meta({
-        description:
-          "Host of the dependency as the service mesh knows it, e.g. payments.billing.svc.cluster.local (lowercase DNS name). Used by the istio and linkerd targets; defaults to <dependency>.<namespace>.<hostSuffix> from `kubernetes:` in the project file.",
-      }),
-    calls: z
-      .array(name("A dependency this one calls downstream."))
-      .optional()
-      .meta({
-        description:
-          "Dependencies this one calls in turn, when the same team owns them (used to multiply retries along the chain).",
-      }),
+    host: z.string().max(253).regex(new RegExp(HOST_PATTERN)).optional().meta({
+      description:
+        "Host of the dependency as the service mesh knows it, e.g. payments.billing.svc.cluster.local (lowercase DNS name). Used by the istio and linkerd targets; defaults to <dependency>.<namespace>.<hostSuffix> from `kubernetes:` in the project file.",
+    }),
+    calls: z.array(name("A dependency this one calls downstream.")).optional().meta({
+      description:
+        "Dependencies this one calls in turn, when the same team owns them (used to multiply retries along the chain).",
+    }),
     openapi: z
       .union([
-        z
-          .string()
-          .min(1)
-          .meta({
+        z.string().min(1).meta({
+          description:
+            "Path of the OpenAPI 3.0 or 3.1 document (YAML or JSON), relative to this policy.",
+        }),
+        z.strictObject({
+          document: z.string().min(1).meta({
             description:
               "Path of the OpenAPI 3.0 or 3.1 document (YAML or JSON), relative to this policy.",
           }),
-        z.strictObject({
-          document: z
-            .string()
-            .min(1)
-            .meta({
-              description:
-                "Path of the OpenAPI 3.0 or 3.1 document (YAML or JSON), relative to this policy.",
-            }),
           idempotencyHeaders: z
             .array(
               header(
@@ -946,13 +883,10 @@ export const ProjectConfig = z
         description:
           "Glob(s) of policy files, relative to this file. Defaults to resilience/*.yaml.",
       }),
-    out: z
-      .string()
-      .optional()
-      .meta({
-        description:
-          "Output folder of generated code, relative to this file. Defaults to src/generated.",
-      }),
+    out: z.string().optional().meta({
+      description:
+        "Output folder of generated code, relative to this file. Defaults to src/generated.",
+    }),
     telemetry: z.enum(["none", "opentelemetry"]).optional().meta({
       description:
         "Telemetry built into the generated clients. opentelemetry: each client records metrics, spans and log lines through @opentelemetry/api (then a dependency of your project; see docs/telemetry.md). Defaults to none: the clients import nothing but their runtime.",
@@ -962,13 +896,10 @@ export const ProjectConfig = z
         header: header(
           "Header carrying the remaining time. Defaults to x-request-timeout-ms (or grpc-timeout for that format).",
         ).optional(),
-        format: z
-          .enum(["ms", "grpc-timeout"])
-          .optional()
-          .meta({
-            description:
-              "Relative milliseconds, or gRPC's timeout notation (250m, 2S). Defaults to ms.",
-          }),
+        format: z.enum(["ms", "grpc-timeout"]).optional().meta({
+          description:
+            "Relative milliseconds, or gRPC's timeout notation (250m, 2S). Defaults to ms.",
+        }),
       })
       .optional()
       .meta({ description: "How deadlines are propagated on the wire." }),
@@ -983,15 +914,10 @@ export const ProjectConfig = z
             description:
               "Namespace of the generated mesh resources, and of the dependencies' services unless a policy sets `host:`. Defaults to default.",
           }),
-        hostSuffix: z
-          .string()
-          .max(200)
-          .regex(new RegExp(HOST_PATTERN))
-          .optional()
-          .meta({
-            description:
-              "Domain appended to <dependency>.<namespace> to form a dependency's host. Defaults to svc.cluster.local.",
-          }),
+        hostSuffix: z.string().max(200).regex(new RegExp(HOST_PATTERN)).optional().meta({
+          description:
+            "Domain appended to <dependency>.<namespace> to form a dependency's host. Defaults to svc.cluster.local.",
+        }),
       })
       .optional()
       .meta({
@@ -1000,13 +926,10 @@ export const ProjectConfig = z
       }),
     checks: z
       .strictObject({
-        unmeasuredTimeouts: z
-          .boolean()
-          .optional()
-          .meta({
-            description:
-              "Warn (RG226) about each timeout that comes from resgen's built-in default (2s) rather than from a measured `latency` or an explicit `timeout`. Defaults to true.",
-          }),
+        unmeasuredTimeouts: z.boolean().optional().meta({
+          description:
+            "Warn (RG226) about each timeout that comes from resgen's built-in default (2s) rather than from a measured `latency` or an explicit `timeout`. Defaults to true.",
+        }),
       })
       .optional()
       .meta({

@@ -27,20 +27,14 @@ export const ServiceDeadline = z
     header: header(
       "Header carrying the caller's remaining time. Defaults to the project's deadline header (x-request-timeout-ms).",
     ).optional(),
-    format: z
-      .enum(["ms", "grpc-timeout"])
-      .optional()
-      .meta({
-        description:
-          "Encoding of the header: relative milliseconds, or gRPC's timeout notation (250m, 2S). Defaults to the project's format (ms).",
-      }),
-    grpcTimeout: z
-      .boolean()
-      .optional()
-      .meta({
-        description:
-          "Also accept gRPC's grpc-timeout header when the configured one is absent. Defaults to true.",
-      }),
+    format: z.enum(["ms", "grpc-timeout"]).optional().meta({
+      description:
+        "Encoding of the header: relative milliseconds, or gRPC's timeout notation (250m, 2S). Defaults to the project's format (ms).",
+    }),
+    grpcTimeout: z.boolean().optional().meta({
+      description:
+        "Also accept gRPC's grpc-timeout header when the configured one is absent. Defaults to true.",
+    }),
     expiredStatus: int(
       400,
       599,
@@ -145,13 +139,10 @@ export const Admission = z
 
 export const Reject = z
   .strictObject({
-    status: z
-      .literal([429, 503])
-      .optional()
-      .meta({
-        description:
-          "Status of a shed request: 503 (overloaded) or 429 (slow down). Defaults to 503.",
-      }),
+    status: z.literal([429, 503]).optional().meta({
+      description:
+        "Status of a shed request: 503 (overloaded) or 429 (slow down). Defaults to 503.",
+    }),
     retryAfter: duration(
       "Sent as Retry-After (rounded up to whole seconds). Defaults to 1s.",
       RANGES.retryAfter,
@@ -172,14 +163,10 @@ export const Responses = z
 export const PriorityRuleSchema = z
   .strictObject({
     priority: priority("Priority of the requests this rule matches."),
-    route: z
-      .string()
-      .regex(new RegExp(ROUTE_PATTERN))
-      .optional()
-      .meta({
-        description:
-          'Requests by method and path: "GET /healthz", "/checkout" (any method), "/sync/*" (a path prefix).',
-      }),
+    route: z.string().regex(new RegExp(ROUTE_PATTERN)).optional().meta({
+      description:
+        'Requests by method and path: "GET /healthz", "/checkout" (any method), "/sync/*" (a path prefix).',
+    }),
     header: z
       .strictObject({
         name: header("Header name, e.g. x-priority."),
@@ -199,36 +186,28 @@ export const PriorityRuleSchema = z
 export const Priorities = z
   .strictObject({
     default: priority("Priority of requests no rule matches. Defaults to normal.").optional(),
-    rules: z
-      .array(PriorityRuleSchema)
-      .optional()
-      .meta({
-        description:
-          "Rules, first match wins: health checks and critical paths high, background work low.",
-      }),
+    rules: z.array(PriorityRuleSchema).optional().meta({
+      description:
+        "Rules, first match wins: health checks and critical paths high, background work low.",
+    }),
   })
   .meta({ description: "Which requests are shed last (critical) and first (low) under overload." });
 
 export const Service = z
   .strictObject({
     version: z.literal(1).meta({ description: "Version of the policy language. Always 1." }),
-    kind: z
-      .literal("service")
-      .meta({
-        description: "This file is a service policy: the inbound side of the service itself.",
-      }),
+    kind: z.literal("service").meta({
+      description: "This file is a service policy: the inbound side of the service itself.",
+    }),
     service: name("Name of the service; becomes create<Name>Middleware."),
     description: z
       .string()
       .optional()
       .meta({ description: "What the service is, emitted as JSDoc." }),
-    calls: z
-      .array(name("A dependency the service calls."))
-      .optional()
-      .meta({
-        description:
-          "Dependencies the service calls, checked against its edge deadline. Defaults to every dependency policy checked with it.",
-      }),
+    calls: z.array(name("A dependency the service calls.")).optional().meta({
+      description:
+        "Dependencies the service calls, checked against its edge deadline. Defaults to every dependency policy checked with it.",
+    }),
     deadline: ServiceDeadline.optional(),
     admission: Admission.optional(),
     reject: Reject.optional(),
