@@ -203,7 +203,10 @@ export class CircuitBreaker {
     } else if (s.state === "half-open") {
       const trial = s as MutableHalfOpen;
       trial.inFlight--;
-      if (slow) { this.#open(); return; }
+      if (slow) {
+        this.#open();
+        return;
+      }
       trial.successes++;
       if (trial.successes >= this.settings.halfOpen.successes) this.#recover();
     }
@@ -349,7 +352,10 @@ export class CircuitBreaker {
   // a half-open breaker whose trials succeeded: closed, ramping up when the settings ask for it.
   // The credit starts full, so the first call after closing is admitted.
   #recover(): void {
-    if ((this.settings.rampUpMs ?? 0) <= 0) { this.#close(); return; }
+    if ((this.settings.rampUpMs ?? 0) <= 0) {
+      this.#close();
+      return;
+    }
     this.#transition({ state: "closed", rampingSince: this.#now(), credit: 1 });
   }
 

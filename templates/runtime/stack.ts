@@ -288,13 +288,7 @@ class DependencyStack implements Dependency {
       signal,
       withFallback ? fallback : null,
       withFallback
-        ? this.#fallbackInputs(
-            operation.name,
-            fallback,
-            options,
-            identity,
-            scope?.degraded,
-          )
+        ? this.#fallbackInputs(operation.name, fallback, options, identity, scope?.degraded)
         : undefined,
       hedge !== null && repeatable ? this.#hedgeBudget(operation.name, hedge) : null,
     );
@@ -380,7 +374,7 @@ class DependencyStack implements Dependency {
   }
 
   #state(operation: string): OperationState {
-    const operations = (this.#operations ??= new Map());
+    const operations = (this.#operations ??= new Map<string, OperationState>());
     let state = operations.get(operation);
     if (state === undefined) {
       state = { cache: null, hedgeBudget: null };

@@ -211,7 +211,7 @@ describe("reserved names", () => {
             expect.objectContaining({
               code: "RG301",
               ...at(text, "dependency:"),
-              message: expect.stringContaining(`${moduleName(name)}.ts`),
+              message: expect.stringContaining(`${moduleName(name)}.ts`) as unknown,
             }),
           ]);
         },
@@ -243,7 +243,7 @@ describe("reserved names", () => {
             expect.objectContaining({
               code: "RG301",
               ...at(text, `${JSON.stringify(name)}:`),
-              message: expect.stringContaining(`${methodName(name)}()`),
+              message: expect.stringContaining(`${methodName(name)}()`) as unknown,
             }),
           ]);
         },

@@ -69,12 +69,14 @@ describe("hostile names and strings", () => {
     };
     expect((globalThis as { pwned?: unknown }).pwned).toBeUndefined();
     const urls: string[] = [];
-    const fetchStub: typeof fetch = async (input) => {
-      urls.push(String(input));
-      return new Response(JSON.stringify({ constructor: "'" }), {
-        status: 200,
-        headers: { "content-type": "application/json" },
-      });
+    const fetchStub: typeof fetch = (input) => {
+      urls.push(input instanceof Request ? input.url : String(input));
+      return Promise.resolve(
+        new Response(JSON.stringify({ constructor: "'" }), {
+          status: 200,
+          headers: { "content-type": "application/json" },
+        }),
+      );
     };
     const client = mod.createConstructorClient({ baseUrl: "http://127.0.0.1:9", fetch: fetchStub });
     const result = await client.delete({ x: "${x}", id: 'c"d' });

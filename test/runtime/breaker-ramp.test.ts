@@ -72,7 +72,10 @@ describe("circuit breaker: slow start after recovery (rampUpMs)", () => {
     // outcomes of admitted calls count as in any closed breaker
     for (let failed = 0; failed < 2;) {
       const permit = breaker.tryAcquire();
-      if (permit !== REJECTED) (breaker.onFailure(permit, 1), failed++);
+      if (permit !== REJECTED) {
+        breaker.onFailure(permit, 1);
+        failed++;
+      }
     }
     expect(breaker.state.state).toBe("open");
     expect(breaker.rampFraction()).toBeNull();
@@ -104,12 +107,14 @@ describe("circuit breaker: slow start after recovery (rampUpMs)", () => {
     }
     expect(dep.breaker?.state.state).toBe("open");
     await clock.advance(breakerSettings.openForMs);
-    await dep.call(op, async () => 1);
+    await dep.call(op, () => Promise.resolve(1));
     expect(dep.breaker?.state.state).toBe("closed");
-    await dep.call(op, async () => 1); // the first call after closing is admitted
+    await dep.call(op, () => Promise.resolve(1)); // the first call after closing is admitted
     await clock.advance(15_000);
     const results = await Promise.all(
-      Array.from({ length: 4 }, () => dep.call(op, async () => 1).catch((e: unknown) => e)),
+      Array.from({ length: 4 }, () =>
+        dep.call(op, () => Promise.resolve(1)).catch((e: unknown) => e),
+      ),
     );
     const rejected = results.filter((r) => r !== 1);
     expect(rejected).toHaveLength(2);

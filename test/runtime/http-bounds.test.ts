@@ -116,11 +116,13 @@ describe("maxResponseBytes", () => {
 
   it("streams a compressed body through the limit: its declared length says nothing of what it inflates to", async () => {
     // what fetch hands over for a small gzip body that inflates past the limit
-    const inflated = (async () =>
-      new Response("x".repeat(4 * LIMIT), {
-        status: 200,
-        headers: { "content-length": "512", "content-encoding": "gzip" },
-      })) as unknown as typeof fetch;
+    const inflated = (() =>
+      Promise.resolve(
+        new Response("x".repeat(4 * LIMIT), {
+          status: 200,
+          headers: { "content-length": "512", "content-encoding": "gzip" },
+        }),
+      )) as unknown as typeof fetch;
     const dep = createDependency(dependencySettings());
     const error = await failure(
       dep.call(retried, (ctx) =>
@@ -139,11 +141,13 @@ describe("maxResponseBytes", () => {
     );
     expect(error).toMatchObject({ kind: "parse", transient: false, attempts: 1 });
     // the same body sent as is, with its true length declared, is read whole
-    const plain = (async () =>
-      new Response("y".repeat(LIMIT), {
-        status: 200,
-        headers: { "content-length": String(LIMIT) },
-      })) as unknown as typeof fetch;
+    const plain = (() =>
+      Promise.resolve(
+        new Response("y".repeat(LIMIT), {
+          status: 200,
+          headers: { "content-length": String(LIMIT) },
+        }),
+      )) as unknown as typeof fetch;
     const text = await dep.call(retried, (ctx) =>
       sendHttp<string>(
         {
@@ -211,9 +215,9 @@ describe("path parameters", () => {
 
   it("keeps the base path and the template's segments, whatever the values (property)", async () => {
     const sent: string[] = [];
-    const capture = (async (url: string) => {
+    const capture = ((url: string) => {
       sent.push(url);
-      return new Response("{}");
+      return Promise.resolve(new Response("{}"));
     }) as typeof fetch;
     const dep = createDependency(dependencySettings());
     const op = operation({ retry: null });

@@ -301,8 +301,10 @@ describe("I7: one idempotency key per logical call", () => {
   it("sends the same key on every retry and hedge, and a new one per call", async () => {
     const h = harness();
     const seen: string[] = [];
+    // distinct fallbacks: a missing key or header cannot pass for a matching pair
     const record = (ctx: AttemptContext): void => {
-      seen.push(`${ctx.idempotencyKey}|${ctx.headers()["Idempotency-Key"]}`);
+      const header = ctx.headers()["Idempotency-Key"] ?? "(no header)";
+      seen.push(`${ctx.idempotencyKey ?? "(no key)"}|${header}`);
     };
     const retried = operation({ repeatable: false, idempotencyKey: { header: "Idempotency-Key" } });
     let n = 0;

@@ -48,15 +48,17 @@ describe("Retry-After beyond retryAfter.max", () => {
     const h = harness();
     const served = Date.parse("Wed, 21 Oct 2015 07:28:00 GMT");
     let requests = 0;
-    const fetch = (async () => {
+    const fetch = (() => {
       requests++;
-      return new Response("busy", {
-        status: 503,
-        headers: {
-          date: new Date(served).toUTCString(),
-          "retry-after": new Date(served + 3_600_000).toUTCString(),
-        },
-      });
+      return Promise.resolve(
+        new Response("busy", {
+          status: 503,
+          headers: {
+            date: new Date(served).toUTCString(),
+            "retry-after": new Date(served + 3_600_000).toUTCString(),
+          },
+        }),
+      );
     }) as typeof globalThis.fetch;
     const start = h.clock.now();
     const result = track(

@@ -81,7 +81,12 @@ describe("stale cache identity", () => {
         });
         await h.dep.call(op, () => "a's data", { cacheKey: a.cacheKey }, key(a));
         const served = await h.dep
-          .call(op, () => Promise.reject(httpFailure(503, true)), { cacheKey: b.cacheKey }, key(b))
+          .call(
+            op,
+            () => Promise.reject<string>(httpFailure(503, true)),
+            { cacheKey: b.cacheKey },
+            key(b),
+          )
           .then(
             (r) => r.data,
             () => undefined,

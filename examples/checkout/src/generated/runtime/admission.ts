@@ -73,7 +73,8 @@ interface Waiter {
   readonly admitted: () => void;
   readonly shed: (reason: ShedReason, cause: ShedCause) => void;
   readonly deadlineAt: number;
-  timer: TimerHandle | undefined;
+  // undefined until armed (TimerHandle is unknown, so it already admits undefined)
+  timer: TimerHandle;
   done: boolean;
 }
 

@@ -266,7 +266,8 @@ export class Call<T> {
         slot.leave();
         return this.#refused(permit);
       },
-      (error: unknown) => this.#refused(error),
+      // the bulkhead rejects its queued calls only with a ResilienceError (bulkhead.ts)
+      (error: unknown) => this.#refused(error as ResilienceError),
     );
   }
 
@@ -749,7 +750,7 @@ export class Call<T> {
    * expired deadline, caller abort). Degraded by the fallback when it can serve; otherwise
    * rejected one microtask from now (see {@link rejectSoon}).
    */
-  #refused(error: unknown): Promise<unknown> {
+  #refused(error: ResilienceError): Promise<unknown> {
     this.#done = true;
     this.#annotate(error);
     return this.#degrade(error) ?? rejectSoon(error);
@@ -1051,7 +1052,7 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
  * until the caller's handler arrives, which costs more than the rest of the rejection; by the
  * next microtask the caller has attached its handler. Unhandled, it is still reported as such.
  */
-function rejectSoon(error: unknown): Promise<never> {
+function rejectSoon(error: Error): Promise<never> {
   return new Promise<never>((_resolve, reject) => queueMicrotask(() => reject(error)));
 }
 

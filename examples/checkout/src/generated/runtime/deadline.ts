@@ -62,9 +62,10 @@ export interface AmbientScope {
 // that ships its own generated clients): a deadline set by one copy's middleware must reach the
 // calls made through another's clients.
 const AMBIENT = Symbol.for("resgen.runtime.ambient");
-const ambient: AsyncLocalStorage<AmbientScope> = ((
-  globalThis as { [AMBIENT]?: AsyncLocalStorage<AmbientScope> }
-)[AMBIENT] ??= new AsyncLocalStorage<AmbientScope>());
+const shared = globalThis as { [AMBIENT]?: AsyncLocalStorage<AmbientScope> };
+const ambient: AsyncLocalStorage<AmbientScope> =
+  shared[AMBIENT] ?? new AsyncLocalStorage<AmbientScope>();
+shared[AMBIENT] = ambient;
 
 /**
  * Runs `fn` with an ambient deadline that every call made inside it (through this runtime)

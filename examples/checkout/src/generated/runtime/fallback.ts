@@ -74,7 +74,7 @@ function valuesOf(headers: Readonly<Record<string, string>> | undefined, name: s
   if (headers === undefined) return [];
   const out: string[] = [];
   for (const [key, value] of Object.entries(headers))
-    if (key.toLowerCase() === name) out.push(String(value));
+    if (key.toLowerCase() === name) out.push(value);
   return out;
 }
 

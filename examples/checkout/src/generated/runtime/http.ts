@@ -139,7 +139,7 @@ async function readText(
   const encoding = response.headers.get("content-encoding");
   if (length <= limit && (encoding === null || encoding === "identity"))
     return { text: await response.text(), complete: true };
-  const reader = body.getReader();
+  const reader: ReadableStreamDefaultReader<Uint8Array> = body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   let complete = true;

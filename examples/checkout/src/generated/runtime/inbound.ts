@@ -441,26 +441,32 @@ class Inbound implements InboundMiddleware {
     if (raw !== undefined && Number.isNaN(raw)) this.#reportMalformed(req, now);
     const budget = clampBudget(this.settings.deadline, raw);
     const gate = this.#gate;
-    if (budget <= 0 || budget < (this.settings.deadline.minBudgetMs ?? 0))
-      return this.#refuse(
+    if (budget <= 0 || budget < (this.settings.deadline.minBudgetMs ?? 0)) {
+      this.#refuse(
         refuse,
         "expired",
         "expired",
         gate === null ? this.settings.defaultPriority : priorityOf(this.settings, req),
         -1,
       );
+      return;
+    }
     const deadline = new Deadline(now + budget, this.#clock);
-    if (gate === null)
-      return this.#start(res, deadline, false, start, this.settings.defaultPriority, -1);
+    if (gate === null) {
+      this.#start(res, deadline, false, start, this.settings.defaultPriority, -1);
+      return;
+    }
     const priority = priorityOf(this.settings, req);
-    let cancel: (() => void) | undefined;
     let settled = false;
     const entered = gate.enter(
       priority,
       deadline.at,
       () => {
         settled = true;
-        if (res.writableFinished || isClosed(res)) return gate.release();
+        if (res.writableFinished || isClosed(res)) {
+          gate.release();
+          return;
+        }
         this.#start(res, deadline, true, start, priority, now);
       },
       (reason, cause) => {
@@ -468,14 +474,20 @@ class Inbound implements InboundMiddleware {
         this.#refuse(refuse, reason, cause, priority, now);
       },
     );
-    if (entered === true) return this.#start(res, deadline, true, start, priority, -1);
-    if (entered === false) return this.#refuse(refuse, "overload", "queue-full", priority, -1);
+    if (entered === true) {
+      this.#start(res, deadline, true, start, priority, -1);
+      return;
+    }
+    if (entered === false) {
+      this.#refuse(refuse, "overload", "queue-full", priority, -1);
+      return;
+    }
     if (this.#observers.length > 0)
       this.#emit({ type: "request-queued", service: this.settings.name, priority });
-    cancel = entered;
+    const cancel = entered;
     // a caller that goes away while queued gives its place back
     res.once("close", () => {
-      if (!settled) cancel?.();
+      if (!settled) cancel();
     });
   }
 
@@ -527,7 +539,7 @@ class Inbound implements InboundMiddleware {
   // served after the headers went out (a streamed response) cannot be listed (docs/services.md).
   #reportDegraded(res: InboundResponse, header: string | null, degraded: Set<string>): void {
     const r = res as InboundResponse & { setHeader?: (name: string, value: string) => unknown };
-    const writeHead = r.writeHead;
+    const writeHead = r.writeHead.bind(r);
     r.writeHead = (...args: Parameters<InboundResponse["writeHead"]>): unknown => {
       r.writeHead = writeHead;
       if (degraded.size > 0 && !r.headersSent) {
@@ -536,7 +548,7 @@ class Inbound implements InboundMiddleware {
         if (this.#observers.length > 0)
           this.#emit({ type: "request-degraded", service: this.settings.name, dependencies });
       }
-      return writeHead.apply(r, args);
+      return writeHead(...args);
     };
   }
 
@@ -592,8 +604,10 @@ class Inbound implements InboundMiddleware {
   express<Req extends InboundRequest, Res extends InboundResponse>(): ExpressMiddleware<Req, Res> {
     return (req, res, next) => {
       const seen = (req as Scoped)[SCOPE];
-      if (seen !== undefined)
-        return withRequestScope(seen.deadline, seen.signal, () => next(), seen.degraded);
+      if (seen !== undefined) {
+        withRequestScope(seen.deadline, seen.signal, () => next(), seen.degraded);
+        return;
+      }
       this.#begin(
         req,
         res,
@@ -623,7 +637,10 @@ class Inbound implements InboundMiddleware {
     });
     app.addHook("preHandler", (request, _reply, done) => {
       const scope = (request as Scoped)[SCOPE];
-      if (scope === undefined) return done();
+      if (scope === undefined) {
+        done();
+        return;
+      }
       withRequestScope(scope.deadline, scope.signal, () => done(), scope.degraded);
     });
   }

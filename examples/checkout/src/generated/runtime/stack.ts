@@ -232,7 +232,7 @@ class DependencyStack implements Dependency {
   call<T, F extends FallbackSettings | null>(
     operation: OperationSettings<F>,
     transport: Transport<T>,
-    callOptions: CallOptionsFor<T, F> = NO_OPTIONS as CallOptionsFor<T, F>,
+    callOptions: CallOptionsFor<T, F> = NO_OPTIONS,
     identity?: string,
   ): Promise<CallResult<T, F>> {
     const options = callOptions as ProvidedCallOptions<T>;
@@ -290,13 +290,7 @@ class DependencyStack implements Dependency {
       signal,
       withFallback ? fallback : null,
       withFallback
-        ? this.#fallbackInputs(
-            operation.name,
-            fallback,
-            options as ProvidedCallOptions<unknown>,
-            identity,
-            scope?.degraded,
-          )
+        ? this.#fallbackInputs(operation.name, fallback, options, identity, scope?.degraded)
         : undefined,
       hedge !== null && repeatable ? this.#hedgeBudget(operation.name, hedge) : null,
     );
@@ -358,7 +352,7 @@ class DependencyStack implements Dependency {
   #fallbackInputs(
     operation: string,
     fallback: Exclude<FallbackSettings, { kind: "none" }>,
-    options: ProvidedCallOptions<unknown>,
+    options: ProvidedCallOptions,
     identity: string | undefined,
     degraded: Set<string> | undefined,
   ): FallbackInputs | undefined {
@@ -382,7 +376,7 @@ class DependencyStack implements Dependency {
   }
 
   #state(operation: string): OperationState {
-    const operations = (this.#operations ??= new Map());
+    const operations = (this.#operations ??= new Map<string, OperationState>());
     let state = operations.get(operation);
     if (state === undefined) {
       state = { cache: null, hedgeBudget: null };
