@@ -2,15 +2,15 @@
  * What every analyzer check shares: the context (a locator over the loaded documents, and which
  * optional checks are on), findings, and how they become diagnostics.
  */
-import type { Code } from "../diagnostics/codes.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { findingDiagnostic, type Finding } from "../diagnostics/finding.js";
 import type { SourceDocument } from "../language/parse.js";
-import { locatorFromDocuments, place, type Locator, type Place } from "../model/locate.js";
-import type { Provenance, ResolvedOperation, ResolvedPolicy } from "../model/resolved.js";
+import { locatorFromDocuments, type Locator, type Place } from "../model/locate.js";
+import type { Provenance, ResolvedPolicy } from "../model/resolved.js";
 
 export { mergeFindings, type Finding } from "../diagnostics/finding.js";
 export {
+  finding,
   inOperation,
   inPolicy,
   place,
@@ -56,25 +56,6 @@ export function isEnabled(
   check: OptionalCheck,
 ): boolean {
   return ctx.enabled?.(policy, check) ?? true;
-}
-
-export function finding(
-  ctx: AnalyzeContext,
-  policy: ResolvedPolicy,
-  code: Code,
-  candidates: readonly Place[],
-  message: string,
-  hint?: string,
-  operation?: ResolvedOperation,
-): Finding {
-  const at = place(ctx, policy, candidates);
-  return {
-    code,
-    ...at,
-    message,
-    ...(hint === undefined ? {} : { hint }),
-    ...(operation ? { operations: [operation.name] } : {}),
-  };
 }
 
 /**

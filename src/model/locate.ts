@@ -7,7 +7,9 @@
  * `latency` it is the latency entry it came from; for a built-in default it is the operation (or
  * the section) that inherits it.
  */
+import type { Code } from "../diagnostics/codes.js";
 import type { Span } from "../diagnostics/diagnostic.js";
+import type { Finding } from "../diagnostics/finding.js";
 import { LineIndex } from "../diagnostics/position.js";
 import type { SourceDocument } from "../language/parse.js";
 import type { Provenance, ResolvedOperation, ResolvedPolicy, SourceRef } from "./resolved.js";
@@ -124,4 +126,27 @@ export function sectionRef(policy: ResolvedPolicy, section: string): SourceRef |
     return file === undefined ? own : { file, path: ["defaults", section] };
   }
   return own;
+}
+
+/**
+ * A finding about `policy` (and `operation`, when it concerns one), at the first of `candidates`
+ * that exists: what the analyzer's checks and the targets' mapping reports both make.
+ */
+export function finding(
+  ctx: Locator,
+  policy: ResolvedPolicy,
+  code: Code,
+  candidates: readonly Place[],
+  message: string,
+  hint?: string,
+  operation?: ResolvedOperation,
+): Finding {
+  const at = place(ctx, policy, candidates);
+  return {
+    code,
+    ...at,
+    message,
+    ...(hint === undefined ? {} : { hint }),
+    ...(operation ? { operations: [operation.name] } : {}),
+  };
 }

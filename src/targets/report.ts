@@ -3,7 +3,7 @@
  * policy setting the target cannot express or expresses differently, at the node responsible),
  * routes derived from operations, and the duration notations of the engines.
  */
-import { place, sectionRef, setAt, type Locator, type Place } from "../model/locate.js";
+import { finding, sectionRef, setAt, type Locator, type Place } from "../model/locate.js";
 import type { Code } from "../diagnostics/codes.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { findingDiagnostic, mergeFindings, type Finding } from "../diagnostics/finding.js";
@@ -56,14 +56,7 @@ export class MappingReport {
     hint?: string,
     operation?: ResolvedOperation,
   ): void {
-    const at = place(this.ctx.locate, policy, candidates);
-    this.notes.push({
-      code,
-      ...at,
-      message,
-      ...(hint === undefined ? {} : { hint }),
-      ...(operation ? { operations: [operation.name] } : {}),
-    });
+    this.notes.push(finding(this.ctx.locate, policy, code, candidates, message, hint, operation));
   }
 
   /** A note about a setting of an operation, at the line that set it (or the operation). */
