@@ -8,7 +8,9 @@ import {
   urlText,
   type HttpRequest,
 } from "../utils/http.js";
-import { anyKeyOf, exactKey, numberValue, readKey } from "../utils/objects.js";
+import { anyKeyOf, exactKey, numberValue, readKey, stringValue } from "../utils/objects.js";
+import { isExported, mentionsMethod, resendsOf, type Resend } from "../utils/interceptors.js";
+import { retryBranchOf } from "../utils/recursion.js";
 import { isModule, normaliseModule, resolverFor, type Resolver } from "../utils/resolve.js";
 import {
   attemptRegion,
@@ -19,6 +21,8 @@ import {
   retriesDisabled,
   type RetryScope,
 } from "../utils/retry.js";
+import { localFunction } from "../utils/retry-helpers.js";
+import { writeCallOf, type WriteCall } from "../utils/write-calls.js";
 
 export type Options = [
   {
@@ -40,7 +44,9 @@ export type MessageIds =
   | "keyPerAttempt"
   | "unsafeRetryMethods"
   | "axiosRetryEveryMethod"
-  | "axiosRetryDefaultCondition";
+  | "axiosRetryDefaultCondition"
+  | "axiosRetryExportedClient"
+  | "interceptorResendsWrites";
 
 interface Settings {
   readonly headers: readonly string[];
@@ -66,6 +72,10 @@ function conditionIsSafe(resolver: Resolver, scope: RetryScope): boolean {
     const text = resolver.sourceCode.getText(scope.attempt.handler);
     if (onlyNeverProcessed(text)) return true;
   }
+  if (scope.kind === "recursion") {
+    const branch = retryBranchOf(scope.again, scope.fn);
+    if (branch && onlyNeverProcessed(resolver.sourceCode.getText(branch))) return true;
+  }
   return false;
 }
 
@@ -75,7 +85,17 @@ function isIgnoredUrl(resolver: Resolver, request: HttpRequest, settings: Settin
   return text !== null && settings.ignoreUrls.some((pattern) => pattern.test(text));
 }
 
-/** A non-idempotent request run again by a retry wrapper or loop. */
+/** The idempotency key of a request, reading header-object arguments of the shapes `writeCallOf` knows. */
+function keyOf(resolver: Resolver, request: HttpRequest, settings: Settings) {
+  const headerArgs = (request as Partial<WriteCall>).headerArgs ?? [];
+  for (const arg of headerArgs) {
+    const found = readKey(resolver, arg, anyKeyOf(settings.headers));
+    if (found.kind !== "absent") return found;
+  }
+  return idempotencyKeyOf(resolver, request, settings.headers);
+}
+
+/** A non-idempotent request run again by a retry wrapper, loop or self-call. */
 export function checkRetriedRequest(
   resolver: Resolver,
   request: HttpRequest,
@@ -86,7 +106,7 @@ export function checkRetriedRequest(
   if (!scope) return null;
   if (scope.kind === "wrapper" && retriesDisabled(resolver, scope.options)) return null;
   if (conditionIsSafe(resolver, scope) || isIgnoredUrl(resolver, request, settings)) return null;
-  const key = idempotencyKeyOf(resolver, request, settings.headers);
+  const key = keyOf(resolver, request, settings);
   if (key.kind === "unknown") return null;
   if (key.kind === "absent") {
     return {
@@ -118,7 +138,7 @@ function axiosRetryCondition(
   const found = readKey(resolver, options, exactKey("retryCondition"));
   if (found.kind === "absent") return "default";
   if (found.kind === "unknown") return "unknown";
-  const value = resolver.valueOf(found.node);
+  const value = localFunction(resolver, found.node) ?? resolver.valueOf(found.node);
   const origin = resolver.origin(value);
   if (origin.kind === "module" && origin.module === "axios-retry" && origin.path.length === 1) {
     const name = origin.path[0]!;
@@ -129,7 +149,13 @@ function axiosRetryCondition(
   if (isFunction(value)) {
     if (returnsTrue(value)) return "every-method";
     const text = resolver.sourceCode.getText(value);
-    if (/\bmethod\b/.test(text) || onlyNeverProcessed(text)) return "safe";
+    if (
+      /\bmethod\b|isIdempotentRequestError|isSafeRequestError/.test(text) ||
+      onlyNeverProcessed(text)
+    )
+      return "safe";
+    // A condition that never looks at the method retries whatever it admits, POST included.
+    return "every-method";
   }
   return "unknown";
 }
@@ -159,7 +185,7 @@ export function checkAxiosRetry(
   request: HttpRequest,
   setups: readonly AxiosRetrySetup[],
   settings: Settings,
-): Problem | null {
+): (Problem & { readonly setup: AxiosRetrySetup }) | null {
   const outbound = request.outbound;
   if (
     !outbound ||
@@ -186,9 +212,25 @@ export function checkAxiosRetry(
       node: request.call,
       messageId: condition === "default" ? "axiosRetryDefaultCondition" : "axiosRetryEveryMethod",
       data: { method: request.method },
+      setup,
     };
   }
   return null;
+}
+
+/** axios-retry with a condition that retries every method, on a client other files send through. */
+export function checkExportedAxiosRetry(
+  resolver: Resolver,
+  setup: AxiosRetrySetup,
+): Problem | null {
+  const target = skipWrappers(setup.target);
+  if (isModule(resolver.origin(target), "axios")) return null;
+  if (!isExported(resolver, target) || retriesDisabled(resolver, setup.options)) return null;
+  if (axiosRetryCondition(resolver, setup.options) !== "every-method") return null;
+  const call = setup.target.parent;
+  return call === undefined
+    ? null
+    : { node: call, messageId: "axiosRetryExportedClient", data: {} };
 }
 
 function perRequestRetriesOff(resolver: Resolver, request: HttpRequest): boolean {
@@ -235,6 +277,101 @@ export function checkRetryMethods(
   return problems;
 }
 
+/** A request sent through a fetch wrapped by fetch-retry: `const f = fetchRetry(fetch); f(url, init)`. */
+export function checkFetchRetry(
+  resolver: Resolver,
+  call: TSESTree.CallExpression,
+  settings: Settings,
+): Problem | null {
+  const origin = resolver.origin(skipWrappers(call.callee));
+  if (
+    origin.kind !== "result" ||
+    origin.path.length !== 0 ||
+    origin.call.type !== AST_NODE_TYPES.CallExpression ||
+    !isModule(origin.callee, "fetch-retry")
+  )
+    return null;
+  const defaults = origin.call.arguments[1];
+  const init = call.arguments[1];
+  if (
+    init?.type === AST_NODE_TYPES.SpreadElement ||
+    defaults?.type === AST_NODE_TYPES.SpreadElement
+  )
+    return null;
+  let method = "GET";
+  if (init !== undefined) {
+    const found = readKey(resolver, init, exactKey("method"));
+    if (found.kind === "unknown") return null;
+    if (found.kind === "value") {
+      const text = stringValue(resolver, found.node);
+      if (text === null) return null;
+      method = text.toUpperCase();
+    }
+  }
+  if (!settings.methods.has(method)) return null;
+  // Per-request options win over the defaults given to fetchRetry(fetch, defaults).
+  for (const options of [init, defaults]) {
+    if (options === undefined) continue;
+    if (retriesDisabled(resolver, options)) return null;
+    const retryOn = readKey(resolver, options, exactKey("retryOn"));
+    if (retryOn.kind === "value") {
+      const value = localFunction(resolver, retryOn.node) ?? resolver.valueOf(retryOn.node);
+      if (isFunction(value) && mentionsMethod(resolver, value)) return null;
+    }
+  }
+  const first = call.arguments[0];
+  const request: HttpRequest = {
+    call,
+    method,
+    url: first?.type === AST_NODE_TYPES.SpreadElement ? undefined : first,
+    optionArgs: init === undefined ? [] : [init],
+    outbound: null,
+  };
+  if (isIgnoredUrl(resolver, request, settings)) return null;
+  const key = keyOf(resolver, request, settings);
+  if (key.kind !== "absent") return null;
+  return { node: call, messageId: "retriedWithoutKey", data: { method, retrier: "fetch-retry" } };
+}
+
+/**
+ * A response interceptor that re-sends the failed request's config, on a client that sends
+ * writes in this file or is visible outside it. Reported at the re-send.
+ */
+export function checkResend(
+  resolver: Resolver,
+  resend: Resend,
+  writes: readonly HttpRequest[],
+  settings: Settings,
+): Problem | null {
+  if (mentionsMethod(resolver, resend.handler)) return null;
+  if (onlyNeverProcessed(resolver.sourceCode.getText(resend.handler))) return null;
+  // A key header anywhere in the file may be set once per request by a request interceptor.
+  const text = resolver.sourceCode.text.toLowerCase();
+  if (settings.headers.some((name) => text.includes(name.toLowerCase()))) return null;
+  const receiverText = resolver.sourceCode.getText(resend.receiver);
+  const receiverOrigin = resolver.origin(resend.receiver);
+  const write = writes.find((request) => {
+    const callee = skipWrappers(request.call.callee);
+    const object =
+      callee.type === AST_NODE_TYPES.MemberExpression ? skipWrappers(callee.object) : callee;
+    if (resolver.sourceCode.getText(object) === receiverText) return true;
+    const client = request.outbound?.instance[0];
+    if (client !== undefined)
+      return (
+        receiverOrigin.kind === "result" &&
+        receiverOrigin.path.length === 0 &&
+        receiverOrigin.call === client
+      );
+    return request.outbound?.library === "axios" && isModule(receiverOrigin, "axios");
+  });
+  if (write === undefined && !isExported(resolver, resend.receiver)) return null;
+  return {
+    node: resend.resend,
+    messageId: "interceptorResendsWrites",
+    data: { client: receiverText, method: write?.method ?? "POST" },
+  };
+}
+
 const RETRYING_CLIENTS = new Set(["got", "ky"]);
 
 export default createRule<Options, MessageIds>({
@@ -257,6 +394,10 @@ export default createRule<Options, MessageIds>({
         "`retry.methods` includes {{method}}, which is not idempotent: the client will repeat it after a failure the server may already have acted on. Remove it, or send an idempotency key with these requests.",
       axiosRetryEveryMethod:
         "This {{method}} goes through a client whose axios-retry condition retries every method. Restrict retryCondition to idempotent requests (axiosRetry.isIdempotentRequestError) or send an Idempotency-Key header.",
+      axiosRetryExportedClient:
+        "axios-retry on this exported client retries every method: POST and PATCH requests sent through it from other files are repeated without an idempotency key. Restrict retryCondition to idempotent requests (axiosRetry.isIdempotentRequestError) or send an Idempotency-Key header.",
+      interceptorResendsWrites:
+        "This interceptor re-sends the failed request's config through `{{client}}` whatever its method: a {{method}} sent through this client is repeated without an idempotency key. Re-send only idempotent methods (check `config.method`) or send an Idempotency-Key header created once per request.",
       axiosRetryDefaultCondition:
         "This {{method}} goes through a client with axios-retry's default condition, which retries network errors on every method, including after the server received the request. Send an Idempotency-Key header or use retryCondition: axiosRetry.isIdempotentRequestError.",
     },
@@ -327,6 +468,8 @@ export default createRule<Options, MessageIds>({
     };
     const axiosRetry: AxiosRetrySetup[] = [];
     const unsafeAxios: HttpRequest[] = [];
+    const writes: HttpRequest[] = [];
+    const resends: Resend[] = [];
     let importsRetryingClient = false;
     const retryMethodLists: TSESTree.Property[] = [];
     const report = (problem: Problem | null): void => {
@@ -358,10 +501,19 @@ export default createRule<Options, MessageIds>({
           }
           return;
         }
-        const request = httpRequestOf(resolver, node);
+        if (callee.type === AST_NODE_TYPES.MemberExpression && memberName(callee) === "use")
+          resends.push(...resendsOf(resolver, node));
+        const fetchRetry = checkFetchRetry(resolver, node, settings);
+        if (fetchRetry) {
+          report(fetchRetry);
+          return;
+        }
+        let request: HttpRequest | null = httpRequestOf(resolver, node);
+        if (!request || request.method === null) request = writeCallOf(resolver, node) ?? request;
         if (!request || request.method === null || !settings.methods.has(request.method)) return;
         const problem = checkRetriedRequest(resolver, request, settings);
         report(problem);
+        if (!problem && keyOf(resolver, request, settings).kind === "absent") writes.push(request);
         if (!problem && request.outbound?.library === "axios") unsafeAxios.push(request);
       },
       "Property[key.name='methods'], Property[key.value='methods']"(node: TSESTree.Property) {
@@ -369,9 +521,16 @@ export default createRule<Options, MessageIds>({
       },
       "Program:exit"() {
         if (axiosRetry.length > 0) {
-          for (const request of unsafeAxios)
-            report(checkAxiosRetry(resolver, request, axiosRetry, settings));
+          const through = new Set<AxiosRetrySetup>();
+          for (const request of unsafeAxios) {
+            const problem = checkAxiosRetry(resolver, request, axiosRetry, settings);
+            if (problem) through.add(problem.setup);
+            report(problem);
+          }
+          for (const setup of axiosRetry)
+            if (!through.has(setup)) report(checkExportedAxiosRetry(resolver, setup));
         }
+        for (const resend of resends) report(checkResend(resolver, resend, writes, settings));
         if (importsRetryingClient) {
           for (const list of retryMethodLists)
             for (const problem of checkRetryMethods(resolver, list, settings)) report(problem);

@@ -175,7 +175,11 @@ function stopsOnOpenCircuit(resolver: Resolver, scope: RetryScope): boolean | nu
     return handles === null ? null : !handles;
   }
   const texts: Node[] =
-    scope.kind === "wrapper" ? [scope.fn, ...conditionNodes(resolver, scope)] : [scope.loop];
+    scope.kind === "wrapper"
+      ? [scope.fn, ...conditionNodes(resolver, scope)]
+      : scope.kind === "loop"
+        ? [scope.loop]
+        : [scope.fn];
   if (scope.via.length > 0) texts.push(scope.region);
   if (scope.kind === "wrapper" && scope.options !== undefined) texts.push(scope.options);
   return texts.some((node) => OPEN_CIRCUIT.test(resolver.sourceCode.getText(node)));

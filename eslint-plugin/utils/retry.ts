@@ -2,6 +2,7 @@ import { AST_NODE_TYPES, TSESLint, type TSESTree } from "@typescript-eslint/util
 import {
   alwaysThrows,
   calleeName,
+  contains,
   isFunction,
   isRetryableLoop,
   skipWrappers,
@@ -11,13 +12,16 @@ import {
   type Node,
 } from "./ast.js";
 import { exactKey, numberValue, readKey } from "./objects.js";
+import { selfRetryOf } from "./recursion.js";
 import { isModule, type Origin, type Resolver } from "./resolve.js";
+import { projectRetryHelper } from "./retry-helpers.js";
 
 /**
  * A region of code that runs more than once for one logical call:
  * - `wrapper`: a function handed to a retry library (`fn`), with the wrapper's options and,
  *   for cockatiel, the `retry(handler, options)` call that built the policy;
- * - `loop`: a hand-written loop whose body retries a `try` block after a caught failure.
+ * - `loop`: a hand-written loop whose body retries a `try` block after a caught failure;
+ * - `recursion`: a function that runs itself again after a failure (`again` is where).
  * `region` is the code that runs again on every attempt, as seen from the node asked about: the
  * retried function or loop body, or the local helper it calls (`via` names the helpers).
  */
@@ -31,6 +35,7 @@ export type RetryScope = (
       readonly policy: TSESTree.CallExpression | null;
     }
   | { readonly kind: "loop"; readonly loop: LoopNode; readonly attempt: TSESTree.TryStatement }
+  | { readonly kind: "recursion"; readonly fn: FunctionNode; readonly again: Node }
 ) & { readonly region: Node; readonly via: readonly string[] };
 
 interface WrapperShape {
@@ -78,15 +83,34 @@ export function retryWrapperOf(
   if (callee.type !== AST_NODE_TYPES.Identifier && callee.type !== AST_NODE_TYPES.MemberExpression)
     return null;
   const origin = resolver.origin(callee);
+  const library = retryLibraryOf(origin);
   if (
-    isModule(origin, "p-retry") ||
-    isModule(origin, "async-retry") ||
+    library === "p-retry" ||
+    library === "async-retry" ||
     isModule(origin, "exponential-backoff", "backOff")
   ) {
-    const library = origin.kind === "module" ? origin.module : "retry";
-    return { library, fn: plainArg(call, 0), options: plainArg(call, 1), policy: null };
+    const name = origin.kind === "module" ? (library ?? origin.module) : "retry";
+    return { library: name, fn: plainArg(call, 0), options: plainArg(call, 1), policy: null };
   }
-  if (isModule(origin, "promise-retry")) {
+  // const op = retry.operation(options); op.attempt(fn)
+  if (
+    origin.kind === "result" &&
+    origin.path.length === 1 &&
+    origin.path[0] === "attempt" &&
+    origin.callee.kind === "module" &&
+    origin.callee.path.length === 1 &&
+    origin.callee.path[0] === "operation" &&
+    /(^|\/)retry$/.test(origin.callee.module) &&
+    origin.call.type === AST_NODE_TYPES.CallExpression
+  ) {
+    return {
+      library: origin.callee.module,
+      fn: plainArg(call, 0),
+      options: plainArg(origin.call, 0),
+      policy: null,
+    };
+  }
+  if (library === "promise-retry") {
     const first = plainArg(call, 0);
     const firstIsFn = first !== undefined && isFunction(resolver.valueOf(first));
     return {
@@ -108,7 +132,22 @@ export function retryWrapperOf(
     );
     return { library: name, fn: fn as Node | undefined, options: undefined, policy: null };
   }
+  const helper = projectRetryHelper(resolver, call);
+  if (helper)
+    return { library: `${helper.name}()`, fn: helper.fn, options: undefined, policy: null };
   return null;
+}
+
+const RETRY_LIBRARIES = ["p-retry", "async-retry", "promise-retry"];
+
+/**
+ * The retry library a module export is, by the last segment of its path, so vendored copies
+ * (`next/dist/compiled/async-retry`) count as the package they copy.
+ */
+export function retryLibraryOf(origin: Origin): string | null {
+  if (origin.kind !== "module" || origin.path.length !== 0) return null;
+  const last = origin.module.split("/").pop() ?? "";
+  return RETRY_LIBRARIES.includes(last) ? last : null;
 }
 
 /** The function a wrapper argument denotes: written in place, a const, or a function declaration. */
@@ -255,6 +294,9 @@ export function findRetryScope(
     if (isFunction(current)) {
       const scope = wrappersRunning(resolver, current, extra);
       if (scope) return scope;
+      const again = selfRetryOf(resolver, current);
+      if (again && !(again.parent !== undefined && contains(again.parent, node)))
+        return { kind: "recursion", fn: current, again, region: current, via: [] };
       if (hops < MAX_HOPS) {
         const helper = callSitesOf(resolver, current);
         for (const call of helper?.calls ?? []) {
@@ -284,10 +326,37 @@ export function attemptRegion(scope: RetryScope): Node {
 
 /** "p-retry", "a retry loop", "p-retry through createOrder()". */
 export function describeRetrier(scope: RetryScope): string {
-  const base = scope.kind === "wrapper" ? scope.library : "a retry loop";
+  const base =
+    scope.kind === "wrapper"
+      ? scope.library
+      : scope.kind === "loop"
+        ? "a retry loop"
+        : `${selfLabel(scope.fn)} calling itself again`;
   return scope.via.length === 0
     ? base
     : `${base} through ${scope.via.map((name) => `${name}()`).join(" and ")}`;
+}
+
+function selfLabel(fn: FunctionNode): string {
+  if (
+    (fn.type === AST_NODE_TYPES.FunctionDeclaration ||
+      fn.type === AST_NODE_TYPES.FunctionExpression) &&
+    fn.id
+  )
+    return `${fn.id.name}()`;
+  const parent = fn.parent;
+  if (
+    parent.type === AST_NODE_TYPES.VariableDeclarator &&
+    parent.id.type === AST_NODE_TYPES.Identifier
+  )
+    return `${parent.id.name}()`;
+  if (
+    (parent.type === AST_NODE_TYPES.MethodDefinition ||
+      parent.type === AST_NODE_TYPES.PropertyDefinition) &&
+    parent.key.type === AST_NODE_TYPES.Identifier
+  )
+    return `${parent.key.name}()`;
+  return "a function";
 }
 
 const ATTEMPT_KEYS: readonly { key: string; atMost: number }[] = [

@@ -224,6 +224,23 @@ const invalid: Invalid<MessageIds, Options>[] = [
     code: `${AXR}axiosRetry(axios, { retryCondition: axiosRetry.isNetworkError });\naxios.post(u, d);`,
     errors: [{ messageId: "axiosRetryEveryMethod", line: 4, column: 1 }],
   },
+  {
+    // a custom condition that never looks at the method, on a client other files send through
+    code: `${AXR}export const api = axios.create({ timeout: 1000 });\naxiosRetry(api, { retryCondition: (e) => !e.response || e.response.status >= 500 });`,
+    errors: [{ messageId: "axiosRetryExportedClient", line: 4, column: 1 }],
+  },
+  {
+    // a response interceptor that re-sends the failed config
+    code: `${AXIOS}const api = axios.create({ timeout: 1000 });\napi.interceptors.response.use(undefined, (error) => api.request(error.config));\nawait api.post("/orders", order);`,
+    errors: [
+      {
+        messageId: "interceptorResendsWrites",
+        line: 3,
+        column: 53,
+        data: { client: "api", method: "POST" },
+      },
+    ],
+  },
   // got / ky with POST in retry.methods
   {
     code: 'import got from "got";\nconst client = got.extend({ retry: { limit: 3, methods: ["GET", "POST"] } });',
