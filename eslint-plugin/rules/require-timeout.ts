@@ -5,13 +5,16 @@ import {
   isFunction,
   memberName,
   outerParent,
+  propertyKey,
   skipWrappers,
   type Node,
 } from "../utils/ast.js";
-import { classifyOutbound, configArgument, type Outbound } from "../utils/clients.js";
+import { classifyOutbound, configArgument, type Library, type Outbound } from "../utils/clients.js";
 import { createRule } from "../utils/create-rule.js";
 import { optionFix } from "../utils/fixes.js";
 import { exactKey, meansNoTimeout, readKey, type KeyLookup } from "../utils/objects.js";
+import { defaultsToNoTimeout, keyWrites, reachOutbound, signalVerdict } from "../utils/reach.js";
+import { escapes, instanceOf, instanceTimeout, type Instance } from "../utils/instances.js";
 import { isModule, resolverFor, type Resolver } from "../utils/resolve.js";
 
 export type Options = [
@@ -22,6 +25,8 @@ export type Options = [
     wrappers?: string[];
     /** Extra names that behave like `fetch(url, init)` (a global or an import). */
     fetchFunctions?: string[];
+    /** Report clients created without a timeout whose calls are out of sight (exported, returned). */
+    checkInstances?: boolean;
   },
 ];
 
@@ -31,6 +36,9 @@ export type MessageIds =
   | "disabledTimeout"
   | "timeoutNotEnforced"
   | "unresolvedOptions"
+  | "untimedSignal"
+  | "noTimeoutByDefault"
+  | "instanceWithoutTimeout"
   | "addSignal"
   | "addTimeout";
 
@@ -49,6 +57,7 @@ interface Problem {
 }
 
 const SUGGESTED_MS = "10_000";
+const UNKNOWN_KEY: KeyLookup = { kind: "unknown" };
 const SIGNAL_TEXT = `AbortSignal.timeout(${SUGGESTED_MS})`;
 
 interface Context {
@@ -56,6 +65,84 @@ interface Context {
   readonly reportUnresolved: boolean;
   /** Last `X.defaults.timeout = value` per axios client: the module (`null`) or a creating call. */
   readonly axiosDefaults: ReadonlyMap<TSESTree.CallExpression | null, Node>;
+  /** Creating calls already reported where they are: calls through them are not reported again. */
+  readonly reportedInstances: ReadonlySet<TSESTree.CallExpression>;
+}
+
+/**
+ * What one key of a call's options says, with two corrections to `readKey`: an assignment
+ * `cfg.key = v` counts only when it surely runs before the call (not inside an `if`), and a
+ * signal that can never fire on its own (an optional signal from the caller, a controller no
+ * timer aborts) is told apart.
+ */
+function optionAt(ctx: Context, config: Node, key: string, call: Node): KeyLookup {
+  const inner = skipWrappers(config);
+  if (inner.type === AST_NODE_TYPES.Identifier) {
+    const binding = ctx.resolver.constantBinding(inner);
+    if (binding && binding.keys.length === 0) {
+      const writes = keyWrites(ctx.resolver, inner, key, call);
+      if (writes.length > 0) {
+        const sure = writes.filter((write) => write.sure);
+        const last = sure[sure.length - 1];
+        if (last) return { kind: "value", node: last.value, via: key };
+        const init = readKey(ctx.resolver, binding.init, exactKey(key));
+        if (init.kind !== "unknown") return init;
+      }
+    }
+  }
+  if (inner.type === AST_NODE_TYPES.ObjectExpression) return literalOption(ctx, inner, key);
+  return readKey(ctx.resolver, config, exactKey(key));
+}
+
+/**
+ * An object literal's key, reading spreads of `cond && { ... }` and `cond ? { ... } : { ... }`
+ * (a falsy spread adds nothing) that `readKey` leaves unknown.
+ */
+function literalOption(ctx: Context, object: TSESTree.ObjectExpression, key: string): KeyLookup {
+  for (let i = object.properties.length - 1; i >= 0; i--) {
+    const prop = object.properties[i]!;
+    if (prop.type !== AST_NODE_TYPES.SpreadElement) {
+      const name = propertyKey(prop);
+      // A computed key: let readKey resolve it or give up.
+      if (name === null) return readKey(ctx.resolver, object, exactKey(key));
+      if (name !== key) continue;
+      return prop.kind === "init" ? { kind: "value", node: prop.value, via: key } : UNKNOWN_KEY;
+    }
+    const spread = skipWrappers(prop.argument);
+    const branches =
+      spread.type === AST_NODE_TYPES.LogicalExpression && spread.operator === "&&"
+        ? [spread.right]
+        : spread.type === AST_NODE_TYPES.ConditionalExpression
+          ? [spread.consequent, spread.alternate]
+          : [spread];
+    const found = branches.map((branch) => readKey(ctx.resolver, branch, exactKey(key)));
+    const hit = found.find((lookup) => lookup.kind !== "absent");
+    if (hit) return hit;
+  }
+  return { kind: "absent" };
+}
+
+/** Whether a value set for `key` really bounds the request. */
+function bounds(ctx: Context, key: string, node: Node): boolean {
+  if (meansNoTimeout(ctx.resolver, node) || defaultsToNoTimeout(ctx.resolver, node)) return false;
+  return key !== "signal" || signalVerdict(ctx.resolver, node).kind !== "never";
+}
+
+function untimed(outbound: Outbound, signal: Node, ctx: Context): Problem | null {
+  const verdict = signalVerdict(ctx.resolver, signal);
+  if (verdict.kind !== "never") return null;
+  return {
+    node: outbound.call,
+    messageId: "untimedSignal",
+    data: {
+      client: outbound.label,
+      reason:
+        verdict.reason === "optional"
+          ? "is the caller's optional signal, absent unless the caller passes one"
+          : "comes from an AbortController that no timer aborts",
+    },
+    fix: null,
+  };
 }
 
 function unresolved(ctx: Context, outbound: Outbound, at: Node): Problem | null {
@@ -91,9 +178,18 @@ export function checkFetch(ctx: Context, outbound: Outbound): Problem | null {
 }
 
 function signalOf(ctx: Context, outbound: Outbound, init: Node, inCall: boolean): Problem | null {
-  const signal = readKey(ctx.resolver, init, exactKey("signal"));
+  const signal = optionAt(ctx, init, "signal", outbound.call);
   if (signal.kind === "unknown") return unresolved(ctx, outbound, init);
-  if (signal.kind === "value" && !meansNoTimeout(ctx.resolver, signal.node)) return null;
+  if (signal.kind === "value" && !meansNoTimeout(ctx.resolver, signal.node)) {
+    const problem = untimed(outbound, signal.node, ctx);
+    if (problem === null) return null;
+    if (
+      outbound.label === "undici fetch" &&
+      readKey(ctx.resolver, init, exactKey("dispatcher")).kind !== "absent"
+    )
+      return null;
+    return problem;
+  }
   if (
     outbound.label === "undici fetch" &&
     readKey(ctx.resolver, init, exactKey("dispatcher")).kind !== "absent"
@@ -126,8 +222,18 @@ function ownTimeout(
 ): { verdict: "bounded" | "decided-none" | "unknown" | "absent"; problem: Problem | null } {
   const config = configArgument(outbound);
   if (config === undefined) return { verdict: "absent", problem: null };
-  const timeout = readKey(ctx.resolver, config, exactKey(keys.timeout));
+  const timeout = optionAt(ctx, config, keys.timeout, outbound.call);
   if (timeout.kind === "value") {
+    if (defaultsToNoTimeout(ctx.resolver, timeout.node))
+      return {
+        verdict: "decided-none",
+        problem: {
+          node: outbound.call,
+          messageId: "noTimeoutByDefault",
+          data: { client: outbound.label, key: keys.timeout },
+          fix: null,
+        },
+      };
     if (!meansNoTimeout(ctx.resolver, timeout.node)) return { verdict: "bounded", problem: null };
     return {
       verdict: "decided-none",
@@ -137,10 +243,10 @@ function ownTimeout(
   if (timeout.kind === "unknown")
     return { verdict: "unknown", problem: unresolved(ctx, outbound, config) };
   for (const key of keys.alsoBounding) {
-    const other = readKey(ctx.resolver, config, exactKey(key));
+    const other = optionAt(ctx, config, key, outbound.call);
     if (other.kind === "unknown")
       return { verdict: "unknown", problem: unresolved(ctx, outbound, config) };
-    if (other.kind === "value" && !meansNoTimeout(ctx.resolver, other.node))
+    if (other.kind === "value" && bounds(ctx, key, other.node))
       return { verdict: "bounded", problem: null };
   }
   return { verdict: "absent", problem: null };
@@ -172,7 +278,10 @@ function defaultVerdict(
   lookup: KeyLookup,
 ): "bounded" | "none" | "unknown" | "absent" {
   if (lookup.kind === "value")
-    return meansNoTimeout(ctx.resolver, lookup.node) ? "none" : "bounded";
+    return meansNoTimeout(ctx.resolver, lookup.node) ||
+      defaultsToNoTimeout(ctx.resolver, lookup.node)
+      ? "none"
+      : "bounded";
   return lookup.kind;
 }
 
@@ -185,6 +294,7 @@ export function checkAxios(ctx: Context, outbound: Outbound): Problem | null {
     SUGGESTED_MS,
   );
   if (own.verdict !== "absent") return own.problem;
+  if (outbound.instance.some((created) => ctx.reportedInstances.has(created))) return null;
   const layers: KeyLookup[] = [];
   for (const created of outbound.instance) {
     const write = ctx.axiosDefaults.get(created);
@@ -225,6 +335,7 @@ export function checkGot(ctx: Context, outbound: Outbound): Problem | null {
     suggestion,
   );
   if (own.verdict !== "absent") return own.problem;
+  if (outbound.instance.some((created) => ctx.reportedInstances.has(created))) return null;
   for (const created of outbound.instance) {
     const config = created.arguments[0];
     if (config === undefined) continue;
@@ -265,9 +376,9 @@ export function checkHttp(ctx: Context, outbound: Outbound): Problem | null {
   if (options !== undefined) {
     const own = ownTimeout(ctx, outbound, { timeout: "timeout", alsoBounding: [] }, SUGGESTED_MS);
     if (own.verdict === "unknown" || own.verdict === "decided-none") return own.problem;
-    const signal = readKey(ctx.resolver, options, exactKey("signal"));
+    const signal = optionAt(ctx, options, "signal", outbound.call);
     if (signal.kind === "unknown") return unresolved(ctx, outbound, options);
-    if (signal.kind === "value" && !meansNoTimeout(ctx.resolver, signal.node)) return null;
+    if (signal.kind === "value" && bounds(ctx, "signal", signal.node)) return null;
     hasTimeout = own.verdict === "bounded";
   }
   const handlers = timeoutHandlers(ctx.resolver, outbound.call);
@@ -457,6 +568,45 @@ export function checkOutbound(ctx: Context, outbound: Outbound): Problem | null 
   }
 }
 
+/** What each client does when nothing bounds a request. */
+const DEFAULTS: Record<Library, string> = {
+  fetch:
+    "on Node, fetch waits up to about 300 s for response headers (undici's headersTimeout) and has no limit on the whole exchange; browsers set none",
+  axios: "axios's default timeout is 0, which means none",
+  got: "got sets no timeout by default",
+  ky: "ky's default is 10 s",
+  http: "Node's http and https set no timeout by default",
+  undici: "undici waits up to about 300 s for headers and between body chunks by default",
+};
+
+/** A created instance reported where it is made: a default that means none, or no timeout with its calls out of sight. */
+function checkInstance(
+  resolver: Resolver,
+  instance: Instance,
+  axiosDefaults: ReadonlyMap<TSESTree.CallExpression | null, Node>,
+): {
+  messageId: "noTimeoutByDefault" | "disabledTimeout" | "instanceWithoutTimeout";
+  data: Record<string, string>;
+} | null {
+  const client = instance.library === "axios" ? "axios" : "got";
+  if (instance.library === "axios" && (axiosDefaults.has(instance.call) || axiosDefaults.has(null)))
+    return null;
+  const timeout = instanceTimeout(resolver, instance);
+  if (timeout.kind === "unknown") return null;
+  if (timeout.kind === "value") {
+    if (defaultsToNoTimeout(resolver, timeout.node))
+      return {
+        messageId: "noTimeoutByDefault",
+        data: { client: `${client} instance`, key: "timeout" },
+      };
+    if (!meansNoTimeout(resolver, timeout.node)) return null;
+    if (!escapes(resolver, instance.call)) return null;
+    return { messageId: "disabledTimeout", data: { client: `${client} instance`, key: "timeout" } };
+  }
+  if (!escapes(resolver, instance.call)) return null;
+  return { messageId: "instanceWithoutTimeout", data: { client } };
+}
+
 /** How the call reads in the source (`api.get`), or the client's name when that is long. */
 function displayName(text: string, fallback: string): string {
   const compact = text.replace(/\s+/g, "");
@@ -475,13 +625,19 @@ export default createRule<Options, MessageIds>({
     hasSuggestions: true,
     messages: {
       fetchWithoutSignal:
-        "{{client}}() has no abort signal, so it can wait forever on a stalled server. Pass `signal: AbortSignal.timeout(ms)` (or AbortSignal.any with the caller's signal).",
+        "{{client}}() has no abort signal: {{why}}. Pass `signal: AbortSignal.timeout(ms)` (or AbortSignal.any with the caller's signal).",
       missingTimeout:
-        "{{client}}() sets no `{{key}}`, so it can wait forever on a stalled server. Set `{{key}}` on the call or on the client's defaults.",
+        "{{client}}() sets no `{{key}}`: {{why}}. Set `{{key}}` on the call or on the client's defaults.",
       disabledTimeout:
         "{{client}}() sets `{{key}}` to a value that means no timeout (0, Infinity, null, undefined, or false for ky). Use a finite number of milliseconds.",
       timeoutNotEnforced:
         "{{client}}() only gets a `timeout` event: Node does not stop the request. Destroy it in the handler (`req.on('timeout', () => req.destroy())`) or pass `signal: AbortSignal.timeout(ms)`.",
+      untimedSignal:
+        "{{client}}() is bounded only by a signal that {{reason}}, so nothing ends a stalled request. Combine it with a timer: `AbortSignal.any([signal, AbortSignal.timeout(ms)])`.",
+      noTimeoutByDefault:
+        "{{client}}() takes `{{key}}` from a parameter whose default means no timeout (0, Infinity, null, undefined), so callers that leave it out get none. Give it a finite default.",
+      instanceWithoutTimeout:
+        "This {{client}} instance has no `timeout` ({{why}}) and is used outside this file, where its calls cannot be checked. Set `timeout` here.",
       unresolvedOptions:
         "{{client}}() gets options this rule cannot see into, so it cannot tell whether a timeout is set. Make the timeout visible at the call.",
       addSignal: "Add `signal: AbortSignal.timeout(10_000)`.",
@@ -511,21 +667,34 @@ export default createRule<Options, MessageIds>({
             description:
               "Extra global or imported names that behave like `fetch(url, init)` and need a `signal`.",
           },
+          checkInstances: {
+            type: "boolean",
+            description:
+              "Report `axios.create()` / `got.extend()` instances made without a timeout where they are created, when they are exported or returned so their calls are out of sight. On by default.",
+          },
         },
       },
     ],
-    defaultOptions: [{ reportUnresolved: false, wrappers: [], fetchFunctions: [] }],
+    defaultOptions: [
+      { reportUnresolved: false, wrappers: [], fetchFunctions: [], checkInstances: true },
+    ],
   },
   create(context, [options]) {
     const resolver = resolverFor(context.sourceCode);
     const wrappers = new Set(options.wrappers ?? []);
     const fetchFunctions = options.fetchFunctions ?? [];
     const candidates: Outbound[] = [];
+    const instances: Instance[] = [];
     const defaultWrites: { target: Node; value: Node }[] = [];
     return {
       CallExpression(node) {
-        const outbound = classifyOutbound(resolver, node, fetchFunctions);
+        const outbound =
+          classifyOutbound(resolver, node, fetchFunctions) ?? reachOutbound(resolver, node);
         if (outbound) candidates.push(outbound);
+        else if (options.checkInstances !== false) {
+          const instance = instanceOf(resolver, node);
+          if (instance) instances.push(instance);
+        }
       },
       AssignmentExpression(node) {
         // X.defaults.timeout = value
@@ -545,7 +714,7 @@ export default createRule<Options, MessageIds>({
         defaultWrites.push({ target: defaults.object, value: node.right });
       },
       "Program:exit"() {
-        if (candidates.length === 0) return;
+        if (candidates.length === 0 && instances.length === 0) return;
         const axiosDefaults = new Map<TSESTree.CallExpression | null, Node>();
         for (const write of defaultWrites) {
           const origin = resolver.origin(write.target);
@@ -558,10 +727,22 @@ export default createRule<Options, MessageIds>({
             axiosDefaults.set(origin.call, write.value);
           }
         }
+        const reportedInstances = new Set<TSESTree.CallExpression>();
+        for (const instance of instances) {
+          const problem = checkInstance(resolver, instance, axiosDefaults);
+          if (!problem) continue;
+          reportedInstances.add(instance.call);
+          context.report({
+            node: instance.call,
+            messageId: problem.messageId,
+            data: { ...problem.data, why: DEFAULTS[instance.library] },
+          });
+        }
         const ctx: Context = {
           resolver,
           reportUnresolved: options.reportUnresolved === true,
           axiosDefaults,
+          reportedInstances,
         };
         for (const outbound of candidates) {
           const problem = checkOutbound(ctx, outbound);
@@ -570,6 +751,7 @@ export default createRule<Options, MessageIds>({
             node: problem.node,
             messageId: problem.messageId,
             data: {
+              why: DEFAULTS[outbound.library],
               ...problem.data,
               client: displayName(context.sourceCode.getText(outbound.call.callee), outbound.label),
             },

@@ -31,6 +31,7 @@ export const SENDING_MEMBERS = new Set([
   ...AXIOS_NO_DATA,
   ...AXIOS_WITH_DATA,
   ...GOT_VERBS,
+  "stream",
   "request",
   "fetch",
 ]);
@@ -107,6 +108,18 @@ export function classifyOutbound(
   extraFetch: readonly string[] = [],
 ): Outbound | null {
   if (!mayBeOutbound(call, extraFetch)) return null;
+  return classifyCallee(resolver, call, extraFetch);
+}
+
+/**
+ * `classifyOutbound` without the cheap name filter, for callers that already know the callee
+ * is worth resolving (`this.axios(config)`, where the member name is not a sending one).
+ */
+export function classifyCallee(
+  resolver: Resolver,
+  call: TSESTree.CallExpression,
+  extraFetch: readonly string[] = [],
+): Outbound | null {
   const callee = skipWrappers(call.callee);
   if (callee.type !== AST_NODE_TYPES.Identifier && callee.type !== AST_NODE_TYPES.MemberExpression)
     return null;
@@ -251,6 +264,9 @@ function withPosition(
         };
       if (GOT_VERBS.has(member))
         return { library, call, configIndex: 1, verb: member, instance, label: name };
+      // got.stream(url, options): the method comes from the options, GET by default.
+      if (member === "stream")
+        return { library, call, configIndex: 1, verb: null, instance, label: name };
       return null;
     case "ky":
       if (member === null)

@@ -167,6 +167,13 @@ export class Resolver {
       }
       case AST_NODE_TYPES.AwaitExpression:
         return this.origin(node.argument, depth + 1);
+      case AST_NODE_TYPES.ImportExpression: {
+        // `await import("got")` resolves to the module's namespace, as `import * as` does.
+        const source = staticString(node.source);
+        return source === null
+          ? UNKNOWN
+          : { kind: "module", module: normaliseModule(source), path: [] };
+      }
       case AST_NODE_TYPES.CallExpression:
       case AST_NODE_TYPES.NewExpression: {
         const callee = skipWrappers(node.callee);

@@ -104,6 +104,19 @@ const valid: Valid<Options>[] = [
 ];
 
 const invalid: Invalid<MessageIds, Options>[] = [
+  // a signal nothing fires, a zero default, an exported instance (more in ../require-timeout-reach.test.ts)
+  {
+    code: "function send(url, opts) {\n  return fetch(url, { signal: opts?.signal });\n}",
+    errors: [{ messageId: "untimedSignal", line: 2, column: 10 }],
+  },
+  {
+    code: `${AXIOS}function get(u, timeout = 0) {\n  return axios.get(u, { timeout });\n}`,
+    errors: [{ messageId: "noTimeoutByDefault", line: 3, column: 10 }],
+  },
+  {
+    code: `${AXIOS}export const api = axios.create({ baseURL });`,
+    errors: [{ messageId: "instanceWithoutTimeout", line: 2, column: 20 }],
+  },
   // fetch without a signal
   {
     code: "fetch(url);",
@@ -451,7 +464,11 @@ const invalid: Invalid<MessageIds, Options>[] = [
         messageId: "missingTimeout",
         line: 3,
         column: 1,
-        data: { client: "api.get", key: "timeout" },
+        data: {
+          client: "api.get",
+          key: "timeout",
+          why: "axios's default timeout is 0, which means none",
+        },
         suggestions: [
           {
             messageId: "addTimeout",
@@ -886,7 +903,10 @@ const invalid: Invalid<MessageIds, Options>[] = [
         messageId: "fetchWithoutSignal",
         line: 2,
         column: 1,
-        data: { client: "ofetch" },
+        data: {
+          client: "ofetch",
+          why: "on Node, fetch waits up to about 300 s for response headers (undici's headersTimeout) and has no limit on the whole exchange; browsers set none",
+        },
         suggestions: [
           {
             messageId: "addSignal",
