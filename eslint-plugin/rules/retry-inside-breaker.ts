@@ -4,6 +4,7 @@ import {
   memberName,
   skipWrappers,
   staticString,
+  walk,
   type CallLike,
   type FunctionNode,
   type Node,
@@ -17,6 +18,7 @@ import {
   retriesDisabled,
   type RetryScope,
 } from "../utils/retry.js";
+import { localFunction } from "../utils/retry-helpers.js";
 import { typeKindOf, type TypeAware } from "../utils/types.js";
 
 export type Options = [
@@ -56,9 +58,18 @@ type BreakerKind = "opossum" | "cockatiel";
 /** The breaker a value is: `new CircuitBreaker(...)` (opossum) or cockatiel's `circuitBreaker(...)`, possibly inside `wrap(...)`. */
 export function breakerOf(resolver: Resolver, origin: Origin, depth = 0): BreakerKind | null {
   if (depth > 4 || origin.kind !== "result" || origin.path.length !== 0) return null;
-  if (isModule(origin.callee, "opossum") && origin.call.type === AST_NODE_TYPES.NewExpression)
-    return "opossum";
+  // opossum's default export is also a factory in older releases: `circuitBreaker(fn, options)`.
+  if (isModule(origin.callee, "opossum")) return "opossum";
   if (isModule(origin.callee, "cockatiel", "circuitBreaker")) return "cockatiel";
+  // cockatiel's older chain API: Policy.handleAll().circuitBreaker(…)
+  if (
+    origin.callee.kind === "result" &&
+    origin.callee.path.length === 1 &&
+    origin.callee.path[0] === "circuitBreaker" &&
+    isCockatielChain(origin.callee)
+  )
+    return "cockatiel";
+
   if (isModule(origin.callee, "cockatiel", "wrap")) {
     for (const arg of origin.call.arguments) {
       const inner = breakerOf(resolver, resolver.origin(arg), depth + 1);
@@ -66,6 +77,119 @@ export function breakerOf(resolver: Resolver, origin: Origin, depth = 0): Breake
     }
   }
   return null;
+}
+
+/** Whether a chain of calls starts at cockatiel (`Policy.handleAll().retry()`). */
+function isCockatielChain(origin: Origin): boolean {
+  let current: Origin = origin;
+  for (let i = 0; i < 8; i++) {
+    if (current.kind === "module") return current.module === "cockatiel";
+    if (current.kind !== "result") return false;
+    current = current.callee;
+  }
+  return false;
+}
+
+/** The expressions a function returns (an arrow's body, or each `return` outside nested functions). */
+function returnedValues(fn: FunctionNode): Node[] {
+  if (fn.body.type !== AST_NODE_TYPES.BlockStatement) return [fn.body];
+  const found: Node[] = [];
+  walk(fn.body, (node) => {
+    if (node !== fn.body && isFunction(node)) return false;
+    if (node.type === AST_NODE_TYPES.ReturnStatement && node.argument) found.push(node.argument);
+    return true;
+  });
+  return found;
+}
+
+/** The breaker a call to a factory declared in this file returns (`makeBreaker(fn)` around `new CircuitBreaker`). */
+export function factoryBreaker(resolver: Resolver, node: Node): BreakerKind | null {
+  const value = resolver.valueOf(node);
+  if (value.type !== AST_NODE_TYPES.CallExpression) return null;
+  const factory = localFunction(resolver, skipWrappers(value.callee));
+  if (!factory) return null;
+  for (const returned of returnedValues(factory)) {
+    const kind = breakerOf(resolver, resolver.origin(returned));
+    if (kind) return kind;
+  }
+  return null;
+}
+
+function madeByFactory(resolver: Resolver, call: TSESTree.CallExpression): boolean {
+  return factoryBreaker(resolver, call) !== null;
+}
+
+/** A breaker made by a project factory on every request: the factory call is the construction. */
+function checkFactoryCall(resolver: Resolver, call: TSESTree.CallExpression): Problem | null {
+  for (let current: Node | undefined = call.parent; current; current = current.parent) {
+    if (isFunction(current) && isRequestHandler(resolver, current))
+      return {
+        node: call,
+        messageId: "breakerPerCall",
+        data: { where: "inside a request handler" },
+      };
+  }
+  return null;
+}
+
+/** A raw cockatiel breaker (`new ConsecutiveBreaker(5)`) put into a wrap in place of a policy. */
+function isRawBreaker(origin: Origin): boolean {
+  return (
+    origin.kind === "result" &&
+    origin.path.length === 0 &&
+    origin.call.type === AST_NODE_TYPES.NewExpression &&
+    origin.callee.kind === "module" &&
+    origin.callee.module === "cockatiel" &&
+    /Breaker$/.test(origin.callee.path[0] ?? "")
+  );
+}
+
+/**
+ * The handler of cockatiel's older chain form, `Policy.handleAll().retry().attempts(3)`: the
+ * object `.retry()` is called on, or null when the value is not such a chain.
+ */
+function chainRetryHandler(resolver: Resolver, node: Node): Node | null {
+  let value = resolver.valueOf(node);
+  for (let i = 0; i < 8 && value.type === AST_NODE_TYPES.CallExpression; i++) {
+    const callee = skipWrappers(value.callee);
+    if (callee.type !== AST_NODE_TYPES.MemberExpression) return null;
+    if (memberName(callee) === "retry") {
+      const handler = skipWrappers(callee.object);
+      return isCockatielChain(resolver.origin(handler)) ? handler : null;
+    }
+    value = skipWrappers(callee.object);
+  }
+  return null;
+}
+
+/** A handler that is a parameter or destructured binding with a default: the default it falls back to. */
+export function withDefault(resolver: Resolver, node: Node): Node {
+  const value = skipWrappers(node);
+  if (value.type !== AST_NODE_TYPES.Identifier) return node;
+  const def = resolver.variableOf(value)?.defs[0];
+  const parent = def?.name.parent;
+  if (
+    def !== undefined &&
+    parent?.type === AST_NODE_TYPES.AssignmentPattern &&
+    parent.left === def.name
+  )
+    return parent.right;
+  return node;
+}
+
+/** Whether a handler catches `BrokenCircuitError`, for both cockatiel API generations. */
+function handlerCatchesAll(resolver: Resolver, handler: Node): boolean | null {
+  const value = skipWrappers(resolver.valueOf(withDefault(resolver, handler)));
+  if (value.type === AST_NODE_TYPES.CallExpression) {
+    const callee = skipWrappers(value.callee);
+    if (
+      callee.type === AST_NODE_TYPES.MemberExpression &&
+      memberName(callee) === "handleAll" &&
+      isCockatielChain(resolver.origin(callee.object))
+    )
+      return true;
+  }
+  return handlesBrokenCircuit(resolver, value);
 }
 
 function isRetryPolicy(origin: Origin): origin is Extract<Origin, { kind: "result" }> {
@@ -151,15 +275,22 @@ export function checkWrap(resolver: Resolver, call: TSESTree.CallExpression): Pr
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const origin = resolver.origin(arg);
-    if (!isRetryPolicy(origin)) continue;
-    const inner = args
-      .slice(i + 1)
-      .some((later) => breakerOf(resolver, resolver.origin(later)) !== null);
+    let handler: Node | null = null;
+    if (isRetryPolicy(origin)) {
+      const first = origin.call.arguments[0];
+      if (!first || first.type === AST_NODE_TYPES.SpreadElement) continue;
+      if (retriesDisabled(resolver, origin.call.arguments[1])) continue;
+      handler = first;
+    } else {
+      handler = chainRetryHandler(resolver, arg);
+    }
+    if (handler === null) continue;
+    const inner = args.slice(i + 1).some((later) => {
+      const laterOrigin = resolver.origin(later);
+      return breakerOf(resolver, laterOrigin) !== null || isRawBreaker(laterOrigin);
+    });
     if (!inner) continue;
-    const handler = origin.call.arguments[0];
-    if (!handler || handler.type === AST_NODE_TYPES.SpreadElement) continue;
-    if (retriesDisabled(resolver, origin.call.arguments[1])) continue;
-    if (handlesBrokenCircuit(resolver, handler) === true) {
+    if (handlerCatchesAll(resolver, handler) === true) {
       return { node: arg, messageId: "retryWrapsBreaker", data: {} };
     }
   }
@@ -171,7 +302,7 @@ function stopsOnOpenCircuit(resolver: Resolver, scope: RetryScope): boolean | nu
   if (scope.kind === "wrapper" && scope.policy) {
     const handler = scope.policy.arguments[0];
     if (!handler || handler.type === AST_NODE_TYPES.SpreadElement) return null;
-    const handles = handlesBrokenCircuit(resolver, handler);
+    const handles = handlerCatchesAll(resolver, handler);
     return handles === null ? null : !handles;
   }
   const texts: Node[] =
@@ -197,7 +328,7 @@ function receiverKind(
   if (method === null) return null;
   const origin = resolver.origin(callee.object);
   if (method === "fire" || method === "execute") {
-    const breaker = breakerOf(resolver, origin);
+    const breaker = breakerOf(resolver, origin) ?? factoryBreaker(resolver, callee.object);
     if (breaker === "opossum" && method === "fire") return { kind: "breaker", breaker };
     if (breaker === "cockatiel" && method === "execute") return { kind: "breaker", breaker };
   }
@@ -270,6 +401,16 @@ const ROUTE_METHODS = new Set([
   "options",
   "route",
 ]);
+/** Names a server or router object usually has. */
+const SERVER_NAMES = /^(app|api|router|server|routes?|fastify|koa|express|[a-z]+Router)$/;
+
+function receiverName(node: Node): string | null {
+  const inner = skipWrappers(node);
+  if (inner.type === AST_NODE_TYPES.Identifier) return inner.name;
+  if (inner.type === AST_NODE_TYPES.MemberExpression) return memberName(inner);
+  return null;
+}
+
 const HANDLER_EXPORTS = new Set(["handler", "GET", "POST", "PUT", "PATCH", "DELETE"]);
 
 /** Whether a function runs once per inbound request. */
@@ -277,6 +418,8 @@ function isRequestHandler(resolver: Resolver, fn: FunctionNode): boolean {
   const params = fn.params.map((p) => (p.type === AST_NODE_TYPES.Identifier ? p.name : ""));
   if (/^(req|request)$/.test(params[0] ?? "") && /^(res|reply|response)$/.test(params[1] ?? ""))
     return true;
+  // Koa-style middleware: async (ctx, next) => …
+  if (/^(ctx|context)$/.test(params[0] ?? "") && params[1] === "next") return true;
   const parent = fn.parent;
   if (
     parent.type === AST_NODE_TYPES.CallExpression &&
@@ -290,6 +433,14 @@ function isRequestHandler(resolver: Resolver, fn: FunctionNode): boolean {
           ? callee.name
           : null;
     if (name === "createServer") return true;
+    // app.use(fn), router.get(fn): a server's registration call, with or without a path
+    if (
+      name !== null &&
+      ROUTE_METHODS.has(name) &&
+      callee.type === AST_NODE_TYPES.MemberExpression &&
+      SERVER_NAMES.test(receiverName(callee.object) ?? "")
+    )
+      return true;
     const path = staticString(parent.arguments[0]);
     if (
       name !== null &&
@@ -298,6 +449,20 @@ function isRequestHandler(resolver: Resolver, fn: FunctionNode): boolean {
       path.startsWith("/") &&
       parent.arguments[0] !== fn
     )
+      return true;
+  }
+  // exports.handler = async (event) => …, module.exports.handler = …
+  if (
+    parent.type === AST_NODE_TYPES.AssignmentExpression &&
+    parent.right === fn &&
+    parent.left.type === AST_NODE_TYPES.MemberExpression &&
+    HANDLER_EXPORTS.has(memberName(parent.left) ?? "") &&
+    /^(module\.)?exports$/.test(resolver.sourceCode.getText(parent.left.object))
+  )
+    return true;
+  if (parent.type === AST_NODE_TYPES.ExportDefaultDeclaration && fn.params.length > 0) {
+    const first = fn.params[0];
+    if (first?.type === AST_NODE_TYPES.Identifier && /^(req|request|event|ctx)$/.test(first.name))
       return true;
   }
   // export async function handler(event) / export const POST = async (request) => …
@@ -334,7 +499,7 @@ export function checkBreakerConstruction(
 ): Problem | null {
   const origin = resolver.origin(node);
   if (origin.kind !== "result" || origin.path.length !== 0) return null;
-  const opossum = isModule(origin.callee, "opossum") && node.type === AST_NODE_TYPES.NewExpression;
+  const opossum = isModule(origin.callee, "opossum");
   if (!opossum && !isModule(origin.callee, "cockatiel", "circuitBreaker")) return null;
   const scope = findRetryScope(resolver, node, settings.wrappers);
   if (scope)
@@ -468,7 +633,15 @@ export default createRule<Options, MessageIds>({
         )
           return;
         const origin = resolver.origin(callee);
-        if (isModule(origin, "cockatiel", "wrap")) report(checkWrap(resolver, node));
+        const wrapByName =
+          callee.type === AST_NODE_TYPES.MemberExpression &&
+          memberName(callee) === "wrap" &&
+          mentions.breakers;
+        if (isModule(origin, "cockatiel", "wrap") || wrapByName) report(checkWrap(resolver, node));
+        else if (isModule(origin, "opossum"))
+          report(checkBreakerConstruction(resolver, node, settings));
+        else if (callee.type === AST_NODE_TYPES.Identifier && madeByFactory(resolver, node))
+          report(checkFactoryCall(resolver, node));
         else if (isModule(origin, "cockatiel", "circuitBreaker"))
           report(checkBreakerConstruction(resolver, node, settings));
         else if (callee.type === AST_NODE_TYPES.MemberExpression)
