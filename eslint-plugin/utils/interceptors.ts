@@ -143,6 +143,13 @@ export function isExported(resolver: Resolver, receiver: Node): boolean {
       )
         return true;
     }
+    // `export = RequestClient;`
+    if (
+      statement.type === AST_NODE_TYPES.TSExportAssignment &&
+      statement.expression.type === AST_NODE_TYPES.Identifier &&
+      statement.expression.name === name
+    )
+      return true;
     if (
       statement.type === AST_NODE_TYPES.ExportDefaultDeclaration &&
       statement.declaration.type === AST_NODE_TYPES.Identifier &&

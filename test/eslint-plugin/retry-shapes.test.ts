@@ -166,6 +166,19 @@ const invalid: Invalid<MessageIds, Options>[] = [
     code: `${AXIOS}function backoff(instance) {\n  return (error) => new Promise((resolve) => setTimeout(() => resolve(instance(error.config)), 100));\n}\nexport default class RequestClient {\n  constructor() {\n    this.axios = axios.create();\n    this.axios.interceptors.response.use(undefined, backoff(this.axios));\n  }\n}`,
     errors: [{ messageId: "interceptorResendsWrites", line: 3, column: 71 }],
   },
+  {
+    // a TypeScript `export =` class whose constructor installs the interceptor
+    code: `${AXIOS}class RequestClient {\n  constructor() {\n    this.axios = axios.create();\n    this.axios.interceptors.response.use((res) => (res.status === 429 ? this.axios(res.config) : res));\n  }\n}\nexport = RequestClient;`,
+    tsOnly: true,
+    errors: [
+      {
+        messageId: "interceptorResendsWrites",
+        line: 5,
+        column: 73,
+        data: { client: "this.axios", method: "POST" },
+      },
+    ],
+  },
   // vendored async-retry, p-retry under another path, callback-style retry
   {
     code: 'import retry from "next/dist/compiled/async-retry";\nawait retry(() => fetch(url, { method: "POST", body }), { retries: 1 });',
