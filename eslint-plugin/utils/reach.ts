@@ -6,6 +6,7 @@ import {
   memberName,
   outerParent,
   skipWrappers,
+  walk,
   type Node,
 } from "./ast.js";
 import { classifyCallee, type Outbound } from "./clients.js";
@@ -214,29 +215,17 @@ function collectFieldValues(body: TSESTree.ClassBody, name: string): Node[] {
 
 /** Visits a subtree, entering arrow functions (same `this`) but not other functions or classes. */
 function walkShallow(root: Node, visit: (node: Node) => void): void {
-  const stack: Node[] = [root];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
+  walk(root, (node) => {
+    if (
+      node !== root &&
+      (node.type === AST_NODE_TYPES.FunctionExpression ||
+        node.type === AST_NODE_TYPES.FunctionDeclaration ||
+        node.type === AST_NODE_TYPES.ClassBody)
+    )
+      return false;
     visit(node);
-    for (const key of Object.keys(node)) {
-      if (key === "parent" || key === "loc" || key === "range" || key === "typeAnnotation")
-        continue;
-      const value = (node as unknown as Record<string, unknown>)[key];
-      const items = Array.isArray(value) ? value : [value];
-      for (const item of items) {
-        if (typeof item !== "object" || item === null) continue;
-        const child = item as Node;
-        if (typeof child.type !== "string") continue;
-        if (
-          child.type === AST_NODE_TYPES.FunctionExpression ||
-          child.type === AST_NODE_TYPES.FunctionDeclaration ||
-          child.type === AST_NODE_TYPES.ClassBody
-        )
-          continue;
-        stack.push(child);
-      }
-    }
-  }
+    return true;
+  });
 }
 
 function fetchOutbound(call: TSESTree.CallExpression, label: string): Outbound {

@@ -4,6 +4,7 @@ import {
   memberName,
   outerParent,
   skipWrappers,
+  walk,
   type FunctionNode,
   type Node,
 } from "./ast.js";
@@ -162,18 +163,8 @@ function isSelfInvocation(use: Node): boolean {
 
 /** Visits every node of a function body, nested functions included (a retry is often deferred in a closure). */
 function walkBody(root: Node, visit: (node: Node) => void): void {
-  const stack: Node[] = [root];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
+  walk(root, (node) => {
     visit(node);
-    for (const key of Object.keys(node)) {
-      if (key === "parent" || key === "loc" || key === "range" || key === "typeAnnotation")
-        continue;
-      const value = (node as unknown as Record<string, unknown>)[key];
-      const items: unknown[] = Array.isArray(value) ? value : [value];
-      for (const item of items)
-        if (typeof item === "object" && item !== null && typeof (item as Node).type === "string")
-          stack.push(item as Node);
-    }
-  }
+    return true;
+  });
 }
