@@ -11,7 +11,7 @@ import {
 } from "./ast.js";
 import { classifyCallee, type Outbound } from "./clients.js";
 import { meansNoTimeout } from "./objects.js";
-import { isModule, type Origin, type Resolver } from "./resolve.js";
+import { enclosingClass, isModule, type Origin, type Resolver } from "./resolve.js";
 
 /**
  * What a file says about calls the client classifier cannot name on its own: fetch reached through
@@ -145,22 +145,6 @@ export function isFetchValue(resolver: Resolver, node: Node, depth = 0): boolean
     default:
       return false;
   }
-}
-
-/** The class body whose `this` a member expression reads, as the resolver finds it for fields. */
-function enclosingClass(node: Node): TSESTree.ClassBody | null {
-  let current: Node | undefined = node.parent;
-  while (current && current.type !== AST_NODE_TYPES.ClassBody) {
-    if (current.type === AST_NODE_TYPES.FunctionDeclaration) return null;
-    if (
-      current.type === AST_NODE_TYPES.FunctionExpression &&
-      current.parent.type !== AST_NODE_TYPES.MethodDefinition &&
-      current.parent.type !== AST_NODE_TYPES.Property
-    )
-      return null;
-    current = current.parent;
-  }
-  return current ?? null;
 }
 
 function fieldKey(node: TSESTree.Expression | TSESTree.PrivateIdentifier): string | null {

@@ -254,23 +254,30 @@ function patternPath(pattern: TSESTree.Node, target: TSESTree.Identifier): strin
 }
 
 /**
- * The single value assigned to `this.<name>` in the class around `node`: a class field
- * initialiser, or one `this.<name> = …` statement in the constructor.
+ * The class body whose `this` is the `this` at `node`: arrow functions and methods keep the
+ * class's `this`, any other function has its own, so there is none.
  */
-function thisPropertyValue(node: TSESTree.MemberExpression, name: string): Node | null {
+export function enclosingClass(node: Node): TSESTree.ClassBody | null {
   let current: Node | undefined = node.parent;
-  // `this` inside arrow functions refers to the enclosing method's `this`.
   while (current && current.type !== AST_NODE_TYPES.ClassBody) {
     if (current.type === AST_NODE_TYPES.FunctionDeclaration) return null;
     if (
       current.type === AST_NODE_TYPES.FunctionExpression &&
       current.parent.type !== AST_NODE_TYPES.MethodDefinition &&
       current.parent.type !== AST_NODE_TYPES.Property
-    ) {
+    )
       return null;
-    }
     current = current.parent;
   }
+  return current ?? null;
+}
+
+/**
+ * The single value assigned to `this.<name>` in the class around `node`: a class field
+ * initialiser, or one `this.<name> = …` statement in the constructor.
+ */
+function thisPropertyValue(node: TSESTree.MemberExpression, name: string): Node | null {
+  const current = enclosingClass(node);
   if (!current) return null;
   const found: Node[] = [];
   for (const member of current.body) {

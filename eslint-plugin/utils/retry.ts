@@ -1,4 +1,4 @@
-import { AST_NODE_TYPES, TSESLint, type TSESTree } from "@typescript-eslint/utils";
+import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import {
   alwaysThrows,
   calleeName,
@@ -14,7 +14,7 @@ import {
 import { exactKey, numberValue, readKey } from "./objects.js";
 import { selfRetryOf } from "./recursion.js";
 import { isModule, type Origin, type Resolver } from "./resolve.js";
-import { projectRetryHelper } from "./retry-helpers.js";
+import { localFunction, projectRetryHelper } from "./retry-helpers.js";
 
 /**
  * A region of code that runs more than once for one logical call:
@@ -152,18 +152,7 @@ export function retryLibraryOf(origin: Origin): string | null {
 
 /** The function a wrapper argument denotes: written in place, a const, or a function declaration. */
 function functionOf(resolver: Resolver, node: Node | undefined): FunctionNode | null {
-  if (node === undefined) return null;
-  const value = resolver.valueOf(node);
-  if (isFunction(value)) return value;
-  if (value.type === AST_NODE_TYPES.Identifier) {
-    const def = resolver.variableOf(value)?.defs[0];
-    if (
-      def?.type === TSESLint.Scope.DefinitionType.FunctionName &&
-      def.node.type === AST_NODE_TYPES.FunctionDeclaration
-    )
-      return def.node;
-  }
-  return null;
+  return node === undefined ? null : localFunction(resolver, node);
 }
 
 /** The retry wrapper calls that run `fn` (written in place or passed by name). */
