@@ -262,6 +262,16 @@ function disabled(outbound: Outbound, value: Node, key: string, suggestValue: st
   };
 }
 
+/** The call goes through an instance whose default timeout is set to none (0). */
+function disabledDefault(outbound: Outbound): Problem {
+  return {
+    node: outbound.call,
+    messageId: "disabledTimeout",
+    data: { client: outbound.label, key: "timeout" },
+    fix: null,
+  };
+}
+
 function missing(outbound: Outbound, key: string, suggestValue: string): Problem {
   const fix = optionFix(outbound.call, outbound.configIndex, key, suggestValue, null);
   return {
@@ -314,13 +324,7 @@ export function checkAxios(ctx: Context, outbound: Outbound): Problem | null {
     const verdict = defaultVerdict(ctx, layer);
     if (verdict === "bounded") return null;
     if (verdict === "unknown") return unresolved(ctx, outbound, outbound.call);
-    if (verdict === "none")
-      return {
-        node: outbound.call,
-        messageId: "disabledTimeout",
-        data: { client: outbound.label, key: "timeout" },
-        fix: null,
-      };
+    if (verdict === "none") return disabledDefault(outbound);
   }
   return missing(outbound, "timeout", SUGGESTED_MS);
 }
@@ -342,13 +346,7 @@ export function checkGot(ctx: Context, outbound: Outbound): Problem | null {
     const verdict = defaultVerdict(ctx, readKey(ctx.resolver, config, exactKey("timeout")));
     if (verdict === "bounded") return null;
     if (verdict === "unknown") return unresolved(ctx, outbound, outbound.call);
-    if (verdict === "none")
-      return {
-        node: outbound.call,
-        messageId: "disabledTimeout",
-        data: { client: outbound.label, key: "timeout" },
-        fix: null,
-      };
+    if (verdict === "none") return disabledDefault(outbound);
   }
   return missing(outbound, "timeout", suggestion);
 }
@@ -513,12 +511,7 @@ export function checkKy(ctx: Context, outbound: Outbound): Problem | null {
     const own = config === configArgument(outbound);
     return own
       ? disabled(outbound, timeout.node, "timeout", SUGGESTED_MS)
-      : {
-          node: outbound.call,
-          messageId: "disabledTimeout",
-          data: { client: outbound.label, key: "timeout" },
-          fix: null,
-        };
+      : disabledDefault(outbound);
   }
   return null;
 }
