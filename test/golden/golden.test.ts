@@ -8,6 +8,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { build, type BuildResult } from "../../src/build/build.js";
+import { WIDTH } from "../../src/emit/printer.js";
 import { header } from "../../src/model/header.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
 import { compile, MODULE_MODES } from "../helpers/tsc.js";
@@ -44,6 +45,14 @@ describe.each(Object.entries(SCENARIOS))("scenario %s", (name, input) => {
     for (const change of modules) {
       if (change.kind === "remove") continue;
       await expect(change.content).toMatchFileSnapshot(`./expected/${name}/${change.path}`);
+    }
+  });
+
+  it("keeps every line of the generated modules within the printer's width", () => {
+    for (const change of result.plans[0]!.changes) {
+      if (change.kind === "remove" || change.path.startsWith("runtime/")) continue;
+      const long = change.content.split("\n").filter((line) => line.length > WIDTH);
+      expect(long, change.path).toEqual([]);
     }
   });
 
