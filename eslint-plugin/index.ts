@@ -48,7 +48,8 @@ export const configs: ResgenPlugin["configs"] = {
     name: "resgen/recommended-type-checked",
     plugins: { resgen: registered },
     rules: {
-      ...recommendedRules,
+      "resgen/require-timeout": ["error", { useTypeInformation: true }],
+      "resgen/no-retry-non-idempotent": ["error", { useTypeInformation: true }],
       "resgen/retry-inside-breaker": ["error", { useTypeInformation: true }],
     },
   },

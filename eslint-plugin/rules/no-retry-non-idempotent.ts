@@ -11,7 +11,8 @@ import {
 import { anyKeyOf, exactKey, numberValue, readKey, stringValue } from "../utils/objects.js";
 import { isExported, mentionsMethod, resendsOf, type Resend } from "../utils/interceptors.js";
 import { retryBranchOf } from "../utils/recursion.js";
-import { isModule, normaliseModule, resolverFor, type Resolver } from "../utils/resolve.js";
+import { resolverOf } from "../utils/project.js";
+import { isModule, normaliseModule, type Resolver } from "../utils/resolve.js";
 import {
   attemptRegion,
   conditionNodes,
@@ -36,6 +37,8 @@ export type Options = [
     retryWrappers?: string[];
     /** What to do about axios-retry's default condition, which retries network errors on every method. */
     axiosRetryDefaultCondition?: "report" | "ignore";
+    /** Ask the type checker about callees and retry helpers the file cannot show. */
+    useTypeInformation?: boolean;
   },
 ];
 
@@ -442,6 +445,11 @@ export default createRule<Options, MessageIds>({
             description:
               "axios-retry's default condition retries network errors (ECONNRESET included) on every method. `report` (default) flags POST/PATCH requests without a key sent through such a client; `ignore` only flags conditions that retry every failure.",
           },
+          useTypeInformation: {
+            type: "boolean",
+            description:
+              "Use the type checker (when the parser has `parserOptions.projectService` or `project`) to recognise fetch functions and clients by their types, and to read retry helpers imported from other files of the project. Without type information the option does nothing.",
+          },
         },
       },
     ],
@@ -452,11 +460,12 @@ export default createRule<Options, MessageIds>({
         ignoreUrls: [],
         retryWrappers: [],
         axiosRetryDefaultCondition: "report",
+        useTypeInformation: false,
       },
     ],
   },
   create(context, [options]) {
-    const resolver = resolverFor(context.sourceCode);
+    const resolver = resolverOf(context, options.useTypeInformation);
     const settings: Settings = {
       headers: options.idempotencyHeaders ?? ["Idempotency-Key", "X-Idempotency-Key"],
       methods: new Set(

@@ -15,7 +15,8 @@ import { optionFix } from "../utils/fixes.js";
 import { exactKey, meansNoTimeout, readKey, type KeyLookup } from "../utils/objects.js";
 import { defaultsToNoTimeout, keyWrites, reachOutbound, signalVerdict } from "../utils/reach.js";
 import { escapes, instanceOf, instanceTimeout, type Instance } from "../utils/instances.js";
-import { isModule, resolverFor, type Resolver } from "../utils/resolve.js";
+import { resolverOf } from "../utils/project.js";
+import { isModule, type Resolver } from "../utils/resolve.js";
 
 export type Options = [
   {
@@ -27,6 +28,8 @@ export type Options = [
     fetchFunctions?: string[];
     /** Report clients created without a timeout whose calls are out of sight (exported, returned). */
     checkInstances?: boolean;
+    /** Ask the type checker about callees, options and helpers the file cannot show. */
+    useTypeInformation?: boolean;
   },
 ];
 
@@ -75,7 +78,59 @@ interface Context {
  * signal that can never fire on its own (an optional signal from the caller, a controller no
  * timer aborts) is told apart.
  */
-function optionAt(ctx: Context, config: Node, key: string, call: Node): KeyLookup {
+function optionAt(ctx: Context, config: Node, key: string, call: Node): OptionLookup {
+  const found = syntacticOption(ctx, config, key, call);
+  return found.kind === "unknown" ? (typedOption(ctx, config, key) ?? found) : found;
+}
+
+/**
+ * What a key's lookup becomes when the file cannot see it: `caller` is a `signal` that only a
+ * caller may supply (the options come from a parameter whose type has an optional `signal`).
+ */
+type OptionLookup = KeyLookup | { readonly kind: "caller" };
+
+/**
+ * With type information, an options object the file cannot see into is judged by its type: a
+ * type without the key means it is absent; an optional `signal` on a parameter's type is the
+ * caller's signal, which nothing here arms. Other optional keys stay unknown.
+ */
+function typedOption(ctx: Context, config: Node, key: string): OptionLookup | null {
+  const project = ctx.resolver.project;
+  if (!project) return null;
+  const inner = skipWrappers(config);
+  if (inner.type === AST_NODE_TYPES.ObjectExpression) {
+    // `{ ...init, headers }`: the key can only come from a spread; ask about each spread.
+    let caller = false;
+    for (const prop of inner.properties) {
+      if (prop.type !== AST_NODE_TYPES.SpreadElement) continue;
+      const part = syntacticOption(ctx, prop.argument, key, config);
+      if (part.kind === "value") return null;
+      if (part.kind === "absent") continue;
+      const typed = typedOption(ctx, prop.argument, key);
+      if (typed === null || typed.kind === "unknown" || typed.kind === "value") return null;
+      if (typed.kind === "caller") caller = true;
+    }
+    return caller ? { kind: "caller" } : { kind: "absent" };
+  }
+  const presence = project.keyOfType(inner, key);
+  if (presence === "absent") return { kind: "absent" };
+  if (presence === "optional" && key === "signal" && fromParameter(ctx.resolver, inner))
+    return { kind: "caller" };
+  return null;
+}
+
+/** Whether a value is a parameter of the enclosing function, or a member of one. */
+function fromParameter(resolver: Resolver, node: Node): boolean {
+  let root = skipWrappers(node);
+  while (root.type === AST_NODE_TYPES.MemberExpression) root = skipWrappers(root.object);
+  if (root.type !== AST_NODE_TYPES.Identifier) return false;
+  const variable = resolver.variableOf(root);
+  return (
+    variable?.defs.some((def) => def.type === TSESLint.Scope.DefinitionType.Parameter) ?? false
+  );
+}
+
+function syntacticOption(ctx: Context, config: Node, key: string, call: Node): KeyLookup {
   const inner = skipWrappers(config);
   if (inner.type === AST_NODE_TYPES.Identifier) {
     const binding = ctx.resolver.constantBinding(inner);
@@ -145,6 +200,19 @@ function untimed(outbound: Outbound, signal: Node, ctx: Context): Problem | null
   };
 }
 
+/** The request is bounded only if a caller passes a signal (typed options from a parameter). */
+function callerSignal(outbound: Outbound): Problem {
+  return {
+    node: outbound.call,
+    messageId: "untimedSignal",
+    data: {
+      client: outbound.label,
+      reason: "can only come from the caller's options, which need not carry one",
+    },
+    fix: null,
+  };
+}
+
 function unresolved(ctx: Context, outbound: Outbound, at: Node): Problem | null {
   if (!ctx.reportUnresolved) return null;
   return { node: at, messageId: "unresolvedOptions", data: { client: outbound.label } };
@@ -180,6 +248,7 @@ export function checkFetch(ctx: Context, outbound: Outbound): Problem | null {
 function signalOf(ctx: Context, outbound: Outbound, init: Node, inCall: boolean): Problem | null {
   const signal = optionAt(ctx, init, "signal", outbound.call);
   if (signal.kind === "unknown") return unresolved(ctx, outbound, init);
+  if (signal.kind === "caller") return callerSignal(outbound);
   if (signal.kind === "value" && !meansNoTimeout(ctx.resolver, signal.node)) {
     const problem = untimed(outbound, signal.node, ctx);
     if (problem === null) return null;
@@ -240,7 +309,7 @@ function ownTimeout(
       problem: disabled(outbound, timeout.node, keys.timeout, suggestValue),
     };
   }
-  if (timeout.kind === "unknown")
+  if (timeout.kind === "unknown" || timeout.kind === "caller")
     return { verdict: "unknown", problem: unresolved(ctx, outbound, config) };
   for (const key of keys.alsoBounding) {
     const other = optionAt(ctx, config, key, outbound.call);
@@ -665,15 +734,26 @@ export default createRule<Options, MessageIds>({
             description:
               "Report `axios.create()` / `got.extend()` instances made without a timeout where they are created, when they are exported or returned so their calls are out of sight. On by default.",
           },
+          useTypeInformation: {
+            type: "boolean",
+            description:
+              "Use the type checker (when the parser has `parserOptions.projectService` or `project`) to recognise fetch functions and clients by their types, and to read the keys of typed options objects. Without type information the option does nothing.",
+          },
         },
       },
     ],
     defaultOptions: [
-      { reportUnresolved: false, wrappers: [], fetchFunctions: [], checkInstances: true },
+      {
+        reportUnresolved: false,
+        wrappers: [],
+        fetchFunctions: [],
+        checkInstances: true,
+        useTypeInformation: false,
+      },
     ],
   },
   create(context, [options]) {
-    const resolver = resolverFor(context.sourceCode);
+    const resolver = resolverOf(context, options.useTypeInformation);
     const wrappers = new Set(options.wrappers ?? []);
     const fetchFunctions = options.fetchFunctions ?? [];
     const candidates: Outbound[] = [];

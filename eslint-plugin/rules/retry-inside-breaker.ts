@@ -10,7 +10,8 @@ import {
   type Node,
 } from "../utils/ast.js";
 import { createRule } from "../utils/create-rule.js";
-import { isModule, resolverFor, type Origin, type Resolver } from "../utils/resolve.js";
+import { resolverOf } from "../utils/project.js";
+import { isModule, type Origin, type Resolver } from "../utils/resolve.js";
 import {
   conditionNodes,
   describeRetrier,
@@ -592,7 +593,7 @@ export default createRule<Options, MessageIds>({
     ],
   },
   create(context, [options]) {
-    const resolver = resolverFor(context.sourceCode);
+    const resolver = resolverOf(context, options.useTypeInformation);
     const services = context.sourceCode.parserServices;
     const types: TypeAware | null =
       options.useTypeInformation === true && services?.program && services.esTreeNodeToTSNodeMap

@@ -7,6 +7,7 @@ import {
   type CallLike,
   type Node,
 } from "./ast.js";
+import type { Project } from "./project.js";
 
 /**
  * Where a value comes from, as far as a careful reader of one file can tell.
@@ -53,6 +54,11 @@ function withMember(origin: Origin, name: string): Origin {
   }
 }
 
+/** An import from a file of the project (`./http.js`), not from a package. */
+function isProjectModule(origin: Origin): boolean {
+  return origin.kind === "module" && /^[./]/.test(origin.module);
+}
+
 /** `node:http` and `http` are the same module. */
 export function normaliseModule(source: string): string {
   return source.startsWith("node:") ? source.slice(5) : source;
@@ -74,12 +80,7 @@ const shared = new WeakMap<SourceCode, Resolver>();
 
 /** The resolver for a file, shared by every rule that lints it so each value is resolved once. */
 export function resolverFor(sourceCode: SourceCode): Resolver {
-  let resolver = shared.get(sourceCode);
-  if (!resolver) {
-    resolver = new Resolver(sourceCode);
-    shared.set(sourceCode, resolver);
-  }
-  return resolver;
+  return Resolver.shared(sourceCode);
 }
 
 /**
@@ -88,10 +89,23 @@ export function resolverFor(sourceCode: SourceCode): Resolver {
  */
 export class Resolver {
   readonly sourceCode: SourceCode;
+  /** The type checker's answers, when the rule lints with type information (utils/project.ts). */
+  readonly project: Project | null;
   readonly #cache = new WeakMap<Node, Origin>();
 
-  constructor(sourceCode: SourceCode) {
+  constructor(sourceCode: SourceCode, project: Project | null = null) {
     this.sourceCode = sourceCode;
+    this.project = project;
+  }
+
+  /** The syntactic resolver of a file, one per file for every rule. */
+  static shared(sourceCode: SourceCode): Resolver {
+    let resolver = shared.get(sourceCode);
+    if (!resolver) {
+      resolver = new Resolver(sourceCode);
+      shared.set(sourceCode, resolver);
+    }
+    return resolver;
   }
 
   scopeOf(node: Node): Scope {
@@ -146,7 +160,13 @@ export class Resolver {
     if (cached) return cached;
     // Past the depth limit the answer is "unknown" for this query only: do not cache it.
     if (depth > MAX_DEPTH) return UNKNOWN;
-    const result = this.#compute(node, depth);
+    let result = this.#compute(node, depth);
+    // What the file leaves open, or an export of another project file, the checker may know
+    // from the value's type.
+    if (this.project && (result.kind === "unknown" || isProjectModule(result))) {
+      const typed = this.project.typedOrigin(node);
+      if (typed.kind !== "unknown") result = typed;
+    }
     this.#cache.set(node, result);
     return result;
   }

@@ -63,8 +63,12 @@ export function projectRetryHelper(
   const declared = localFunction(resolver, callee);
   const fn = call.arguments[index] as Node;
   if (declared) return runsAgain(resolver, declared, index, depth) ? { fn, name } : null;
-  if (isDeclaredElsewhere(resolver, callee) && RETRY_NAME.test(name)) return { fn, name };
-  return null;
+  if (!isDeclaredElsewhere(resolver, callee)) return null;
+  // With type information, a helper from another file of the project is read like a local one.
+  const followed = resolver.project?.followFunction(callee);
+  if (followed)
+    return runsAgain(followed.resolver, followed.fn, index, depth) ? { fn, name } : null;
+  return RETRY_NAME.test(name) ? { fn, name } : null;
 }
 
 /** Whether a function runs its parameter at `index` more than once for one call. */
@@ -94,10 +98,17 @@ export function runsAgain(
     // handed on: `return retry(name, method, …)`
     const position = parent.arguments.indexOf(use as TSESTree.Expression);
     if (position < 0) continue;
-    const declared = localFunction(resolver, skipWrappers(parent.callee));
+    const callee = skipWrappers(parent.callee);
+    const declared = localFunction(resolver, callee);
     if (declared && runsAgain(resolver, declared, position, depth + 1)) return true;
+    if (declared) continue;
+    const followed = resolver.project?.followFunction(callee);
+    if (followed) {
+      if (runsAgain(followed.resolver, followed.fn, position, depth + 1)) return true;
+      continue;
+    }
     const name = calleeName(parent);
-    if (!declared && name !== null && RETRY_NAME.test(name)) return true;
+    if (name !== null && RETRY_NAME.test(name)) return true;
   }
   return false;
 }
