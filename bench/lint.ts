@@ -2,14 +2,20 @@
  * Lint cost of the resgen ESLint plugin on a generated corpus, measured side by side in one
  * process: ESLint with no rules, with one trivial rule (the cost of traversing at all), with
  * `configs.recommended` plus that rule, with a typical set of core rules, and with those core
- * rules plus `configs.recommended`. Prints a table with the median
- * CPU time per corpus pass and the ratios. Runs of the four configurations are interleaved.
+ * rules plus `configs.recommended`. Then, with type information, the corpus's TypeScript files
+ * written to a scratch folder with a tsconfig: typescript-eslint's `recommended-type-checked`
+ * alone, and with `configs["recommended-type-checked"]` added. Prints tables with the median
+ * CPU time per corpus pass and the ratios. Runs of the configurations are interleaved.
  *
  *   npx tsx bench/lint.ts [files=300] [runs=5]
  */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { pathToFileURL } from "node:url";
 import tsParser from "@typescript-eslint/parser";
 import { Linter } from "eslint";
+import tseslint from "typescript-eslint";
 import plugin from "../eslint-plugin/index.js";
 
 const FILES = Number(process.argv[2] ?? 300);
@@ -229,6 +235,71 @@ function main(): void {
   console.log(
     '("no rules" skips the rule traversal altogether, so it is only a floor for parsing.)',
   );
+  typed(files.filter((f) => f.name.endsWith(".ts")));
+}
+
+/**
+ * The type-checked configs on the corpus's TypeScript files, linted in place in a scratch folder
+ * so one program covers them all, as it does for a user with a tsconfig.
+ */
+function typed(tsFiles: readonly SourceFile[]): void {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "resgen-bench-lint-"));
+  try {
+    const files = tsFiles.map((f) => ({ name: path.join(root, f.name), code: f.code }));
+    for (const f of files) {
+      fs.mkdirSync(path.dirname(f.name), { recursive: true });
+      fs.writeFileSync(f.name, f.code);
+    }
+    fs.writeFileSync(
+      path.join(root, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: { target: "ES2022", module: "NodeNext", strict: true, noEmit: true },
+        include: ["src/**/*.ts"],
+      }),
+    );
+    const base: Linter.Config[] = [
+      ...(tseslint.configs.recommendedTypeChecked as Linter.Config[]),
+      {
+        files: ["**/*.ts"],
+        languageOptions: {
+          parser: tsParser,
+          parserOptions: { project: "./tsconfig.json", tsconfigRootDir: root },
+        },
+      },
+    ];
+    const variants = [
+      { label: "typescript-eslint recommended-type-checked", cfg: base },
+      {
+        label: "+ resgen recommended-type-checked",
+        cfg: [...base, plugin.configs["recommended-type-checked"]],
+      },
+    ];
+    const linter = new Linter({ cwd: root });
+    for (const v of variants) pass(linter, files, v.cfg);
+    const times = variants.map(() => [] as number[]);
+    const problems = variants.map(() => 0);
+    for (let run = 0; run < RUNS; run++) {
+      variants.forEach((v, i) => {
+        const result = pass(linter, files, v.cfg);
+        times[i]!.push(result.ms);
+        problems[i] = result.problems;
+      });
+    }
+    const [alone, withResgen] = times.map(median) as [number, number];
+    console.log(
+      `\nWith type information: the ${files.length} .ts files in one program; median of ${RUNS} runs.\n`,
+    );
+    console.log("| configuration | CPU ms per pass | CPU ms per file | problems | ratio |");
+    console.log("| --- | ---: | ---: | ---: | ---: |");
+    variants.forEach((v, i) => {
+      const ms = i === 0 ? alone : withResgen;
+      console.log(
+        `| ${v.label} | ${ms.toFixed(1)} | ${(ms / files.length).toFixed(3)} | ${problems[i] ?? 0} | ${i === 0 ? "1.00" : `${(ms / alone).toFixed(2)} vs the first`} |`,
+      );
+    });
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
 }
 
 // Run only when executed, so the corpus generator can be imported.

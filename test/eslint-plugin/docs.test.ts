@@ -40,19 +40,41 @@ export function extractExamples(markdown: string): DocExample[] {
 
 const parsers = { espree, typescript: tsParser } as const;
 
+/**
+ * Examples with `useTypeInformation` are linted with a program, as `file.ts` of a small project
+ * whose other files (a retry helper, fetch wrappers) the examples may import.
+ */
+const TYPED_PROJECT = fileURLToPath(new URL("./fixtures/typed-reach/", import.meta.url));
+
+function isTyped(example: DocExample): boolean {
+  return example.options?.["useTypeInformation"] === true;
+}
+
 function lint(
   rule: string,
   example: DocExample,
   parser: keyof typeof parsers,
 ): Linter.LintMessage[] {
-  const linter = new Linter();
-  const filename = example.lang === "ts" ? "example.ts" : "example.js";
+  const typed = isTyped(example);
+  const linter = new Linter(typed ? { cwd: TYPED_PROJECT } : {});
+  const filename = typed
+    ? join(TYPED_PROJECT, "file.ts")
+    : example.lang === "ts"
+      ? "example.ts"
+      : "example.js";
   return linter.verify(
     example.code,
     [
       {
         files: ["**/*.js", "**/*.ts"],
-        languageOptions: { parser: parsers[parser], ecmaVersion: "latest", sourceType: "module" },
+        languageOptions: {
+          parser: parsers[parser],
+          ecmaVersion: "latest",
+          sourceType: "module",
+          ...(typed
+            ? { parserOptions: { project: "./tsconfig.json", tsconfigRootDir: TYPED_PROJECT } }
+            : {}),
+        },
         plugins: { resgen: plugin as never },
         rules: { [`resgen/${rule}`]: example.options ? ["error", example.options] : "error" },
       },
@@ -84,7 +106,9 @@ describe.each(ruleNames)("docs/%s.md examples", (rule) => {
 
   for (const example of examples) {
     const runs =
-      example.lang === "ts" ? (["typescript"] as const) : (["espree", "typescript"] as const);
+      example.lang === "ts" || isTyped(example)
+        ? (["typescript"] as const)
+        : (["espree", "typescript"] as const);
     for (const parser of runs) {
       it(`${example.kind} example at line ${example.line} (${parser})`, () => {
         const messages = lint(rule, example, parser);
