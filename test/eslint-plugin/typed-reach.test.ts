@@ -139,6 +139,22 @@ run("require-timeout", requireTimeout, [
     typed: ["untimedSignal"],
     syntactic: [],
   },
+  // options built by a helper in another file: its return type says which keys it carries
+  {
+    code: 'import { jsonHeaders } from "./options.js";\nexport const load = (url: string) => fetch(url, jsonHeaders());',
+    typed: ["fetchWithoutSignal"],
+    syntactic: [],
+  },
+  {
+    code: 'import { bounded } from "./options.js";\nexport const load = (url: string) => fetch(url, bounded(2000));',
+    typed: [],
+    syntactic: [],
+  },
+  {
+    code: 'import { withDefaults } from "./options.js";\nexport const load = (url: string, init: RequestInit) => fetch(url, withDefaults(init));',
+    typed: [],
+    syntactic: [],
+  },
   // types that say nothing about the key stay silent
   {
     code: "export function get(url: string, init: any) {\n  return fetch(url, init);\n}",
