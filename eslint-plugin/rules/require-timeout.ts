@@ -9,7 +9,14 @@ import {
   skipWrappers,
   type Node,
 } from "../utils/ast.js";
-import { classifyOutbound, configArgument, type Library, type Outbound } from "../utils/clients.js";
+import {
+  callArgumentIndex,
+  classifyOutbound,
+  clientArguments,
+  configArgument,
+  type Library,
+  type Outbound,
+} from "../utils/clients.js";
 import { createRule } from "../utils/create-rule.js";
 import { optionFix } from "../utils/fixes.js";
 import { exactKey, meansNoTimeout, readKey, type KeyLookup } from "../utils/objects.js";
@@ -220,9 +227,10 @@ function unresolved(ctx: Context, outbound: Outbound, at: Node): Problem | null 
 
 /** `fetch(url, init)`: bounded only by an abort signal (undici's fetch may also get a dispatcher). */
 export function checkFetch(ctx: Context, outbound: Outbound): Problem | null {
-  const { call } = outbound;
+  const args = clientArguments(outbound);
+  if (args === null) return null;
   const init: Node | undefined = configArgument(outbound);
-  const first = call.arguments[0];
+  const first = args[0];
   if (init === undefined && first !== undefined && first.type !== AST_NODE_TYPES.SpreadElement) {
     // fetch(new Request(url, init)) carries its init on the request.
     const request = ctx.resolver.valueOf(first);
@@ -240,7 +248,7 @@ export function checkFetch(ctx: Context, outbound: Outbound): Problem | null {
       }
     }
   }
-  if (call.arguments.some((arg) => arg.type === AST_NODE_TYPES.SpreadElement)) return null;
+  if (args.some((arg) => arg.type === AST_NODE_TYPES.SpreadElement)) return null;
   if (init === undefined) return missingSignal(outbound, null);
   return signalOf(ctx, outbound, init, true);
 }
@@ -273,7 +281,7 @@ function signalOf(ctx: Context, outbound: Outbound, init: Node, inCall: boolean)
 /** `existing`: the value to replace, null to add a property, undefined for no suggestion. */
 function missingSignal(outbound: Outbound, existing: Node | null | undefined): Problem {
   const fix =
-    existing === undefined ? null : optionFix(outbound.call, 1, "signal", SIGNAL_TEXT, existing);
+    existing === undefined ? null : optionFixAt(outbound, "signal", SIGNAL_TEXT, existing);
   return {
     node: outbound.call,
     messageId: "fetchWithoutSignal",
@@ -321,8 +329,19 @@ function ownTimeout(
   return { verdict: "absent", problem: null };
 }
 
+/** `optionFix` at the options argument, which `.call` shifts by one and `.apply` puts in a list. */
+function optionFixAt(
+  outbound: Outbound,
+  key: string,
+  value: string,
+  existing: Node | null,
+): ReturnType<typeof optionFix> {
+  const index = callArgumentIndex(outbound, outbound.configIndex);
+  return index === null ? null : optionFix(outbound.call, index, key, value, existing);
+}
+
 function disabled(outbound: Outbound, value: Node, key: string, suggestValue: string): Problem {
-  const fix = optionFix(outbound.call, outbound.configIndex, key, suggestValue, value);
+  const fix = optionFixAt(outbound, key, suggestValue, value);
   return {
     node: outbound.call,
     messageId: "disabledTimeout",
@@ -342,7 +361,7 @@ function disabledDefault(outbound: Outbound): Problem {
 }
 
 function missing(outbound: Outbound, key: string, suggestValue: string): Problem {
-  const fix = optionFix(outbound.call, outbound.configIndex, key, suggestValue, null);
+  const fix = optionFixAt(outbound, key, suggestValue, null);
   return {
     node: outbound.call,
     messageId: "missingTimeout",
@@ -606,11 +625,11 @@ function insideWrapper(node: Node, wrappers: ReadonlySet<string>): boolean {
 }
 
 export function checkOutbound(ctx: Context, outbound: Outbound): Problem | null {
-  // f(...args) may carry the options anywhere.
+  // f(...args), or f.apply(self, args), may carry the options anywhere.
+  const args = clientArguments(outbound);
   if (
-    outbound.call.arguments.some(
-      (arg, i) => i <= outbound.configIndex && arg.type === AST_NODE_TYPES.SpreadElement,
-    )
+    args === null ||
+    args.some((arg, i) => i <= outbound.configIndex && arg.type === AST_NODE_TYPES.SpreadElement)
   ) {
     return unresolved(ctx, outbound, outbound.call);
   }

@@ -18,6 +18,15 @@ export interface Outbound {
   readonly verb: string | null;
   readonly instance: readonly TSESTree.CallExpression[];
   readonly label: string;
+  /**
+   * Set when the client function is invoked through `Function.prototype`: `fetch.call(self, url,
+   * init)` or `fetch.apply(self, [url, init])`. `args` are the arguments the client receives
+   * (`configIndex` counts in them), or null when `apply` gets a list the file does not spell out.
+   */
+  readonly through?: {
+    readonly kind: "call" | "apply";
+    readonly args: readonly TSESTree.CallExpressionArgument[] | null;
+  };
 }
 
 const AXIOS_NO_DATA = new Set(["get", "delete", "head", "options"]);
@@ -39,6 +48,54 @@ export const SENDING_MEMBERS = new Set([
 function argumentAt(call: TSESTree.CallExpression, index: number): Node | undefined {
   const arg = call.arguments[index];
   return arg === undefined || arg.type === AST_NODE_TYPES.SpreadElement ? undefined : arg;
+}
+
+/** The arguments the client itself receives, or null when the file does not spell them out. */
+export function clientArguments(
+  outbound: Outbound,
+): readonly TSESTree.CallExpressionArgument[] | null {
+  return outbound.through ? outbound.through.args : outbound.call.arguments;
+}
+
+/** The client's argument at `index` (not a spread), through `.call` and `.apply` too. */
+export function outboundArgument(outbound: Outbound, index: number): Node | undefined {
+  const arg = clientArguments(outbound)?.[index];
+  return arg === undefined || arg.type === AST_NODE_TYPES.SpreadElement ? undefined : arg;
+}
+
+/**
+ * Where the client's argument at `index` sits among the call's own arguments, for a fix that
+ * edits it: shifted by one past `.call`'s `this`; null inside `.apply`'s list.
+ */
+export function callArgumentIndex(outbound: Outbound, index: number): number | null {
+  if (!outbound.through) return index;
+  return outbound.through.kind === "call" ? index + 1 : null;
+}
+
+/**
+ * `f.call(self, ...args)` / `f.apply(self, [...args])`: how `f` is invoked and the arguments it
+ * receives (null for an `apply` list that is not written in place, or a spread `this`).
+ */
+export function invocationThrough(
+  call: TSESTree.CallExpression,
+): NonNullable<Outbound["through"]> | null {
+  const callee = skipWrappers(call.callee);
+  if (callee.type !== AST_NODE_TYPES.MemberExpression) return null;
+  const kind = memberName(callee);
+  if (kind !== "call" && kind !== "apply") return null;
+  const self = call.arguments[0];
+  if (self?.type === AST_NODE_TYPES.SpreadElement) return { kind, args: null };
+  if (kind === "call") return { kind, args: call.arguments.slice(1) };
+  const list = call.arguments[1];
+  if (list === undefined) return { kind, args: [] };
+  const inner = list.type === AST_NODE_TYPES.SpreadElement ? list : skipWrappers(list);
+  if (inner.type !== AST_NODE_TYPES.ArrayExpression) return { kind, args: null };
+  const args: TSESTree.CallExpressionArgument[] = [];
+  for (const element of inner.elements) {
+    if (element === null) return { kind, args: null };
+    args.push(element);
+  }
+  return { kind, args };
 }
 
 /** The options argument of a client that takes `(url, options)` or `(options)`. */
@@ -98,7 +155,10 @@ export function mayBeOutbound(
   if (callee.type === AST_NODE_TYPES.Identifier) return true;
   if (callee.type !== AST_NODE_TYPES.MemberExpression) return false;
   const name = memberName(callee);
-  return name !== null && (SENDING_MEMBERS.has(name) || extraFetch.includes(name));
+  return (
+    name !== null &&
+    (SENDING_MEMBERS.has(name) || extraFetch.includes(name) || name === "call" || name === "apply")
+  );
 }
 
 /** Classifies a call as an outbound request of a known client, or returns null. */
@@ -123,46 +183,23 @@ export function classifyCallee(
   const callee = skipWrappers(call.callee);
   if (callee.type !== AST_NODE_TYPES.Identifier && callee.type !== AST_NODE_TYPES.MemberExpression)
     return null;
+  const through = invocationThrough(call);
+  if (through) {
+    // fetch.call(self, url, init), globalThis.fetch.apply(self, [url, init])
+    const target = skipWrappers((callee as TSESTree.MemberExpression).object);
+    const label = fetchLabel(resolver, target, extraFetch);
+    if (label !== null)
+      return { library: "fetch", call, configIndex: 1, verb: null, instance: [], label, through };
+  }
   const origin = resolver.origin(callee);
   if (origin.kind === "unknown") return null;
 
-  if (
-    callee.type === AST_NODE_TYPES.Identifier &&
-    extraFetch.includes(callee.name) &&
-    origin.kind !== "result"
-  ) {
-    return { library: "fetch", call, configIndex: 1, verb: null, instance: [], label: callee.name };
-  }
-  if (origin.kind === "global") {
-    const name = origin.path.join(".");
-    if (name === "fetch" || extraFetch.includes(name))
-      return { library: "fetch", call, configIndex: 1, verb: null, instance: [], label: name };
-    return null;
-  }
+  const label = fetchLabel(resolver, callee, extraFetch, origin);
+  if (label !== null)
+    return { library: "fetch", call, configIndex: 1, verb: null, instance: [], label };
+  if (origin.kind === "global") return null;
   if (origin.kind === "module") {
-    if (FETCH_MODULES.includes(origin.module) && origin.path.length === 0) {
-      return { library: "fetch", call, configIndex: 1, verb: null, instance: [], label: "fetch" };
-    }
-    if (origin.path.length === 1 && extraFetch.includes(origin.path[0]!)) {
-      return {
-        library: "fetch",
-        call,
-        configIndex: 1,
-        verb: null,
-        instance: [],
-        label: origin.path[0]!,
-      };
-    }
     if (origin.module === "undici" && origin.path.length === 1) {
-      if (origin.path[0] === "fetch")
-        return {
-          library: "fetch",
-          call,
-          configIndex: 1,
-          verb: null,
-          instance: [],
-          label: "undici fetch",
-        };
       if (origin.path[0] === "request")
         return {
           library: "undici",
@@ -196,6 +233,33 @@ export function classifyCallee(
   const client = classifyClient(base);
   if (!client) return null;
   return withPosition(resolver, call, client.library, last, client.instance, client.label);
+}
+
+/**
+ * The label of a fetch function: the global (`fetch`, `globalThis.fetch`), a fetch package's
+ * export, undici's `fetch`, or a name listed in `extraFetch`; null for anything else.
+ */
+function fetchLabel(
+  resolver: Resolver,
+  node: Node,
+  extraFetch: readonly string[],
+  known?: Origin,
+): string | null {
+  if (node.type !== AST_NODE_TYPES.Identifier && node.type !== AST_NODE_TYPES.MemberExpression)
+    return null;
+  const origin = known ?? resolver.origin(node);
+  if (origin.kind === "unknown") return null;
+  if (node.type === AST_NODE_TYPES.Identifier && extraFetch.includes(node.name))
+    return origin.kind === "result" ? null : node.name;
+  if (origin.kind === "global") {
+    const name = origin.path.join(".");
+    return name === "fetch" || extraFetch.includes(name) ? name : null;
+  }
+  if (origin.kind !== "module") return null;
+  if (FETCH_MODULES.includes(origin.module) && origin.path.length === 0) return "fetch";
+  if (origin.path.length === 1 && extraFetch.includes(origin.path[0]!)) return origin.path[0]!;
+  if (isModule(origin, "undici", "fetch")) return "undici fetch";
+  return null;
 }
 
 function classifyClient(
@@ -280,7 +344,7 @@ function withPosition(
 }
 
 export function configArgument(outbound: Outbound): Node | undefined {
-  return argumentAt(outbound.call, outbound.configIndex);
+  return outboundArgument(outbound, outbound.configIndex);
 }
 
 export { argumentAt };

@@ -1,6 +1,6 @@
 import { AST_NODE_TYPES, TSESLint, type TSESTree } from "@typescript-eslint/utils";
 import { contains, memberName, skipWrappers, someInside, staticString, type Node } from "./ast.js";
-import { argumentAt, classifyOutbound, configArgument, type Outbound } from "./clients.js";
+import { classifyOutbound, configArgument, outboundArgument, type Outbound } from "./clients.js";
 import { anyKeyOf, exactKey, readKey, stringValue, type KeyLookup } from "./objects.js";
 import { isModule, type Resolver } from "./resolve.js";
 
@@ -42,9 +42,9 @@ export function httpRequestOf(
     let method: string | null;
     if (outbound.verb !== null) method = outbound.verb.toUpperCase();
     else if (outbound.library === "fetch")
-      method = methodFrom(resolver, options ?? requestInit(resolver, call), "GET");
+      method = methodFrom(resolver, options ?? requestInit(resolver, outbound), "GET");
     else method = methodFrom(resolver, options, "GET");
-    const url = outbound.configIndex === 0 ? undefined : argumentAt(call, 0);
+    const url = outbound.configIndex === 0 ? undefined : outboundArgument(outbound, 0);
     const optionArgs = options === undefined ? [] : [options];
     return { call, method, url, optionArgs, outbound };
   }
@@ -81,8 +81,8 @@ export function httpRequestOf(
 }
 
 /** `fetch(new Request(url, init))`: the init of the request. */
-function requestInit(resolver: Resolver, call: TSESTree.CallExpression): Node | undefined {
-  const first = argumentAt(call, 0);
+function requestInit(resolver: Resolver, outbound: Outbound): Node | undefined {
+  const first = outboundArgument(outbound, 0);
   if (first === undefined) return undefined;
   const value = resolver.valueOf(first);
   if (value.type !== AST_NODE_TYPES.NewExpression) return undefined;
@@ -118,7 +118,7 @@ export function idempotencyKeyOf(
     request.optionArgs.length > 0
       ? request.optionArgs
       : request.outbound?.library === "fetch"
-        ? [requestInit(resolver, request.call)].filter((n): n is Node => n !== undefined)
+        ? [requestInit(resolver, request.outbound)].filter((n): n is Node => n !== undefined)
         : [];
   for (const arg of args) {
     const sdk = readKey(resolver, arg, anyKeyOf(["idempotencyKey", "idempotency_key"]));

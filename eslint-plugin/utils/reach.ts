@@ -9,7 +9,7 @@ import {
   walk,
   type Node,
 } from "./ast.js";
-import { classifyCallee, type Outbound } from "./clients.js";
+import { classifyCallee, invocationThrough, type Outbound } from "./clients.js";
 import { meansNoTimeout } from "./objects.js";
 import { enclosingClass, isModule, type Origin, type Resolver } from "./resolve.js";
 
@@ -258,6 +258,26 @@ function returnsFetch(resolver: Resolver, call: TSESTree.CallExpression): boolea
 }
 
 /**
+ * The label of a value that is a fetch function as this file shows it: a local or fallback
+ * (`opts.fetch || fetch`), a class field given fetch, or a local getter that returns it.
+ */
+function fetchTarget(resolver: Resolver, node: Node): string | null {
+  if (
+    node.type === AST_NODE_TYPES.MemberExpression &&
+    node.object.type === AST_NODE_TYPES.ThisExpression
+  ) {
+    const key = node.computed ? null : fieldKey(node.property);
+    const body = key === null ? null : enclosingClass(node);
+    if (key === null || body === null) return null;
+    return classFieldValues(body, key).some((value) => isFetchValue(resolver, value))
+      ? `this.${key}`
+      : null;
+  }
+  if (node.type === AST_NODE_TYPES.CallExpression && returnsFetch(resolver, node)) return "fetch";
+  return isFetchValue(resolver, node) ? "fetch" : null;
+}
+
+/**
  * Classifies calls `classifyOutbound` leaves out. Cheap shapes are tested first; only calls
  * whose callee is a local, a `this` member, a call or a member of a conditional are resolved.
  */
@@ -270,6 +290,12 @@ export function reachOutbound(resolver: Resolver, call: TSESTree.CallExpression)
       return returnsFetch(resolver, callee) ? fetchOutbound(call, "fetch") : null;
     case AST_NODE_TYPES.MemberExpression: {
       const object = skipWrappers(callee.object);
+      // fetchImpl.call(self, url, init), this.fetch.apply(self, [url, init])
+      const through = invocationThrough(call);
+      if (through) {
+        const label = fetchTarget(resolver, object);
+        if (label !== null) return { ...fetchOutbound(call, label), through };
+      }
       if (object.type === AST_NODE_TYPES.ThisExpression && !callee.computed) {
         const key = fieldKey(callee.property);
         const body = key === null ? null : enclosingClass(callee);
