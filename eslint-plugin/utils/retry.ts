@@ -1,16 +1,20 @@
-import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
+import { AST_NODE_TYPES, TSESLint, type TSESTree } from "@typescript-eslint/utils";
 import {
   alwaysThrows,
   calleeName,
   contains,
   isFunction,
   isRetryableLoop,
+  memberName,
+  outerParent,
   skipWrappers,
   someInside,
+  type CallLike,
   type FunctionNode,
   type LoopNode,
   type Node,
 } from "./ast.js";
+import { isExported } from "./interceptors.js";
 import { exactKey, numberValue, readKey } from "./objects.js";
 import { selfRetryOf } from "./recursion.js";
 import { isModule, type Origin, type Resolver } from "./resolve.js";
@@ -236,11 +240,105 @@ export function isRetryLoop(attempt: TSESTree.TryStatement): boolean {
   });
 }
 
-/** A local function's name and the calls that run it (`send(x)` for `function send` / `const send = …`). */
+/**
+ * Calls that keep a callback for events that come later (a listener, a subscription, a timer
+ * that repeats), and those that take it back: neither runs the callback as part of the code that
+ * hands it over, so a retry of that code does not repeat it.
+ */
+const LISTENER_CALLS = new Set([
+  "addEventListener",
+  "addListener",
+  "on",
+  "once",
+  "prependListener",
+  "prependOnceListener",
+  "subscribe",
+  "setInterval",
+  "removeEventListener",
+  "removeListener",
+  "off",
+]);
+/** `onMessage(cb)`, `client.onError(cb)`, and as properties `ws.onmessage = cb`. */
+const HANDLER_NAME = /^on[A-Z]/;
+const HANDLER_PROPERTY = /^on[a-zA-Z]/;
+
+/** Whether a call keeps the callbacks given to it for later instead of running them now. */
+function storesForLater(resolver: Resolver, call: CallLike): boolean {
+  if (call.type !== AST_NODE_TYPES.CallExpression) return false;
+  const name = calleeName(call);
+  if (name !== null && (LISTENER_CALLS.has(name) || HANDLER_NAME.test(name))) return true;
+  return intoExportedRegistry(resolver, call);
+}
+
+/**
+ * `handlers.push(cb)` / `registry.register(cb)` as a statement, on a module-level value the file
+ * exports: the callback is kept where other files can run it, whenever they like.
+ */
+function intoExportedRegistry(resolver: Resolver, call: TSESTree.CallExpression): boolean {
+  if (outerParent(call).parent?.type !== AST_NODE_TYPES.ExpressionStatement) return false;
+  const callee = skipWrappers(call.callee);
+  if (callee.type !== AST_NODE_TYPES.MemberExpression) return false;
+  let root = skipWrappers(callee.object);
+  while (root.type === AST_NODE_TYPES.MemberExpression) root = skipWrappers(root.object);
+  if (root.type !== AST_NODE_TYPES.Identifier) return false;
+  const variable = resolver.variableOf(root);
+  if (!variable || variable.defs.length === 0) return false;
+  const scope = variable.scope.type;
+  const topLevel =
+    scope === TSESLint.Scope.ScopeType.module || scope === TSESLint.Scope.ScopeType.global;
+  return topLevel && isExported(resolver, root);
+}
+
+/** `ws.onmessage = cb`, `this.onDone = cb`: an event-handler property, run when the event comes. */
+function isHandlerAssignment(node: Node): boolean {
+  if (node.type !== AST_NODE_TYPES.AssignmentExpression || node.operator !== "=") return false;
+  const target = skipWrappers(node.left);
+  if (target.type !== AST_NODE_TYPES.MemberExpression) return false;
+  const name = memberName(target);
+  return name !== null && HANDLER_PROPERTY.test(name);
+}
+
+/**
+ * Whether a value at `node` is handed over to be kept for later: an argument of a listener or
+ * registry call, or the value of an event-handler property.
+ */
+function keptForLater(resolver: Resolver, node: Node): boolean {
+  const { parent, child } = outerParent(node);
+  if (parent === undefined) return false;
+  if (
+    (parent.type === AST_NODE_TYPES.CallExpression ||
+      parent.type === AST_NODE_TYPES.NewExpression) &&
+    parent.arguments.includes(child as TSESTree.CallExpressionArgument)
+  )
+    return storesForLater(resolver, parent);
+  return parent.type === AST_NODE_TYPES.AssignmentExpression && parent.right === child
+    ? isHandlerAssignment(parent)
+    : false;
+}
+
+/**
+ * Whether a call that is handed a function runs it as part of its own work: any call that does
+ * not keep it for later (`queue.add(fn)`, `items.map(fn)`, `p.then(fn)`), and of constructors
+ * only `new Promise(fn)`, whose executor runs at once; others (a circuit breaker, a worker) may
+ * keep it.
+ */
+function runsWhatItIsHanded(resolver: Resolver, node: CallLike): boolean {
+  if (node.type !== AST_NODE_TYPES.NewExpression) return true;
+  const origin = resolver.origin(skipWrappers(node.callee));
+  return origin.kind === "global" && origin.path.length === 1 && origin.path[0] === "Promise";
+}
+
+/**
+ * A local function's name, the calls that run it, and whether it is only kept for later:
+ * - `calls`: `send(x)` for `function send` / `const send = …`, and the calls it is handed to
+ *   that run it as part of their own work (`queue.add(send)`, `items.map(send)`,
+ *   `promise.then(send)`, `new Promise(send)`);
+ * - `deferred`: every use registers it for later (`emitter.on("x", send)`).
+ */
 function callSitesOf(
   resolver: Resolver,
   fn: FunctionNode,
-): { name: string; calls: TSESTree.CallExpression[] } | null {
+): { name: string; calls: CallLike[]; deferred: boolean } | null {
   let id: TSESTree.Identifier | null = null;
   if (fn.type === AST_NODE_TYPES.FunctionDeclaration) id = fn.id;
   else if (
@@ -251,16 +349,32 @@ function callSitesOf(
   if (id === null) return null;
   const variable = resolver.variableOf(id);
   if (!variable) return null;
-  const calls: TSESTree.CallExpression[] = [];
+  const calls: CallLike[] = [];
+  let later = 0;
+  let other = 0;
   for (const ref of variable.references) {
-    const use = outer(ref.identifier);
+    if (ref.identifier === id) continue;
+    const { parent, child } = outerParent(ref.identifier);
+    if (parent?.type === AST_NODE_TYPES.CallExpression && parent.callee === child) {
+      calls.push(parent);
+      continue;
+    }
+    if (keptForLater(resolver, ref.identifier)) {
+      later++;
+      continue;
+    }
     if (
-      use.parent?.type === AST_NODE_TYPES.CallExpression &&
-      skipWrappers(use.parent.callee) === ref.identifier
-    )
-      calls.push(use.parent);
+      (parent?.type === AST_NODE_TYPES.CallExpression ||
+        parent?.type === AST_NODE_TYPES.NewExpression) &&
+      parent.arguments.includes(child as TSESTree.CallExpressionArgument) &&
+      runsWhatItIsHanded(resolver, parent)
+    ) {
+      calls.push(parent);
+      continue;
+    }
+    other++;
   }
-  return { name: id.name, calls };
+  return { name: id.name, calls, deferred: later > 0 && calls.length === 0 && other === 0 };
 }
 
 const MAX_HOPS = 2;
@@ -286,8 +400,8 @@ export function findRetryScope(
       const again = selfRetryOf(resolver, current);
       if (again && !(again.parent !== undefined && contains(again.parent, node)))
         return { kind: "recursion", fn: current, again, region: current, via: [] };
+      const helper = callSitesOf(resolver, current);
       if (hops < MAX_HOPS) {
-        const helper = callSitesOf(resolver, current);
         for (const call of helper?.calls ?? []) {
           if (call.range[0] >= current.range[0] && call.range[1] <= current.range[1]) continue; // recursion
           const outerScope = findRetryScope(resolver, call, extra, hops + 1);
@@ -295,6 +409,9 @@ export function findRetryScope(
             return { ...outerScope, region: current, via: [helper!.name, ...outerScope.via] };
         }
       }
+      // A callback kept for later (a listener, a timer that repeats, an exported registry) runs
+      // when its event comes, not as part of the code around it: no retry of that code repeats it.
+      if (helper?.deferred === true || keptForLater(resolver, current)) return null;
     }
     if (
       isRetryableLoop(current) &&
