@@ -1,5 +1,12 @@
-import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
-import { isFunction, memberName, propertyKey, skipWrappers, type Node } from "../utils/ast.js";
+import { AST_NODE_TYPES, TSESLint, type TSESTree } from "@typescript-eslint/utils";
+import {
+  isFunction,
+  memberName,
+  propertyKey,
+  skipWrappers,
+  staticString,
+  type Node,
+} from "../utils/ast.js";
 import { createRule } from "../utils/create-rule.js";
 import {
   httpRequestOf,
@@ -8,7 +15,15 @@ import {
   urlText,
   type HttpRequest,
 } from "../utils/http.js";
-import { anyKeyOf, exactKey, numberValue, readKey, stringValue } from "../utils/objects.js";
+import {
+  anyKeyOf,
+  exactKey,
+  numberValue,
+  readKey,
+  stringValue,
+  type KeyLookup,
+} from "../utils/objects.js";
+import { escapes } from "../utils/instances.js";
 import { isExported, mentionsMethod, resendsOf, type Resend } from "../utils/interceptors.js";
 import { retryBranchOf } from "../utils/recursion.js";
 import { resolverOf } from "../utils/project.js";
@@ -20,6 +35,7 @@ import {
   findRetryScope,
   onlyNeverProcessed,
   retriesDisabled,
+  type KeyReader,
   type RetryScope,
 } from "../utils/retry.js";
 import { localFunction } from "../utils/retry-helpers.js";
@@ -136,9 +152,10 @@ export function checkRetriedRequest(
 function axiosRetryCondition(
   resolver: Resolver,
   options: Node | undefined,
+  read: KeyReader = (object, key) => readKey(resolver, object, exactKey(key)),
 ): "every-method" | "default" | "safe" | "unknown" {
   if (options === undefined) return "default";
-  const found = readKey(resolver, options, exactKey("retryCondition"));
+  const found = read(options, "retryCondition");
   if (found.kind === "absent") return "default";
   if (found.kind === "unknown") return "unknown";
   const value = localFunction(resolver, found.node) ?? resolver.valueOf(found.node);
@@ -221,19 +238,98 @@ export function checkAxiosRetry(
   return null;
 }
 
-/** axios-retry with a condition that retries every method, on a client other files send through. */
+/**
+ * axios-retry with a condition that retries every method, on a client whose requests are out of
+ * sight: exported, or returned by a function of this file (`createClient()`), so it is sent
+ * through by its callers. Options the caller may override (`{ retryCondition, ...retry }` with
+ * `retry` a parameter) are read as the callers that pass nothing get them.
+ */
 export function checkExportedAxiosRetry(
   resolver: Resolver,
   setup: AxiosRetrySetup,
 ): Problem | null {
   const target = skipWrappers(setup.target);
   if (isModule(resolver.origin(target), "axios")) return null;
-  if (!isExported(resolver, target) || retriesDisabled(resolver, setup.options)) return null;
-  if (axiosRetryCondition(resolver, setup.options) !== "every-method") return null;
+  if (!isExported(resolver, target) && !isReturnedInstance(resolver, target)) return null;
+  const read = readByDefault(resolver);
+  if (retriesDisabled(resolver, setup.options, read)) return null;
+  if (axiosRetryCondition(resolver, setup.options, read) !== "every-method") return null;
   const call = setup.target.parent;
   return call === undefined
     ? null
     : { node: call, messageId: "axiosRetryExportedClient", data: {} };
+}
+
+/**
+ * An `axios.create()` instance whose calls are out of this file's sight the way require-timeout
+ * judges instances: returned from the function that made it (a factory), or by a getter.
+ */
+function isReturnedInstance(resolver: Resolver, target: Node): boolean {
+  const origin = resolver.origin(target);
+  return (
+    origin.kind === "result" &&
+    origin.path.length === 0 &&
+    origin.call.type === AST_NODE_TYPES.CallExpression &&
+    isModule(origin.callee, "axios", "create") &&
+    escapes(resolver, origin.call)
+  );
+}
+
+const ABSENT: KeyLookup = { kind: "absent" };
+const UNKNOWN_KEY: KeyLookup = { kind: "unknown" };
+
+/**
+ * A parameter's default value (`retry = {}`): null for a parameter without one, undefined when
+ * `node` is not a parameter the function leaves as it came.
+ */
+function parameterDefault(resolver: Resolver, node: Node): Node | null | undefined {
+  const inner = skipWrappers(node);
+  if (inner.type !== AST_NODE_TYPES.Identifier) return undefined;
+  const variable = resolver.variableOf(inner);
+  if (variable?.defs.length !== 1) return undefined;
+  const def = variable.defs[0]!;
+  if (def.type !== TSESLint.Scope.DefinitionType.Parameter) return undefined;
+  if (variable.references.some((ref) => ref.isWrite() && !ref.init)) return undefined;
+  const parent = def.name.parent;
+  if (parent.type === AST_NODE_TYPES.RestElement) return undefined;
+  if (parent.type === AST_NODE_TYPES.AssignmentPattern && parent.left === def.name)
+    return parent.right;
+  return null;
+}
+
+/**
+ * Reads options as a factory's callers get them when they pass nothing: a parameter spread into
+ * them (`...retry`) or given as a value (`retryCondition = isNetworkError`) stands for its
+ * default, and one without a default for nothing.
+ */
+function readByDefault(resolver: Resolver): KeyReader {
+  const read = (options: Node, key: string, depth: number): KeyLookup => {
+    if (depth > 4) return UNKNOWN_KEY;
+    const fallback = parameterDefault(resolver, options);
+    if (fallback !== undefined) return fallback === null ? ABSENT : read(fallback, key, depth + 1);
+    // Only an object written in place is read here; a const (which may be mutated) is readKey's.
+    const object = skipWrappers(options);
+    if (object.type !== AST_NODE_TYPES.ObjectExpression)
+      return readKey(resolver, options, exactKey(key));
+    for (let i = object.properties.length - 1; i >= 0; i--) {
+      const prop = object.properties[i]!;
+      if (prop.type === AST_NODE_TYPES.SpreadElement) {
+        const found = read(prop.argument, key, depth + 1);
+        if (found.kind !== "absent") return found;
+        continue;
+      }
+      const name =
+        propertyKey(prop) ?? (prop.computed ? staticString(resolver.valueOf(prop.key)) : null);
+      if (name === null) return UNKNOWN_KEY;
+      if (name !== key) continue;
+      if (prop.kind !== "init") return UNKNOWN_KEY;
+      const value = parameterDefault(resolver, prop.value);
+      if (value === null) return ABSENT;
+      return { kind: "value", node: value ?? prop.value, via: name };
+    }
+    return ABSENT;
+  };
+  return (options, key) => read(options, key, 0);
 }
 
 function perRequestRetriesOff(resolver: Resolver, request: HttpRequest): boolean {
@@ -398,7 +494,7 @@ export default createRule<Options, MessageIds>({
       axiosRetryEveryMethod:
         "This {{method}} goes through a client whose axios-retry condition retries every method. Restrict retryCondition to idempotent requests (axiosRetry.isIdempotentRequestError) or send an Idempotency-Key header.",
       axiosRetryExportedClient:
-        "axios-retry on this exported client retries every method: POST and PATCH requests sent through it from other files are repeated without an idempotency key. Restrict retryCondition to idempotent requests (axiosRetry.isIdempotentRequestError) or send an Idempotency-Key header.",
+        "axios-retry on this client, which the file exports or returns, retries every method: POST and PATCH requests sent through it where this file cannot see are repeated without an idempotency key. Restrict retryCondition to idempotent requests (axiosRetry.isIdempotentRequestError) or send an Idempotency-Key header.",
       interceptorResendsWrites:
         "This interceptor re-sends the failed request's config through `{{client}}` whatever its method: a {{method}} sent through this client is repeated without an idempotency key. Re-send only idempotent methods (check `config.method`) or send an Idempotency-Key header created once per request.",
       axiosRetryDefaultCondition:

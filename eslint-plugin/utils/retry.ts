@@ -15,7 +15,7 @@ import {
   type Node,
 } from "./ast.js";
 import { isExported } from "./interceptors.js";
-import { exactKey, numberValue, readKey } from "./objects.js";
+import { exactKey, numberValue, readKey, type KeyLookup } from "./objects.js";
 import { selfRetryOf } from "./recursion.js";
 import { isModule, type Origin, type Resolver } from "./resolve.js";
 import { localFunction, projectRetryHelper } from "./retry-helpers.js";
@@ -473,11 +473,18 @@ const ATTEMPT_KEYS: readonly { key: string; atMost: number }[] = [
   { key: "numOfAttempts", atMost: 1 },
 ];
 
+/** How a check reads one key of an options object; `readKey` unless the caller knows better. */
+export type KeyReader = (options: Node, key: string) => KeyLookup;
+
 /** Whether options say there is no second attempt (`retries: 0`, `limit: 0`, `maxAttempts: 1`). */
-export function retriesDisabled(resolver: Resolver, options: Node | undefined): boolean {
+export function retriesDisabled(
+  resolver: Resolver,
+  options: Node | undefined,
+  read: KeyReader = (object, key) => readKey(resolver, object, exactKey(key)),
+): boolean {
   if (options === undefined) return false;
   for (const { key, atMost } of ATTEMPT_KEYS) {
-    const found = readKey(resolver, options, exactKey(key));
+    const found = read(options, key);
     if (found.kind !== "value") continue;
     const value = numberValue(resolver, found.node);
     if (value !== null && value <= atMost) return true;

@@ -9,11 +9,13 @@ import timeoutRule, {
 import { runUnderBothParsers, type Invalid, type Valid } from "./rule-tester.js";
 
 // What a retry repeats and what a timeout rule sees, through callbacks and indirect calls:
-// callbacks the retried code hands to a call that runs them, callbacks kept for later, fetch
-// invoked through `.call`/`.apply`, and fetch-retry wrapping a local alias of fetch.
+// callbacks the retried code hands to a call that runs them, callbacks kept for later,
+// axios-retry set up in a factory that returns the client, fetch invoked through
+// `.call`/`.apply`, and fetch-retry wrapping a local alias of fetch.
 
 const P = 'import pRetry from "p-retry";\n';
 const AR = 'import retry from "async-retry";\n';
+const AXR = 'import axios from "axios";\nimport axiosRetry from "axios-retry";\n';
 const FR = 'import fetchRetry from "fetch-retry";\n';
 const POST = '{ method: "POST", body }';
 
@@ -28,6 +30,14 @@ function retried(
     code,
     errors: [{ messageId: "retriedWithoutKey", line, column, data: { method, retrier } }],
   };
+}
+
+function exportedClient(
+  code: string,
+  line: number,
+  column: number,
+): Invalid<RetryIds, RetryOptions> {
+  return { code, errors: [{ messageId: "axiosRetryExportedClient", line, column }] };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -137,6 +147,62 @@ const callbackInvalid: Invalid<RetryIds, RetryOptions>[] = [
 ];
 
 // ---------------------------------------------------------------------------------------------
+// 2. axios-retry set up in a factory that returns the client
+
+const FACTORY_CONDITION =
+  "const isRetryable = (error) =>\n  error.response?.status === 429 || axiosRetry.isNetworkError(error) || axiosRetry.isRetryableError(error);\n";
+
+const factoryValid: Valid<RetryOptions>[] = [
+  // conditions restricted to idempotent requests
+  `${AXR}export function createClient(retry = {}) {\n  const client = axios.create();\n  axiosRetry(client, { retries: 3, retryCondition: axiosRetry.isIdempotentRequestError, ...retry });\n  return client;\n}`,
+  `${AXR}export function createClient() {\n  const client = axios.create();\n  axiosRetry(client, { retryCondition: axiosRetry.isNetworkOrIdempotentRequestError });\n  return client;\n}`,
+  `${AXR}export const createClient = () => {\n  const client = axios.create();\n  axiosRetry(client, { retryCondition: (error) => error.config?.method === "get" && axiosRetry.isNetworkError(error) });\n  return client;\n};`,
+  // the default condition: reported for writes in this file only, as for an exported client
+  `${AXR}export function createClient() {\n  const client = axios.create();\n  axiosRetry(client, { retries: 3 });\n  return client;\n}`,
+  // no second attempt unless the caller asks for one
+  `${AXR}export function createClient(retry = {}) {\n  const client = axios.create();\n  axiosRetry(client, { retries: 0, retryCondition: axiosRetry.isNetworkError, ...retry });\n  return client;\n}`,
+  // the spread's default restricts the condition, or a later spread in the file does
+  `${AXR}export function createClient(retry = { retryCondition: axiosRetry.isIdempotentRequestError }) {\n  const client = axios.create();\n  axiosRetry(client, { retryCondition: axiosRetry.isNetworkError, ...retry });\n  return client;\n}`,
+  `${AXR}const SAFE = { retryCondition: (error) => error.config.method === "get" };\nexport function createClient() {\n  const client = axios.create();\n  axiosRetry(client, { retryCondition: axiosRetry.isRetryableError, ...SAFE });\n  return client;\n}`,
+  // the instance stays inside the function, or the condition is out of sight
+  `${AXR}export async function load() {\n  const client = axios.create();\n  axiosRetry(client, { retryCondition: axiosRetry.isNetworkError });\n  return (await client.get("/items")).data;\n}`,
+  `${AXR}import { shouldRetry } from "./retry-policy";\nexport function createClient() {\n  const client = axios.create();\n  axiosRetry(client, { retryCondition: shouldRetry });\n  return client;\n}`,
+];
+
+const factoryInvalid: Invalid<RetryIds, RetryOptions>[] = [
+  // the factory merges the caller's options last; callers that pass none get its condition
+  exportedClient(
+    `${AXR}${FACTORY_CONDITION}export function createClient(defaults = {}, retry = {}) {\n  const client = axios.create({ ...defaults, maxRedirects: 0 });\n  axiosRetry(client, { retries: 3, retryCondition: isRetryable, ...retry });\n  return client;\n}\nexport const request = createClient();`,
+    7,
+    3,
+  ),
+  // an arrow factory, a condition that never looks at the method, no export of the factory
+  exportedClient(
+    `${AXR}const make = (baseURL) => {\n  const api = axios.create({ baseURL });\n  axiosRetry(api, { retryCondition: (error) => !error.response || error.response.status >= 500 });\n  return api;\n};\nmake("/x").get("/y");`,
+    5,
+    3,
+  ),
+  // the condition comes from a parameter's default
+  exportedClient(
+    `${AXR}export function createClient(retryCondition = axiosRetry.isRetryableError) {\n  const client = axios.create();\n  axiosRetry(client, { retryCondition });\n  return client;\n}`,
+    5,
+    3,
+  ),
+  // a module-level instance handed out by a getter
+  exportedClient(
+    `${AXR}const client = axios.create({ baseURL });\naxiosRetry(client, { retries: 2, retryCondition: () => true });\nexport function getClient() {\n  return client;\n}`,
+    4,
+    1,
+  ),
+  // CommonJS, with the factory's options spread in from a const
+  exportedClient(
+    'const axios = require("axios");\nconst axiosRetry = require("axios-retry");\nconst RETRY = { retries: 3, retryDelay: axiosRetry.exponentialDelay };\nfunction createClient(options) {\n  const client = axios.create(options);\n  axiosRetry(client, { ...RETRY, retryCondition: axiosRetry.isNetworkError });\n  return client;\n}\nmodule.exports = { createClient };',
+    6,
+    3,
+  ),
+];
+
+// ---------------------------------------------------------------------------------------------
 // 4. fetch-retry over a local that holds fetch
 
 const fetchRetryValid: Valid<RetryOptions>[] = [
@@ -178,9 +244,9 @@ const fetchRetryInvalid: Invalid<RetryIds, RetryOptions>[] = [
   retried(`${P}await pRetry(() => fetch.call(globalThis, "/orders", ${POST}));`, 2, 20, "p-retry"),
 ];
 
-runUnderBothParsers("no-retry-non-idempotent (callbacks, fetch aliases)", retryRule, {
-  valid: [...callbackValid, ...fetchRetryValid],
-  invalid: [...callbackInvalid, ...fetchRetryInvalid],
+runUnderBothParsers("no-retry-non-idempotent (callbacks, factories, fetch aliases)", retryRule, {
+  valid: [...callbackValid, ...factoryValid, ...fetchRetryValid],
+  invalid: [...callbackInvalid, ...factoryInvalid, ...fetchRetryInvalid],
 });
 
 // ---------------------------------------------------------------------------------------------
