@@ -72,7 +72,15 @@ function lint(
           ecmaVersion: "latest",
           sourceType: "module",
           ...(typed
-            ? { parserOptions: { project: "./tsconfig.json", tsconfigRootDir: TYPED_PROJECT } }
+            ? {
+                parserOptions: {
+                  project: "./tsconfig.json",
+                  tsconfigRootDir: TYPED_PROJECT,
+                  // Under CI=true the parser would build the program once from the files on disk;
+                  // the examples are linted as the text of file.ts, which is not on disk.
+                  disallowAutomaticSingleRunInference: true,
+                },
+              }
             : {}),
         },
         plugins: { resgen: plugin as never },
