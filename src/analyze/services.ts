@@ -39,11 +39,16 @@ function finding(
   return { code, ...where, message, ...(hint === undefined ? {} : { hint }) };
 }
 
-/** The analyzer's findings for every service policy, given the dependency policies checked with them. */
+/**
+ * The analyzer's findings for every service policy, given the dependency policies checked with
+ * them. `rejected` names dependencies whose policies were checked but not accepted: their own
+ * errors are reported, and a service that calls them is not told the name is unknown (RG503).
+ */
 export function analyzeServices(
   services: readonly ResolvedService[],
   policies: readonly ResolvedPolicy[],
   ctx: AnalyzeContext,
+  rejected: ReadonlySet<string> = new Set(),
 ): Diagnostic[] {
   const out: Finding[] = [];
   const byName = new Map(policies.map((p) => [p.dependency, p]));
@@ -101,7 +106,7 @@ export function analyzeServices(
         service.calls.forEach((name, i) => {
           const policy = byName.get(name);
           if (policy) called.push(policy);
-          else
+          else if (!rejected.has(name))
             out.push(
               finding(
                 "RG503",

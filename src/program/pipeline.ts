@@ -230,8 +230,27 @@ function analyzeAccepted(loader: Loader, sink: DiagnosticSink, accepted: Accepte
     ),
   );
   sink.report(
-    analyzeServices(accepted.services, accepted.policies, contextFromDocuments(loader.documents)),
+    analyzeServices(
+      accepted.services,
+      accepted.policies,
+      contextFromDocuments(loader.documents),
+      rejectedDependencies(loader, accepted),
+    ),
   );
+}
+
+/** The `dependency:` names of policy files that were read but not accepted (they have errors). */
+function rejectedDependencies(loader: Loader, accepted: Accepted): Set<string> {
+  const kept = new Set(accepted.policies.map((p) => p.dependency));
+  const rejected = new Set<string>();
+  for (const source of loader.documents.values()) {
+    if (!isPolicyDocument(source)) continue;
+    const data = source.data;
+    const name =
+      data !== null && typeof data === "object" && "dependency" in data ? data.dependency : null;
+    if (typeof name === "string" && !kept.has(name)) rejected.add(name);
+  }
+  return rejected;
 }
 
 /** Step 7: the result of the run. */

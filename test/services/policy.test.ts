@@ -88,6 +88,33 @@ describe("service policies", () => {
     ]);
   });
 
+  it("does not call a dependency unknown (RG503) when its policy was checked and has errors", () => {
+    const service =
+      "version: 1\nkind: service\nservice: shop\ncalls: [stock, ledger]\nadmission: { maxConcurrent: 10 }\n";
+    const stock =
+      "version: 1\ndependency: stock\ntimeout: { attempt: 150ms, total: 1s }\noperations:\n  get: { method: GET, path: /s }\n";
+    // an error in ledger's policy: a timeout that is not a duration
+    const ledger =
+      "version: 1\ndependency: ledger\ntimeout: { attempt: soon }\noperations:\n  get: { method: GET, path: /l }\n";
+    const r = checkTexts([
+      { file: "shop.yaml", text: service },
+      { file: "stock.yaml", text: stock },
+      { file: "ledger.yaml", text: ledger },
+    ]);
+    const codes = r.diagnostics.map((d) => `${d.code} ${d.file}`);
+    expect(codes.some((c) => c.endsWith("ledger.yaml"))).toBe(true);
+    expect(codes.filter((c) => c.startsWith("RG503"))).toEqual([]);
+    // a name that no file declares is still unknown
+    const typo = checkTexts([
+      { file: "shop.yaml", text: service.replace("ledger]", "ledgr]") },
+      { file: "stock.yaml", text: stock },
+      { file: "ledger.yaml", text: ledger },
+    ]);
+    expect(typo.diagnostics.filter((d) => d.code === "RG503").map((d) => d.message)).toEqual([
+      'calls names "ledgr", but no dependency policy checked with this service declares it',
+    ]);
+  });
+
   it("resolves an adaptive limit only when asked for", () => {
     const text =
       "version: 1\nkind: service\nservice: shop\nadmission: { maxConcurrent: 50, adaptive: { latency: 150ms, minLimit: 5 } }\n";
