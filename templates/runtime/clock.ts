@@ -23,6 +23,11 @@ export interface Clock {
   setTimer(callback: () => void, delayMs: number, now?: number): TimerHandle;
   /** Cancels a pending timer; does nothing if it already ran or was cancelled. */
   clearTimer(handle: TimerHandle): void;
+  /**
+   * Milliseconds since the Unix epoch, for reports only (`health().breaker.openedAt`); never used
+   * to time anything. Optional: without it, reports read `Date.now()`.
+   */
+  wallTime?(): number;
 }
 
 // setTimeout fires at once for delays above 2^31 - 1 ms, so longer waits are clamped.
@@ -165,6 +170,7 @@ export const systemClock: Clock = {
     if (handle instanceof TimerEntry) unlink(handle);
     else clearTimeout(handle as ReturnType<typeof setTimeout>);
   },
+  wallTime: () => Date.now(),
 };
 
 /**

@@ -163,6 +163,7 @@ describe("circuit breaker: open and half-open", () => {
       failureRate: 0.3,
       slowCallRate: 0,
       openedAt: null,
+      ageMs: null,
       retryInMs: null,
       trialsInFlight: 0,
       generation: 0,
@@ -170,6 +171,46 @@ describe("circuit breaker: open and half-open", () => {
     record(10, 0);
     await clock.advance(1_000);
     expect(breaker.health()).toMatchObject({ state: "open", retryInMs: 29_000, generation: 1 });
+  });
+
+  it("reports for people: rates to the thousandth, whole milliseconds, the opening in wall-clock time", async () => {
+    // the virtual clock's wall time is its epoch plus its time
+    const clock = createVirtualClock(0, Date.UTC(2025, 2, 1, 12, 0, 0));
+    const breaker = new CircuitBreaker(
+      { ...breakerSettings, minCalls: 3, failureRate: 0.6 },
+      clock,
+    );
+    breaker.onSuccess(breaker.tryAcquire(), 5);
+    breaker.onFailure(breaker.tryAcquire(), 5);
+    await clock.advance(0.4);
+    breaker.onSuccess(breaker.tryAcquire(), 5);
+    // 1 failure in 3: 0.3333… in the decision, 0.333 in the report
+    expect(breaker.health()).toMatchObject({ state: "closed", failureRate: 0.333, openedAt: null });
+    breaker.onFailure(breaker.tryAcquire(), 5);
+    breaker.onFailure(breaker.tryAcquire(), 5);
+    expect(breaker.state.state).toBe("open");
+    await clock.advance(1_234.7);
+    const health = breaker.health();
+    expect(health).toMatchObject({
+      state: "open",
+      openedAt: "2025-03-01T12:00:00.000Z",
+      ageMs: 1_235,
+      retryInMs: 28_766,
+    });
+    expect(JSON.stringify(health)).not.toMatch(/\d\.\d{4}/);
+  });
+
+  it("reads Date.now() for the wall time of a clock that has none", () => {
+    let now = 5_000;
+    const clock: Clock = { now: () => now, setTimer: () => undefined, clearTimer: () => undefined };
+    const breaker = new CircuitBreaker({ ...breakerSettings, minCalls: 1 }, clock);
+    breaker.onFailure(breaker.tryAcquire(), 5);
+    now = 7_000;
+    const before = Date.now();
+    const openedAt = Date.parse(breaker.health().openedAt!);
+    expect(openedAt).toBeGreaterThanOrEqual(before - 2_000 - 1);
+    expect(openedAt).toBeLessThanOrEqual(Date.now() - 2_000 + 1);
+    expect(breaker.health().ageMs).toBe(2_000);
   });
 });
 

@@ -113,4 +113,28 @@ describe("deadlines", () => {
       [90, "90m"],
     ]);
   });
+
+  it("says what a deadline that fell inside an attempt means: the time the attempt was given, under its own timeout", async () => {
+    const h = harness({
+      deadline: { propagate: false, marginMs: 11, header: "x-request-timeout-ms", format: "ms" },
+    });
+    const op = operation({ timeout: { attemptMs: 500, totalMs: 500 }, retry: null });
+    const cut = h.dep.call(op, () => new Promise<string>(() => undefined)).catch((e: unknown) => e);
+    await h.clock.advance(489);
+    expect(await cut).toMatchObject({
+      kind: "deadline",
+      tier: "deadline",
+      message:
+        "payments.getCharge: attempt 1 ran into the call's deadline: it started with 489 ms left before it, less than its own 500 ms attempt timeout",
+    });
+    const unbounded = operation({ timeout: { attemptMs: null, totalMs: 300 }, retry: null });
+    const open = h.dep
+      .call(unbounded, () => new Promise<string>(() => undefined))
+      .catch((e: unknown) => e);
+    await h.clock.advance(289);
+    expect((await open) as Error).toHaveProperty(
+      "message",
+      "payments.getCharge: attempt 1 ran into the call's deadline: it started with 289 ms left before it, and has no attempt timeout of its own",
+    );
+  });
 });

@@ -80,13 +80,19 @@ export type BreakerTransitionListener = (
 export interface BreakerHealth extends WindowCounts {
   /** Current state (an open breaker past its open period still reads `open` until the next call). */
   readonly state: BreakerStateName;
-  /** Failures ÷ calls in the window (0 when empty). */
+  /** Failures ÷ calls in the window (0 when empty), rounded to the thousandth. */
   readonly failureRate: number;
-  /** Slow calls ÷ calls in the window (0 when empty). */
+  /** Slow calls ÷ calls in the window (0 when empty), rounded to the thousandth. */
   readonly slowCallRate: number;
-  /** Clock time the breaker last opened, or `null` unless open. */
-  readonly openedAt: number | null;
-  /** Milliseconds until trials are admitted, or `null` unless open. */
+  /**
+   * When the breaker last opened, as an ISO 8601 wall-clock time (`2025-03-01T12:00:00.000Z`),
+   * or `null` unless open. Read from the clock's `wallTime` (else `Date.now()`), minus how long
+   * ago it opened on the monotonic clock.
+   */
+  readonly openedAt: string | null;
+  /** Milliseconds since it opened, rounded, or `null` unless open. */
+  readonly ageMs: number | null;
+  /** Milliseconds until trials are admitted, rounded up, or `null` unless open. */
   readonly retryInMs: number | null;
   /** Trials in flight (half-open only, else 0). */
   readonly trialsInFlight: number;
@@ -281,19 +287,26 @@ export class CircuitBreaker {
     return f >= 1 ? null : f;
   }
 
-  /** A snapshot of state and window counts. */
+  /**
+   * A snapshot of state and window counts, for reports: rates to the thousandth, times in whole
+   * milliseconds and the opening as a wall-clock time (the decisions use the exact values).
+   */
   health(): BreakerHealth {
     const s = this.#state;
-    const counts = this.#window.counts(this.#now());
+    const now = this.#now();
+    const counts = this.#window.counts(now);
+    const open = s.state === "open";
+    const ageMs = open ? now - s.openedAt : 0;
     return {
       state: s.state,
       calls: counts.calls,
       failures: counts.failures,
       slowCalls: counts.slowCalls,
-      failureRate: counts.calls === 0 ? 0 : counts.failures / counts.calls,
-      slowCallRate: counts.calls === 0 ? 0 : counts.slowCalls / counts.calls,
-      openedAt: s.state === "open" ? s.openedAt : null,
-      retryInMs: s.state === "open" ? this.retryInMs() : null,
+      failureRate: counts.calls === 0 ? 0 : thousandths(counts.failures / counts.calls),
+      slowCallRate: counts.calls === 0 ? 0 : thousandths(counts.slowCalls / counts.calls),
+      openedAt: open ? wallTimeAgo(this.#clock, ageMs) : null,
+      ageMs: open ? Math.round(ageMs) : null,
+      retryInMs: open ? Math.ceil(this.retryInMs(now)) : null,
       trialsInFlight: s.state === "half-open" ? s.inFlight : 0,
       generation: this.#generation,
       ...(s !== CLOSED && s.state === "closed" && this.rampFraction() !== null
@@ -388,4 +401,14 @@ export class CircuitBreaker {
     if (now > this.#lastNow) this.#lastNow = now;
     return this.#lastNow;
   }
+}
+
+function thousandths(rate: number): number {
+  return Math.round(rate * 1_000) / 1_000;
+}
+
+/** The wall-clock time `ageMs` ago, as ISO 8601: the clock's `wallTime` if it has one, else `Date.now()`. */
+function wallTimeAgo(clock: Clock, ageMs: number): string {
+  const wall = clock.wallTime?.() ?? Date.now();
+  return new Date(Math.round(wall - ageMs)).toISOString();
 }

@@ -180,6 +180,10 @@ export class Call<T> {
   get deadline(): Deadline {
     return (this.#deadline ??= new Deadline(this.#at, this.#dep.clock));
   }
+  /** The operation's own attempt timeout in milliseconds, `null` for none. */
+  get attemptMs(): number | null {
+    return this.#op.timeout.attemptMs;
+  }
   /** Failures the operation retries. */
   get retryOn(): readonly RetryCondition[] {
     return this.#op.retry?.on ?? DEFAULT_RETRY_ON;
@@ -1028,11 +1032,14 @@ class Attempt extends TimerEntry implements AttemptContext {
     const call = this.#call;
     const ms = Math.round(this.timeoutMs);
     const byDeadline = this.#byDeadline;
+    // cut by the deadline, the attempt was given only what was left of it (less than its own
+    // timeout, or no timeout of its own): say so, rather than a "left" that reads as time to spare
+    const own = call.attemptMs;
     return new ResilienceError({
       kind: byDeadline ? "deadline" : "timeout",
       tier: byDeadline ? "deadline" : "attempt",
       message: byDeadline
-        ? `${call.dependency}.${call.operation}: deadline reached during attempt ${this.attempt} (${ms} ms left)`
+        ? `${call.dependency}.${call.operation}: attempt ${this.attempt} ran into the call's deadline: it started with ${ms} ms left before it, ${own === null ? "and has no attempt timeout of its own" : `less than its own ${Math.round(own)} ms attempt timeout`}`
         : `${call.dependency}.${call.operation}: attempt ${this.attempt} timed out after ${ms} ms`,
       transient: !byDeadline && call.retryOn.includes("timeout"),
       dependency: call.dependency,

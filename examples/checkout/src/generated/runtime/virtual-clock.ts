@@ -32,8 +32,12 @@ function before(a: Entry, b: Entry): boolean {
   return a.at < b.at || (a.at === b.at && a.seq < b.seq);
 }
 
-/** Creates a {@link VirtualClock} starting at `startMs` (default 0). */
-export function createVirtualClock(startMs = 0): VirtualClock {
+/**
+ * Creates a {@link VirtualClock} starting at `startMs` (default 0). Its wall time, which only
+ * reports read (`health().breaker.openedAt`), is `epochMs` (default 0, 1970-01-01T00:00:00Z)
+ * plus its time, so reports are the same on every run.
+ */
+export function createVirtualClock(startMs = 0, epochMs = 0): VirtualClock {
   let now = startMs;
   let seq = 0;
   let live = 0;
@@ -96,6 +100,7 @@ export function createVirtualClock(startMs = 0): VirtualClock {
 
   return {
     now: () => now,
+    wallTime: () => epochMs + now,
     setTimer(callback: () => void, delayMs: number): TimerHandle {
       const entry: Entry = { at: now + Math.max(0, delayMs), seq: seq++, callback, live: true };
       live++;
