@@ -1,4 +1,5 @@
-import { AST_NODE_TYPES, TSESLint, type TSESTree } from "@typescript-eslint/utils";
+import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/types";
+import { DefinitionType } from "../utils/scope.js";
 import {
   isFunction,
   memberName,
@@ -288,7 +289,7 @@ function parameterDefault(resolver: Resolver, node: Node): Node | null | undefin
   const variable = resolver.variableOf(inner);
   if (variable?.defs.length !== 1) return undefined;
   const def = variable.defs[0]!;
-  if (def.type !== TSESLint.Scope.DefinitionType.Parameter) return undefined;
+  if (def.type !== DefinitionType.Parameter) return undefined;
   if (variable.references.some((ref) => ref.isWrite() && !ref.init)) return undefined;
   const parent = def.name.parent;
   if (parent.type === AST_NODE_TYPES.RestElement) return undefined;

@@ -1,4 +1,6 @@
-import { AST_NODE_TYPES, TSESLint, type TSESTree } from "@typescript-eslint/utils";
+import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/types";
+import type { TSESLint } from "@typescript-eslint/utils";
+import { DefinitionType } from "../utils/scope.js";
 import {
   calleeName,
   contains,
@@ -132,9 +134,7 @@ function fromParameter(resolver: Resolver, node: Node): boolean {
   while (root.type === AST_NODE_TYPES.MemberExpression) root = skipWrappers(root.object);
   if (root.type !== AST_NODE_TYPES.Identifier) return false;
   const variable = resolver.variableOf(root);
-  return (
-    variable?.defs.some((def) => def.type === TSESLint.Scope.DefinitionType.Parameter) ?? false
-  );
+  return variable?.defs.some((def) => def.type === DefinitionType.Parameter) ?? false;
 }
 
 function syntacticOption(ctx: Context, config: Node, key: string, call: Node): KeyLookup {
@@ -573,7 +573,7 @@ function destroysRequest(resolver: Resolver, handler: TSESTree.CallExpressionArg
   if (value.type === AST_NODE_TYPES.Identifier) {
     const variable = resolver.variableOf(value);
     const def = variable?.defs[0];
-    if (def?.type === TSESLint.Scope.DefinitionType.FunctionName)
+    if (def?.type === DefinitionType.FunctionName)
       return DESTROYS.test(resolver.sourceCode.getText(def.node));
   }
   // A handler defined elsewhere: assume it does its job.

@@ -1,4 +1,4 @@
-import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
+import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/types";
 import { memberName, skipWrappers, type Node } from "./ast.js";
 import { isModule, type Origin, type Resolver } from "./resolve.js";
 

@@ -1,4 +1,5 @@
-import { AST_NODE_TYPES, TSESLint, type TSESTree } from "@typescript-eslint/utils";
+import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/types";
+import { DefinitionType } from "./scope.js";
 import { contains, memberName, skipWrappers, someInside, staticString, type Node } from "./ast.js";
 import { classifyOutbound, configArgument, outboundArgument, type Outbound } from "./clients.js";
 import { anyKeyOf, exactKey, readKey, stringValue, type KeyLookup } from "./objects.js";
@@ -294,9 +295,7 @@ function changesPerAttempt(
   if (!variable) return false;
   if (
     inputs.fn !== null &&
-    variable.defs.some(
-      (def) => def.type === TSESLint.Scope.DefinitionType.Parameter && def.node === inputs.fn,
-    )
+    variable.defs.some((def) => def.type === DefinitionType.Parameter && def.node === inputs.fn)
   )
     return true;
   const loop = inputs.loop;

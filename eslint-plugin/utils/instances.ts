@@ -1,4 +1,5 @@
-import { AST_NODE_TYPES, TSESLint, type TSESTree } from "@typescript-eslint/utils";
+import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/types";
+import { DefinitionType } from "./scope.js";
 import {
   isFunction,
   memberName,
@@ -112,7 +113,7 @@ function omittedDefaultedParameter(resolver: Resolver, node: Node): boolean {
   if (inner.type !== AST_NODE_TYPES.Identifier) return false;
   const variable = resolver.variableOf(inner);
   const def = variable?.defs.length === 1 ? variable.defs[0] : undefined;
-  if (def?.type !== TSESLint.Scope.DefinitionType.Parameter) return false;
+  if (def?.type !== DefinitionType.Parameter) return false;
   const pattern = def.name.parent;
   if (pattern.type !== AST_NODE_TYPES.AssignmentPattern || pattern.left !== def.name) return false;
   if (readKey(resolver, pattern.right, exactKey("timeout")).kind !== "absent") return false;

@@ -1,4 +1,5 @@
-import { AST_NODE_TYPES, TSESLint, type TSESTree } from "@typescript-eslint/utils";
+import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/types";
+import { DefinitionType } from "./scope.js";
 import { memberName, skipWrappers, walk, type FunctionNode, type Node } from "./ast.js";
 import { isModule, type Resolver } from "./resolve.js";
 import { localFunction } from "./retry-helpers.js";
@@ -68,7 +69,7 @@ function sendsThrough(resolver: Resolver, callee: Node, receiver: Node): boolean
   if (isModule(resolver.origin(target), "axios")) return true;
   if (target.type === AST_NODE_TYPES.Identifier) {
     const def = resolver.variableOf(target)?.defs[0];
-    return def?.type === TSESLint.Scope.DefinitionType.Parameter;
+    return def?.type === DefinitionType.Parameter;
   }
   return false;
 }

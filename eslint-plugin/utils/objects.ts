@@ -1,4 +1,4 @@
-import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
+import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/types";
 import { memberName, propertyKey, skipWrappers, staticString, type Node } from "./ast.js";
 import type { Resolver } from "./resolve.js";
 

@@ -1,10 +1,6 @@
 import { createRequire } from "node:module";
-import {
-  AST_NODE_TYPES,
-  type ParserServicesWithTypeInformation,
-  type TSESLint,
-  type TSESTree,
-} from "@typescript-eslint/utils";
+import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/types";
+import type { ParserServicesWithTypeInformation, TSESLint } from "@typescript-eslint/utils";
 import type * as TS from "typescript";
 import { walk, type Node } from "./ast.js";
 import { Resolver, type Origin } from "./resolve.js";

@@ -1,4 +1,6 @@
-import { AST_NODE_TYPES, TSESLint, type TSESTree } from "@typescript-eslint/utils";
+import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/types";
+import type { TSESLint } from "@typescript-eslint/utils";
+import { DefinitionType } from "./scope.js";
 import {
   calleeName,
   contains,
@@ -73,10 +75,10 @@ function isGlobalObjectAlias(resolver: Resolver, node: Node, depth: number): boo
 function writtenValues(variable: Variable): Node[] | null {
   const values: Node[] = [];
   for (const def of variable.defs) {
-    if (def.type === TSESLint.Scope.DefinitionType.Variable) {
+    if (def.type === DefinitionType.Variable) {
       if (def.node.id.type === AST_NODE_TYPES.Identifier && def.node.init)
         values.push(def.node.init);
-    } else if (def.type === TSESLint.Scope.DefinitionType.Parameter) {
+    } else if (def.type === DefinitionType.Parameter) {
       const parent = def.name.parent;
       if (parent.type === AST_NODE_TYPES.AssignmentPattern && parent.left === def.name)
         values.push(parent.right);
@@ -245,9 +247,8 @@ function returnsFetch(resolver: Resolver, call: TSESTree.CallExpression): boolea
   const variable = resolver.variableOf(callee);
   const def = variable?.defs.length === 1 ? variable.defs[0] : undefined;
   let fn: Node | undefined;
-  if (def?.type === TSESLint.Scope.DefinitionType.FunctionName) fn = def.node;
-  else if (def?.type === TSESLint.Scope.DefinitionType.Variable && def.node.init)
-    fn = skipWrappers(def.node.init);
+  if (def?.type === DefinitionType.FunctionName) fn = def.node;
+  else if (def?.type === DefinitionType.Variable && def.node.init) fn = skipWrappers(def.node.init);
   if (!fn || !isFunction(fn)) return false;
   if (fn.body.type !== AST_NODE_TYPES.BlockStatement) return isFetchValue(resolver, fn.body);
   const returns: Node[] = [];
@@ -402,7 +403,7 @@ function controllerVerdict(resolver: Resolver, controller: TSESTree.Identifier):
 }
 
 function isParameterLike(variable: Variable): boolean {
-  return variable.defs.some((def) => def.type === TSESLint.Scope.DefinitionType.Parameter);
+  return variable.defs.some((def) => def.type === DefinitionType.Parameter);
 }
 
 /** A parameter the caller may leave out: `signal?: AbortSignal`, or `signal = undefined`. */
@@ -480,7 +481,7 @@ export function signalVerdict(resolver: Resolver, node: Node, depth = 0): Signal
     const verdicts = values.map((value) => signalVerdict(resolver, value, depth + 1));
     // `if (!signal) signal = AbortSignal.timeout(5000)`: our own timer whenever the caller gives none.
     if (verdicts.some((verdict) => verdict.kind === "bounded")) return BOUNDED;
-    if (def.type === TSESLint.Scope.DefinitionType.Parameter) {
+    if (def.type === DefinitionType.Parameter) {
       if (
         def.name.type === AST_NODE_TYPES.Identifier &&
         optionalParameter(def.name) &&
@@ -509,7 +510,7 @@ export function defaultsToNoTimeout(resolver: Resolver, node: Node): boolean {
   const variable = resolver.variableOf(inner);
   if (!variable || variable.defs.length !== 1) return false;
   const def = variable.defs[0]!;
-  if (def.type !== TSESLint.Scope.DefinitionType.Parameter) return false;
+  if (def.type !== DefinitionType.Parameter) return false;
   if (variable.references.some((ref) => ref.isWrite() && !ref.init)) return false;
   const parent = def.name.parent;
   return (

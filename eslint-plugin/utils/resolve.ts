@@ -1,4 +1,6 @@
-import { AST_NODE_TYPES, ASTUtils, TSESLint, type TSESTree } from "@typescript-eslint/utils";
+import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/types";
+import type { TSESLint } from "@typescript-eslint/utils";
+import { DefinitionType, findVariable } from "./scope.js";
 import {
   memberName,
   propertyKey,
@@ -113,7 +115,7 @@ export class Resolver {
   }
 
   variableOf(id: TSESTree.Identifier): Variable | null {
-    return ASTUtils.findVariable(this.scopeOf(id), id);
+    return findVariable(this.scopeOf(id), id);
   }
 
   /** A free name, declared nowhere in the file (so the environment provides it). */
@@ -130,7 +132,7 @@ export class Resolver {
     const variable = this.variableOf(id);
     if (!variable || variable.defs.length !== 1) return null;
     const def = variable.defs[0]!;
-    if (def.type !== TSESLint.Scope.DefinitionType.Variable) return null;
+    if (def.type !== DefinitionType.Variable) return null;
     const declarator = def.node;
     const declaration = def.parent as TSESTree.VariableDeclaration | null;
     if (!declarator.init) return null;
@@ -222,7 +224,7 @@ export class Resolver {
     if (variable === null || variable.defs.length === 0) return { kind: "global", path: [id.name] };
     if (variable.defs.length !== 1) return UNKNOWN;
     const def = variable.defs[0]!;
-    if (def.type === TSESLint.Scope.DefinitionType.ImportBinding) {
+    if (def.type === DefinitionType.ImportBinding) {
       const spec = def.node;
       const declaration = def.parent as TSESTree.ImportDeclaration;
       if (declaration.importKind === "type") return UNKNOWN;

@@ -1,4 +1,5 @@
-import { AST_NODE_TYPES, TSESLint, type TSESTree } from "@typescript-eslint/utils";
+import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/types";
+import { DefinitionType } from "./scope.js";
 import {
   calleeName,
   contains,
@@ -25,7 +26,7 @@ export function localFunction(resolver: Resolver, node: Node): FunctionNode | nu
   if (value.type !== AST_NODE_TYPES.Identifier) return null;
   const def = resolver.variableOf(value)?.defs[0];
   if (
-    def?.type === TSESLint.Scope.DefinitionType.FunctionName &&
+    def?.type === DefinitionType.FunctionName &&
     def.node.type === AST_NODE_TYPES.FunctionDeclaration
   )
     return def.node;
@@ -38,7 +39,7 @@ function isDeclaredElsewhere(resolver: Resolver, callee: Node): boolean {
   if (callee.type !== AST_NODE_TYPES.Identifier) return false;
   const variable = resolver.variableOf(callee);
   if (!variable || variable.defs.length === 0) return false;
-  return variable.defs[0]!.type === TSESLint.Scope.DefinitionType.ImportBinding;
+  return variable.defs[0]!.type === DefinitionType.ImportBinding;
 }
 
 /**

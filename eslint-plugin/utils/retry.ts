@@ -1,4 +1,5 @@
-import { AST_NODE_TYPES, TSESLint, type TSESTree } from "@typescript-eslint/utils";
+import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/types";
+import { ScopeType } from "./scope.js";
 import {
   alwaysThrows,
   calleeName,
@@ -284,8 +285,7 @@ function intoExportedRegistry(resolver: Resolver, call: TSESTree.CallExpression)
   const variable = resolver.variableOf(root);
   if (!variable || variable.defs.length === 0) return false;
   const scope = variable.scope.type;
-  const topLevel =
-    scope === TSESLint.Scope.ScopeType.module || scope === TSESLint.Scope.ScopeType.global;
+  const topLevel = scope === ScopeType.module || scope === ScopeType.global;
   return topLevel && isExported(resolver, root);
 }
 
