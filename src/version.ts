@@ -25,3 +25,23 @@ export const PACKAGE_ROOT: string = (() => {
 export const VERSION: string = (
   JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }
 ).version;
+
+/**
+ * The one base of every link resgen emits (SARIF `informationUri` and `helpUri`, the ESLint rules'
+ * docs URLs, the JSON Schemas' `$id`) and of package.json's `repository`, `homepage` and `bugs`
+ * (docs/build.md, "Links").
+ */
+export const REPOSITORY_URL = "https://github.com/resgen-dev/resgen";
+
+/** The branch the links point into. */
+const BRANCH = "main";
+
+/** A page of the package's own files (`docs/diagnostics.md`, `eslint-plugin/docs/…`) on the web. */
+export function docsUrl(path: string): string {
+  return `${REPOSITORY_URL}/blob/${BRANCH}/${path}`;
+}
+
+/** A shipped file's raw bytes on the web (the JSON Schemas, which an editor fetches as JSON). */
+export function rawUrl(path: string): string {
+  return `${REPOSITORY_URL}/raw/${BRANCH}/${path}`;
+}

@@ -1,4 +1,5 @@
 import type { ESLintUtils, TSESLint } from "@typescript-eslint/utils";
+import { docsUrl } from "../../src/version.js";
 
 /** Extra documentation metadata every resgen rule declares. */
 export interface ResgenRuleDocs {
@@ -12,7 +13,7 @@ export interface ResgenRuleDocs {
  * Where the rule documentation lives; each rule's page is `<base><rule-name>.md`, a page of
  * eslint-plugin/docs/, which ships in the package.
  */
-export const DOCS_BASE = "https://github.com/resgen-dev/resgen/blob/main/eslint-plugin/docs/";
+export const DOCS_BASE = docsUrl("eslint-plugin/docs/");
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

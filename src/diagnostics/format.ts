@@ -1,7 +1,7 @@
 import { CODES } from "./codes.js";
 import { countBySeverity, type Diagnostic } from "./diagnostic.js";
 import { LineIndex, type Position } from "./position.js";
-import { VERSION } from "../version.js";
+import { docsUrl, REPOSITORY_URL, VERSION } from "../version.js";
 
 export type Format = "pretty" | "json" | "sarif";
 export const FORMATS: readonly Format[] = ["pretty", "json", "sarif"];
@@ -197,7 +197,7 @@ export function formatSarif(diagnostics: readonly Diagnostic[], sources: SourceT
           driver: {
             name: "resgen",
             version: VERSION,
-            informationUri: "https://github.com/resgen-dev/resgen",
+            informationUri: REPOSITORY_URL,
             rules: used.map((code) => ({
               id: code,
               name: CODES[code].title.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) =>
@@ -206,7 +206,7 @@ export function formatSarif(diagnostics: readonly Diagnostic[], sources: SourceT
               shortDescription: { text: CODES[code].title },
               fullDescription: { text: CODES[code].help },
               defaultConfiguration: { level: CODES[code].severity },
-              helpUri: `https://github.com/resgen-dev/resgen/blob/main/docs/diagnostics.md#${code.toLowerCase()}`,
+              helpUri: docsUrl(`docs/diagnostics.md#${code.toLowerCase()}`),
             })),
           },
         },

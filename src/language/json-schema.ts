@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { Policy, ProjectConfig } from "./schema.js";
 import { Service } from "./service-schema.js";
+import { rawUrl } from "../version.js";
 
 function toJson(schema: z.ZodType, id: string): string {
   const json = z.toJSONSchema(schema, {
@@ -18,8 +19,7 @@ function toJson(schema: z.ZodType, id: string): string {
 }
 
 export const JSON_SCHEMAS: Readonly<Record<string, () => string>> = {
-  "policy.schema.json": () => toJson(Policy, "https://resgen.dev/schema/policy.schema.json"),
-  "project.schema.json": () =>
-    toJson(ProjectConfig, "https://resgen.dev/schema/project.schema.json"),
-  "service.schema.json": () => toJson(Service, "https://resgen.dev/schema/service.schema.json"),
+  "policy.schema.json": () => toJson(Policy, rawUrl("schema/policy.schema.json")),
+  "project.schema.json": () => toJson(ProjectConfig, rawUrl("schema/project.schema.json")),
+  "service.schema.json": () => toJson(Service, rawUrl("schema/service.schema.json")),
 };
