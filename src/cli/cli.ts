@@ -4,6 +4,7 @@
  * allowed unless --max-warnings says otherwise), 1 errors found, 2 usage or I/O error. With
  * `--format json` (or sarif) every outcome a command reaches is written in that format.
  */
+import { basename, dirname, resolve } from "node:path";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { build, watchBuild, type BuildResult } from "../build/build.js";
 import { check, type CheckResult } from "../program/check.js";
@@ -27,6 +28,9 @@ import { formatMs } from "../language/durations.js";
 import type { ResolvedOperation, ResolvedPolicy } from "../model/resolved.js";
 import { VERSION } from "../version.js";
 import { describeService } from "../model/service.js";
+import { clientNames } from "../model/names.js";
+import { camelCase } from "../model/identifiers.js";
+import { applyInit, planInit, type InitPlan } from "../init/init.js";
 import { parseTargets, TARGETS, type TargetName } from "../targets/index.js";
 
 export interface Io {
@@ -36,6 +40,8 @@ export interface Io {
   readonly color: boolean;
   /** Ends `build --watch` (tests); the CLI otherwise stops on SIGINT or SIGTERM. */
   readonly signal?: AbortSignal;
+  /** The time `build --watch` stamps its rebuilds with (tests); the system clock otherwise. */
+  readonly now?: () => Date;
 }
 
 const defaultIo = (): Io => ({
@@ -143,10 +149,21 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
           const stop = () => controller.abort();
           process.once("SIGINT", stop);
           process.once("SIGTERM", stop);
+          // the watch's own lines go where the build's summary goes (stderr with --format json)
+          const log = opts.format === "pretty" ? io.stdout : io.stderr;
+          const now = io.now ?? (() => new Date());
+          let watched: number | undefined;
           await watchBuild(
             paths,
             options,
-            (result) => void reportBuild(result, opts, io),
+            (result) => {
+              if (watched !== undefined) log(`[${clockTime(now())}] rebuilt after a change\n`);
+              reportBuild(result, opts, io);
+              const count = watchedFiles(result, io.cwd);
+              if (count !== watched)
+                log(`watching ${count} file${count === 1 ? "" : "s"} (Ctrl-C stops)\n`);
+              watched = count;
+            },
             io.signal ?? controller.signal,
           );
           process.off("SIGINT", stop);
@@ -181,6 +198,19 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
         exitCode = await runExplain(file, opts, io);
       },
     );
+
+  program
+    .command("init")
+    .description(
+      "Scaffold resgen in a project: resgen.config.yaml, a first policy, ESLint and git settings.",
+    )
+    .option("--dir <path>", "the project folder, which must exist (default: the working directory)")
+    .option("--openapi <file>", "make the first policy from this OpenAPI description")
+    .option("--base-url <url>", "make a hand-written first policy with one GET operation")
+    .option("--name <dependency>", "the dependency's name (default: from the URL or the file name)")
+    .action(async (opts: { dir?: string; openapi?: string; baseUrl?: string; name?: string }) => {
+      exitCode = await runInit(opts, io);
+    });
 
   try {
     await program.parseAsync([...argv]);
@@ -303,6 +333,101 @@ async function runExplain(
   });
   io.stdout(opts.format === "json" ? renderExplainJson(report) : renderExplainText(report));
   return 0;
+}
+
+/** The inputs a watch rebuilds on: policies, project files and the OpenAPI documents they read. */
+function watchedFiles(result: BuildResult, cwd: string): number {
+  const files = new Set<string>();
+  for (const { absolute, config } of result.checked.files.values()) {
+    files.add(absolute);
+    if (config) files.add(config);
+  }
+  for (const config of result.checked.projects.keys()) files.add(config);
+  for (const shown of result.checked.documents.keys()) files.add(resolve(cwd, shown));
+  return files.size;
+}
+
+/** `HH:MM:SS` in local time: when a rebuild ran, for someone watching the terminal. */
+function clockTime(date: Date): string {
+  return [date.getHours(), date.getMinutes(), date.getSeconds()]
+    .map((n) => String(n).padStart(2, "0"))
+    .join(":");
+}
+
+/** `resgen init`: one line per file (written, appended to, skipped), then what to do next. */
+async function runInit(
+  opts: { dir?: string; openapi?: string; baseUrl?: string; name?: string },
+  io: Io,
+): Promise<number> {
+  const plan = await planInit({ cwd: io.cwd, ...opts });
+  if (!plan.ok) {
+    if (plan.diagnostics.length > 0)
+      io.stdout(format("pretty", plan.diagnostics, plan.sources, { color: io.color }));
+    io.stderr(`resgen: ${plan.message}\n`);
+    return plan.exit;
+  }
+  const failed = await applyInit(plan);
+  if (failed) {
+    io.stderr(
+      `resgen: cannot write ${displayPath(failed.file, io.cwd)}: ${failed.reason}; nothing written\n`,
+    );
+    return 2;
+  }
+  for (const step of plan.steps) {
+    const where = displayPath(step.file, io.cwd);
+    io.stdout(
+      step.kind === "write"
+        ? `wrote ${where}\n`
+        : step.kind === "append"
+          ? `appended ${step.lines.join(", ")} to ${where}\n`
+          : `skipped ${where}: ${step.reason}\n`,
+    );
+  }
+  if (plan.diagnostics.length > 0)
+    io.stdout("\n" + format("pretty", plan.diagnostics, plan.sources, { color: io.color }));
+  io.stdout(initNext(plan, io.cwd));
+  return 0;
+}
+
+/** What to do after `init`: install, build, the first call, and ESLint lines to add by hand. */
+function initNext(plan: InitPlan, cwd: string): string {
+  const lines: string[] = [""];
+  if (plan.operations.length > 0) {
+    const count = `${plan.operations.length} operation${plan.operations.length === 1 ? "" : "s"}`;
+    lines.push(
+      `${plan.dependency} (${displayPath(plan.policy, cwd)}): ${count}: ${plan.operations.slice(0, 8).join(", ")}${plan.operations.length > 8 ? ", …" : ""}`,
+    );
+  }
+  const out = displayPath(plan.out, cwd);
+  const project = plan.dir === resolve(cwd) ? "." : displayPath(plan.dir, cwd);
+  const names = clientNames(plan.dependency);
+  const variable = camelCase(plan.dependency);
+  const from = displayPath(dirname(plan.out), cwd);
+  const commands: [string, string][] = [];
+  if (plan.install.length > 0)
+    commands.push([`npm i -D ${plan.install.join(" ")}`, "what the ESLint config imports"]);
+  commands.push([
+    project === "." ? "npx resgen build" : `npx resgen build ${project}`,
+    `writes the client into ${out}/`,
+  ]);
+  const width = Math.max(...commands.map(([c]) => c.length));
+  lines.push("next:", ...commands.map(([c, why]) => `  ${c.padEnd(width)}  # ${why}`));
+  lines.push(
+    `  then, in a module in ${from}/:`,
+    `    import { ${names.factory} } from "./${basename(plan.out)}/index.js";`,
+    `    const ${variable} = ${names.factory}({ baseUrl: ${JSON.stringify(plan.baseUrl ?? `https://${plan.dependency.toLowerCase()}.internal`)} });`,
+  );
+  if (!plan.esm)
+    lines.push(
+      'note: the generated clients are ES modules: set "type": "module" in package.json to compile',
+      "  them with module NodeNext (a bundler takes them as they are)",
+    );
+  if (plan.eslintLines)
+    lines.push(
+      "add to your ESLint config:",
+      ...plan.eslintLines.map((l) => (l === "" ? "" : `  ${l}`)),
+    );
+  return lines.join("\n") + "\n";
 }
 
 function collectTargets(value: string, previous: TargetName[]): TargetName[] {

@@ -21,6 +21,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["analyze", "explain", "emit", "targets"],
   ["program"],
   ["build"],
+  ["init"],
   ["cli"],
   ["index.ts"],
 ];
