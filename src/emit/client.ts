@@ -20,7 +20,6 @@ import {
 import {
   blankLine,
   code,
-  conditional,
   group,
   indent,
   join,
@@ -135,9 +134,9 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
           ),
           prop(
             "headers",
-            "Readonly<Record<string, string>> | undefined",
+            code`${R.HeaderSource} | undefined`,
             true,
-            "Headers sent with every request (for example authorization).",
+            "Headers sent with every request (for example authorization): a record, or a function that returns one (or a promise of one), called once per attempt so that a rotating token is read fresh. A call's own `headers` go over them (names compared case-insensitively); the runtime's deadline and idempotency-key headers go over both.",
           ),
         ]
       : []),
@@ -451,14 +450,12 @@ function httpMethod(op: ResolvedOperation, n: OperationNames, maxResponseBytes: 
       : null;
   if (query) request.push("query");
   const given = optionalOptions(op, true) ? "options?." : "options.";
-  request.push([
-    "headers: ",
-    conditional(
-      `${given}headers === undefined`,
-      "config.headers",
-      objectLiteral(["...config.headers", "...options.headers"]),
-    ),
-  ]);
+  // the client's headers (a record, or a function sendHttp calls once per attempt) and the call's
+  // over them: sendHttp merges them, names compared case-insensitively (docs/runtime.md, "HTTP")
+  request.push("headers: config.headers", `callHeaders: ${given}headers`);
+  const stale = op.fallback?.kind === "stale" ? op.fallback : undefined;
+  // with a stale fallback each attempt reports the identity of what it sends (docs/runtime.md, "Fallback")
+  if (stale !== undefined) request.push(["vary: ", literal(stale.vary)]);
   if (op.body) request.push(`body: ${member(from, "body")}`);
   request.push(
     `responseType: ${op.response ? '"json"' : '"none"'}`,
@@ -466,25 +463,17 @@ function httpMethod(op: ResolvedOperation, n: OperationNames, maxResponseBytes: 
   );
   const args: Doc[] = [
     n.constant,
-    code`(ctx) => ${R.sendHttp}<${response}>(${objectLiteral(request)}, ctx)`,
+    code`(ctx) => ${R.sendHttp}<${response}>(request, ctx)`,
     "options",
   ];
-  // a stale fallback serves an entry only to a request of the same identity (docs/runtime.md, "Fallback")
-  if (op.fallback?.kind === "stale") {
-    const identity = [
-      `method: ${method}`,
-      code`url: ${R.buildUrl}(config.baseUrl, path${query ? ", query" : ""})`,
-      "headers: config.headers",
-      `callHeaders: ${given}headers`,
-      ...(op.fallback.vary.length > 0 ? [["vary: ", literal(op.fallback.vary)]] : []),
-    ];
-    args.push(code`${R.requestIdentity}(${objectLiteral(identity)})`);
-  }
+  // a call that sends no attempt (an open breaker) resolves the identity its attempt would have sent
+  if (stale !== undefined) args.push(code`() => ${R.httpIdentity}(request)`);
   // parameter types come from the client interface the object literal is returned as
   return code`
     ${propertyKey(n.method)}(${hasInput(op) ? "input, options" : "options"}) {
       ${pathStatements(op)}
       ${query ? code`const query = ${query};` : null}
+      const request: ${R.HttpRequest} = ${objectLiteral(request)};
       return dependency.call${list("(", args, ")")};
     },
   `;

@@ -46,7 +46,7 @@ function symbols<const V extends string, const T extends string>(
  */
 export const CLIENT_RUNTIME = symbols(
   RUNTIME_MODULE,
-  ["buildUrl", "createDependency", "pathSegment", "requestIdentity", "sendHttp"],
+  ["buildUrl", "createDependency", "httpIdentity", "pathSegment", "requestIdentity", "sendHttp"],
   [
     "AttemptContext",
     "CallHeaders",
@@ -55,7 +55,9 @@ export const CLIENT_RUNTIME = symbols(
     "DependencyHealth",
     "DependencySettings",
     "ErrorClassifier",
+    "HeaderSource",
     "HttpCallOptions",
+    "HttpRequest",
     "Observer",
     "OperationSettings",
     "Outcome",

@@ -20,7 +20,13 @@ import {
   ResilienceError,
 } from "./errors.js";
 import type { AttemptOutcome, Emitter } from "./events.js";
-import { serveFallback, type FallbackSettings, type Outcome, type StaleCache } from "./fallback.js";
+import {
+  serveFallback,
+  staleKey,
+  type FallbackSettings,
+  type Outcome,
+  type StaleCache,
+} from "./fallback.js";
 import type { HedgeBudget } from "./hedge-budget.js";
 import type { OperationSettings } from "./operation.js";
 import type { Random } from "./random.js";
@@ -53,8 +59,18 @@ export type ActiveFallback = Exclude<FallbackSettings, { kind: "none" }>;
 export interface FallbackInputs {
   /** The operation's stale cache, for a `stale` fallback. */
   readonly cache: StaleCache | null;
-  /** The request's key in the stale cache (`""` without a cache). */
+  /** The request's key in the stale cache when its identity was known at the call (`""` otherwise). */
   readonly cacheKey: string;
+  /**
+   * For a request whose identity its attempts report (`AttemptContext.identify`): the caller's
+   * `cacheKey`, and how to find the identity of a call that sent no attempt.
+   */
+  readonly late:
+    | {
+        readonly cacheKey: string | undefined;
+        readonly resolve: () => string | Promise<string>;
+      }
+    | undefined;
   /** The caller's own fallback, for a `provided` one. */
   readonly provided: ((error: ResilienceError) => unknown) | undefined;
   /** The inbound request's collector of degraded dependencies, when its middleware reports them. */
@@ -76,6 +92,8 @@ function capture(resolve: (value: unknown) => void, reject: (error: unknown) => 
 // How an attempt reports its end to its call: set by `Call`'s static block, so the call's state
 // stays private to it while `Attempt`, in this module, can still report.
 let attemptEnded: (call: Call<unknown>, attempt: Attempt, ok: boolean, result: unknown) => void;
+// How an attempt reports the identity of the request it sends (set like `attemptEnded`).
+let attemptIdentified: (call: Call<unknown>, identity: string) => void;
 
 /**
  * One logical call, from admission until it settles: the retry loop (or hedging), the caller's
@@ -101,6 +119,8 @@ export class Call<T> {
   #current: Attempt | undefined = undefined;
   #live: Attempt[] | undefined = undefined;
   #lastError: ResilienceError | undefined = undefined;
+  // the stale-cache identity the latest attempt reported (AttemptContext.identify)
+  #identity: string | undefined = undefined;
   #deadline: Deadline | undefined = undefined;
   #resolve: (value: unknown) => void = ignore;
   #reject: (error: unknown) => void = ignore;
@@ -121,6 +141,9 @@ export class Call<T> {
     attemptEnded = (call, attempt, ok, result) => {
       if (ok) call.#attemptSucceeded(attempt, result);
       else call.#attemptFailed(attempt, result);
+    };
+    attemptIdentified = (call, identity) => {
+      call.#identity = identity;
     };
   }
 
@@ -398,7 +421,7 @@ export class Call<T> {
   #attemptSucceeded(attempt: Attempt, value: unknown): void {
     this.#recordSuccess(attempt);
     if (this.#live !== undefined) this.#running--;
-    this.#succeed(value as T);
+    this.#succeed(value as T, attempt.identity);
   }
 
   #attemptFailed(attempt: Attempt, raw: unknown): void {
@@ -758,10 +781,10 @@ export class Call<T> {
     return this.#degrade(error) ?? rejectSoon(error);
   }
 
-  #succeed(value: T): void {
+  #succeed(value: T, identity: string | undefined): void {
     if (this.#done) return;
     this.#settle();
-    this.#resolve(this.#fallback === null ? value : this.#fresh(value));
+    this.#resolve(this.#fallback === null ? value : this.#fresh(value, identity));
   }
 
   #fail(error: unknown): void {
@@ -801,12 +824,34 @@ export class Call<T> {
     }
   }
 
-  // The data as a fresh outcome, kept in the stale cache for a `stale` fallback.
-  #fresh(data: unknown): Outcome<unknown> {
+  // The data as a fresh outcome, kept in the stale cache for a `stale` fallback: under the
+  // identity the successful attempt reported, if it reported one.
+  #fresh(data: unknown, identity: string | undefined): Outcome<unknown> {
     const inputs = this.#fallbackInputs;
-    if (inputs !== undefined && inputs.cache !== null)
-      inputs.cache.set(inputs.cacheKey, data, this.#dep.clock.now());
+    if (inputs !== undefined && inputs.cache !== null) {
+      const late = inputs.late;
+      if (late === undefined) inputs.cache.set(inputs.cacheKey, data, this.#dep.clock.now());
+      else if (identity !== undefined)
+        inputs.cache.set(staleKey(identity, late.cacheKey), data, this.#dep.clock.now());
+    }
     return { data, degraded: false };
+  }
+
+  /**
+   * The key a failed call looks up: known at the call, or the identity its latest attempt
+   * reported, or, when no attempt reported one, the identity resolved now. `undefined` when it
+   * cannot be resolved: then nothing is served from the cache.
+   */
+  #lookupKey(inputs: FallbackInputs): string | Promise<string | undefined> {
+    const late = inputs.late;
+    if (late === undefined) return inputs.cacheKey;
+    if (this.#identity !== undefined) return staleKey(this.#identity, late.cacheKey);
+    return Promise.resolve()
+      .then(late.resolve)
+      .then(
+        (identity) => staleKey(identity, late.cacheKey),
+        () => undefined,
+      );
   }
 
   /**
@@ -816,10 +861,27 @@ export class Call<T> {
   #degrade(error: unknown): Promise<Outcome<unknown>> | undefined {
     const fallback = this.#fallback;
     if (fallback === null || !isDependencyFailure(error)) return undefined;
-    const { clock, events, name } = this.#dep;
+    const clock = this.#dep.clock;
     const inputs = this.#fallbackInputs;
     const cache = inputs?.cache ?? null;
-    const cached = cache === null ? undefined : cache.get(inputs!.cacheKey, clock.now());
+    if (cache !== null) {
+      const key = this.#lookupKey(inputs!);
+      if (typeof key !== "string")
+        return key.then((k) =>
+          this.#serve(fallback, error, k === undefined ? undefined : cache.get(k, clock.now())),
+        );
+      return this.#serve(fallback, error, cache.get(key, clock.now()));
+    }
+    return this.#serve(fallback, error, undefined);
+  }
+
+  #serve(
+    fallback: ActiveFallback,
+    error: ResilienceError,
+    cached: { readonly data: unknown; readonly ageMs: number } | undefined,
+  ): Promise<Outcome<unknown>> {
+    const { events, name } = this.#dep;
+    const inputs = this.#fallbackInputs;
     return serveFallback(fallback, error, cached, inputs?.provided).then((served) => {
       if (served === undefined) throw error;
       // the response built from this answer is degraded: the request's middleware can say so (docs/services.md)
@@ -871,6 +933,7 @@ class Attempt extends TimerEntry implements AttemptContext {
   #timer: TimerHandle = undefined;
   #headersTimer: TimerHandle = undefined;
   #settled = false;
+  #identity: string | undefined = undefined;
 
   constructor(
     call: Call<unknown>,
@@ -924,6 +987,16 @@ class Attempt extends TimerEntry implements AttemptContext {
 
   headers(): Record<string, string> {
     return this.#call.headersFor(this.timeoutMs);
+  }
+
+  /** The stale-cache identity this attempt reported (AttemptContext.identify), if any. */
+  get identity(): string | undefined {
+    return this.#identity;
+  }
+
+  identify(identity: string): void {
+    this.#identity = identity;
+    if (!this.#settled) attemptIdentified(this.#call, identity);
   }
 
   awaitHeaders<R>(pending: Promise<R>): Promise<R> {

@@ -38,33 +38,31 @@ export interface RequestIdentity {
   readonly method: string;
   /** The full URL, query included. */
   readonly url: string;
-  /** Headers of the client (its `headers` option), sent with every request. */
+  /**
+   * The request's headers as sent: the client's with the call's over them (`mergeHeaders`),
+   * credentials included, the runtime's own (deadline, idempotency key) aside.
+   */
   readonly headers?: Readonly<Record<string, string>> | undefined;
-  /** Headers of this call: every one of them is part of the identity. */
-  readonly callHeaders?: Readonly<Record<string, string>> | undefined;
-  /** Further header names whose values are part of the identity (`fallback.vary`). */
+  /**
+   * Names whose values are part of the identity besides Authorization and Cookie: every header
+   * the call itself sets, and those `fallback.vary` lists.
+   */
   readonly vary?: readonly string[] | undefined;
 }
 
 /**
  * The stale-cache identity of a request: method, full URL with query, and the values, as sent,
- * of the vary headers: Authorization, Cookie, every header of the call and those `vary` lists,
- * looked up case-insensitively in the client's and the call's headers (the client's first, as
- * fetch combines them). An absent header is part of the identity too, so a request without
- * Authorization never gets an entry stored for one with it. Two requests get the same string
- * only if all of these are equal (the encoding is JSON, so no value can imitate a separator).
+ * of the vary headers (Authorization, Cookie, and the names in `vary`), looked up
+ * case-insensitively in the headers the request sends. An absent header is part of the identity
+ * too, so a request without Authorization never gets an entry stored for one with it. Two
+ * requests get the same string only if all of these are equal (the encoding is JSON, so no value
+ * can imitate a separator).
  */
 export function requestIdentity(request: RequestIdentity): string {
   const names = new Set<string>(ALWAYS_VARY);
   for (const name of request.vary ?? []) names.add(name.toLowerCase());
-  if (request.callHeaders !== undefined)
-    for (const name of Object.keys(request.callHeaders)) names.add(name.toLowerCase());
   const values: [string, string[]][] = [];
-  for (const name of [...names].sort())
-    values.push([
-      name,
-      [...valuesOf(request.headers, name), ...valuesOf(request.callHeaders, name)],
-    ]);
+  for (const name of [...names].sort()) values.push([name, valuesOf(request.headers, name)]);
   return JSON.stringify([request.method.toUpperCase(), request.url, values]);
 }
 

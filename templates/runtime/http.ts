@@ -1,8 +1,17 @@
-// The HTTP transport generated clients use: sendHttp, URLs, path segments and bounded body reads.
+// The HTTP transport generated clients use: sendHttp, URLs, path segments, request headers and bounded body reads.
 import { isProgrammingError } from "./classify.js";
 import { isResilienceError, ResilienceError } from "./errors.js";
+import { requestIdentity } from "./fallback.js";
 import { matchesRetryOn, parseRetryAfter } from "./retry.js";
 import type { AttemptContext } from "./transport.js";
+
+/**
+ * A client's headers: a record, or a function that returns one (or a promise of one), called
+ * once per attempt, so a rotating token is read fresh for every attempt.
+ */
+export type HeaderSource =
+  | Readonly<Record<string, string>>
+  | (() => Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>>);
 
 /** A query-string value; arrays repeat the parameter, `undefined` and `null` omit it. */
 export type QueryValue =
@@ -26,8 +35,23 @@ export interface HttpRequest {
   readonly path: string;
   /** Query parameters. */
   readonly query?: Readonly<Record<string, QueryValue>> | undefined;
-  /** Extra request headers; the runtime's deadline and idempotency headers are added to them. */
-  readonly headers?: Readonly<Record<string, string>> | undefined;
+  /**
+   * The client's headers: a record, or a function called once per attempt (see
+   * {@link HeaderSource}).
+   */
+  readonly headers?: HeaderSource | undefined;
+  /**
+   * The call's own headers, sent over the client's (names compared case-insensitively). The
+   * runtime's deadline and idempotency headers go over both: a header of the same name from the
+   * client or the call is replaced, never sent beside them (docs/runtime.md, "HTTP").
+   */
+  readonly callHeaders?: Readonly<Record<string, string>> | undefined;
+  /**
+   * Set for an operation with a stale fallback: the headers `fallback.vary` lists. Each attempt
+   * then reports the stale-cache identity of the request it sends (`ctx.identify`): method, URL
+   * and the values, as sent, of Authorization, Cookie, these and every header of the call.
+   */
+  readonly vary?: readonly string[] | undefined;
   /** Body: strings, `Uint8Array`s and `URLSearchParams` are sent as is; anything else as JSON. */
   readonly body?: unknown;
   /** How to read a 2xx response: `json` (default; empty bodies give `undefined`), `text`, or `none`. */
@@ -95,6 +119,73 @@ export function buildUrl(
     if (text !== "") url += (url.includes("?") ? "&" : "?") + text;
   }
   return url;
+}
+
+/**
+ * Merges header records, later ones over earlier ones, comparing names case-insensitively as
+ * HTTP does: `authorization` in a later record replaces `Authorization` in an earlier one, where a
+ * plain spread would keep both and fetch would send them joined into one value. The name keeps
+ * the spelling of the record that set the value.
+ */
+export function mergeHeaders(
+  ...records: readonly (Readonly<Record<string, string>> | undefined)[]
+): Record<string, string> {
+  // by lower-case name: the name as the latest record spells it, and its value
+  const merged = new Map<string, readonly [string, string]>();
+  for (const record of records) {
+    if (record === undefined) continue;
+    for (const [name, value] of Object.entries(record))
+      merged.set(name.toLowerCase(), [name, value]);
+  }
+  const out: Record<string, string> = {};
+  for (const [name, value] of merged.values()) out[name] = value;
+  return out;
+}
+
+/** What the caller's side of a request resolves to for one attempt: its URL and its headers. */
+interface Prepared {
+  readonly url: string;
+  /** The client's headers with the call's over them; the runtime's own are added after. */
+  readonly headers: Record<string, string>;
+}
+
+function prepared(
+  request: HttpRequest,
+  own: Readonly<Record<string, string>> | undefined,
+): Prepared {
+  return {
+    url: buildUrl(request.baseUrl, request.path, request.query),
+    headers: mergeHeaders(own, request.callHeaders),
+  };
+}
+
+/**
+ * The URL and headers of one attempt. A record of client headers is used as it is, with no
+ * promise in between; a function is called (once: this is one attempt) and awaited.
+ */
+function prepare(request: HttpRequest): Prepared | Promise<Prepared> {
+  const source = request.headers;
+  if (typeof source !== "function") return prepared(request, source);
+  return Promise.resolve(source()).then((own) => prepared(request, own));
+}
+
+/** The stale-cache identity of a request as prepared (see `requestIdentity`). */
+function identityOf(request: HttpRequest, ready: Prepared, vary: readonly string[]): string {
+  return requestIdentity({
+    method: request.method,
+    url: ready.url,
+    headers: ready.headers,
+    vary: request.callHeaders === undefined ? vary : [...vary, ...Object.keys(request.callHeaders)],
+  });
+}
+
+/**
+ * The stale-cache identity of `request`, for a call that sent no attempt (an open breaker, a full
+ * bulkhead) and whose fallback looks up an entry: its headers are resolved as an attempt would
+ * resolve them, calling a {@link HeaderSource} function once more.
+ */
+export async function httpIdentity(request: HttpRequest): Promise<string> {
+  return identityOf(request, await prepare(request), request.vary ?? []);
 }
 
 /** A fetch body, typed through RequestInit so it matches both Node's and the DOM's declarations. */
@@ -186,7 +277,9 @@ function headerRecord(headers: Headers): Record<string, string> {
 /**
  * Sends one attempt of an HTTP request with `fetch` and decodes the response.
  *
- * - Adds `ctx.headers()` (propagated remaining time, idempotency key) and passes `ctx.signal`.
+ * - Sends the client's headers (a function is called once per attempt) with the call's over them,
+ *   and `ctx.headers()` (propagated remaining time, idempotency key) over both; passes `ctx.signal`.
+ * - With `vary` set (a stale fallback), reports the request's identity to `ctx.identify`.
  * - 2xx: returns the decoded body; invalid JSON, or a body over `maxResponseBytes`, throws a
  *   `parse` error (not transient). The body is read as it streams and cut at the limit.
  * - Other statuses: throws an `http` error keeping status, headers (lower-case) and body text,
@@ -195,7 +288,12 @@ function headerRecord(headers: Headers): Record<string, string> {
  */
 export async function sendHttp<T>(request: HttpRequest, ctx: AttemptContext): Promise<T> {
   const doFetch = request.fetch ?? globalThis.fetch;
-  const headers: Record<string, string> = { ...request.headers, ...ctx.headers() };
+  const pending = prepare(request);
+  const ready = pending instanceof Promise ? await pending : pending;
+  if (request.vary !== undefined) ctx.identify?.(identityOf(request, ready, request.vary));
+  // the runtime's own headers go last: a deadline or an idempotency key of the same name from
+  // the client or the call is replaced, never joined to them (docs/runtime.md, "HTTP")
+  const headers = mergeHeaders(ready.headers, ctx.headers());
   const body = encodeBody(request.body, headers);
   const init: RequestInit = { method: request.method, headers, signal: ctx.signal };
   if (body !== undefined) init.body = body;
@@ -206,9 +304,7 @@ export async function sendHttp<T>(request: HttpRequest, ctx: AttemptContext): Pr
   let response: Response;
   try {
     // fetch resolves when the response headers arrive: that wait is what `timeout.headers` bounds
-    response = await ctx.awaitHeaders(
-      doFetch(buildUrl(request.baseUrl, request.path, request.query), init),
-    );
+    response = await ctx.awaitHeaders(doFetch(ready.url, init));
   } catch (cause) {
     // a bug (a base URL that does not parse, a body on a GET) surfaces as it is: it is not the
     // dependency failing (docs/runtime.md, "What counts as transient")

@@ -1,15 +1,12 @@
 /**
  * A stale entry is never served to a request whose identity differs (docs/runtime.md,
- * "Fallback"): method, full URL, the values of Authorization, Cookie, every per-call header and
- * the policy's vary headers (client and call headers, names case-insensitive), and cacheKey.
+ * "Fallback"): method, full URL, the values as sent of Authorization, Cookie, every per-call
+ * header and the policy's vary headers (the client's headers with the call's over them, names
+ * case-insensitive), and cacheKey.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  ALWAYS_VARY,
-  requestIdentity,
-  type RequestIdentity,
-} from "../../templates/runtime/index.js";
+import { ALWAYS_VARY, mergeHeaders, requestIdentity } from "../../templates/runtime/index.js";
 import { harness, httpFailure, operation } from "./helpers.js";
 
 const VARY = ["X-Tenant-Id"];
@@ -33,21 +30,27 @@ const request = fc.record({
   callHeaders: headers,
   cacheKey: fc.option(fc.constantFrom("k1", "k2", ""), { nil: undefined }),
 });
-type Request = RequestIdentity & { readonly cacheKey: string | undefined };
+interface Request {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>> | undefined;
+  readonly callHeaders: Readonly<Record<string, string>> | undefined;
+  readonly cacheKey: string | undefined;
+}
 
 /**
  * Whether two requests are the same to the dependency, computed independently of
- * requestIdentity: same method, URL and cacheKey, and the same values sent (client's, then the
- * call's) for every vary header of either: Authorization, Cookie, the policy's, and each header
- * either call sets.
+ * requestIdentity: same method, URL and cacheKey, and the same value sent for every vary header
+ * of either (Authorization, Cookie, the policy's, and each header either call sets), where the
+ * value sent is the last one set for the name, in any case, by the client and then the call.
  */
 function sameIdentity(a: Request, b: Request): boolean {
-  const values = (r: Request, n: string) =>
-    [r.headers, r.callHeaders].flatMap((h) =>
-      Object.entries(h ?? {})
-        .filter(([k]) => k.toLowerCase() === n)
-        .map(([, v]) => v),
-    );
+  const values = (r: Request, n: string) => {
+    let sent: string[] = [];
+    for (const h of [r.headers, r.callHeaders])
+      for (const [k, v] of Object.entries(h ?? {})) if (k.toLowerCase() === n) sent = [v];
+    return sent;
+  };
   const vary = new Set([
     ...ALWAYS_VARY,
     ...VARY.map((v) => v.toLowerCase()),
@@ -65,9 +68,8 @@ const key = (r: Request) =>
   requestIdentity({
     method: r.method,
     url: r.url,
-    headers: r.headers,
-    callHeaders: r.callHeaders,
-    vary: VARY,
+    headers: mergeHeaders(r.headers, r.callHeaders),
+    vary: [...VARY, ...Object.keys(r.callHeaders ?? {})],
   });
 
 describe("stale cache identity", () => {

@@ -8,7 +8,9 @@ import {
   type DependencyHealth,
   type DependencySettings,
   type ErrorClassifier,
+  type HeaderSource,
   type HttpCallOptions,
+  type HttpRequest,
   type Observer,
   type OperationSettings,
   type Outcome,
@@ -102,8 +104,13 @@ export interface RecommendationsClientConfig {
    * docs/runtime.md, "Tiered timeouts").
    */
   readonly dispatcher?: unknown;
-  /** Headers sent with every request (for example authorization). */
-  readonly headers?: Readonly<Record<string, string>> | undefined;
+  /**
+   * Headers sent with every request (for example authorization): a record, or a function that
+   * returns one (or a promise of one), called once per attempt so that a rotating token is read
+   * fresh. A call's own `headers` go over them (names compared case-insensitively); the runtime's
+   * deadline and idempotency-key headers go over both.
+   */
+  readonly headers?: HeaderSource | undefined;
   /** Receives every event of the stack (attempts, retries, breaker transitions, ...). */
   readonly observer?: Observer | undefined;
   /** Time source. Defaults to the system's monotonic clock; inject a virtual clock in tests. */
@@ -179,43 +186,39 @@ export function createRecommendationsClient(
         return Promise.reject(error);
       }
       const query = { limit: own(input.query, "limit") };
+      const request: HttpRequest = {
+        fetch: config.fetch,
+        dispatcher: config.dispatcher,
+        baseUrl: config.baseUrl,
+        method: "GET",
+        path,
+        query,
+        headers: config.headers,
+        callHeaders: options?.headers,
+        responseType: "json",
+        maxResponseBytes: 8388608,
+      };
       return dependency.call(
         getRecommendationsOperation,
-        (ctx) => sendHttp<GetRecommendationsResponse>({
-          fetch: config.fetch,
-          dispatcher: config.dispatcher,
-          baseUrl: config.baseUrl,
-          method: "GET",
-          path,
-          query,
-          headers: options?.headers === undefined
-            ? config.headers
-            : { ...config.headers, ...options.headers },
-          responseType: "json",
-          maxResponseBytes: 8388608,
-        }, ctx),
+        (ctx) => sendHttp<GetRecommendationsResponse>(request, ctx),
         options,
       );
     },
     recordClick(input, options) {
       const path = "/clicks";
-      return dependency.call(
-        recordClickOperation,
-        (ctx) => sendHttp<void>({
-          fetch: config.fetch,
-          dispatcher: config.dispatcher,
-          baseUrl: config.baseUrl,
-          method: "POST",
-          path,
-          headers: options?.headers === undefined
-            ? config.headers
-            : { ...config.headers, ...options.headers },
-          body: input.body,
-          responseType: "none",
-          maxResponseBytes: 8388608,
-        }, ctx),
-        options,
-      );
+      const request: HttpRequest = {
+        fetch: config.fetch,
+        dispatcher: config.dispatcher,
+        baseUrl: config.baseUrl,
+        method: "POST",
+        path,
+        headers: config.headers,
+        callHeaders: options?.headers,
+        body: input.body,
+        responseType: "none",
+        maxResponseBytes: 8388608,
+      };
+      return dependency.call(recordClickOperation, (ctx) => sendHttp<void>(request, ctx), options);
     },
     health: () => dependency.health(),
     subscribe: (observer) => dependency.subscribe(observer),

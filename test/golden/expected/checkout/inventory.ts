@@ -8,7 +8,9 @@ import {
   type DependencyHealth,
   type DependencySettings,
   type ErrorClassifier,
+  type HeaderSource,
   type HttpCallOptions,
+  type HttpRequest,
   type Observer,
   type OperationSettings,
   type Random,
@@ -107,8 +109,13 @@ export interface InventoryClientConfig {
    * docs/runtime.md, "Tiered timeouts").
    */
   readonly dispatcher?: unknown;
-  /** Headers sent with every request (for example authorization). */
-  readonly headers?: Readonly<Record<string, string>> | undefined;
+  /**
+   * Headers sent with every request (for example authorization): a record, or a function that
+   * returns one (or a promise of one), called once per attempt so that a rotating token is read
+   * fresh. A call's own `headers` go over them (names compared case-insensitively); the runtime's
+   * deadline and idempotency-key headers go over both.
+   */
+  readonly headers?: HeaderSource | undefined;
   /** Receives every event of the stack (attempts, retries, breaker transitions, ...). */
   readonly observer?: Observer | undefined;
   /** Time source. Defaults to the system's monotonic clock; inject a virtual clock in tests. */
@@ -176,20 +183,20 @@ export function createInventoryClient(config: InventoryClientConfig): InventoryC
       } catch (error) {
         return Promise.reject(error);
       }
+      const request: HttpRequest = {
+        fetch: config.fetch,
+        dispatcher: config.dispatcher,
+        baseUrl: config.baseUrl,
+        method: "GET",
+        path,
+        headers: config.headers,
+        callHeaders: options?.headers,
+        responseType: "json",
+        maxResponseBytes: 8388608,
+      };
       return dependency.call(
         getStockOperation,
-        (ctx) => sendHttp<GetStockResponse>({
-          fetch: config.fetch,
-          dispatcher: config.dispatcher,
-          baseUrl: config.baseUrl,
-          method: "GET",
-          path,
-          headers: options?.headers === undefined
-            ? config.headers
-            : { ...config.headers, ...options.headers },
-          responseType: "json",
-          maxResponseBytes: 8388608,
-        }, ctx),
+        (ctx) => sendHttp<GetStockResponse>(request, ctx),
         options,
       );
     },
@@ -203,21 +210,21 @@ export function createInventoryClient(config: InventoryClientConfig): InventoryC
       } catch (error) {
         return Promise.reject(error);
       }
+      const request: HttpRequest = {
+        fetch: config.fetch,
+        dispatcher: config.dispatcher,
+        baseUrl: config.baseUrl,
+        method: "PUT",
+        path,
+        headers: config.headers,
+        callHeaders: options?.headers,
+        body: input.body,
+        responseType: "json",
+        maxResponseBytes: 8388608,
+      };
       return dependency.call(
         reserveOperation,
-        (ctx) => sendHttp<ReserveResponse>({
-          fetch: config.fetch,
-          dispatcher: config.dispatcher,
-          baseUrl: config.baseUrl,
-          method: "PUT",
-          path,
-          headers: options?.headers === undefined
-            ? config.headers
-            : { ...config.headers, ...options.headers },
-          body: input.body,
-          responseType: "json",
-          maxResponseBytes: 8388608,
-        }, ctx),
+        (ctx) => sendHttp<ReserveResponse>(request, ctx),
         options,
       );
     },

@@ -8,7 +8,9 @@ import {
   type DependencyHealth,
   type DependencySettings,
   type ErrorClassifier,
+  type HeaderSource,
   type HttpCallOptions,
+  type HttpRequest,
   type Observer,
   type OperationSettings,
   type Random,
@@ -106,8 +108,13 @@ export interface PaymentsClientConfig {
    * docs/runtime.md, "Tiered timeouts").
    */
   readonly dispatcher?: unknown;
-  /** Headers sent with every request (for example authorization). */
-  readonly headers?: Readonly<Record<string, string>> | undefined;
+  /**
+   * Headers sent with every request (for example authorization): a record, or a function that
+   * returns one (or a promise of one), called once per attempt so that a rotating token is read
+   * fresh. A call's own `headers` go over them (names compared case-insensitively); the runtime's
+   * deadline and idempotency-key headers go over both.
+   */
+  readonly headers?: HeaderSource | undefined;
   /** Receives every event of the stack (attempts, retries, breaker transitions, ...). */
   readonly observer?: Observer | undefined;
   /** Time source. Defaults to the system's monotonic clock; inject a virtual clock in tests. */
@@ -178,40 +185,40 @@ export function createPaymentsClient(config: PaymentsClientConfig): PaymentsClie
       } catch (error) {
         return Promise.reject(error);
       }
+      const request: HttpRequest = {
+        fetch: config.fetch,
+        dispatcher: config.dispatcher,
+        baseUrl: config.baseUrl,
+        method: "GET",
+        path,
+        headers: config.headers,
+        callHeaders: options?.headers,
+        responseType: "json",
+        maxResponseBytes: 8388608,
+      };
       return dependency.call(
         getChargeOperation,
-        (ctx) => sendHttp<GetChargeResponse>({
-          fetch: config.fetch,
-          dispatcher: config.dispatcher,
-          baseUrl: config.baseUrl,
-          method: "GET",
-          path,
-          headers: options?.headers === undefined
-            ? config.headers
-            : { ...config.headers, ...options.headers },
-          responseType: "json",
-          maxResponseBytes: 8388608,
-        }, ctx),
+        (ctx) => sendHttp<GetChargeResponse>(request, ctx),
         options,
       );
     },
     createCharge(input, options) {
       const path = "/charges";
+      const request: HttpRequest = {
+        fetch: config.fetch,
+        dispatcher: config.dispatcher,
+        baseUrl: config.baseUrl,
+        method: "POST",
+        path,
+        headers: config.headers,
+        callHeaders: options?.headers,
+        body: input.body,
+        responseType: "json",
+        maxResponseBytes: 8388608,
+      };
       return dependency.call(
         createChargeOperation,
-        (ctx) => sendHttp<CreateChargeResponse>({
-          fetch: config.fetch,
-          dispatcher: config.dispatcher,
-          baseUrl: config.baseUrl,
-          method: "POST",
-          path,
-          headers: options?.headers === undefined
-            ? config.headers
-            : { ...config.headers, ...options.headers },
-          body: input.body,
-          responseType: "json",
-          maxResponseBytes: 8388608,
-        }, ctx),
+        (ctx) => sendHttp<CreateChargeResponse>(request, ctx),
         options,
       );
     },

@@ -8,7 +8,9 @@ import {
   type DependencyHealth,
   type DependencySettings,
   type ErrorClassifier,
+  type HeaderSource,
   type HttpCallOptions,
+  type HttpRequest,
   type Observer,
   type OperationSettings,
   type Outcome,
@@ -111,8 +113,13 @@ export interface ConstructorClientConfig {
    * docs/runtime.md, "Tiered timeouts").
    */
   readonly dispatcher?: unknown;
-  /** Headers sent with every request (for example authorization). */
-  readonly headers?: Readonly<Record<string, string>> | undefined;
+  /**
+   * Headers sent with every request (for example authorization): a record, or a function that
+   * returns one (or a promise of one), called once per attempt so that a rotating token is read
+   * fresh. A call's own `headers` go over them (names compared case-insensitively); the runtime's
+   * deadline and idempotency-key headers go over both.
+   */
+  readonly headers?: HeaderSource | undefined;
   /** Receives every event of the stack (attempts, retries, breaker transitions, ...). */
   readonly observer?: Observer | undefined;
   /** Time source. Defaults to the system's monotonic clock; inject a virtual clock in tests. */
@@ -198,43 +205,39 @@ export function createConstructorClient(config: ConstructorClientConfig): Constr
         ),
         toString: own(input.query, "toString"),
       };
+      const request: HttpRequest = {
+        fetch: config.fetch,
+        dispatcher: config.dispatcher,
+        baseUrl: config.baseUrl,
+        method: "GET",
+        path,
+        query,
+        headers: config.headers,
+        callHeaders: options?.headers,
+        responseType: "json",
+        maxResponseBytes: 8388608,
+      };
       return dependency.call(
         deleteOperation,
-        (ctx) => sendHttp<DeleteResponse>({
-          fetch: config.fetch,
-          dispatcher: config.dispatcher,
-          baseUrl: config.baseUrl,
-          method: "GET",
-          path,
-          query,
-          headers: options?.headers === undefined
-            ? config.headers
-            : { ...config.headers, ...options.headers },
-          responseType: "json",
-          maxResponseBytes: 8388608,
-        }, ctx),
+        (ctx) => sendHttp<DeleteResponse>(request, ctx),
         options,
       );
     },
     getThing(input, options) {
       const path = "/things";
-      return dependency.call(
-        getThingOperation,
-        (ctx) => sendHttp<void>({
-          fetch: config.fetch,
-          dispatcher: config.dispatcher,
-          baseUrl: config.baseUrl,
-          method: "POST",
-          path,
-          headers: options?.headers === undefined
-            ? config.headers
-            : { ...config.headers, ...options.headers },
-          body: input.body,
-          responseType: "none",
-          maxResponseBytes: 8388608,
-        }, ctx),
-        options,
-      );
+      const request: HttpRequest = {
+        fetch: config.fetch,
+        dispatcher: config.dispatcher,
+        baseUrl: config.baseUrl,
+        method: "POST",
+        path,
+        headers: config.headers,
+        callHeaders: options?.headers,
+        body: input.body,
+        responseType: "none",
+        maxResponseBytes: 8388608,
+      };
+      return dependency.call(getThingOperation, (ctx) => sendHttp<void>(request, ctx), options);
     },
     health: () => dependency.health(),
     subscribe: (observer) => dependency.subscribe(observer),

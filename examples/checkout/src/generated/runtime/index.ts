@@ -101,8 +101,11 @@ export { HedgeBudget, type HedgeSettings } from "./hedge-budget.js";
 export {
   buildUrl,
   DEFAULT_MAX_RESPONSE_BYTES,
+  httpIdentity,
+  mergeHeaders,
   pathSegment,
   sendHttp,
+  type HeaderSource,
   type HttpRequest,
   type QueryValue,
 } from "./http.js";

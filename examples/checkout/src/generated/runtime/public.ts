@@ -58,6 +58,7 @@ export type {
   ProvidedCallOptions,
 } from "./stack.js";
 export type { CallResult, Degraded, Fresh, Outcome } from "./fallback.js";
+export type { HeaderSource } from "./http.js";
 export type { BreakerHealth } from "./breaker.js";
 export type { BulkheadHealth } from "./bulkhead.js";
 export type { BudgetHealth } from "./budget.js";

@@ -109,8 +109,11 @@ export interface ProvidedCallOptions<T = unknown> extends Omit<CallOptions<T>, "
 /** The request headers of one HTTP call. */
 export interface CallHeaders {
   /**
-   * Headers of this call (e.g. the end user's authorization), sent after the client's `headers`.
-   * Every one of them is part of the stale cache's identity of the request.
+   * Headers of this call (e.g. the end user's authorization), sent over the client's `headers`
+   * (names compared case-insensitively: `authorization` here replaces the client's
+   * `Authorization`). Every one of them is part of the stale cache's identity of the request.
+   * The runtime's own headers (the propagated deadline, the idempotency key) replace a header of
+   * the same name given here: pass your own key as `idempotencyKey` instead.
    */
   readonly headers?: Readonly<Record<string, string>> | undefined;
 }
@@ -150,14 +153,15 @@ export interface Dependency {
    * permit per attempt) → attempt timeout → transport → record and classify.
    * Resolves to the data (or an {@link Outcome} when the operation has a fallback); rejects
    * with a {@link ResilienceError}. `identity` is the request's stale-cache identity (see
-   * `requestIdentity`), which generated HTTP clients pass; an entry is served only to a call
-   * with the same identity and `cacheKey`.
+   * `requestIdentity`); an entry is served only to a call with the same identity and `cacheKey`.
+   * A function stands for an identity the attempts report (`AttemptContext.identify`, as
+   * `sendHttp` does for generated HTTP clients): it is called only for a call that sent no attempt.
    */
   call<T, F extends FallbackSettings | null>(
     operation: OperationSettings<F>,
     transport: Transport<T>,
     options?: CallOptionsFor<T, F>,
-    identity?: string,
+    identity?: string | (() => string | Promise<string>),
   ): Promise<CallResult<T, F>>;
   /** Breaker state, bulkhead occupancy and budget tokens. */
   health(): DependencyHealth;
@@ -233,7 +237,7 @@ class DependencyStack implements Dependency {
     operation: OperationSettings<F>,
     transport: Transport<T>,
     callOptions: CallOptionsFor<T, F> = NO_OPTIONS,
-    identity?: string,
+    identity?: string | (() => string | Promise<string>),
   ): Promise<CallResult<T, F>> {
     const options = callOptions as ProvidedCallOptions<T>;
     const parts = this.#parts;
@@ -353,7 +357,7 @@ class DependencyStack implements Dependency {
     operation: string,
     fallback: Exclude<FallbackSettings, { kind: "none" }>,
     options: ProvidedCallOptions,
-    identity: string | undefined,
+    identity: string | (() => string | Promise<string>) | undefined,
     degraded: Set<string> | undefined,
   ): FallbackInputs | undefined {
     const cache =
@@ -363,9 +367,21 @@ class DependencyStack implements Dependency {
     const provided = options.fallback;
     if (cache === null && provided === undefined && degraded === undefined) return undefined;
     // the key is computed only for a stale fallback: other fallbacks never look it up
+    if (cache !== null && typeof identity === "function")
+      return {
+        cache,
+        cacheKey: "",
+        late: { cacheKey: options.cacheKey, resolve: identity },
+        provided,
+        degraded,
+      };
     return {
       cache,
-      cacheKey: cache === null ? "" : staleKey(identity, options.cacheKey),
+      cacheKey:
+        cache === null || typeof identity === "function"
+          ? ""
+          : staleKey(identity, options.cacheKey),
+      late: undefined,
       provided,
       degraded,
     };

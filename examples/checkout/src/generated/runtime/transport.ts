@@ -42,6 +42,13 @@ export interface AttemptContext {
    * call it have no headers timeout (docs/runtime.md, "Tiered timeouts").
    */
   awaitHeaders<R>(pending: Promise<R>): Promise<R>;
+  /**
+   * Tells a stale fallback the identity of the request this attempt sends (`requestIdentity`),
+   * for a request whose headers are resolved per attempt (a client's `headers` function): a
+   * success is stored under it, and a failure looks up the last one reported. `sendHttp` calls it
+   * when its request has `vary`. Optional, so a test's own context need not have it.
+   */
+  identify?(identity: string): void;
 }
 
 /** Sends one attempt. Throw (or reject) to report failure; see `networkError` and `http.ts`. */

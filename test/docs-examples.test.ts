@@ -1,0 +1,149 @@
+/**
+ * The TypeScript examples of the docs marked `<!-- runs: name -->` compile under tsc --strict
+ * against a generated output and run: each is wrapped in a function, with what it leaves
+ * undeclared (a token source, a request id) given by its harness below, over a fetch that
+ * records what it is sent; the harness then checks what the example did.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { build } from "../src/build/build.js";
+import { PACKAGE_ROOT } from "../src/version.js";
+import { compile } from "./helpers/tsc.js";
+
+const OUT = join(PACKAGE_ROOT, "test", "__out__", "docs-examples");
+
+/** A request the examples' fetch received. */
+export interface Sent {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Record<string, string>;
+}
+
+interface Harness {
+  /** Policies the generated output is built from. */
+  readonly build: readonly string[];
+  /** Declarations the example uses without declaring them, put before its body. */
+  readonly prelude: string;
+  /** Statements after the example's body, inside the function (to return what it made). */
+  readonly epilogue: string;
+  /** The body's answer to each request, by method and path. */
+  readonly answer: (method: string, path: string) => { status: number; body?: unknown };
+  /** Checks what the example sent and returned. */
+  readonly check: (sent: readonly Sent[], result: unknown) => void;
+}
+
+const CHARGE = { id: "ch_1", orderId: "o-1", amountCents: 1_250, status: "succeeded" };
+
+const HARNESSES: Readonly<Record<string, Harness>> = {
+  "call-headers": {
+    build: ["examples/checkout"],
+    prelude: `const tokens = { issued: 0, current: (): Promise<string> => Promise.resolve(\`t\${++tokens.issued}\`) };
+const requestId = "req-7";`,
+    epilogue: "return { charge, tokens: tokens.issued };",
+    answer: () => ({ status: 200, body: CHARGE }),
+    check: (sent, result) => {
+      expect(result).toEqual({ charge: CHARGE, tokens: 2 });
+      expect(sent.map((s) => `${s.method} ${s.url}`)).toEqual([
+        "GET https://payments.internal/charges/ch_1",
+        "POST https://payments.internal/charges",
+      ]);
+      expect(sent[0]!.headers).toMatchObject({
+        authorization: "Bearer t1",
+        "x-request-id": "req-7",
+      });
+      expect(sent[1]!.headers).toMatchObject({
+        authorization: "Bearer t2",
+        "idempotency-key": "order-o-1",
+      });
+    },
+  },
+};
+
+interface Example {
+  readonly doc: string;
+  readonly name: string;
+  readonly code: string;
+}
+
+/** Every `<!-- runs: name -->` block of the docs. */
+function examples(): Example[] {
+  const out: Example[] = [];
+  for (const doc of ["docs/runtime.md", "docs/openapi.md", "docs/policy.md"]) {
+    const text = readFileSync(join(PACKAGE_ROOT, doc), "utf8");
+    for (const m of text.matchAll(/<!-- runs: ([\w-]+) -->\n```ts\n([\s\S]*?)```/g))
+      out.push({ doc, name: m[1]!, code: m[2]! });
+  }
+  return out;
+}
+
+/** The example as a module: its imports first, its statements in `run()`, between the harness's. */
+function moduleOf(example: Example, harness: Harness): string {
+  const lines = example.code.split("\n");
+  const imports = lines.filter((l) => l.startsWith("import "));
+  const body = lines.filter((l) => !l.startsWith("import "));
+  return [
+    ...imports,
+    "",
+    "export async function run(): Promise<unknown> {",
+    harness.prelude,
+    ...body,
+    harness.epilogue,
+    "}",
+    "",
+  ].join("\n");
+}
+
+const found = examples();
+
+describe("examples in the docs that run", () => {
+  beforeAll(() => {
+    rmSync(OUT, { recursive: true, force: true });
+    mkdirSync(OUT, { recursive: true });
+  });
+  afterAll(() => rmSync(OUT, { recursive: true, force: true }));
+
+  it("each has a harness, and each harness an example", () => {
+    expect(found.map((e) => e.name).sort()).toEqual(Object.keys(HARNESSES).sort());
+  });
+
+  for (const example of found) {
+    it(`${example.doc}: ${example.name} compiles under tsc --strict and runs`, async () => {
+      const harness = HARNESSES[example.name]!;
+      const dir = join(OUT, example.name);
+      const result = await build(harness.build, {
+        cwd: PACKAGE_ROOT,
+        out: join(dir, "generated"),
+        allowOutsideProject: true,
+      });
+      expect(result.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+      const file = join(dir, "example.ts");
+      writeFileSync(file, moduleOf(example, harness));
+      expect(await compile([file], "NodeNext")).toBe("");
+
+      const sent: Sent[] = [];
+      const real = globalThis.fetch;
+      globalThis.fetch = ((url: string, init: RequestInit) => {
+        const parsed = new URL(url);
+        const headers: Record<string, string> = {};
+        new Headers(init.headers).forEach((value, name) => (headers[name] = value));
+        const method = init.method ?? "GET";
+        sent.push({ method, url, headers });
+        const { status, body } = harness.answer(method, parsed.pathname);
+        return Promise.resolve(
+          new Response(body === undefined ? null : JSON.stringify(body), {
+            status,
+            headers: { "content-type": "application/json" },
+          }),
+        );
+      }) as typeof fetch;
+      try {
+        const mod = (await import(pathToFileURL(file).href)) as { run(): Promise<unknown> };
+        harness.check(sent, await mod.run());
+      } finally {
+        globalThis.fetch = real;
+      }
+    }, 60_000);
+  }
+});
