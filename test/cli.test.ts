@@ -163,7 +163,7 @@ describe("resgen check", () => {
   it("runs as the installed binary", async () => {
     expect(
       existsSync(`${PACKAGE_ROOT}/dist/src/cli/cli.js`),
-      "dist/ is built by npm ci (prepare)",
+      "dist/ is built by npm test before the tests run",
     ).toBe(true);
     const r = await promisify(execFile)(
       process.execPath,

@@ -53,8 +53,8 @@ function newestSource(): number {
 }
 
 /**
- * Builds dist/ when it is missing or older than the plugin's sources (`npm ci` already built it
- * through the prepare script), tolerating errors in files outside the plugin, which tsc still emits.
+ * Builds dist/ when it is missing or older than the plugin's sources (`npm test` builds it before
+ * the tests run), tolerating errors in files outside the plugin, which tsc still emits.
  */
 async function buildIfNeeded(): Promise<void> {
   const built = join(REPO, "dist/eslint-plugin/index.js");
