@@ -355,7 +355,7 @@ function receiverKind(
     if (typed === "cockatiel" && method === "execute")
       return { kind: "breaker", breaker: "cockatiel" };
     if (typed === "generated-client" && method !== "health")
-      return { kind: "client", name: "a generated client" };
+      return { kind: "client", name: resolver.sourceCode.getText(callee.object) };
   }
   return null;
 }
@@ -551,7 +551,7 @@ export default createRule<Options, MessageIds>({
       retryWrapsBreaker:
         "This retry sits outside the circuit breaker and handles every error, BrokenCircuitError included: while the circuit is open each retry sleeps and hits the open breaker again, burning the caller's deadline. Exclude the rejection (handleWhen(e => !isBrokenCircuitError(e))) or handle only retryable errors (handleType(NetworkError)).",
       retryAroundOpenBreaker:
-        "{{retrier}} retries a {{breaker}} circuit breaker without stopping when the circuit is open: each retry sleeps and polls an open breaker while the dependency is meant to rest. Make the retry {{hint}}.",
+        "{{retrier}} retries a circuit breaker ({{breaker}}) without stopping when the circuit is open: each retry sleeps and polls an open breaker while the dependency is meant to rest. Make the retry {{hint}}.",
       retryAroundGeneratedClient:
         "{{retrier}} retries a call to a resgen-generated client ({{factory}}), which already retries with backoff, a retry budget and a circuit breaker: the two layers multiply attempts. Remove this retry and tune the policy's retry section instead.",
       breakerPerCall:

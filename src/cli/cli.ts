@@ -111,11 +111,13 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
         .default("pretty"),
     )
     .option("--max-warnings <n>", "exit 1 when there are more warnings than this", parseCount)
-    .option(
-      "-t, --target <targets>",
-      `what to generate, repeatable or comma-separated: ${TARGETS.join(", ")} (default: ts)`,
-      collectTargets,
-      [],
+    .addOption(
+      new Option(
+        "-t, --target <targets>",
+        `what to generate, repeatable or comma-separated: ${TARGETS.join(", ")}`,
+      )
+        .argParser(collectTargets)
+        .default([], "ts"),
     )
     .option("--force", "overwrite or remove generated files even where they were edited by hand")
     .option(
