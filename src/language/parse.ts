@@ -41,6 +41,52 @@ export interface SourceRef {
 }
 
 /** A parsed YAML file: its plain data and a way back from a path to a span of the text. */
+/**
+ * A path template written without quotes inside a flow mapping (`{ path: /items/{id} }`): YAML
+ * reads its `{` as a nested mapping, and the parser reports errors that do not say so.
+ */
+const UNQUOTED_PATH = /(?<=[:\s,{[])\/[\w\-.~%/]*\{[\w\-.~%/{}]*/g;
+
+/** Whether the line of `offset` has an unquoted path template. */
+function unquotedPathOn(text: string, offset: number): boolean {
+  const start = text.lastIndexOf("\n", Math.max(0, offset - 1)) + 1;
+  const newline = text.indexOf("\n", offset);
+  const line = text.slice(start, newline < 0 ? text.length : newline);
+  return unquotedPathsIn(line, start).length > 0;
+}
+
+function unquotedPaths(text: string): { path: string; span: { start: number; end: number } }[] {
+  const found: { path: string; span: { start: number; end: number } }[] = [];
+  let start = 0;
+  for (const line of text.split("\n")) {
+    // only in flow mappings: a block `path: /x/{id}` is a plain scalar YAML reads as written
+    if (line.includes("{") && /\{\s*[\w"']+\s*:/.test(line))
+      found.push(...unquotedPathsIn(line, start));
+    start += line.length + 1;
+  }
+  return found;
+}
+
+function unquotedPathsIn(
+  line: string,
+  offset: number,
+): { path: string; span: { start: number; end: number } }[] {
+  const found: { path: string; span: { start: number; end: number } }[] = [];
+  for (const match of line.matchAll(UNQUOTED_PATH)) {
+    let path = match[0];
+    // the closing braces of the flow mapping are not the path's
+    while (path.endsWith("}") && count(path, "}") > count(path, "{")) path = path.slice(0, -1);
+    if (!/\{[^{}]+\}/.test(path)) continue;
+    const start = offset + match.index;
+    found.push({ path, span: { start, end: start + path.length } });
+  }
+  return found;
+}
+
+function count(text: string, char: string): number {
+  return text.split(char).length - 1;
+}
+
 export class SourceDocument {
   constructor(
     readonly file: string,
@@ -173,7 +219,23 @@ export function loadYaml(file: string, text: string): LoadResult {
     ]);
   }
   const diagnostics: Diagnostic[] = [];
+  // An unquoted path template breaks the flow mapping around it, and the parser's errors then
+  // cascade over the lines after it: say what happened once per such path, and drop the cascade.
+  const unquoted = doc.errors.some((e) => unquotedPathOn(text, e.pos[0]))
+    ? unquotedPaths(text)
+    : [];
+  for (const found of unquoted)
+    diagnostics.push(
+      diagnostic(
+        "RG001",
+        file,
+        found.span,
+        `YAML syntax error: the path ${found.path} is not quoted, so YAML reads its "{" as the start of a mapping`,
+        `quote the path: "${found.path}"`,
+      ),
+    );
   for (const e of doc.errors) {
+    if (unquoted.length > 0 && e.code !== "DUPLICATE_KEY") continue;
     const span = { start: e.pos[0], end: Math.max(e.pos[1], e.pos[0] + 1) };
     const message = e.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
     if (e.code === "DUPLICATE_KEY")

@@ -22,6 +22,26 @@ describe("loader diagnostics", () => {
     expect(d.line).toBeGreaterThanOrEqual(2);
   });
 
+  it("RG001 for an unquoted path template in a flow mapping: one error per path, with the fix, and no cascade", () => {
+    const text =
+      "version: 1\ndependency: stock\ntimeout: { attempt: 200ms, total: 1s }\noperations:\n  getItem: { method: GET, path: /items/{id} }\n  getPart: { method: GET, path: /items/{id}/parts/{part}}\n  list: { method: GET, path: /items }\n";
+    const found = diagnose(text).map(
+      (d) => `${d.code} ${d.line}:${d.column} ${d.message} | ${d.hint ?? ""}`,
+    );
+    expect(found).toEqual([
+      'RG001 5:33 YAML syntax error: the path /items/{id} is not quoted, so YAML reads its "{" as the start of a mapping | quote the path: "/items/{id}"',
+      'RG001 6:33 YAML syntax error: the path /items/{id}/parts/{part} is not quoted, so YAML reads its "{" as the start of a mapping | quote the path: "/items/{id}/parts/{part}"',
+    ]);
+    // quoted, or in block style where YAML reads the braces as text, it is no error
+    const fixed = text
+      .replace("/items/{id} }", '"/items/{id}" }')
+      .replace("/items/{id}/parts/{part}}", '"/items/{id}/parts/{part}" }');
+    expect(diagnose(fixed).filter((d) => d.code === "RG001")).toEqual([]);
+    const block =
+      "version: 1\ndependency: stock\ntimeout: { attempt: 200ms, total: 1s }\noperations:\n  getItem:\n    method: GET\n    path: /items/{id}\n";
+    expect(diagnose(block).filter((d) => d.code === "RG001")).toEqual([]);
+  });
+
   it("RG002 duplicate key, at the second occurrence", () => {
     const text = policy("retry: { maxAttempts: 2 }\nretry: { maxAttempts: 3 }\n");
     const d = only(text);
