@@ -33,6 +33,15 @@ export interface Clock {
 // setTimeout fires at once for delays above 2^31 - 1 ms, so longer waits are clamped.
 const MAX_TIMER_MS = 2_147_483_647;
 
+/**
+ * Whether timers of one delay may share one host timer. Not on Cloudflare's workerd: there a
+ * request's timers end with the request, so a shared timer set by one request would never fire
+ * for the next (docs/platforms.md).
+ */
+const SHARED_TIMERS =
+  (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent !==
+  "Cloudflare-Workers";
+
 /** Pending timers of one delay, oldest first, hence in order of due time. */
 interface TimerList {
   readonly delayMs: number;
@@ -161,7 +170,7 @@ export const systemClock: Clock = {
   now: () => performance.now(),
   setTimer: (callback, delayMs, now) => {
     const ms = wholeMs(delayMs);
-    if (ms <= 0) return setTimeout(callback, 0);
+    if (ms <= 0 || !SHARED_TIMERS) return setTimeout(callback, ms);
     const timer = new CallbackTimer(callback);
     link(timer, ms, now ?? performance.now());
     return timer;
@@ -184,7 +193,7 @@ export function armEntry(
   delayMs: number,
   now: number,
 ): TimerHandle {
-  if (clock === systemClock) {
+  if (clock === systemClock && SHARED_TIMERS) {
     const ms = wholeMs(delayMs);
     if (ms > 0) {
       link(entry, ms, now);
