@@ -13,7 +13,6 @@ import {
   exitOf,
   expectProbeReport,
   findBinary,
-  SLOW_MS,
   start,
   startProbeServer,
   transpileProject,
