@@ -15,7 +15,7 @@ import {
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { main, type Io } from "../../src/cli/cli.js";
+import { runCli } from "../build/helpers.js";
 import { applyInit, planInit } from "../../src/init/init.js";
 import { compile } from "../helpers/tsc.js";
 
@@ -34,18 +34,7 @@ function project(files: Record<string, string> = {}): string {
   return dir;
 }
 
-async function resgen(cwd: string, ...args: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const io: Io = {
-    stdout: (t) => void (stdout += t),
-    stderr: (t) => void (stderr += t),
-    cwd,
-    color: false,
-  };
-  const code = await main(["node", "resgen", ...args], io);
-  return { code, stdout, stderr };
-}
+const resgen = runCli;
 
 /** Every file below `dir` with its bytes, to compare a folder before and after. */
 function snapshot(dir: string): Record<string, string> {
