@@ -37,6 +37,25 @@ interface Harness {
 const CHARGE = { id: "ch_1", orderId: "o-1", amountCents: 1_250, status: "succeeded" };
 
 const HARNESSES: Readonly<Record<string, Harness>> = {
+  "openapi-auth": {
+    build: ["test/openapi/fixtures/security/vault.yaml"],
+    prelude: `const tokens = { issued: 0, current: (): Promise<string> => Promise.resolve(\`jwt-\${++tokens.issued}\`) };`,
+    epilogue: "return { secret, exports };",
+    answer: (_method, path) =>
+      path === "/v1/health"
+        ? { status: 204 }
+        : { status: 200, body: path === "/v1/exports" ? ["e-1"] : { value: "s3cret" } },
+    check: (sent, result) => {
+      expect(result).toEqual({ secret: { value: "s3cret" }, exports: ["e-1"] });
+      expect(
+        sent.map((s) => [s.url, s.headers["authorization"], s.headers["x-tenant-key"]]),
+      ).toEqual([
+        ["https://vault.example/v1/secrets/db", "Bearer jwt-1", undefined],
+        ["https://vault.example/v1/exports", "Bearer jwt-2", "acme"],
+        ["https://vault.example/v1/health", undefined, undefined],
+      ]);
+    },
+  },
   "call-headers": {
     build: ["examples/checkout"],
     prelude: `const tokens = { issued: 0, current: (): Promise<string> => Promise.resolve(\`t\${++tokens.issued}\`) };

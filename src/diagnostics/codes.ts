@@ -209,6 +209,14 @@ export const CODES = {
     title: "Command cannot work on these inputs",
     help: "The arguments were valid, but the command cannot do its work on what they name: `resgen explain` takes exactly one policy file, and its `--operation` must name one of that policy's operations. The message says what was found instead.",
   },
+  RG118: {
+    severity: "error",
+    exit: "findings",
+    title: "Credentials that cannot be sent",
+    help: "`auth.use` or an operation's `auth` names a scheme that `auth.schemes` does not declare (usually a typo: the hint names the nearest), or `auth` is set on a policy whose transport is `function`, where your own function makes the request and the client has nothing to add credentials to. Declare the scheme, fix the name, or send the credentials from your function.",
+    example:
+      "version: 1\ndependency: payments\nauth:\n  schemes:\n    token: { type: bearer }\noperations:\n  getCharge: { method: GET, path: /charges, auth: [tokne] }\n",
+  },
   RG301: {
     severity: "error",
     exit: "findings",
@@ -636,6 +644,17 @@ export const CODES = {
     exit: "findings",
     title: "Duplicate operationId",
     help: "Two operations of the document share an operationId, so they would become one method. OpenAPI requires operationIds to be unique: rename one.",
+  },
+  RG611: {
+    severity: "warning",
+    exit: "findings",
+    title: "OpenAPI security scheme not mapped",
+    help: "The document's security schemes become the client's typed `auth` option: HTTP `bearer` and `basic`, and `apiKey` in a header or the query. A scheme the client cannot send by itself (`oauth2` flows, `openIdConnect`, `mutualTLS`, another HTTP scheme such as `digest`, or an `apiKey` in a cookie) is reported at the scheme and left out, as is a requirement naming a scheme the document does not declare; the operations that accept another scheme still use it. Send such credentials with the client's `headers` option, which may be a function called once per attempt (a token your OAuth library refreshes).",
+    example: "version: 1\ndependency: pets\nopenapi: ./api.yaml\n",
+    context: {
+      "api.yaml":
+        'openapi: 3.0.3\ninfo: { title: Pets, version: 1.0.0 }\npaths:\n  /pets:\n    get:\n      operationId: listPets\n      security: [{ petsAuth: [read] }, { apiKey: [] }]\n      responses: { "204": { description: None. } }\ncomponents:\n  securitySchemes:\n    petsAuth:\n      type: oauth2\n      flows: { clientCredentials: { tokenUrl: https://auth.example/token, scopes: { read: read pets } } }\n    apiKey: { type: apiKey, in: header, name: X-API-Key }\n',
+    },
   },
   RG401: {
     severity: "warning",

@@ -5,7 +5,12 @@
  * output through `literal`, `propertyKey` or `docText`, and every runtime name through the
  * import symbols of CLIENT_RUNTIME, which are also the names schema types avoid.
  */
-import type { ResolvedOperation, ResolvedPolicy, ResolvedQueryParam } from "../model/resolved.js";
+import type {
+  ResolvedAuthScheme,
+  ResolvedOperation,
+  ResolvedPolicy,
+  ResolvedQueryParam,
+} from "../model/resolved.js";
 import { literal } from "./literal.js";
 import { access, docText, methodSignatureKey, propertyKey } from "../model/identifiers.js";
 import {
@@ -109,6 +114,13 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
       code`const ${n.constant} = ${literal(operationSettings(op, http))} as const satisfies ${R.OperationSettings};`,
     );
   }
+  // the security requirement of each operation that sends credentials (docs/policy.md, "Credentials")
+  const schemes = http ? (policy.auth ?? []) : [];
+  for (const { op, names: n } of ops) {
+    const required = authRequirement(op, schemes);
+    if (required !== undefined)
+      out.push(code`const ${n.auth}: ${R.AuthRequirement} = ${literal(required)};`);
+  }
 
   // --- config, client interface and factory
   const config = [
@@ -132,6 +144,7 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
             true,
             'Passed to fetch as `dispatcher`, as is. On Node, an undici `Agent` from your own undici, such as `new Agent({ connect: { timeout: 1_000 } })`, enforces a connect timeout (resgen\'s docs/runtime.md, "Tiered timeouts").',
           ),
+          ...(schemes.length > 0 ? [authProp(policy.dependency, schemes)] : []),
           prop(
             "headers",
             code`${R.HeaderSource} | undefined`,
@@ -184,7 +197,7 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
 
   const methods = ops.map(
     ({ op, names: n }) => code`
-    ${jsdoc(methodDoc(op, http))}
+    ${jsdoc(methodDoc(op, http, schemes))}
     ${http ? httpSignature(op, n) : functionSignature(op, n)}
   `,
   );
@@ -210,7 +223,9 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
     `);
   }
   const implementations = ops.map(({ op, names: n }) =>
-    http ? httpMethod(op, n, policy.maxResponseBytes) : functionMethod(op, n),
+    http
+      ? httpMethod(op, n, policy.maxResponseBytes, authRequirement(op, schemes) !== undefined)
+      : functionMethod(op, n),
   );
   const clientConfig = objectLiteral([
     "clock: config.clock",
@@ -405,7 +420,11 @@ function fallbackDoc(op: ResolvedOperation, http: boolean): string | undefined {
   return `fallback: stale, the last good response at most ${f.maxAgeMs} ms old for the same ${by}, labelled \`degraded: true\` with its \`ageMs\`; ${miss}`;
 }
 
-function methodDoc(op: ResolvedOperation, http: boolean): string {
+function methodDoc(
+  op: ResolvedOperation,
+  http: boolean,
+  schemes?: readonly ResolvedAuthScheme[],
+): string {
   const lines: string[] = [];
   if (op.description) lines.push(docText(op.description), "");
   if (http && op.method) lines.push(`\`${op.method} ${docText(op.path ?? "")}\``, "");
@@ -423,11 +442,18 @@ function methodDoc(op: ResolvedOperation, http: boolean): string {
     );
   const fallback = fallbackDoc(op, http);
   if (fallback) stack.push(fallback);
+  const credentials = authDoc(op, http ? (schemes ?? []) : []);
+  if (credentials) stack.push(credentials);
   lines.push(`Stack: ${stack.join("; ")}.`);
   return lines.join("\n");
 }
 
-function httpMethod(op: ResolvedOperation, n: OperationNames, maxResponseBytes: number): Doc {
+function httpMethod(
+  op: ResolvedOperation,
+  n: OperationNames,
+  maxResponseBytes: number,
+  auth: boolean,
+): Doc {
   const response = op.response ? n.response : "void";
   const method = JSON.stringify(op.method ?? "GET");
   const from = requiresInput(op) ? "input" : "input?";
@@ -453,6 +479,7 @@ function httpMethod(op: ResolvedOperation, n: OperationNames, maxResponseBytes: 
   // the client's headers (a record, or a function sendHttp calls once per attempt) and the call's
   // over them: sendHttp merges them, names compared case-insensitively (docs/runtime.md, "HTTP")
   request.push("headers: config.headers", `callHeaders: ${given}headers`);
+  if (auth) request.push(`auth: { credentials: config.auth, require: ${n.auth} }`);
   const stale = op.fallback?.kind === "stale" ? op.fallback : undefined;
   // with a stale fallback each attempt reports the identity of what it sends (docs/runtime.md, "Fallback")
   if (stale !== undefined) request.push(["vary: ", literal(stale.vary)]);
@@ -575,4 +602,127 @@ export function operationSettings(op: ResolvedOperation, http: boolean): unknown
     hedge: op.plan.runtime.hedge,
     fallback: op.fallback,
   };
+}
+
+/** The credential member of each scheme in the client's `auth` option: its type, and the scheme's name when several share the type. */
+function authMembers(
+  schemes: readonly ResolvedAuthScheme[],
+): Map<string, { readonly type: ResolvedAuthScheme["type"]; readonly nested: boolean }> {
+  const count = new Map<string, number>();
+  for (const s of schemes) count.set(s.type, (count.get(s.type) ?? 0) + 1);
+  return new Map(schemes.map((s) => [s.name, { type: s.type, nested: count.get(s.type)! > 1 }]));
+}
+
+/** The schemes of an operation's requirement as the runtime reads them; `undefined` when it sends none. */
+function authRequirement(
+  op: ResolvedOperation,
+  schemes: readonly ResolvedAuthScheme[],
+): unknown[][] | undefined {
+  const required = (op.auth ?? []).filter((all) => all.length > 0);
+  if (schemes.length === 0 || required.length === 0) return undefined;
+  const members = authMembers(schemes);
+  const byName = new Map(schemes.map((s) => [s.name, s]));
+  return required.map((all) =>
+    all.map((name) => {
+      const scheme = byName.get(name)!;
+      const nested = members.get(name)!.nested ? { scheme: name } : {};
+      return scheme.type === "apiKey"
+        ? { type: "apiKey", in: scheme.in, name: scheme.param, ...nested }
+        : { type: scheme.type, ...nested };
+    }),
+  );
+}
+
+/** How a scheme sends its credential, for JSDoc. */
+function schemeDoc(scheme: ResolvedAuthScheme): string {
+  switch (scheme.type) {
+    case "bearer":
+      return `\`Authorization: Bearer <token>\``;
+    case "basic":
+      return `\`Authorization: Basic <base64 of username:password>\``;
+    case "apiKey":
+      return `the ${scheme.in === "header" ? "header" : "query parameter"} \`${docText(scheme.param)}\``;
+  }
+}
+
+const AUTH_NESTED: Readonly<Record<ResolvedAuthScheme["type"], string>> = {
+  bearer: "Bearer tokens",
+  basic: "HTTP basic credentials",
+  apiKey: "API keys",
+};
+
+const AUTH_TYPES: Readonly<Record<ResolvedAuthScheme["type"], string>> = {
+  bearer: "A bearer token",
+  basic: "HTTP basic credentials",
+  apiKey: "An API key",
+};
+
+/** The client's `auth` option: one member per scheme type, keyed by scheme where several share one. */
+function authProp(dependency: string, schemes: readonly ResolvedAuthScheme[]): Doc {
+  const credential = (s: ResolvedAuthScheme): Doc =>
+    s.type === "basic" ? R.BasicCredentials : R.CredentialSource;
+  const once = (s: ResolvedAuthScheme) =>
+    s.type === "basic" ? "" : "; a function is called once per attempt (a rotating token)";
+  const members: Doc[] = [];
+  for (const type of ["bearer", "basic", "apiKey"] as const) {
+    const of = schemes.filter((s) => s.type === type);
+    if (of.length === 1) {
+      const s = of[0]!;
+      members.push(
+        prop(
+          type,
+          code`${credential(s)} | undefined`,
+          true,
+          `${AUTH_TYPES[type]} for the scheme ${docText(s.name)}, sent as ${schemeDoc(s)}${once(s)}.`,
+        ),
+      );
+    } else if (of.length > 1) {
+      const inner = of.map((s) =>
+        prop(
+          propertyKey(s.name),
+          code`${credential(s)} | undefined`,
+          true,
+          `${AUTH_TYPES[type]} for the scheme ${docText(s.name)}, sent as ${schemeDoc(s)}${once(s)}.`,
+        ),
+      );
+      members.push(
+        prop(
+          type,
+          code`
+            {
+              ${lines(inner)}
+            } | undefined
+          `,
+          true,
+          `${AUTH_NESTED[type]}, by scheme.`,
+        ),
+      );
+    }
+  }
+  return prop(
+    "auth",
+    code`
+      {
+        ${lines(members)}
+      } | undefined
+    `,
+    true,
+    `Credentials for the security schemes of ${dependency}. Each operation sends those of the first of its requirements whose credentials are all given here, and none when no requirement is met (the method's JSDoc lists them); a call's own \`headers\` go over them.`,
+  );
+}
+
+/** The credentials an operation sends, for its JSDoc. */
+function authDoc(
+  op: ResolvedOperation,
+  schemes: readonly ResolvedAuthScheme[],
+): string | undefined {
+  if (schemes.length === 0) return undefined;
+  const required = (op.auth ?? []).filter((all) => all.length > 0);
+  if (required.length === 0) return "sends no credentials";
+  const members = authMembers(schemes);
+  const name = (scheme: string) => {
+    const m = members.get(scheme)!;
+    return m.nested ? `auth.${m.type}[${JSON.stringify(scheme)}]` : `auth.${m.type}`;
+  };
+  return `credentials: ${required.map((all) => all.map((s) => `\`${docText(name(s))}\``).join(" and ")).join(", else ")}`;
 }

@@ -636,6 +636,79 @@ export const Fallback = z
       "What to serve when the dependency fails: value | stale | provided | none. Served results are labelled degraded.",
   });
 
+/** A scheme name under `auth.schemes:`, as OpenAPI's `securitySchemes` names them. */
+export const AUTH_SCHEME_NAME = "^[A-Za-z0-9_.-]+$";
+
+export const AuthScheme = z
+  .discriminatedUnion("type", [
+    z.strictObject({
+      type: z
+        .literal("bearer")
+        .meta({ description: "`Authorization: Bearer <token>` (OpenAPI http, scheme bearer)." }),
+    }),
+    z.strictObject({
+      type: z.literal("basic").meta({
+        description:
+          "`Authorization: Basic <base64 of username:password>` (OpenAPI http, scheme basic).",
+      }),
+    }),
+    z.strictObject({
+      type: z.literal("apiKey").meta({ description: "A key sent in a header or the query." }),
+      in: z
+        .enum(["header", "query"])
+        .meta({ description: "Where the key goes: a request header or a query parameter." }),
+      name: z
+        .string()
+        .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/)
+        .meta({ description: "The header's or the query parameter's name, e.g. X-API-Key." }),
+    }),
+  ])
+  .meta({ description: "How a credential is sent: bearer | basic | apiKey." });
+
+/**
+ * Security requirements: alternatives, the first one whose credentials the client has is sent.
+ * Each is a scheme name, or a list of names sent together. `[]`: no credentials.
+ */
+export const AuthRequirement = z
+  .array(
+    z.union([
+      z
+        .string()
+        .regex(new RegExp(AUTH_SCHEME_NAME))
+        .meta({ description: "A scheme of auth.schemes." }),
+      z
+        .array(
+          z
+            .string()
+            .regex(new RegExp(AUTH_SCHEME_NAME))
+            .meta({ description: "A scheme of auth.schemes." }),
+        )
+        .min(1)
+        .meta({ description: "Schemes sent together (all of them)." }),
+    ]),
+  )
+  .meta({
+    description:
+      "Alternatives, in order: a scheme name, or a list of names sent together. The first whose credentials the client was given is sent; [] sends none.",
+  });
+
+export const Auth = z
+  .strictObject({
+    schemes: z
+      .record(z.string().regex(new RegExp(AUTH_SCHEME_NAME)), AuthScheme)
+      .meta({
+        description: "The security schemes, by name; they become the client's `auth` option.",
+      }),
+    use: AuthRequirement.optional().meta({
+      description:
+        "The requirement of every operation that does not set its own `auth`. Defaults to each scheme on its own, in the order declared.",
+    }),
+  })
+  .meta({
+    description:
+      "Credentials the generated client sends (http transport): the schemes, and which of them each operation uses. The client takes them in its `auth` option.",
+  });
+
 const Param = z
   .strictObject({
     type: z
@@ -727,6 +800,10 @@ export const Operation = z
         description: "Hedging for this operation, or false to turn an inherited hedge off.",
       }),
     fallback: Fallback.optional(),
+    auth: AuthRequirement.optional().meta({
+      description:
+        "The security requirement of this operation: scheme names of auth.schemes (alternatives; a list sends its schemes together), or [] for none. Defaults to auth.use.",
+    }),
     grpc: z
       .strictObject({
         service: z.string().regex(new RegExp(GRPC_SERVICE_PATTERN)).meta({
@@ -795,6 +872,7 @@ export const Policy = z
           "Hedged requests for idempotent reads, or false to turn a hedge inherited from the project defaults off.",
       }),
     fallback: Fallback.optional(),
+    auth: Auth.optional(),
     maxResponseBytes: int(
       RANGES.maxResponseBytes.min,
       RANGES.maxResponseBytes.max,
@@ -952,6 +1030,9 @@ export type BulkheadInput = z.infer<typeof Bulkhead>;
 export type HedgeInput = z.infer<typeof Hedge>;
 export type FallbackInput = z.infer<typeof Fallback>;
 export type TimeoutInput = z.infer<typeof Timeout>;
+export type AuthInput = z.infer<typeof Auth>;
+export type AuthSchemeInput = z.infer<typeof AuthScheme>;
+export type AuthRequirementInput = z.infer<typeof AuthRequirement>;
 export type DeadlineInput = z.infer<typeof Deadline>;
 export type LatencyInput = z.infer<typeof Latency>;
 export type DefaultsInput = z.infer<typeof Defaults>;

@@ -4,7 +4,8 @@
  * defensively, so they run even when the schema found other problems in the same file.
  */
 import { diagnostic, type Diagnostic } from "../diagnostics/diagnostic.js";
-import type { SourceDocument } from "./parse.js";
+import type { Path, SourceDocument } from "./parse.js";
+import { didYouMean } from "./suggest.js";
 
 type Raw = Record<string, unknown>;
 const isObject = (v: unknown): v is Raw => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -127,6 +128,8 @@ export function checkStructure(
     }
   }
 
+  out.push(...checkAuth(source, transport, imported));
+
   const window = isObject(data["breaker"]) ? data["breaker"]["window"] : undefined;
   if (
     isObject(window) &&
@@ -142,6 +145,76 @@ export function checkStructure(
         "keep { calls } for a count window, or { duration, buckets } for a time window",
       ),
     );
+  }
+  return out;
+}
+
+/**
+ * `auth` (docs/policy.md, "Credentials"): every scheme a requirement names is declared under
+ * `auth.schemes`, and credentials are only for the http transport, where the client makes the
+ * request. With `openapi:`, the document supplies auth (RG609 reports a policy that sets it).
+ */
+function checkAuth(
+  source: SourceDocument,
+  transport: "http" | "function",
+  imported: boolean,
+): Diagnostic[] {
+  const data = source.data as Raw;
+  const out: Diagnostic[] = [];
+  const file = source.file;
+  const operations = isObject(data["operations"]) ? data["operations"] : {};
+  const where: Path[] = [];
+  if (data["auth"] !== undefined) where.push(["auth"]);
+  for (const [name, op] of Object.entries(operations))
+    if (isObject(op) && op["auth"] !== undefined) where.push(["operations", name, "auth"]);
+  if (imported) return out;
+  if (transport === "function") {
+    for (const path of where)
+      out.push(
+        diagnostic(
+          "RG118",
+          file,
+          source.keySpanOf(path),
+          "auth is set on a policy whose transport is function: your function makes the request, so the client has nothing to send credentials with",
+          "send the credentials from your function, or remove auth",
+        ),
+      );
+    return out;
+  }
+  const auth = isObject(data["auth"]) ? data["auth"] : undefined;
+  const declared =
+    auth !== undefined && isObject(auth["schemes"]) ? Object.keys(auth["schemes"]) : [];
+  const requirements: Path[] = [
+    ...(auth !== undefined && auth["use"] !== undefined ? [["auth", "use"] as Path] : []),
+    ...where.filter((p) => p[0] === "operations"),
+  ];
+  for (const path of requirements) {
+    const list = path.reduce<unknown>(
+      (node, key) => (isObject(node) ? node[key] : undefined),
+      data,
+    );
+    if (!Array.isArray(list)) continue;
+    list.forEach((entry: unknown, i: number) => {
+      const names = Array.isArray(entry) ? entry : [entry];
+      names.forEach((name: unknown, j: number) => {
+        if (typeof name !== "string" || declared.includes(name)) return;
+        const at: Path = Array.isArray(entry) ? [...path, i, j] : [...path, i];
+        const suggestion = didYouMean(name, declared);
+        out.push(
+          diagnostic(
+            "RG118",
+            file,
+            source.spanOf(at),
+            `auth names the scheme "${name}", which auth.schemes does not declare`,
+            suggestion !== undefined
+              ? `did you mean "${suggestion}"?`
+              : declared.length > 0
+                ? `the declared schemes: ${declared.join(", ")}`
+                : "declare it under `auth: { schemes: { " + name + ": { type: bearer } } }`",
+          ),
+        );
+      });
+    });
   }
   return out;
 }

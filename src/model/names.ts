@@ -49,11 +49,14 @@ export const CLIENT_RUNTIME = symbols(
   ["buildUrl", "createDependency", "httpIdentity", "pathSegment", "requestIdentity", "sendHttp"],
   [
     "AttemptContext",
+    "AuthRequirement",
+    "BasicCredentials",
     "CallHeaders",
     "CallOptions",
     "Clock",
     "DependencyHealth",
     "DependencySettings",
+    "CredentialSource",
     "ErrorClassifier",
     "HeaderSource",
     "HttpCallOptions",
@@ -104,6 +107,8 @@ export function clientNames(dependency: string): ClientNames {
 export interface OperationNames {
   readonly method: string;
   readonly constant: string;
+  /** The constant of its security requirement (HTTP operations with credentials). */
+  readonly auth: string;
   readonly input: string;
   readonly body: string;
   readonly response: string;
@@ -117,6 +122,7 @@ export function operationNames(
   return {
     method: transport === "function" ? `run${pascal}` : methodName(op.name),
     constant: `${camelCase(op.name).replace(/_$/, "")}Operation`,
+    auth: `${camelCase(op.name).replace(/_$/, "")}Auth`,
     input: `${pascal}Input`,
     body: `${pascal}Body`,
     response: `${pascal}Response`,
@@ -333,6 +339,6 @@ export function clientModuleNames(policy: ResolvedPolicy): ClientModuleNames {
     ...Object.values(CLIENT_LOCALS),
   ]);
   for (const n of operations)
-    for (const v of [n.input, n.body, n.response, n.constant]) taken.add(v);
+    for (const v of [n.input, n.body, n.response, n.constant, n.auth]) taken.add(v);
   return { ...client, operations, schemas: schemaTypeNames(policy.schemas, taken) };
 }

@@ -20,6 +20,7 @@ import type {
   ResolvedPolicy,
   ResolvedRetry,
   ResolvedTimeout,
+  ResolvedAuthScheme,
   IdempotencyBasis,
   Origin,
   Provenance,
@@ -242,6 +243,7 @@ export function normalize(
   const bulkhead = resolveBulkhead(policy, defaults, t, layers, at, atProject, latency, file);
   const budget = resolveBudget(policy, defaults, t, layers);
 
+  const auth = resolveAuth(policy, transport);
   const operations = Object.entries(policy.operations ?? {}).map(([name, op]) =>
     resolveOperation(name, op, {
       policy,
@@ -276,10 +278,54 @@ export function normalize(
       () => [DEFAULTS.maxResponseBytes, builtIn("8388608 (8 MiB)")],
     ),
     kubernetes: resolveKubernetes(policy, project, t, at(["host"])),
-    operations,
+    operations: auth === undefined ? operations : withAuth(operations, policy, auth),
     schemas: policy.schemas ?? {},
+    ...(auth === undefined ? {} : { auth: auth.schemes }),
     provenance: t.provenance,
   };
+}
+
+/**
+ * The policy's security schemes and its default requirement (docs/policy.md, "Credentials");
+ * `undefined` without `auth:` or outside the http transport. `use` defaults to each scheme on
+ * its own, in the order declared. Names no scheme declares were reported (RG118) and are dropped.
+ */
+function resolveAuth(
+  policy: PolicyInput,
+  transport: "http" | "function",
+): { schemes: ResolvedAuthScheme[]; use: string[][] } | undefined {
+  const auth = policy.auth;
+  if (auth === undefined || transport !== "http") return undefined;
+  const schemes: ResolvedAuthScheme[] = Object.entries(auth.schemes).map(([name, scheme]) =>
+    scheme.type === "apiKey"
+      ? { name, type: "apiKey", in: scheme.in, param: scheme.name }
+      : { name, type: scheme.type },
+  );
+  const use =
+    auth.use === undefined ? schemes.map((s) => [s.name]) : requirement(auth.use, schemes);
+  return { schemes, use };
+}
+
+/** A requirement as alternatives of scheme names, keeping only declared schemes. */
+function requirement(
+  raw: NonNullable<OperationInput["auth"]>,
+  schemes: readonly ResolvedAuthScheme[],
+): string[][] {
+  const known = new Set(schemes.map((s) => s.name));
+  return raw
+    .map((entry) => (Array.isArray(entry) ? entry : [entry]))
+    .filter((names) => names.every((n) => known.has(n)));
+}
+
+function withAuth(
+  operations: readonly ResolvedOperation[],
+  policy: PolicyInput,
+  auth: { schemes: ResolvedAuthScheme[]; use: string[][] },
+): ResolvedOperation[] {
+  return operations.map((op) => {
+    const own = policy.operations?.[op.name]?.auth;
+    return { ...op, auth: own === undefined ? auth.use : requirement(own, auth.schemes) };
+  });
 }
 
 /** The namespace of mesh resources and the dependency's host; `host` records where the host came from. */

@@ -142,6 +142,20 @@ export type ResolvedFallback =
     }
   | { readonly kind: "provided" };
 
+/**
+ * A security scheme the client sends credentials for (docs/policy.md, "Credentials"): by name,
+ * as `auth.schemes` (or the OpenAPI document's `securitySchemes`) calls it.
+ */
+export type ResolvedAuthScheme =
+  | { readonly name: string; readonly type: "bearer" | "basic" }
+  | {
+      readonly name: string;
+      readonly type: "apiKey";
+      readonly in: "header" | "query";
+      /** The header's or the query parameter's name. */
+      readonly param: string;
+    };
+
 export interface ResolvedParam {
   readonly name: string;
   readonly type: "string" | "number" | "integer" | "boolean";
@@ -199,6 +213,11 @@ export interface ResolvedOperation {
   readonly fallback: ResolvedFallback | null;
   /** The gRPC method the operation calls, when the policy names one. */
   readonly grpc?: { readonly service: string; readonly method: string };
+  /**
+   * The operation's security requirement: alternatives in order, each the names of schemes sent
+   * together; the first whose credentials the client has is sent. Empty, or absent: none.
+   */
+  readonly auth?: readonly (readonly string[])[];
   /** Where each effective value came from, keyed by setting ("timeout.attempt", "retry", "idempotency", ...). */
   readonly provenance: Readonly<Record<string, Provenance>>;
 }
@@ -225,6 +244,8 @@ export interface ResolvedPolicy {
   readonly kubernetes?: { readonly namespace: string; readonly host: string };
   readonly operations: readonly ResolvedOperation[];
   readonly schemas: Readonly<Record<string, JsonSchema>>;
+  /** The security schemes the client takes credentials for (its `auth` option); absent: none. */
+  readonly auth?: readonly ResolvedAuthScheme[];
   /** Where each dependency-level value came from ("breaker.minCalls", "bulkhead.maxConcurrent", ...). */
   readonly provenance: Readonly<Record<string, Provenance>>;
 }

@@ -11,6 +11,7 @@ import type { SourceRef } from "../language/parse.js";
 import {
   METHODS,
   NAME_PATTERN,
+  type AuthInput,
   type OperationInput,
   type PolicyInput,
   type TypeSchemaInput,
@@ -20,12 +21,21 @@ import { didYouMean } from "../language/suggest.js";
 import { documentVersion, isObject, type Raw } from "./description.js";
 import { DocumentSet } from "./references.js";
 import { SchemaConverter } from "./schemas.js";
+import { SecurityImport } from "./security.js";
 
 /** Header parameters that carry an idempotency key unless the policy names others (compared case-insensitively). */
 export const DEFAULT_IDEMPOTENCY_HEADERS = ["Idempotency-Key", "X-Idempotency-Key"] as const;
 
 /** Keys of an operation that the document supplies; the policy may not set them for an imported operation. */
-export const DOCUMENT_KEYS = ["method", "path", "params", "query", "body", "response"] as const;
+export const DOCUMENT_KEYS = [
+  "method",
+  "path",
+  "params",
+  "query",
+  "body",
+  "response",
+  "auth",
+] as const;
 
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 const JSON_MEDIA = /^application\/(?:[\w.+-]+\+)?json(?:\s*;.*)?$/i;
@@ -39,6 +49,8 @@ export interface OpenApiImport {
   readonly schemas: Readonly<Record<string, TypeSchemaInput>>;
   /** Where the document makes an operation keyed or idempotent (the header parameter, `x-idempotent`). */
   readonly idempotencySources: Readonly<Record<string, SourceRef>>;
+  /** The security schemes the imported operations use, and the document's default requirement. */
+  readonly auth?: AuthInput;
   readonly diagnostics: readonly Diagnostic[];
 }
 
@@ -75,6 +87,7 @@ export function importOpenApi(
   }
   const data = source.data as Raw;
   const converter = new SchemaConverter(docs, version.version);
+  const security = new SecurityImport(docs, diagnostics);
   const found = findOperations(docs, data, diagnostics);
   const only = options.only === undefined ? undefined : new Set(options.only);
   const keyHeaders = new Set(
@@ -118,10 +131,15 @@ export function importOpenApi(
       skip(converted.problem, converted.hint);
       continue;
     }
+    // an operation's own `security` is its requirement; the others follow the document's (auth.use)
+    const requirement = security.operation(op.node, op.at);
     operations[op.id] = {
       method: method as OperationInput["method"] & string,
       path: op.path,
       ...converted.operation,
+      ...(op.node["security"] !== undefined && requirement !== undefined
+        ? { auth: requirement }
+        : {}),
     };
     sources[op.id] = { file: docs.fileOf(op.at), path: docs.localPath(op.at) };
     if (converted.idempotencyAt)
@@ -150,11 +168,23 @@ export function importOpenApi(
       ),
     );
   }
+  const auth = security.auth();
   return {
-    operations,
+    // without a scheme to send, no operation has credentials to choose between
+    operations:
+      auth === undefined
+        ? Object.fromEntries(
+            Object.entries(operations).map(([id, o]) => {
+              const rest = { ...o };
+              delete rest.auth;
+              return [id, rest];
+            }),
+          )
+        : operations,
     sources,
     schemas: converter.schemas,
     idempotencySources,
+    ...(auth === undefined ? {} : { auth }),
     diagnostics: [...diagnostics, ...converter.diagnostics],
   };
 }
@@ -547,6 +577,17 @@ export function mergeOpenApi(
       ),
     );
   }
+  if (policy.auth !== undefined) {
+    diagnostics.push(
+      diagnostic(
+        "RG609",
+        file,
+        policySource.keySpanOf(["auth"]),
+        "auth: cannot be set when the operations come from an OpenAPI document",
+        "the document's components/securitySchemes and security say which credentials each operation sends",
+      ),
+    );
+  }
   const known = allOperationIds(docs);
   const operations: Record<string, OperationInput> = {};
   if (listed === undefined) {
@@ -598,6 +639,7 @@ export function mergeOpenApi(
   const rest = { ...policy };
   delete rest.openapi;
   delete rest.schemas;
+  delete rest.auth;
   return {
     policy: failed
       ? undefined
@@ -605,6 +647,7 @@ export function mergeOpenApi(
           ...rest,
           operations,
           ...(Object.keys(imported.schemas).length === 0 ? {} : { schemas: imported.schemas }),
+          ...(imported.auth === undefined ? {} : { auth: imported.auth }),
         },
     sources: imported.sources,
     idempotencySources: Object.fromEntries(

@@ -1,4 +1,5 @@
 // The HTTP transport generated clients use: sendHttp, URLs, path segments, request headers and bounded body reads.
+import { applyAuth, isThenable, type AuthParts, type HttpAuth } from "./auth.js";
 import { isProgrammingError } from "./classify.js";
 import { isResilienceError, ResilienceError } from "./errors.js";
 import { requestIdentity } from "./fallback.js";
@@ -46,6 +47,12 @@ export interface HttpRequest {
    * client or the call is replaced, never sent beside them (docs/runtime.md, "HTTP").
    */
   readonly callHeaders?: Readonly<Record<string, string>> | undefined;
+  /**
+   * Credentials: what the client was given and what the operation requires (docs/runtime.md,
+   * "Credentials"). Their headers go over the client's headers and under the call's; an API key
+   * in the query goes over a query parameter of the same name.
+   */
+  readonly auth?: HttpAuth | undefined;
   /**
    * Set for an operation with a stale fallback: the headers `fallback.vary` lists. Each attempt
    * then reports the stale-cache identity of the request it sends (`ctx.identify`): method, URL
@@ -144,29 +151,39 @@ export function mergeHeaders(
 
 /** What the caller's side of a request resolves to for one attempt: its URL and its headers. */
 interface Prepared {
+  /** The URL, with an API key of the query. */
   readonly url: string;
-  /** The client's headers with the call's over them; the runtime's own are added after. */
+  /** The client's headers, the credentials' and the call's over them; the runtime's own are added after. */
   readonly headers: Record<string, string>;
+  /** Names of the headers the credentials set, which identify the caller like Authorization. */
+  readonly credentialHeaders: readonly string[];
 }
 
-function prepared(
-  request: HttpRequest,
-  own: Readonly<Record<string, string>> | undefined,
-): Prepared {
+type Own = Readonly<Record<string, string>> | undefined;
+
+function prepared(request: HttpRequest, own: Own, auth: AuthParts | undefined): Prepared {
+  const key = auth === undefined || Object.keys(auth.query).length === 0 ? undefined : auth.query;
   return {
-    url: buildUrl(request.baseUrl, request.path, request.query),
-    headers: mergeHeaders(own, request.callHeaders),
+    url: buildUrl(
+      request.baseUrl,
+      request.path,
+      key === undefined ? request.query : { ...request.query, ...key },
+    ),
+    headers: mergeHeaders(own, auth?.headers, request.callHeaders),
+    credentialHeaders: auth === undefined ? [] : Object.keys(auth.headers),
   };
 }
 
 /**
- * The URL and headers of one attempt. A record of client headers is used as it is, with no
- * promise in between; a function is called (once: this is one attempt) and awaited.
+ * The URL and headers of one attempt. Records are used as they are, with no promise in between;
+ * a header or credential function is called (once: this is one attempt) and awaited.
  */
 function prepare(request: HttpRequest): Prepared | Promise<Prepared> {
   const source = request.headers;
-  if (typeof source !== "function") return prepared(request, source);
-  return Promise.resolve(source()).then((own) => prepared(request, own));
+  const own = typeof source === "function" ? source() : source;
+  const auth = request.auth === undefined ? undefined : applyAuth(request.auth);
+  if (!isThenable(own) && !isThenable(auth)) return prepared(request, own, auth);
+  return Promise.all([own, auth]).then(([o, a]) => prepared(request, o, a));
 }
 
 /** The stale-cache identity of a request as prepared (see `requestIdentity`). */
@@ -175,7 +192,7 @@ function identityOf(request: HttpRequest, ready: Prepared, vary: readonly string
     method: request.method,
     url: ready.url,
     headers: ready.headers,
-    vary: request.callHeaders === undefined ? vary : [...vary, ...Object.keys(request.callHeaders)],
+    vary: [...vary, ...ready.credentialHeaders, ...Object.keys(request.callHeaders ?? {})],
   });
 }
 

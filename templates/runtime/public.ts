@@ -57,6 +57,7 @@ export type {
 } from "./stack.js";
 export type { CallResult, Degraded, Fresh, Outcome } from "./fallback.js";
 export type { HeaderSource } from "./http.js";
+export type { BasicCredentials, CredentialSource } from "./auth.js";
 export type { BreakerHealth } from "./breaker.js";
 export type { BulkheadHealth } from "./bulkhead.js";
 export type { BudgetHealth } from "./budget.js";

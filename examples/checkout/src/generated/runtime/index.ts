@@ -12,6 +12,16 @@ export {
   type ShedCause,
   type ShedReason,
 } from "./admission.js";
+export {
+  applyAuth,
+  type AuthCredentials,
+  type AuthParts,
+  type AuthRequirement,
+  type AuthScheme,
+  type BasicCredentials,
+  type CredentialSource,
+  type HttpAuth,
+} from "./auth.js";
 export { backoffDelay, exponentialDelay, type BackoffSettings, type Jitter } from "./backoff.js";
 export {
   CircuitBreaker,
