@@ -694,11 +694,9 @@ export const AuthRequirement = z
 
 export const Auth = z
   .strictObject({
-    schemes: z
-      .record(z.string().regex(new RegExp(AUTH_SCHEME_NAME)), AuthScheme)
-      .meta({
-        description: "The security schemes, by name; they become the client's `auth` option.",
-      }),
+    schemes: z.record(z.string().regex(new RegExp(AUTH_SCHEME_NAME)), AuthScheme).meta({
+      description: "The security schemes, by name; they become the client's `auth` option.",
+    }),
     use: AuthRequirement.optional().meta({
       description:
         "The requirement of every operation that does not set its own `auth`. Defaults to each scheme on its own, in the order declared.",
