@@ -48,6 +48,32 @@ describe("fault server", () => {
     ]);
   });
 
+  it("chooses a route's behaviour per request when it is a function, after its one-shot steps", async () => {
+    server.route(
+      "GET /items/:sku/stock",
+      (r) =>
+        r.params.sku === "gone" ? { status: 503 } : { body: { sku: r.params.sku, seq: r.seq } },
+      [{ status: 429 }],
+    );
+    const statuses: number[] = [];
+    for (const sku of ["a", "gone", "b"]) {
+      const response = await fetch(`${server.url}/items/${sku}/stock`);
+      statuses.push(response.status);
+      await response.body?.cancel();
+    }
+    expect(statuses).toEqual([429, 503, 200]);
+    const last = await fetch(`${server.url}/items/c/stock`);
+    expect(await last.json()).toEqual({ sku: "c", seq: 4 });
+
+    // setLatency applies to a computed behaviour too
+    server.setLatency("GET /items/:sku/stock", 60_000);
+    const slow = fetch(`${server.url}/items/d/stock`);
+    await server.waitForRequests("GET /items/:sku/stock", 5);
+    expect(server.pending("GET /items/:sku/stock")).toBe(1);
+    await server.close();
+    await expect(slow).rejects.toThrow();
+  });
+
   it("counts writes once per idempotency key and once per keyless request", async () => {
     server.route("POST /charges", { status: 201, body: {} });
     const post = async (key?: string) => {

@@ -11,7 +11,11 @@
  *   await server.close();              // ends hanging requests, destroys sockets, clears timers
  *
  * A route answers with its queued one-shot steps first (one per request, in order), then with
- * its default behaviour. Every request is recorded on arrival, before any fault is applied.
+ * its default behaviour, which may be computed per request:
+ *
+ *   server.route("POST /charges", (req) => (req.seq % 3 === 0 ? { status: 503 } : ok));
+ *
+ * Every request is recorded on arrival, before any fault is applied.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -61,6 +65,9 @@ export interface RecordedRequest {
   readonly seq: number;
 }
 
+/** A route's default behaviour: fixed, or chosen for each request when it arrives. */
+export type BehaviourOf = Behaviour | ((request: RecordedRequest) => Behaviour);
+
 /** Body of a behaviour (a string, or a value sent as JSON), or a function computing it from the request. */
 export type BodyOf =
   ((request: RecordedRequest) => unknown) | string | number | boolean | object | null;
@@ -76,10 +83,11 @@ export interface FaultServer {
   /** `http://127.0.0.1:<port>`. */
   readonly url: string;
   /**
-   * Defines (or redefines) a route: `"METHOD /path/:param"`. `behaviour` is the default answer;
-   * `steps` are one-shot answers used first, one per request, in order.
+   * Defines (or redefines) a route: `"METHOD /path/:param"`. `behaviour` is the default answer
+   * (or a function choosing it per request); `steps` are one-shot answers used first, one per
+   * request, in order.
    */
-  route(pattern: string, behaviour?: Behaviour, steps?: readonly Behaviour[]): void;
+  route(pattern: string, behaviour?: BehaviourOf, steps?: readonly Behaviour[]): void;
   /** Appends one-shot steps to a route's queue. */
   enqueue(pattern: string, ...steps: Behaviour[]): void;
   /** One-shot steps of a route not used yet. */
@@ -109,7 +117,7 @@ interface Route {
   readonly pattern: string;
   readonly method: string;
   readonly segments: readonly string[];
-  behaviour: Behaviour;
+  behaviour: BehaviourOf;
   readonly steps: Behaviour[];
   readonly keys: Set<string>;
   keyless: number;
@@ -251,7 +259,9 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
       });
       return;
     }
-    const behaviour = route.steps.shift() ?? route.behaviour;
+    const fallback = route.behaviour;
+    const behaviour =
+      route.steps.shift() ?? (typeof fallback === "function" ? fallback(request) : fallback);
     if (behaviour.hang === true) {
       pending.set(res, route.pattern);
       res.on("close", () => pending.delete(res));
@@ -332,7 +342,11 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
     },
     setLatency(pattern, latencyMs) {
       const route = routeOf(pattern);
-      route.behaviour = { ...route.behaviour, latencyMs };
+      const current = route.behaviour;
+      route.behaviour =
+        typeof current === "function"
+          ? (request) => ({ ...current(request), latencyMs })
+          : { ...current, latencyMs };
     },
     requests(pattern) {
       if (pattern === undefined) return [...records];
