@@ -52,7 +52,7 @@ function createNaiveClients(baseUrl: string): CheckoutClients {
         );
         return { items, fallback: null };
       } catch {
-        return { items: [], fallback: "error" }; // recommendations are optional: show none
+        return { items: [], fallback: { cause: null } }; // recommendations are optional: show none
       }
     },
   };
@@ -61,5 +61,6 @@ function createNaiveClients(baseUrl: string): CheckoutClients {
 export const naiveVariant: Variant = {
   name: "naive",
   create: (baseUrl) => createNaiveClients(baseUrl),
-  run: (_userDeadlineMs, checkout) => checkout(), // nothing knows how long the shopper waits
+  // a plain node:http server: nothing knows how long the caller waits
+  serve: (handler) => (req, res) => void handler(req, res),
 };

@@ -1,22 +1,31 @@
 /**
- * The demo's checkout and the load that drives it. A checkout checks stock, reserves it and
- * charges the card (essential), while the recommendations for the confirmation page load in
- * parallel (optional). A shopper waits `userDeadlineMs`; a checkout that has not answered by
- * then counts as failed.
+ * The demo's checkout service and the run that measures it. The service runs in this thread
+ * behind a real HTTP server; everything outside it (its dependencies, the callers of its
+ * checkout, a catalogue sync job) runs in another thread (outside-thread.ts), as other processes
+ * would, and counts what it sees.
+ *
+ * A checkout checks stock, reserves it and charges the card (essential, in turn), while the
+ * recommendations for the confirmation page load in parallel (optional). Its caller, the shop's
+ * web server, sends the time it will wait in `x-request-timeout-ms` and gives up after it.
  */
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { setTimeout as delay } from "node:timers/promises";
-import { startDemoServer } from "./demo-server.js";
+import { startCheckoutService } from "./checkout-service.js";
+import { startOutside, type OutsideStats } from "./outside.js";
+import { seededRandom } from "./shared.js";
 
 export interface Item {
   readonly id: string;
   readonly score?: number;
 }
 
-/** Recommendations as the page uses them; `fallback` names why they were replaced, if they were. */
+/**
+ * Recommendations as the page uses them. `fallback` is set when they were replaced: `cause` is
+ * the failure that was covered, when the stack says which.
+ */
 export interface Recommendations {
   readonly items: readonly Item[];
-  readonly fallback: string | null;
+  readonly fallback: { readonly cause: string | null } | null;
 }
 
 /** What a checkout needs from its dependencies, whichever way they are called. */
@@ -27,196 +36,127 @@ export interface CheckoutClients {
   recommendations(userId: string): Promise<Recommendations>;
 }
 
-/** One way of calling the dependencies: clients for a base URL, and how a checkout is run. */
-export interface Variant {
-  readonly name: string;
-  /** Clients against the fault server; `onBreakerOpen` is called when a breaker opens, if there is one. */
-  create(baseUrl: string, onBreakerOpen: (dependency: string) => void): CheckoutClients;
-  /** Runs one checkout (e.g. under a deadline). */
-  run<T>(userDeadlineMs: number, checkout: () => Promise<T>): Promise<T>;
+export type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+export interface VariantHooks {
+  /** Called when a breaker opens, with the dependency's name. */
+  readonly onBreakerOpen: (dependency: string) => void;
+  /** Seeded randomness for backoff jitter, so two runs draw the same delays. */
+  readonly random: () => number;
 }
 
+/** One way of calling the dependencies and of receiving requests. */
+export interface Variant {
+  readonly name: string;
+  /** Clients against the dependencies at `baseUrl`. */
+  create(baseUrl: string, hooks: VariantHooks): CheckoutClients;
+  /** The server's request listener around the service's handler (its front door, if any). */
+  serve(handler: Handler): (req: IncomingMessage, res: ServerResponse) => void;
+}
+
+/** When, from the start of the measured load, something goes wrong, and how. */
 export interface ScenarioOptions {
   readonly ratePerSecond: number;
   readonly durationMs: number;
-  /** When, from the start of the run, recommendations slow down. */
-  readonly slowAtMs: number;
-  readonly healthyLatencyMs: number;
-  readonly slowLatencyMs: number;
-  readonly userDeadlineMs: number;
-  /** Sequential checkouts run before the measured load and not counted. */
+  /** What each caller sends in `x-request-timeout-ms`, and how long it waits. */
+  readonly callerBudgetMs: number;
+  /** Sequential checkouts before the measured load, not counted. */
   readonly warmupCheckouts: number;
+  /** Seed of every random draw: backoff jitter, which charges payments turns away. */
+  readonly seed: number;
+  /** Recommendations answers in `healthyMs`, and from `slowAtMs` on in `slowMs`. */
+  readonly recommendations: {
+    readonly healthyMs: number;
+    readonly slowMs: number;
+    readonly slowAtMs: number;
+  };
   /**
-   * Every n-th checkout, payments records the charge and then drops the connection before
+   * Every n-th order, payments records the first charge and then drops the connection before
    * answering (a lost response): the caller cannot tell whether the card was charged.
    */
   readonly lostChargeResponseEvery: number;
+  /** Payments fails over: `share` of the charge requests get 503 with `Retry-After`. */
+  readonly paymentsFailover: {
+    readonly fromMs: number;
+    readonly toMs: number;
+    readonly share: number;
+    readonly retryAfterS: number;
+  };
+  /** Inventory serves at most `capacityPerSecond` requests and turns the rest away with 503. */
+  readonly inventoryOverload: {
+    readonly fromMs: number;
+    readonly toMs: number;
+    readonly capacityPerSecond: number;
+  };
+  /** The service's own database: a pool of `connections`, each query taking `queryMs`. */
+  readonly database: { readonly connections: number; readonly queryMs: number };
+  /**
+   * A catalogue sync job pushes price pages (`POST /sync/prices`, low priority) from `workers`
+   * connections at once, as fast as they are taken; each page is one query of the database,
+   * as each order is.
+   */
+  readonly syncBurst: {
+    readonly fromMs: number;
+    readonly toMs: number;
+    readonly workers: number;
+  };
 }
 
-export interface ScenarioResult {
-  readonly checkouts: number;
-  readonly succeeded: number;
-  /** Checkout latencies in ms; a checkout the shopper gave up on counts as `userDeadlineMs`. */
-  readonly latencies: readonly number[];
-  readonly gaveUp: number;
-  /** Failures other than giving up, by message. */
-  readonly errors: ReadonlyMap<string, number>;
-  readonly recommendationCalls: number;
-  readonly recommendationCallsWhileSlow: number;
-  /** Most requests the slow dependency held open at once. */
-  readonly peakHeldOpen: number;
-  /** Fallbacks served for recommendations, by reason. */
-  readonly fallbacks: ReadonlyMap<string, number>;
-  /** The first breaker that opened, and when (ms from the start of the run), if any did. */
+export interface ScenarioResult extends OutsideStats {
+  /** The first breaker that opened, and when (ms from the start of the load), if any did. */
   readonly breakerOpened: { readonly dependency: string; readonly atMs: number } | null;
-  /** 99th percentile of the event loop's delay during the run, in ms: high when the machine is busy. */
+  /** 99th percentile of this thread's event-loop delay before the sync burst, in ms. */
   readonly loopDelayP99Ms: number;
-  /** Charge responses the server dropped after recording the charge. */
-  readonly lostChargeResponses: number;
-  /** Charges beyond the first for the same order (requests de-duplicated by idempotency key). */
-  readonly duplicateCharges: number;
-}
-
-type Settled =
-  | { readonly ok: true; readonly recs: Recommendations }
-  | { readonly ok: false; readonly error: string };
-
-async function checkout(
-  clients: CheckoutClients,
-  i: number,
-  label: string,
-): Promise<Recommendations> {
-  const sku = `sku-${i % 50}`;
-  const orderId = `${label}-order-${i}`;
-  const essentials = (async () => {
-    const stock = await clients.getStock(sku);
-    if (stock.available < 1) throw new Error("out of stock");
-    await clients.reserve(sku, `r-${orderId}`, 1);
-    const charge = await clients.createCharge(orderId, 1250);
-    if (charge.status !== "succeeded") throw new Error(`charge ${charge.status}`);
-  })();
-  const [, recs] = await Promise.all([essentials, clients.recommendations(`user-${i % 200}`)]);
-  return recs;
-}
-
-function describe(error: unknown): string {
-  if (
-    typeof error === "object" &&
-    error !== null &&
-    "kind" in error &&
-    typeof error.kind === "string"
-  ) {
-    const e = error as { kind: string; dependency?: string; operation?: string };
-    return `${e.dependency ?? "?"}.${e.operation ?? "?"}: ${e.kind}`;
-  }
-  return error instanceof Error ? error.message : String(error);
+  /** Most requests the service's handler was working on at once. */
+  readonly peakHandling: number;
 }
 
 /**
- * Runs the scenario once for `variant` against a fresh fault server in its own thread, then
- * closes it (which also ends any request still waiting on the slow dependency).
+ * Runs the load once against `variant`: a fresh outside thread (dependencies, callers, sync job)
+ * and a fresh checkout service, both closed at the end.
  */
 export async function runScenario(
   variant: Variant,
   options: ScenarioOptions,
 ): Promise<ScenarioResult> {
-  const server = await startDemoServer(options.healthyLatencyMs);
-  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  const outside = await startOutside(options);
+  const calm = monitorEventLoopDelay({ resolution: 10 });
   try {
-    let start = performance.now();
+    let start = Number.NaN;
     let breakerOpened: { readonly dependency: string; readonly atMs: number } | null = null;
-    const clients = variant.create(server.url, (dependency) => {
-      breakerOpened ??= { dependency, atMs: performance.now() - start };
+    const clients = variant.create(outside.url, {
+      onBreakerOpen: (dependency) => {
+        if (!Number.isNaN(start)) breakerOpened ??= { dependency, atMs: performance.now() - start };
+      },
+      random: seededRandom(options.seed),
     });
-    // warm-up, not measured: a service that just started opens connections and compiles its
-    // code paths on the first requests; both variants get the same few sequential checkouts
-    for (let i = 0; i < options.warmupCheckouts; i++)
-      await variant.run(options.userDeadlineMs, () =>
-        checkout(clients, 1_000_000 + i, variant.name),
-      );
-    await server.reset();
-    loopDelay.enable();
-    start = performance.now();
-
-    const interval = 1_000 / options.ratePerSecond;
-    const total = Math.round((options.durationMs / 1_000) * options.ratePerSecond);
-    const runs: Promise<{ settled: Settled | "gave-up"; ms: number }>[] = [];
-    const work: Promise<Settled>[] = [];
-    let slowed = false;
-    for (let i = 0; i < total; i++) {
-      const wait = start + i * interval - performance.now();
-      if (wait > 0) await delay(wait);
-      if (!slowed && performance.now() - start >= options.slowAtMs) {
-        server.slowDown(options.slowLatencyMs);
-        slowed = true;
-      }
-      const started = shopper(variant, clients, i, options.userDeadlineMs);
-      work.push(started.work);
-      runs.push(started.result);
-      if (i % options.lostChargeResponseEvery === options.lostChargeResponseEvery - 1)
-        server.loseNextChargeResponse();
+    const service = await startCheckoutService(variant, clients, options);
+    try {
+      await outside.run(service.url, {
+        started: () => {
+          start = performance.now();
+          calm.enable();
+        },
+        // the sync burst loads the service on purpose: only the run before it tells whether
+        // the machine had CPU to spare
+        burst: () => calm.disable(),
+      });
+      calm.disable();
+      // work still going on for callers who left (retries, slow calls) reaches the dependencies
+      // for a while yet: let it, up to a bound, so that it is counted
+      await service.settle(500);
+      const stats = await outside.finish();
+      return {
+        ...stats,
+        breakerOpened,
+        loopDelayP99Ms: calm.percentile(99) / 1e6,
+        peakHandling: service.peakHandling(),
+      };
+    } finally {
+      await service.close();
     }
-    const outcomes = await Promise.all(runs);
-    loopDelay.disable();
-
-    const fallbacks = new Map<string, number>();
-    const errors = new Map<string, number>();
-    let succeeded = 0;
-    let gaveUp = 0;
-    for (const { settled } of outcomes) {
-      if (settled === "gave-up") gaveUp++;
-      else if (!settled.ok) errors.set(settled.error, (errors.get(settled.error) ?? 0) + 1);
-      else {
-        succeeded++;
-        const reason = settled.recs.fallback;
-        if (reason !== null) fallbacks.set(reason, (fallbacks.get(reason) ?? 0) + 1);
-      }
-    }
-    // checkouts the shoppers gave up on may still be waiting on the slow dependency: closing the
-    // server ends their requests; wait for them so nothing of this run leaks into the next
-    const stats = await server.finish();
-    await Promise.all(work);
-    return {
-      checkouts: total,
-      succeeded,
-      latencies: outcomes.map((o) => o.ms),
-      gaveUp,
-      errors,
-      ...stats,
-      fallbacks,
-      breakerOpened,
-      loopDelayP99Ms: loopDelay.percentile(99) / 1e6,
-    };
   } finally {
-    loopDelay.disable();
-    await server.terminate();
+    calm.disable();
+    await outside.terminate();
   }
-}
-
-/**
- * One shopper: starts a checkout and waits for it at most `userDeadlineMs`. `work` is the
- * checkout itself, which may go on after the shopper has left.
- */
-function shopper(
-  variant: Variant,
-  clients: CheckoutClients,
-  i: number,
-  userDeadlineMs: number,
-): { work: Promise<Settled>; result: Promise<{ settled: Settled | "gave-up"; ms: number }> } {
-  const began = performance.now();
-  const work = variant
-    .run(userDeadlineMs, () => checkout(clients, i, variant.name))
-    .then(
-      (recs): Settled => ({ ok: true, recs }),
-      (error: unknown): Settled => ({ ok: false, error: describe(error) }),
-    );
-  const patience = new AbortController();
-  const gaveUp = delay(userDeadlineMs, "gave-up" as const, { signal: patience.signal }).catch(
-    () => "gave-up" as const,
-  );
-  const result = Promise.race([work, gaveUp]).then((settled) => {
-    patience.abort();
-    return { settled, ms: settled === "gave-up" ? userDeadlineMs : performance.now() - began };
-  });
-  return { work, result };
 }
