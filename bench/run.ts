@@ -9,10 +9,10 @@
 //   --quick  shorter sampling (for a smoke run; figures are noisier)
 //
 // Heap figures need `global.gc`: run with `node --expose-gc --import tsx bench/run.ts`.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import {
   bulkhead as cockatielBulkhead,
   circuitBreaker as cockatielBreaker,
@@ -26,6 +26,7 @@ import {
 } from "cockatiel";
 import OpossumBreaker from "opossum";
 import { Bench } from "tinybench";
+import { build } from "../src/build/build.js";
 import {
   createDependency,
   type Dependency,
@@ -311,6 +312,145 @@ async function happyPath(kind: "no-op" | "yield", fn: () => Promise<number>): Pr
 }
 
 // ---------------------------------------------------------------------------------------------
+// Response validation (`validate: response`): one generated client, two operations with the
+// same response schema, one validated and one cast, over an in-memory fetch answering with the
+// same JSON text, so the difference is the validator.
+
+const VALIDATED_POLICY = `version: 1
+dependency: shop
+latency: { p50: 10ms, p99: 50ms, p999: 100ms, rps: 20 }
+bulkhead: false
+operations:
+  listChecked: { method: GET, path: /items, response: { $ref: "#/schemas/Page" }, validate: response }
+  listCast: { method: GET, path: /items, response: { $ref: "#/schemas/Page" } }
+schemas:
+  Page:
+    type: object
+    properties:
+      items: { type: array, items: { $ref: "#/schemas/Item" } }
+      next: { type: string, nullable: true }
+    required: [items]
+  Item:
+    type: object
+    properties:
+      sku: { type: string }
+      name: { type: string }
+      price: { type: number }
+      stock: { type: integer }
+      status: { enum: [active, retired] }
+      tags: { type: array, items: { type: string } }
+    required: [sku, price, status]
+`;
+
+interface ShopClient {
+  listChecked(): Promise<unknown>;
+  listCast(): Promise<unknown>;
+}
+
+/** The validator against JSON.parse alone: nanoseconds per body for each, the median of 7 rounds. */
+interface ValidatorCost {
+  readonly items: number;
+  readonly bytes: number;
+  readonly parseNs: number;
+  readonly parseAndValidateNs: number;
+}
+
+function validatorCost(
+  check: (value: unknown) => string | undefined,
+  text: string,
+  items: number,
+): ValidatorCost {
+  const iterations = Math.max(200, Math.floor((quick ? 2e6 : 2e7) / text.length));
+  const time = (validate: boolean): number => {
+    let problems = 0;
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < iterations; i++) {
+      const value: unknown = JSON.parse(text);
+      if (validate && check(value) !== undefined) problems++;
+    }
+    const ns = Number(process.hrtime.bigint() - started) / iterations;
+    if (problems > 0) throw new Error("the bench's body does not match its schema");
+    return ns;
+  };
+  const parse: number[] = [];
+  const both: number[] = [];
+  for (let round = 0; round < 7; round++) {
+    // alternate the order, so that a slow stretch of the machine falls on both
+    if (round % 2 === 0) {
+      parse.push(time(false));
+      both.push(time(true));
+    } else {
+      both.push(time(true));
+      parse.push(time(false));
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[3]!;
+  return { items, bytes: text.length, parseNs: median(parse), parseAndValidateNs: median(both) };
+}
+
+async function validation(): Promise<{ rows: Row[]; costs: ValidatorCost[] }> {
+  const dir = mkdtempSync(join(tmpdir(), "resgen-bench-"));
+  try {
+    writeFileSync(join(dir, "shop.yaml"), VALIDATED_POLICY);
+    const result = await build([join(dir, "shop.yaml")], {
+      cwd: dir,
+      out: join(dir, "out"),
+      allowOutsideProject: true,
+    });
+    if (!result.written) throw new Error("the validation bench's client was not built");
+    const mod = (await import(pathToFileURL(join(dir, "out", "shop.ts")).href)) as {
+      createShopClient(config: { baseUrl: string; fetch: typeof fetch }): ShopClient;
+    };
+    // the same module with its validator exported, to time the validator by itself
+    const source = readFileSync(join(dir, "out", "shop.ts"), "utf8");
+    if (!source.includes("\nfunction checkPage(")) throw new Error("no checkPage in the client");
+    writeFileSync(
+      join(dir, "out", "shop-validator.ts"),
+      source.replace("\nfunction checkPage(", "\nexport function checkPage("),
+    );
+    const { checkPage } = (await import(
+      pathToFileURL(join(dir, "out", "shop-validator.ts")).href
+    )) as { checkPage: (value: unknown) => string | undefined };
+    const rows: Row[] = [];
+    const costs: ValidatorCost[] = [];
+    for (const count of [1, 20, 200]) {
+      const page = {
+        items: Array.from({ length: count }, (_, i) => ({
+          sku: `sku-${i}`,
+          name: `Item ${i}`,
+          price: 9.99 + i,
+          stock: i,
+          status: i % 7 === 0 ? "retired" : "active",
+          tags: ["a", "b"],
+        })),
+        next: null,
+      };
+      const text = JSON.stringify(page);
+      costs.push(validatorCost(checkPage, text, count));
+      const inMemory = (() =>
+        Promise.resolve(
+          new Response(text, { status: 200, headers: { "content-type": "application/json" } }),
+        )) as unknown as typeof fetch;
+      const client = mod.createShopClient({ baseUrl: "http://shop.internal", fetch: inMemory });
+      const parsed = (): Promise<unknown> => Promise.resolve(JSON.parse(text) as unknown);
+      rows.push(
+        ...(await measure(
+          `response validation, ${count} item${count === 1 ? "" : "s"} (${text.length} bytes)`,
+          [
+            ["bare await JSON.parse(body)", parsed],
+            ["call, cast (default)", () => client.listCast()],
+            ["call, validate: response", () => client.listChecked()],
+          ],
+        )),
+      );
+    }
+    return { rows, costs };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Rejections: open breaker, full bulkhead.
 
 async function rejections(): Promise<Row[]> {
@@ -492,6 +632,14 @@ if (minimumSuccesses === 0) throw new Error("the minimum wrapper never ran");
 const rejected = await rejections();
 groups.push(rejected);
 printGroup(rejected);
+const { rows: validated, costs: validatorCosts } = await validation();
+const validationGroups = [...new Set(validated.map((row) => row.group))].map((group) =>
+  validated.filter((row) => row.group === group),
+);
+for (const rows of validationGroups) {
+  groups.push(rows);
+  printGroup(rows);
+}
 
 // The comparisons the runtime is held to, as ratios within this run.
 const ns = (group: Row[], name: string): number => group.find((r) => r.name === name)!.nsPerCall;
@@ -518,6 +666,18 @@ console.log(
   `  bulkhead full: vs cockatiel ${(ns(r, "cockatiel, bulkhead full") / ns(r, "resgen, bulkhead full")).toFixed(1)}×, vs opossum ${(ns(r, "opossum, capacity full") / ns(r, "resgen, bulkhead full")).toFixed(1)}×`,
 );
 
+console.log(
+  "\nresponse validation: a call with validate: response against the same call cast (in-memory fetch), and JSON.parse + the validator against JSON.parse alone",
+);
+validationGroups.forEach((rows, i) => {
+  const cast = ns(rows, "call, cast (default)");
+  const checked = ns(rows, "call, validate: response");
+  const cost = validatorCosts[i]!;
+  console.log(
+    `  ${cost.items} item${cost.items === 1 ? "" : "s"} (${cost.bytes} bytes): call ${(checked / cast).toFixed(2)}×; parse + validate ${(cost.parseAndValidateNs / cost.parseNs).toFixed(2)}× parse alone (${formatNs(cost.parseNs)} → ${formatNs(cost.parseAndValidateNs)}, the validator ${formatNs(cost.parseAndValidateNs - cost.parseNs)})`,
+  );
+});
+
 const heap = await memory();
 if (heap === null) {
   console.log("\nheap: skipped (run with node --expose-gc --import tsx bench/run.ts)");
@@ -540,7 +700,7 @@ if (args.has("--save")) {
   const file = join(dir, `bench-${stamp}.json`);
   writeFileSync(
     file,
-    `${JSON.stringify({ date: new Date().toISOString(), machine, versions, batch: BATCH, quick, rows: groups.flat(), heap, seconds }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), machine, versions, batch: BATCH, quick, rows: groups.flat(), validatorCosts, heap, seconds }, null, 2)}\n`,
   );
   console.log(`saved ${file}`);
 }

@@ -37,6 +37,27 @@ interface Harness {
 const CHARGE = { id: "ch_1", orderId: "o-1", amountCents: 1_250, status: "succeeded" };
 
 const HARNESSES: Readonly<Record<string, Harness>> = {
+  "validate-response": {
+    build: ["test/emit/fixtures/validate/shop.yaml"],
+    prelude: `const rendered: unknown[] = [];
+const warned: string[] = [];
+const render = (items: readonly unknown[]): void => void rendered.push(...items);
+const log = { warn: (message: string): void => void warned.push(message) };`,
+    epilogue: "return { rendered, warned };",
+    answer: () => ({
+      status: 200,
+      body: { items: [0, 1, 2, 3].map((i) => ({ sku: `s${i}`, price: i === 3 ? "9.99" : i })) },
+    }),
+    check: (sent, result) => {
+      expect(sent).toHaveLength(1);
+      expect(result).toEqual({
+        rendered: [],
+        warned: [
+          "shop.listItems: GET /items returned a body that does not match its schema: $.items[3].price: expected number, got string",
+        ],
+      });
+    },
+  },
   "openapi-auth": {
     build: ["test/openapi/fixtures/security/vault.yaml"],
     prelude: `const tokens = { issued: 0, current: (): Promise<string> => Promise.resolve(\`jwt-\${++tokens.issued}\`) };`,

@@ -37,6 +37,7 @@ import {
   type Doc,
 } from "./printer.js";
 import { isInterfaceSchema, schemaType, typeDoc, unionDoc, type TypeContext } from "./types.js";
+import { Validators } from "./validators.js";
 
 /** What the project file adds to every client. */
 export interface ClientOptions {
@@ -103,6 +104,16 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
       );
     if (http && hasInput(op)) out.push(inputInterface(op, n));
   }
+
+  // --- response validators (`validate: response`): without one, the JSON is cast unchecked
+  const validators = new Validators(policy.schemas, types.names);
+  const validatorOf = new Map<string, string>();
+  for (const { op, names: n } of ops) {
+    if (op.validateResponse !== true || op.response === undefined) continue;
+    const name = validators.response(n.response, op.response);
+    if (name !== undefined) validatorOf.set(op.name, name);
+  }
+  out.push(...validators.functions);
 
   // --- the stack's settings, as literals the runtime reads
   out.push(code`
@@ -197,7 +208,7 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
 
   const methods = ops.map(
     ({ op, names: n }) => code`
-    ${jsdoc(methodDoc(op, http, schemes))}
+    ${jsdoc(methodDoc(op, http, schemes, validatorOf.has(op.name)))}
     ${http ? httpSignature(op, n) : functionSignature(op, n)}
   `,
   );
@@ -224,8 +235,14 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
   }
   const implementations = ops.map(({ op, names: n }) =>
     http
-      ? httpMethod(op, n, policy.maxResponseBytes, authRequirement(op, schemes) !== undefined)
-      : functionMethod(op, n),
+      ? httpMethod(
+          op,
+          n,
+          policy.maxResponseBytes,
+          authRequirement(op, schemes) !== undefined,
+          validatorOf.get(op.name),
+        )
+      : functionMethod(op, n, validatorOf.get(op.name)),
   );
   const clientConfig = objectLiteral([
     "clock: config.clock",
@@ -424,6 +441,7 @@ function methodDoc(
   op: ResolvedOperation,
   http: boolean,
   schemes?: readonly ResolvedAuthScheme[],
+  validated = false,
 ): string {
   const lines: string[] = [];
   if (op.description) lines.push(docText(op.description), "");
@@ -444,6 +462,10 @@ function methodDoc(
   if (fallback) stack.push(fallback);
   const credentials = authDoc(op, http ? (schemes ?? []) : []);
   if (credentials) stack.push(credentials);
+  if (validated)
+    stack.push(
+      "the response is checked against its schema (validate: response): one that does not match fails with a parse error naming the JSON path, not retried",
+    );
   lines.push(`Stack: ${stack.join("; ")}.`);
   return lines.join("\n");
 }
@@ -453,6 +475,7 @@ function httpMethod(
   n: OperationNames,
   maxResponseBytes: number,
   auth: boolean,
+  validator: string | undefined,
 ): Doc {
   const response = op.response ? n.response : "void";
   const method = JSON.stringify(op.method ?? "GET");
@@ -488,6 +511,7 @@ function httpMethod(
     `responseType: ${op.response ? '"json"' : '"none"'}`,
     `maxResponseBytes: ${maxResponseBytes}`,
   );
+  if (validator !== undefined) request.push(`validate: ${validator}`);
   const args: Doc[] = [
     n.constant,
     code`(ctx) => ${R.sendHttp}<${response}>(request, ctx)`,
@@ -515,11 +539,20 @@ function member(target: string, name: string): string {
     : `${base}?.[${JSON.stringify(name)}]`;
 }
 
-function functionMethod(op: ResolvedOperation, n: OperationNames): Doc {
+function functionMethod(
+  op: ResolvedOperation,
+  n: OperationNames,
+  validator: string | undefined,
+): Doc {
+  const attempt = op.body ? "fn(input, ctx)" : "fn(ctx)";
   // the input is the request's identity; the caller's cacheKey partitions further (without input it is required)
   const args = [
     n.constant,
-    op.body ? "(ctx) => fn(input, ctx)" : "fn",
+    validator !== undefined
+      ? code`(ctx) => ${R.checkedResult}(${attempt}, ${validator}, ctx)`
+      : op.body
+        ? "(ctx) => fn(input, ctx)"
+        : "fn",
     "options",
     ...(op.fallback?.kind === "stale" && op.body ? ["JSON.stringify(input)"] : []),
   ];

@@ -707,6 +707,12 @@ export const Auth = z
       "Credentials the generated client sends (http transport): the schemes, and which of them each operation uses. The client takes them in its `auth` option.",
   });
 
+/** `validate:` (docs/policy.md, "Response validation"): off unless a policy or operation asks. */
+export const Validate = z.enum(["response", "none"]).meta({
+  description:
+    "response: the client checks each JSON response against the response schema and fails an invalid one with a parse error naming the JSON path (not retried). none (the default): the JSON is cast to the response type unchecked.",
+});
+
 const Param = z
   .strictObject({
     type: z
@@ -798,6 +804,7 @@ export const Operation = z
         description: "Hedging for this operation, or false to turn an inherited hedge off.",
       }),
     fallback: Fallback.optional(),
+    validate: Validate.optional(),
     auth: AuthRequirement.optional().meta({
       description:
         "The security requirement of this operation: scheme names of auth.schemes (alternatives; a list sends its schemes together), or [] for none. Defaults to auth.use.",
@@ -871,6 +878,7 @@ export const Policy = z
       }),
     fallback: Fallback.optional(),
     auth: Auth.optional(),
+    validate: Validate.optional(),
     maxResponseBytes: int(
       RANGES.maxResponseBytes.min,
       RANGES.maxResponseBytes.max,

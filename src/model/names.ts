@@ -46,7 +46,22 @@ function symbols<const V extends string, const T extends string>(
  */
 export const CLIENT_RUNTIME = symbols(
   RUNTIME_MODULE,
-  ["buildUrl", "createDependency", "httpIdentity", "pathSegment", "requestIdentity", "sendHttp"],
+  [
+    "buildUrl",
+    "checkedResult",
+    "createDependency",
+    "expectedType",
+    "httpIdentity",
+    "isJsonObject",
+    "missingProperty",
+    "noAlternative",
+    "notAllowed",
+    "pathSegment",
+    "propertyPath",
+    "requestIdentity",
+    "sendHttp",
+    "unexpectedProperty",
+  ],
   [
     "AttemptContext",
     "AuthRequirement",

@@ -841,6 +841,14 @@ function resolveOperation(
   );
   const plan = planOperation(planInputs, timeout);
 
+  // --- response validation (docs/policy.md, "Response validation"): off unless asked for
+  const validate = t.pick(
+    "validate",
+    chain<"response" | "none">(["validate"], op.validate, policy.validate, undefined),
+    same,
+    (): ["response" | "none", Provenance] => ["none", builtIn("none")],
+  );
+
   const pathParams = op.path === undefined ? [] : extractParams(op.path);
   return {
     name,
@@ -880,6 +888,9 @@ function resolveOperation(
     ...(op.grpc === undefined
       ? {}
       : { grpc: { service: op.grpc.service, method: op.grpc.method } }),
+    ...(validate === "response" && op.response !== undefined
+      ? { validateResponse: true as const }
+      : {}),
     provenance: t.provenance,
   };
 }

@@ -214,6 +214,11 @@ export interface ResolvedOperation {
   /** The gRPC method the operation calls, when the policy names one. */
   readonly grpc?: { readonly service: string; readonly method: string };
   /**
+   * Whether the client checks each response against `response` (`validate: response`); absent:
+   * the JSON is cast unchecked, the default.
+   */
+  readonly validateResponse?: true;
+  /**
    * The operation's security requirement: alternatives in order, each the names of schemes sent
    * together; the first whose credentials the client has is sent. Empty, or absent: none.
    */

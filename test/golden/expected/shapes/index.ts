@@ -5,6 +5,7 @@ export {
   type CatalogV2Client,
   type CatalogV2ClientConfig,
 } from "./catalog-v2.js";
+export { createShopClient, type ShopClient, type ShopClientConfig } from "./shop.js";
 export { createVaultClient, type VaultClient, type VaultClientConfig } from "./vault.js";
 export {
   createWarehouseDbClient,

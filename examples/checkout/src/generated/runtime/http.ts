@@ -7,6 +7,7 @@ import { isResilienceError, ResilienceError } from "./errors.js";
 import { requestIdentity } from "./fallback.js";
 import { matchesRetryOn, parseRetryAfter } from "./retry.js";
 import type { AttemptContext } from "./transport.js";
+import { checkedResponse, type Validator } from "./validate.js";
 
 /**
  * A client's headers: a record, or a function that returns one (or a promise of one), called
@@ -65,6 +66,12 @@ export interface HttpRequest {
   readonly body?: unknown;
   /** How to read a 2xx response: `json` (default; empty bodies give `undefined`), `text`, or `none`. */
   readonly responseType?: "json" | "text" | "none" | undefined;
+  /**
+   * Checks a decoded JSON body against the response schema (`validate: response`); without it
+   * the body is cast to the response type unchecked. An invalid body fails with a `parse` error
+   * (not transient) naming the JSON path (docs/runtime.md, "Response validation").
+   */
+  readonly validate?: Validator | undefined;
   /**
    * Largest response body read, in bytes; defaults to {@link DEFAULT_MAX_RESPONSE_BYTES}. A 2xx
    * body over it fails with a `parse` error that is never retried; an error body over it is cut
@@ -376,9 +383,9 @@ export async function sendHttp<T>(request: HttpRequest, ctx: AttemptContext): Pr
     });
   }
   if (type === "text") return text as T;
-  if (text === "") return undefined as T;
+  let data: unknown;
   try {
-    return JSON.parse(text) as T;
+    data = text === "" ? undefined : JSON.parse(text);
   } catch (cause) {
     throw new ResilienceError({
       kind: "parse",
@@ -390,4 +397,13 @@ export async function sendHttp<T>(request: HttpRequest, ctx: AttemptContext): Pr
       cause,
     });
   }
+  // without `validate` the JSON is cast, not checked: docs/runtime.md, "Response validation"
+  if (request.validate === undefined) return data as T;
+  return checkedResponse(
+    data as T,
+    request.validate,
+    ctx,
+    `${request.method} ${request.path} returned a body that`,
+    { status: response.status, body: text },
+  );
 }

@@ -167,6 +167,18 @@ export {
 } from "./stack.js";
 export type { OperationRetrySettings, OperationSettings, TimeoutSettings } from "./operation.js";
 export type { AttemptContext, Transport } from "./transport.js";
+export {
+  checkedResponse,
+  checkedResult,
+  expectedType,
+  isJsonObject,
+  missingProperty,
+  noAlternative,
+  notAllowed,
+  propertyPath,
+  unexpectedProperty,
+  type Validator,
+} from "./validate.js";
 export { createVirtualClock, type VirtualClock } from "./virtual-clock.js";
 export {
   CountWindow,
