@@ -3,7 +3,7 @@ import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/types";
 import type { ParserServicesWithTypeInformation, TSESLint } from "@typescript-eslint/utils";
 import type * as TS from "typescript";
 import { walk, type Node } from "./ast.js";
-import { Resolver, type Origin } from "./resolve.js";
+import { Resolver, resolverFor, type Origin } from "./resolve.js";
 
 /**
  * What the rules ask the type checker once a user lints with type information
@@ -78,7 +78,7 @@ export function resolverOf(context: Context, useTypes: boolean | undefined): Res
   const sourceCode = context.sourceCode;
   const services = sourceCode.parserServices as Partial<Services> | undefined;
   if (useTypes !== true || !services?.program || !services.esTreeNodeToTSNodeMap)
-    return Resolver.shared(sourceCode);
+    return resolverFor(sourceCode);
   let resolver = typedResolvers.get(sourceCode);
   if (!resolver) {
     const project = projectFor(services.program);

@@ -82,7 +82,12 @@ const shared = new WeakMap<SourceCode, Resolver>();
 
 /** The resolver for a file, shared by every rule that lints it so each value is resolved once. */
 export function resolverFor(sourceCode: SourceCode): Resolver {
-  return Resolver.shared(sourceCode);
+  let resolver = shared.get(sourceCode);
+  if (!resolver) {
+    resolver = new Resolver(sourceCode);
+    shared.set(sourceCode, resolver);
+  }
+  return resolver;
 }
 
 /**
@@ -98,16 +103,6 @@ export class Resolver {
   constructor(sourceCode: SourceCode, project: Project | null = null) {
     this.sourceCode = sourceCode;
     this.project = project;
-  }
-
-  /** The syntactic resolver of a file, one per file for every rule. */
-  static shared(sourceCode: SourceCode): Resolver {
-    let resolver = shared.get(sourceCode);
-    if (!resolver) {
-      resolver = new Resolver(sourceCode);
-      shared.set(sourceCode, resolver);
-    }
-    return resolver;
   }
 
   scopeOf(node: Node): Scope {
