@@ -22,7 +22,13 @@ import {
 import { createRule } from "../utils/create-rule.js";
 import { optionFix } from "../utils/fixes.js";
 import { exactKey, meansNoTimeout, readKey, type KeyLookup } from "../utils/objects.js";
-import { defaultsToNoTimeout, keyWrites, reachOutbound, signalVerdict } from "../utils/reach.js";
+import {
+  defaultsToNoTimeout,
+  fromParameter,
+  keyWrites,
+  reachOutbound,
+  signalVerdict,
+} from "../utils/reach.js";
 import { escapes, instanceOf, instanceTimeout, type Instance } from "../utils/instances.js";
 import { resolverOf } from "../utils/project.js";
 import { isModule, type Resolver } from "../utils/resolve.js";
@@ -126,15 +132,6 @@ function typedOption(ctx: Context, config: Node, key: string): OptionLookup | nu
   if (presence === "optional" && key === "signal" && fromParameter(ctx.resolver, inner))
     return { kind: "caller" };
   return null;
-}
-
-/** Whether a value is a parameter of the enclosing function, or a member of one. */
-function fromParameter(resolver: Resolver, node: Node): boolean {
-  let root = skipWrappers(node);
-  while (root.type === AST_NODE_TYPES.MemberExpression) root = skipWrappers(root.object);
-  if (root.type !== AST_NODE_TYPES.Identifier) return false;
-  const variable = resolver.variableOf(root);
-  return variable?.defs.some((def) => def.type === DefinitionType.Parameter) ?? false;
 }
 
 function syntacticOption(ctx: Context, config: Node, key: string, call: Node): KeyLookup {

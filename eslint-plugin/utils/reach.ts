@@ -406,6 +406,14 @@ function isParameterLike(variable: Variable): boolean {
   return variable.defs.some((def) => def.type === DefinitionType.Parameter);
 }
 
+/** Whether a value is a parameter of its function, or a member of one (`init.signal`). */
+export function fromParameter(resolver: Resolver, node: Node): boolean {
+  const { root } = memberRoot(node);
+  if (root.type !== AST_NODE_TYPES.Identifier) return false;
+  const variable = resolver.variableOf(root);
+  return variable !== null && isParameterLike(variable);
+}
+
 /** A parameter the caller may leave out: `signal?: AbortSignal`, or `signal = undefined`. */
 function optionalParameter(id: TSESTree.Identifier): boolean {
   if (id.optional) return true;
@@ -465,11 +473,8 @@ export function signalVerdict(resolver: Resolver, node: Node, depth = 0): Signal
       const verdict = controllerVerdict(resolver, object);
       if (verdict.kind !== "unknown") return verdict;
     }
-    const { root, optional } = memberRoot(inner);
-    if (optional && root.type === AST_NODE_TYPES.Identifier) {
-      const variable = resolver.variableOf(root);
-      if (variable && isParameterLike(variable)) return { kind: "never", reason: "optional" };
-    }
+    if (memberRoot(inner).optional && fromParameter(resolver, inner))
+      return { kind: "never", reason: "optional" };
     return UNKNOWN_SIGNAL;
   }
   if (inner.type === AST_NODE_TYPES.Identifier) {
