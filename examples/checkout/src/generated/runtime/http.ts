@@ -163,7 +163,7 @@ interface Prepared {
   /** The URL, with an API key of the query. */
   readonly url: string;
   /** The client's headers, the credentials' and the call's over them; the runtime's own are added after. */
-  readonly headers: Record<string, string>;
+  readonly headers: Readonly<Record<string, string>>;
   /** Names of the headers the credentials set, which identify the caller like Authorization. */
   readonly credentialHeaders: readonly string[];
 }
@@ -178,7 +178,12 @@ function prepared(request: HttpRequest, own: Own, auth: AuthParts | undefined): 
       request.path,
       key === undefined ? request.query : { ...request.query, ...key },
     ),
-    headers: mergeHeaders(own, auth?.headers, request.callHeaders),
+    // the common case, the client's record alone, needs no merge here: sendHttp merges it with
+    // the runtime's own headers anyway
+    headers:
+      auth === undefined && request.callHeaders === undefined
+        ? (own ?? {})
+        : mergeHeaders(own, auth?.headers, request.callHeaders),
     credentialHeaders: auth === undefined ? [] : Object.keys(auth.headers),
   };
 }
