@@ -10,20 +10,10 @@ import {
   findBinary,
   runScript,
   startProbeServer,
+  probeEntry,
 } from "./harness.js";
 
-const ENTRY = `import { createCatalogClient, isResilienceError, withDeadline } from "./out/index.js";
-import { runProbe } from "./probe.js";
-
-const report = await runProbe({
-  platform: "bun " + Bun.version,
-  baseUrl: process.argv[2],
-  createCatalogClient,
-  withDeadline,
-  isResilienceError,
-});
-console.log(JSON.stringify(report));
-`;
+const ENTRY = probeEntry('"bun " + Bun.version', "process.argv[2]");
 
 describe("Bun", () => {
   it("runs a generated client: a success, an attempt timeout, stale, static and network fallbacks, ambient deadlines", async () => {

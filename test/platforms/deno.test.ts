@@ -12,20 +12,10 @@ import {
   findBinary,
   runScript,
   startProbeServer,
+  probeEntry,
 } from "./harness.js";
 
-const ENTRY = `import { createCatalogClient, isResilienceError, withDeadline } from "./out/index.js";
-import { runProbe } from "./probe.js";
-
-const report = await runProbe({
-  platform: "deno " + Deno.version.deno,
-  baseUrl: Deno.args[0],
-  createCatalogClient,
-  withDeadline,
-  isResilienceError,
-});
-console.log(JSON.stringify(report));
-`;
+const ENTRY = probeEntry('"deno " + Deno.version.deno', "Deno.args[0]");
 
 describe("Deno", () => {
   it("runs a generated client: a success, an attempt timeout, stale, static and network fallbacks, ambient deadlines", async () => {

@@ -69,6 +69,25 @@ schemas:
 `;
 
 /** A temporary folder holding the policy, the generated output (`out/`) and `probe.ts`. */
+/**
+ * The entry script of a runtime that runs TypeScript itself (Bun, Deno): runs the probe and
+ * prints its report. `platform` and `baseUrl` are expressions in that runtime.
+ */
+export function probeEntry(platform: string, baseUrl: string): string {
+  return `import { createCatalogClient, isResilienceError, withDeadline } from "./out/index.js";
+import { runProbe } from "./probe.js";
+
+const report = await runProbe({
+  platform: ${platform},
+  baseUrl: ${baseUrl},
+  createCatalogClient,
+  withDeadline,
+  isResilienceError,
+});
+console.log(JSON.stringify(report));
+`;
+}
+
 export interface ProbeProject {
   readonly dir: string;
 }
