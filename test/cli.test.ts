@@ -160,6 +160,13 @@ describe("resgen check", () => {
     expect((await run("--version")).code).toBe(0);
   });
 
+  it("shows one default for --target in build --help", async () => {
+    const r = await run("build", "--help");
+    const help = (r.stdout + r.stderr).replace(/\s+/g, " ");
+    expect(help).toContain("grpc (default: ts)");
+    expect(help).not.toContain("(default: [])");
+  });
+
   it("runs as the installed binary", async () => {
     expect(
       existsSync(`${PACKAGE_ROOT}/dist/src/cli/cli.js`),

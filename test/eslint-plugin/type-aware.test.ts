@@ -8,7 +8,11 @@ import plugin from "../../eslint-plugin/index.js";
 const FIXTURE = fileURLToPath(new URL("./fixtures/typed/", import.meta.url));
 const SERVICE = join(FIXTURE, "service.ts");
 
-async function lint(config: Linter.Config, typed: boolean): Promise<string[]> {
+async function lint(
+  config: Linter.Config,
+  typed: boolean,
+  show: (m: Linter.LintMessage) => string = (m) => `${m.line}:${m.column} ${m.ruleId ?? m.message}`,
+): Promise<string[]> {
   const eslint = new ESLint({
     cwd: FIXTURE,
     overrideConfigFile: true,
@@ -24,7 +28,7 @@ async function lint(config: Linter.Config, typed: boolean): Promise<string[]> {
     ],
   });
   const [result] = await eslint.lintFiles([SERVICE]);
-  return result!.messages.map((m) => `${m.line}:${m.column} ${m.ruleId ?? m.message}`);
+  return result!.messages.map(show);
 }
 
 describe("configs['recommended-type-checked']", () => {
@@ -32,6 +36,15 @@ describe("configs['recommended-type-checked']", () => {
     expect(await lint(plugin.configs["recommended-type-checked"], true)).toEqual([
       "6:37 resgen/retry-inside-breaker",
     ]);
+  });
+
+  it("names the client it found by its type, not a repeated placeholder", async () => {
+    const [message] = await lint(
+      plugin.configs["recommended-type-checked"],
+      true,
+      (m) => m.message,
+    );
+    expect(message).toContain("a resgen-generated client (inventory)");
   });
 
   it("stays syntactic without type information, even when the option is on", async () => {
