@@ -21,7 +21,15 @@ async function lint(
         files: ["**/*.ts"],
         languageOptions: {
           parser: tsParser,
-          parserOptions: typed ? { project: "./tsconfig.json", tsconfigRootDir: FIXTURE } : {},
+          parserOptions: typed
+            ? {
+                project: "./tsconfig.json",
+                tsconfigRootDir: FIXTURE,
+                // Each test is its own lint run of the same file; under CI=true the parser would
+                // assume one run per process and not rebuild the program for the second.
+                disallowAutomaticSingleRunInference: true,
+              }
+            : {},
         },
       },
       config,
