@@ -951,8 +951,17 @@ export const Defaults = z
     bulkhead: Bulkhead.optional(),
     hedge: Hedge.optional(),
     fallback: Fallback.optional(),
+    validate: Validate.optional(),
   })
   .meta({ description: "Settings merged under every policy; a policy's own values win." });
+
+/** Codes of one target's mapping notes (docs/targets.md, "Acknowledging notes"); checked in src/program/acknowledge.ts. */
+const Acknowledged = z
+  .array(z.string().meta({ description: "A warning code of the target's notes, e.g. RG404." }))
+  .optional()
+  .meta({
+    description: "Codes of this target's notes that resgen build counts but does not print.",
+  });
 
 export const ProjectConfig = z
   .strictObject({
@@ -1008,6 +1017,22 @@ export const ProjectConfig = z
         description:
           "Kubernetes metadata of the istio and linkerd targets: where the resources live and how dependency hosts are named.",
       }),
+    targets: z
+      .strictObject({
+        acknowledge: z
+          .strictObject({
+            istio: Acknowledged,
+            linkerd: Acknowledged,
+            grpc: Acknowledged,
+          })
+          .optional()
+          .meta({
+            description:
+              "Warning codes (RG4xx) of each target's notes that were reviewed: `resgen build` counts them but does not print them.",
+          }),
+      })
+      .optional()
+      .meta({ description: "Settings of `resgen build --target istio|linkerd|grpc`." }),
     checks: z
       .strictObject({
         unmeasuredTimeouts: z.boolean().optional().meta({

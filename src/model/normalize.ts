@@ -844,7 +844,7 @@ function resolveOperation(
   // --- response validation (docs/policy.md, "Response validation"): off unless asked for
   const validate = t.pick(
     "validate",
-    chain<"response" | "none">(["validate"], op.validate, policy.validate, undefined),
+    chain<"response" | "none">(["validate"], op.validate, policy.validate, defaults.validate),
     same,
     (): ["response" | "none", Provenance] => ["none", builtIn("none")],
   );

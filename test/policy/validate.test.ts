@@ -3,7 +3,7 @@
  * operation, turned off by `validate: none`, and only where there is a response schema.
  */
 import { describe, expect, it } from "vitest";
-import { checkPolicyText } from "../../src/program/check.js";
+import { checkPolicyText, checkTexts } from "../../src/program/check.js";
 import { diagnose } from "../helpers/diagnose.js";
 
 const policy = (top: string, op: string) => `version: 1
@@ -50,5 +50,38 @@ describe("validate", () => {
 
   it("takes response or none only", () => {
     expect(diagnose(policy("validate: strict", "")).map((d) => d.code)).toEqual(["RG107"]);
+  });
+});
+
+describe("validate in the project file's defaults", () => {
+  const withDefaults = (value: string, top = "") =>
+    checkTexts([
+      { file: "resgen.config.yaml", text: `version: 1\ndefaults:\n  validate: ${value}\n` },
+      { file: "shop.yaml", text: policy(top, "") },
+    ]);
+
+  it("applies to every policy of the project that does not set its own", () => {
+    const result = withDefaults("response");
+    expect(result.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect(result.policies[0]!.operations.map((o) => [o.name, o.validateResponse])).toEqual([
+      ["list", true],
+      ["get", true],
+      ["ping", undefined],
+    ]);
+  });
+
+  it("loses to a policy's own validate: none", () => {
+    const result = withDefaults("response", "validate: none");
+    expect(result.policies[0]!.operations.map((o) => o.validateResponse)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it("takes response or none only", () => {
+    const result = withDefaults("strict");
+    const errors = result.diagnostics.filter((d) => d.severity === "error");
+    expect(errors.map((d) => [d.code, d.file])).toEqual([["RG107", "resgen.config.yaml"]]);
   });
 });
