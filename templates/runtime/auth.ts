@@ -1,6 +1,10 @@
-// Credentials of generated HTTP clients: security schemes, requirements, and the headers and query parameters they add.
+// Credentials of generated HTTP clients: security schemes, requirements, and the headers and query
+// parameters they add.
 
-/** A credential: the value, or a function called once per attempt that returns it (a rotating token). */
+/**
+ * A credential: the value, or a function called once per attempt that returns it (a rotating
+ * token).
+ */
 export type CredentialSource = string | (() => string | Promise<string>);
 
 /** HTTP basic credentials (RFC 7617), sent as `Authorization: Basic base64(username:password)`. */
@@ -32,7 +36,10 @@ export type AuthScheme =
  */
 export type AuthRequirement = readonly (readonly AuthScheme[])[];
 
-/** The credentials a client was given, as the runtime reads them (generated clients type them exactly). */
+/**
+ * The credentials a client was given, as the runtime reads them (generated clients type them
+ * exactly).
+ */
 export interface AuthCredentials {
   readonly bearer?:
     CredentialSource | Readonly<Record<string, CredentialSource | undefined>> | undefined;
@@ -97,8 +104,15 @@ export function applyAuth(auth: HttpAuth): AuthParts | Promise<AuthParts> {
       else query[scheme.name] = value;
     };
     const value = typeof given === "function" ? (given as () => unknown)() : given;
-    if (isThenable(value)) pending.push(Promise.resolve(value).then((v) => put(String(v))));
-    else put(String(value));
+    if (isThenable(value)) {
+      pending.push(
+        Promise.resolve(value).then((v) => {
+          put(String(v));
+        }),
+      );
+    } else {
+      put(String(value));
+    }
   }
   const parts: AuthParts = { headers, query };
   return pending.length === 0 ? parts : Promise.all(pending).then(() => parts);

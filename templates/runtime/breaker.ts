@@ -1,4 +1,5 @@
-// The circuit breaker: closed, open, half-open and isolated states over an outcome window, with optional slow start.
+// The circuit breaker: closed, open, half-open and isolated states over an outcome window, with
+// optional slow start.
 import type { Clock } from "./clock.js";
 import type { BreakerStateName } from "./events.js";
 import {
@@ -28,7 +29,8 @@ export interface BreakerSettings {
   /**
    * Slow start after recovery: for this many milliseconds after a half-open breaker closes, the
    * share of calls admitted rises linearly from {@link RAMP_FLOOR} to all of them; the rest are
-   * rejected as `circuit-open` (docs/runtime.md, "Circuit breaker"). Absent or 0: full traffic at once.
+   * rejected as `circuit-open` (docs/runtime.md, "Circuit breaker"). Absent or 0: full traffic at
+   * once.
    */
   readonly rampUpMs?: number | undefined;
 }
@@ -40,7 +42,8 @@ export const RAMP_FLOOR = 0.1;
 export type BreakerState =
   | {
       readonly state: "closed";
-      /** Set while ramping up after recovery: when the breaker closed. */ readonly rampingSince?: number;
+      /** Set while ramping up after recovery: when the breaker closed. */
+      readonly rampingSince?: number;
     }
   | { readonly state: "open"; readonly openedAt: number }
   | { readonly state: "half-open"; readonly inFlight: number; readonly successes: number }
@@ -76,7 +79,9 @@ export type BreakerTransitionListener = (
 
 /** Snapshot returned by {@link CircuitBreaker.health}. */
 export interface BreakerHealth extends WindowCounts {
-  /** Current state (an open breaker past its open period still reads `open` until the next call). */
+  /**
+   * Current state (an open breaker past its open period still reads `open` until the next call).
+   */
   readonly state: BreakerStateName;
   /** Failures ÷ calls in the window (0 when empty), rounded to the thousandth. */
   readonly failureRate: number;
@@ -257,7 +262,9 @@ export class CircuitBreaker {
     return Math.max(0, this.settings.openForMs - (this.#now(now) - s.openedAt));
   }
 
-  /** Holds the breaker open until {@link CircuitBreaker.reset}. Does nothing if already isolated. */
+  /**
+   * Holds the breaker open until {@link CircuitBreaker.reset}. Does nothing if already isolated.
+   */
   isolate(): void {
     this.#transition({ state: "isolated" });
   }
@@ -295,6 +302,7 @@ export class CircuitBreaker {
     const counts = this.#window.counts(now);
     const open = s.state === "open";
     const ageMs = open ? now - s.openedAt : 0;
+    const ramp = this.rampFraction();
     return {
       state: s.state,
       calls: counts.calls,
@@ -307,9 +315,7 @@ export class CircuitBreaker {
       retryInMs: open ? Math.ceil(this.retryInMs(now)) : null,
       trialsInFlight: s.state === "half-open" ? s.inFlight : 0,
       generation: this.#generation,
-      ...(s !== CLOSED && s.state === "closed" && this.rampFraction() !== null
-        ? { rampUp: { admitted: this.rampFraction()! } }
-        : {}),
+      ...(ramp !== null ? { rampUp: { admitted: ramp } } : {}),
     };
   }
 
@@ -405,7 +411,10 @@ function thousandths(rate: number): number {
   return Math.round(rate * 1_000) / 1_000;
 }
 
-/** The wall-clock time `ageMs` ago, as ISO 8601: the clock's `wallTime` if it has one, else `Date.now()`. */
+/**
+ * The wall-clock time `ageMs` ago, as ISO 8601: the clock's `wallTime` if it has one, else
+ * `Date.now()`.
+ */
 function wallTimeAgo(clock: Clock, ageMs: number): string {
   const wall = clock.wallTime?.() ?? Date.now();
   return new Date(Math.round(wall - ageMs)).toISOString();

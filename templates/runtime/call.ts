@@ -1,4 +1,5 @@
-// The call engine: one logical call from admission until it settles, with its attempts, retries, hedged copies and fallback.
+// The call engine: one logical call from admission until it settles, with its attempts, retries,
+// hedged copies and fallback.
 import { REJECTED, type CircuitBreaker, type Permit } from "./breaker.js";
 import type { RetryBudget } from "./budget.js";
 import type { Bulkhead } from "./bulkhead.js";
@@ -45,7 +46,10 @@ export interface DependencyParts {
   readonly propagation: { readonly header: string; readonly format: DeadlineFormat } | null;
   /** The `classify` hook for errors a transport throws, if one was given. */
   readonly classify: ErrorClassifier | undefined;
-  /** Milliseconds set aside from every deadline for the caller's own work (`deadline.marginMs`, at least 0). */
+  /**
+   * Milliseconds set aside from every deadline for the caller's own work (`deadline.marginMs`, at
+   * least 0).
+   */
   readonly marginMs: number;
 }
 
@@ -59,7 +63,9 @@ export type ActiveFallback = Exclude<FallbackSettings, { kind: "none" }>;
 export interface FallbackInputs {
   /** The operation's stale cache, for a `stale` fallback. */
   readonly cache: StaleCache | null;
-  /** The request's key in the stale cache when its identity was known at the call (`""` otherwise). */
+  /**
+   * The request's key in the stale cache when its identity was known at the call (`""` otherwise).
+   */
   readonly cacheKey: string;
   /**
    * For a request whose identity its attempts report (`AttemptContext.identify`): the caller's
@@ -79,7 +85,8 @@ export interface FallbackInputs {
 
 const NO_ERRORS: readonly ErrorCondition[] = [];
 
-// The resolving functions of the promise `capture` last ran for (Promise runs its executor at once).
+// The resolving functions of the promise `capture` last ran for (Promise runs its executor at
+// once).
 const captured: { resolve: (value: unknown) => void; reject: (error: unknown) => void } = {
   resolve: ignore,
   reject: ignore,
@@ -210,7 +217,10 @@ export class Call<T> {
     return this.#op.retry?.on ?? DEFAULT_RETRY_ON;
   }
 
-  /** Headers of an attempt that may take `timeoutMs`: the propagated remaining time and the idempotency key. */
+  /**
+   * Headers of an attempt that may take `timeoutMs`: the propagated remaining time and the
+   * idempotency key.
+   */
   headersFor(timeoutMs: number): Record<string, string> {
     const headers: Record<string, string> = {};
     const propagation = this.#dep.propagation;
@@ -259,7 +269,9 @@ export class Call<T> {
     this.#slot = slot;
     const signal = this.#signal;
     if (signal !== undefined) {
-      this.#onAbort = () => this.#abort(abortedError(signal.reason));
+      this.#onAbort = () => {
+        this.#abort(abortedError(signal.reason));
+      };
       signal.addEventListener("abort", this.#onAbort, { once: true });
     }
     const hedgeBudget = this.#hedgeBudget;
@@ -322,7 +334,8 @@ export class Call<T> {
     const { events, name } = this.#dep;
     const operation = this.#op.name;
     const state = breaker.state.state;
-    // a closed breaker rejects only while ramping up after recovery (docs/runtime.md, "Circuit breaker")
+    // a closed breaker rejects only while ramping up after recovery (docs/runtime.md, "Circuit
+    // breaker")
     const admitted = state === "closed" ? (breaker.rampFraction(now) ?? undefined) : undefined;
     if (events.active) {
       events.emit({
@@ -335,9 +348,9 @@ export class Call<T> {
     }
     const detail =
       state === "open"
-        ? `trials in ${Math.ceil(breaker.retryInMs(now))} ms`
+        ? `trials in ${String(Math.ceil(breaker.retryInMs(now)))} ms`
         : admitted !== undefined
-          ? `ramping up after recovery, ${Math.floor(admitted * 100)} % admitted`
+          ? `ramping up after recovery, ${String(Math.floor(admitted * 100))} % admitted`
           : state;
     return new ResilienceError({
       kind: "circuit-open",
@@ -370,8 +383,10 @@ export class Call<T> {
       kind: "deadline",
       message:
         left > 0
-          ? `${name}.${operation}: ${Math.floor(left)} ms left before attempt ${this.#attempts + 1}, under its minimum of ${this.#op.timeout.minAttemptMs ?? 0} ms`
-          : `${name}.${operation}: deadline reached before attempt ${this.#attempts + 1}`,
+          ? `${name}.${operation}: ${String(Math.floor(left))} ms left before attempt ` +
+            `${String(this.#attempts + 1)}, under its minimum of ` +
+            `${String(this.#op.timeout.minAttemptMs ?? 0)} ms`
+          : `${name}.${operation}: deadline reached before attempt ${String(this.#attempts + 1)}`,
       tier: "deadline",
       dependency: name,
       operation,
@@ -443,8 +458,15 @@ export class Call<T> {
       this.#fail(delayMs);
       return;
     }
-    if (delayMs > 0) this.#timer = this.#dep.clock.setTimer(() => this.#wake(), delayMs);
-    else queueMicrotask(() => this.#wake());
+    if (delayMs > 0) {
+      this.#timer = this.#dep.clock.setTimer(() => {
+        this.#wake();
+      }, delayMs);
+    } else {
+      queueMicrotask(() => {
+        this.#wake();
+      });
+    }
   }
 
   /**
@@ -474,7 +496,9 @@ export class Call<T> {
         });
       return new ResilienceError({
         kind: "budget-exhausted",
-        message: `${name}.${operation}: retry budget exhausted after attempt ${n} (${error.message})`,
+        message:
+          `${name}.${operation}: retry budget exhausted after attempt ${String(n)} ` +
+          `(${error.message})`,
         dependency: name,
         operation,
         cause: error,
@@ -554,8 +578,8 @@ export class Call<T> {
     // the wait for the next copy is set before this one starts: a copy that settles at once
     // may launch the next itself, or end the call, which clears the wait
     this.#stopTimer();
-    const settings = this.#op.hedge!;
-    if (this.#attempts + 1 < Math.max(1, Math.floor(settings.maxAttempts))) {
+    const settings = this.#op.hedge;
+    if (settings !== null && this.#attempts + 1 < Math.max(1, Math.floor(settings.maxAttempts))) {
       this.#timer = clock.setTimer(() => {
         this.#timer = undefined;
         this.#tryHedge();
@@ -565,8 +589,9 @@ export class Call<T> {
   }
 
   #tryHedge(): boolean {
-    const settings = this.#op.hedge!;
-    if (this.#done || this.#attempts >= Math.max(1, Math.floor(settings.maxAttempts))) return false;
+    const settings = this.#op.hedge;
+    if (settings === null || this.#done) return false;
+    if (this.#attempts >= Math.max(1, Math.floor(settings.maxAttempts))) return false;
     const { clock, events, budget, breaker, name } = this.#dep;
     if (this.#tooLittle(this.#timeLeft(clock.now()))) return false;
     if (budget !== null && !budget.allowsRetry()) {
@@ -580,8 +605,8 @@ export class Call<T> {
       return false;
     }
     // the breaker is asked before the hedge token is spent, so a refused hedge costs nothing
-    const hedgeBudget = this.#hedgeBudget!;
-    if (hedgeBudget.tokens < 1) return false;
+    const hedgeBudget = this.#hedgeBudget;
+    if (hedgeBudget === null || hedgeBudget.tokens < 1) return false;
     const permit = breaker === null ? 0 : breaker.tryAcquire();
     if (permit === REJECTED) return false;
     hedgeBudget.tryTake();
@@ -594,7 +619,8 @@ export class Call<T> {
       this.#fail(error);
       return;
     }
-    const failures = this.#failures!;
+    // set when the call started hedging, which is when copies run
+    const failures = this.#failures ?? [];
     failures[attempt.attempt - 1] = error;
     if (this.#tryHedge() || this.#running > 0) return;
     const first = failures[0] ?? error;
@@ -669,7 +695,8 @@ export class Call<T> {
       breaker?.release(attempt.permit);
       outcome = "cancelled";
     } else if (error.kind === "deadline") {
-      // the caller's deadline ended it, not the dependency: slowness upstream must not open breakers downstream
+      // the caller's deadline ended it, not the dependency: slowness upstream must not open
+      // breakers downstream
       breaker?.release(attempt.permit);
       outcome = "timeout";
     } else if (describesRequest(error)) {
@@ -733,7 +760,8 @@ export class Call<T> {
     } else if (isResilienceError(raw)) {
       error = raw;
       if (error.kind === "http" || error.kind === "network" || error.kind === "timeout") {
-        // a status that describes the request is never retried, whatever retry.on says (errors.ts, describesRequest)
+        // a status that describes the request is never retried, whatever retry.on says (errors.ts,
+        // describesRequest)
         error.transient =
           !(error.kind === "http" && isRequestStatus(error.status)) &&
           (matchesRetryOn(error, retryOn) ||
@@ -864,8 +892,8 @@ export class Call<T> {
     const clock = this.#dep.clock;
     const inputs = this.#fallbackInputs;
     const cache = inputs?.cache ?? null;
-    if (cache !== null) {
-      const key = this.#lookupKey(inputs!);
+    if (inputs !== undefined && cache !== null) {
+      const key = this.#lookupKey(inputs);
       if (typeof key !== "string")
         return key.then((k) =>
           this.#serve(fallback, error, k === undefined ? undefined : cache.get(k, clock.now())),
@@ -884,7 +912,8 @@ export class Call<T> {
     const inputs = this.#fallbackInputs;
     return serveFallback(fallback, error, cached, inputs?.provided).then((served) => {
       if (served === undefined) throw error;
-      // the response built from this answer is degraded: the request's middleware can say so (docs/services.md)
+      // the response built from this answer is degraded: the request's middleware can say so
+      // (docs/services.md)
       inputs?.degraded?.add(name);
       if (events.active) {
         events.emit({
@@ -1008,12 +1037,16 @@ class Attempt extends TimerEntry implements AttemptContext {
       return pending;
     const clock = this.#call.clock;
     const timer = clock.setTimer(
-      () => this.cancel(this.#headersError()),
+      () => {
+        this.cancel(this.#headersError());
+      },
       this.headersTimeoutMs,
       this.started,
     );
     this.#headersTimer = timer;
-    const clear = (): void => clock.clearTimer(timer);
+    const clear = (): void => {
+      clock.clearTimer(timer);
+    };
     pending.then(clear, clear);
     return pending;
   }
@@ -1091,7 +1124,9 @@ class Attempt extends TimerEntry implements AttemptContext {
     return new ResilienceError({
       kind: "timeout",
       tier: "headers",
-      message: `${call.dependency}.${call.operation}: attempt ${this.attempt} got no response headers within ${Math.round(this.headersTimeoutMs)} ms`,
+      message:
+        `${call.dependency}.${call.operation}: attempt ${String(this.attempt)} got no response ` +
+        `headers within ${String(Math.round(this.headersTimeoutMs))} ms`,
       transient: call.retryOn.includes("timeout"),
       dependency: call.dependency,
       operation: call.operation,
@@ -1110,8 +1145,13 @@ class Attempt extends TimerEntry implements AttemptContext {
       kind: byDeadline ? "deadline" : "timeout",
       tier: byDeadline ? "deadline" : "attempt",
       message: byDeadline
-        ? `${call.dependency}.${call.operation}: attempt ${this.attempt} ran into the call's deadline: it started with ${ms} ms left before it, ${own === null ? "and has no attempt timeout of its own" : `less than its own ${Math.round(own)} ms attempt timeout`}`
-        : `${call.dependency}.${call.operation}: attempt ${this.attempt} timed out after ${ms} ms`,
+        ? `${call.dependency}.${call.operation}: attempt ${String(this.attempt)} ran into the ` +
+          `call's deadline: it started with ${String(ms)} ms left before it, ` +
+          (own === null
+            ? "and has no attempt timeout of its own"
+            : `less than its own ${String(Math.round(own))} ms attempt timeout`)
+        : `${call.dependency}.${call.operation}: attempt ${String(this.attempt)} timed out ` +
+          `after ${String(ms)} ms`,
       transient: !byDeadline && call.retryOn.includes("timeout"),
       dependency: call.dependency,
       operation: call.operation,
@@ -1131,7 +1171,11 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
  * next microtask the caller has attached its handler. Unhandled, it is still reported as such.
  */
 function rejectSoon(error: Error): Promise<never> {
-  return new Promise<never>((_resolve, reject) => queueMicrotask(() => reject(error)));
+  return new Promise<never>((_resolve, reject) => {
+    queueMicrotask(() => {
+      reject(error);
+    });
+  });
 }
 
 function ignore(): void {}

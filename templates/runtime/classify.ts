@@ -1,4 +1,5 @@
-// What a thrown error means: network failures, programming errors, and the conditions retry settings name.
+// What a thrown error means: network failures, programming errors, and the conditions retry
+// settings name.
 /**
  * Recognising what a transport threw, when it is not a `ResilienceError`. A thrown error is
  * transient only when recognised (docs/runtime.md, "What counts as transient"): a Node or undici
@@ -7,12 +8,16 @@
  * dependency that is not retried.
  */
 
-/** An error named in the retry settings: by its `code` (`ECONNRESET`, `14`) or its `name` (`ThrottlingException`). */
+/**
+ * An error named in the retry settings: by its `code` (`ECONNRESET`, `14`) or its `name`
+ * (`ThrottlingException`).
+ */
 export type ErrorCondition = { readonly code: string | number } | { readonly name: string };
 
 /**
  * What a `classify` hook says about an error a transport threw:
- * - `transient`: a failure of the dependency worth another attempt (retried like a network failure);
+ * - `transient`: a failure of the dependency worth another attempt (retried like a network
+ *   failure);
  * - `failure`: a failure of the dependency, counted by the breaker, not retried;
  * - `bug`: a programming error: no breaker verdict, no retry, no fallback; it is thrown as it is;
  * - `undefined`: no opinion, the runtime decides.
@@ -87,7 +92,9 @@ export function isProgrammingError(error: unknown): boolean {
   );
 }
 
-/** True when `error` or one of its causes matches one of `conditions` by `code` (as text) or `name`. */
+/**
+ * True when `error` or one of its causes matches one of `conditions` by `code` (as text) or `name`.
+ */
 export function matchesErrorCondition(
   error: unknown,
   conditions: readonly ErrorCondition[],
@@ -98,7 +105,8 @@ export function matchesErrorCondition(
     const code = field(e, "code");
     const name = field(e, "name");
     for (const c of conditions) {
-      // codes compare as text: YAML reads `14` as a number, PostgreSQL's codes are strings of digits
+      // codes compare as text: YAML reads `14` as a number, PostgreSQL's codes are strings of
+      // digits
       if (
         "code" in c
           ? (typeof code === "string" || typeof code === "number") &&

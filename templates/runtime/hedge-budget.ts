@@ -1,4 +1,5 @@
-// Hedging settings of an operation and the hedge budget that keeps its extra copies to a fraction of calls.
+// Hedging settings of an operation and the hedge budget that keeps its extra copies to a fraction
+// of calls.
 
 /** Hedging settings of an idempotent operation (used instead of retry). */
 export interface HedgeSettings {

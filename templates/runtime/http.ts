@@ -1,4 +1,5 @@
-// The HTTP transport generated clients use: sendHttp, URLs, path segments, request headers and bounded body reads.
+// The HTTP transport generated clients use: sendHttp, URLs, path segments, request headers and
+// bounded body reads.
 import { applyAuth, isThenable, type AuthParts, type HttpAuth } from "./auth.js";
 import { isProgrammingError } from "./classify.js";
 import { isResilienceError, ResilienceError } from "./errors.js";
@@ -62,7 +63,9 @@ export interface HttpRequest {
   readonly vary?: readonly string[] | undefined;
   /** Body: strings, `Uint8Array`s and `URLSearchParams` are sent as is; anything else as JSON. */
   readonly body?: unknown;
-  /** How to read a 2xx response: `json` (default; empty bodies give `undefined`), `text`, or `none`. */
+  /**
+   * How to read a 2xx response: `json` (default; empty bodies give `undefined`), `text`, or `none`.
+   */
   readonly responseType?: "json" | "text" | "none" | undefined;
   /**
    * Checks a decoded JSON body against the response schema (`validate: response`); without it
@@ -160,7 +163,10 @@ export function mergeHeaders(
 interface Prepared {
   /** The URL, with an API key of the query. */
   readonly url: string;
-  /** The client's headers, the credentials' and the call's over them; the runtime's own are added after. */
+  /**
+   * The client's headers, the credentials' and the call's over them; the runtime's own are added
+   * after.
+   */
   readonly headers: Readonly<Record<string, string>>;
   /** Names of the headers the credentials set, which identify the caller like Authorization. */
   readonly credentialHeaders: readonly string[];
@@ -223,7 +229,8 @@ type FetchBody = NonNullable<RequestInit["body"]>;
 function encodeBody(body: unknown, headers: Record<string, string>): FetchBody | undefined {
   if (body === undefined) return undefined;
   if (typeof body === "string" || body instanceof URLSearchParams) return body;
-  // with the DOM lib, a Uint8Array over any ArrayBufferLike is not a BodyInit type-wise; fetch sends it all the same
+  // with the DOM lib, a Uint8Array over any ArrayBufferLike is not a BodyInit type-wise; fetch
+  // sends it all the same
   if (body instanceof Uint8Array) return body as FetchBody;
   if (!Object.keys(headers).some((h) => h.toLowerCase() === "content-type"))
     headers["content-type"] = "application/json";
@@ -307,7 +314,8 @@ function headerRecord(headers: Headers): Record<string, string> {
  * Sends one attempt of an HTTP request with `fetch` and decodes the response.
  *
  * - Sends the client's headers (a function is called once per attempt) with the call's over them,
- *   and `ctx.headers()` (propagated remaining time, idempotency key) over both; passes `ctx.signal`.
+ *   and `ctx.headers()` (propagated remaining time, idempotency key) over both; passes
+ *   `ctx.signal`.
  * - With `vary` set (a stale fallback), reports the request's identity to `ctx.identify`.
  * - 2xx: returns the decoded body; invalid JSON, or a body over `maxResponseBytes`, throws a
  *   `parse` error (not transient). The body is read as it streams and cut at the limit.
@@ -356,7 +364,7 @@ export async function sendHttp<T>(request: HttpRequest, ctx: AttemptContext): Pr
     const text = (await readText(response, limit, true).catch(() => undefined))?.text ?? "";
     const error: ResilienceError = new ResilienceError({
       kind: "http",
-      message: `${prefix}: ${request.method} ${request.path} answered ${response.status}`,
+      message: `${prefix}: ${request.method} ${request.path} answered ${String(response.status)}`,
       dependency: ctx.dependency,
       operation: ctx.operation,
       status: response.status,
@@ -379,7 +387,9 @@ export async function sendHttp<T>(request: HttpRequest, ctx: AttemptContext): Pr
   if (!complete) {
     throw new ResilienceError({
       kind: "parse",
-      message: `${prefix}: ${request.method} ${request.path} returned a body over maxResponseBytes (${limit} bytes); the rest was not read`,
+      message:
+        `${prefix}: ${request.method} ${request.path} returned a body over maxResponseBytes ` +
+        `(${String(limit)} bytes); the rest was not read`,
       dependency: ctx.dependency,
       operation: ctx.operation,
       status: response.status,

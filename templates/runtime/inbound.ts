@@ -1,4 +1,5 @@
-// Inbound middleware for Node, Express and Fastify: deadlines from headers, admission, shedding and degraded responses.
+// Inbound middleware for Node, Express and Fastify: deadlines from headers, admission, shedding and
+// degraded responses.
 import {
   AdmissionGate,
   type AdmissionHealth,
@@ -57,7 +58,10 @@ export interface RejectionSettings {
   readonly retryAfterS: number;
 }
 
-/** Everything the inbound middleware of one service needs. Plain data, so generated code can emit literals. */
+/**
+ * Everything the inbound middleware of one service needs. Plain data, so generated code can emit
+ * literals.
+ */
 export interface ServiceSettings {
   /** Service name, for errors and health reports. */
   readonly name: string;
@@ -120,7 +124,10 @@ export type InboundEvent =
       readonly service: string;
       readonly priority: Priority;
       readonly reason: ShedReason;
-      /** `queue-full`, `evicted`, `queue-timeout` (reason `overload`) or `expired` (on arrival or in the queue). */
+      /**
+       * `queue-full`, `evicted`, `queue-timeout` (reason `overload`) or `expired` (on arrival or in
+       * the queue).
+       */
       readonly cause: ShedCause;
       readonly status: number;
       readonly queued: boolean;
@@ -143,7 +150,9 @@ export type InboundEvent =
       readonly header: string;
     };
 
-/** Receives every {@link InboundEvent}. Errors it throws are swallowed: they never break a request. */
+/**
+ * Receives every {@link InboundEvent}. Errors it throws are swallowed: they never break a request.
+ */
 export type InboundObserver = (event: InboundEvent) => void;
 
 /** Injected services and hooks. Every field is optional. */
@@ -152,7 +161,10 @@ export interface InboundOptions {
   readonly clock?: Clock | undefined;
   /** Called for every refused request (after the answer is written). */
   readonly onShed?: ((event: ShedEvent) => void) | undefined;
-  /** Receives every {@link InboundEvent}; more can subscribe with {@link InboundMiddleware.subscribe}. */
+  /**
+   * Receives every {@link InboundEvent}; more can subscribe with
+   * {@link InboundMiddleware.subscribe}.
+   */
   readonly observer?: InboundObserver | undefined;
   /**
    * Where unreadable deadline headers are logged (a warning, at most one line a minute with the
@@ -305,7 +317,10 @@ function readOne(raw: string, format: DeadlineFormat): number {
   } else {
     const match = GRPC_VALUE.exec(text);
     if (match === null) return NaN;
-    ms = match[1] === "-" ? 0 : Number(match[2]) * GRPC_UNIT_MS[match[3]!]!;
+    // the pattern admits only the units the table has
+    const unit = GRPC_UNIT_MS[match[3] ?? ""];
+    if (unit === undefined) return NaN;
+    ms = match[1] === "-" ? 0 : Number(match[2]) * unit;
   }
   return ms < 1 ? 0 : ms;
 }
@@ -592,9 +607,15 @@ class Inbound implements InboundMiddleware {
             () => handler(req, res),
             scope.degraded,
           );
-          if (isThenable(result)) result.then(undefined, (error: unknown) => failed(res, error));
+          if (isThenable(result)) {
+            result.then(undefined, (error: unknown) => {
+              failed(res, error);
+            });
+          }
         },
-        (status, headers) => writeRejection(res, status, headers),
+        (status, headers) => {
+          writeRejection(res, status, headers);
+        },
       );
     };
   }
@@ -603,7 +624,14 @@ class Inbound implements InboundMiddleware {
     return (req, res, next) => {
       const seen = (req as Scoped)[SCOPE];
       if (seen !== undefined) {
-        withRequestScope(seen.deadline, seen.signal, () => next(), seen.degraded);
+        withRequestScope(
+          seen.deadline,
+          seen.signal,
+          () => {
+            next();
+          },
+          seen.degraded,
+        );
         return;
       }
       this.#begin(
@@ -611,9 +639,18 @@ class Inbound implements InboundMiddleware {
         res,
         (scope) => {
           (req as Scoped)[SCOPE] = scope;
-          withRequestScope(scope.deadline, scope.signal, () => next(), scope.degraded);
+          withRequestScope(
+            scope.deadline,
+            scope.signal,
+            () => {
+              next();
+            },
+            scope.degraded,
+          );
         },
-        (status, headers) => writeRejection(res, status, headers),
+        (status, headers) => {
+          writeRejection(res, status, headers);
+        },
       );
     };
   }
@@ -639,7 +676,14 @@ class Inbound implements InboundMiddleware {
         done();
         return;
       }
-      withRequestScope(scope.deadline, scope.signal, () => done(), scope.degraded);
+      withRequestScope(
+        scope.deadline,
+        scope.signal,
+        () => {
+          done();
+        },
+        scope.degraded,
+      );
     });
   }
 

@@ -1,4 +1,5 @@
-// The settings of one operation, as generated clients emit them: timeouts, retry, hedging, idempotency key and fallback.
+// The settings of one operation, as generated clients emit them: timeouts, retry, hedging,
+// idempotency key and fallback.
 import type { ErrorCondition } from "./classify.js";
 import type { FallbackSettings } from "./fallback.js";
 import type { HedgeSettings } from "./hedge-budget.js";
@@ -13,10 +14,14 @@ export interface TimeoutSettings {
   readonly totalMs: number | null;
   /**
    * The least time left worth starting an attempt with (`deadline.minAttempt`, or the latency's
-   * p50): with less, the call fails at once with `deadline`, no attempt made. Omitted or `null`: any.
+   * p50): with less, the call fails at once with `deadline`, no attempt made. Omitted or `null`:
+   * any.
    */
   readonly minAttemptMs?: number | null | undefined;
-  /** Milliseconds until the response headers (`timeout.headers`), for transports that race them; omitted or `null`: no limit of its own. */
+  /**
+   * Milliseconds until the response headers (`timeout.headers`), for transports that race them;
+   * omitted or `null`: no limit of its own.
+   */
   readonly headersMs?: number | null | undefined;
 }
 

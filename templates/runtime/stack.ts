@@ -1,4 +1,5 @@
-// A dependency: createDependency, its settings, and the breaker, bulkhead, retry budget and stale caches its calls share.
+// A dependency: createDependency, its settings, and the breaker, bulkhead, retry budget and stale
+// caches its calls share.
 import { CircuitBreaker, type BreakerHealth, type BreakerSettings } from "./breaker.js";
 import { RetryBudget, type BudgetHealth, type BudgetSettings } from "./budget.js";
 import { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead.js";
@@ -44,7 +45,10 @@ export interface DeadlineSettings {
   readonly format: DeadlineFormat;
 }
 
-/** Settings shared by every operation of one dependency. Plain data, so generated code can emit literals. */
+/**
+ * Settings shared by every operation of one dependency. Plain data, so generated code can emit
+ * literals.
+ */
 export interface DependencySettings {
   /** Dependency name, used in errors, events and health reports. */
   readonly name: string;
@@ -79,9 +83,14 @@ export interface RuntimeEnvironment {
  * {@link ProvidedCallOptions}, on operations whose policy lets the caller provide one.
  */
 export interface CallOptions<T = unknown> {
-  /** A deadline, or a budget in milliseconds from now; the earliest of this, the ambient one and `totalMs` wins. */
+  /**
+   * A deadline, or a budget in milliseconds from now; the earliest of this, the ambient one and
+   * `totalMs` wins.
+   */
   readonly deadline?: DeadlineLike | number | undefined;
-  /** Aborts the call: attempts, backoff sleeps and queue waits stop at once with an `aborted` error. */
+  /**
+   * Aborts the call: attempts, backoff sleeps and queue waits stop at once with an `aborted` error.
+   */
   readonly signal?: AbortSignal | undefined;
   /** Your own idempotency key (e.g. from an inbound request), used instead of a generated one. */
   readonly idempotencyKey?: string | undefined;
@@ -98,7 +107,10 @@ export interface CallOptions<T = unknown> {
 /** `undefined` for every `T`: the `fallback` of {@link CallOptions}, which takes no function. */
 type NoFallback<T> = [T] extends [never] ? undefined : undefined;
 
-/** Options of a call whose operation has a `provided` fallback (or a stale one with `otherwise: { kind: provided }`). */
+/**
+ * Options of a call whose operation has a `provided` fallback (or a stale one with
+ * `otherwise: { kind: provided }`).
+ */
 export interface ProvidedCallOptions<T = unknown> extends Omit<CallOptions<T>, "fallback"> {
   /** The caller's fallback; receives the failure. Generated clients make it required. */
   readonly fallback?: ((error: ResilienceError) => T | Promise<T>) | undefined;
@@ -140,7 +152,10 @@ export interface DependencyHealth {
   readonly budget: BudgetHealth | null;
 }
 
-/** One remote dependency: its breaker, bulkhead, retry budget and stale caches, shared by its operations. */
+/**
+ * One remote dependency: its breaker, bulkhead, retry budget and stale caches, shared by its
+ * operations.
+ */
 export interface Dependency {
   readonly name: string;
   readonly breaker: CircuitBreaker | null;
@@ -264,7 +279,8 @@ class DependencyStack implements Dependency {
     }
     const fallback: FallbackSettings | null = operation.fallback;
     const withFallback = hasFallback(fallback);
-    // the ambient signal (inbound request gone) joins the caller's; without one this is options.signal.
+    // the ambient signal (inbound request gone) joins the caller's; without one this is
+    // options.signal.
     // A join listens to both until the call settles, then lets go of them (see joinCallSignal):
     // only a call given both pays for it
     const callerSignal = options.signal;
@@ -350,7 +366,8 @@ class DependencyStack implements Dependency {
     return this.#events.subscribe(observer);
   }
 
-  // What the call's fallback needs beyond its settings; nothing for a value fallback outside a request scope.
+  // What the call's fallback needs beyond its settings; nothing for a value fallback outside a
+  // request scope.
   #fallbackInputs(
     operation: string,
     fallback: Exclude<FallbackSettings, { kind: "none" }>,

@@ -1,4 +1,5 @@
-// The contract between the call engine and a transport: what one attempt receives, and the function that sends it.
+// The contract between the call engine and a transport: what one attempt receives, and the function
+// that sends it.
 import type { Deadline } from "./deadline.js";
 import type { RetryCondition } from "./retry.js";
 
@@ -10,7 +11,9 @@ export interface AttemptContext {
    * timeout whether or not the transport honours the signal.
    */
   readonly signal: AbortSignal;
-  /** Milliseconds this attempt may take: min(attempt timeout, deadline − margin); may be `Infinity`. */
+  /**
+   * Milliseconds this attempt may take: min(attempt timeout, deadline − margin); may be `Infinity`.
+   */
   readonly timeoutMs: number;
   /**
    * Milliseconds the response headers may take from the attempt's start (`timeout.headers`), when

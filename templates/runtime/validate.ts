@@ -1,4 +1,5 @@
-// Response validation: the helpers generated validators call, and the `parse` error an invalid response fails with.
+// Response validation: the helpers generated validators call, and the `parse` error an invalid
+// response fails with.
 import { ResilienceError } from "./errors.js";
 import type { AttemptContext } from "./transport.js";
 
@@ -73,7 +74,7 @@ export function noAlternative(
     first ??= problem;
   }
   const why = first === undefined ? "" : first.startsWith(":") ? first : ` at ${first}`;
-  return `: matches none of the ${alternatives.length} alternatives; the first fails${why}`;
+  return `: matches none of the ${String(alternatives.length)} alternatives; the first fails${why}`;
 }
 
 /**
