@@ -11,7 +11,8 @@ import {
   DiagnosticSink,
   type Diagnostic,
 } from "../diagnostics/diagnostic.js";
-import { emitOutputFolder } from "../emit/index.js";
+import { emitOutputFolder, type EmitContext } from "../emit/index.js";
+import type { ProjectConfigInput } from "../language/schema.js";
 import type { ResolvedPolicy } from "../model/resolved.js";
 import type { ResolvedService } from "../model/service.js";
 import { displayPath } from "../source/inputs.js";
@@ -75,7 +76,17 @@ export async function build(
     string,
     { policies: ResolvedPolicy[]; sources: Map<ResolvedPolicy, string> }
   >();
-  const withTelemetry = new Set<string>(); // output folders of projects that set `telemetry: opentelemetry`
+  /** How each output folder is emitted: the settings of the first project file that writes there. */
+  const emitSettings = new Map<string, Pick<EmitContext, "telemetry" | "runtime" | "platform">>();
+  const settle = (outDir: string, project: { config: ProjectConfigInput } | undefined) => {
+    if (emitSettings.has(outDir)) return;
+    const config = project?.config;
+    emitSettings.set(outDir, {
+      telemetry: config?.telemetry,
+      runtime: config?.runtime,
+      platform: config?.platform,
+    });
+  };
   /**
    * The output folder of a policy or service file, its project, and its path as headers name it.
    * An absolute `out` is honoured as written: resolved, never joined under the project.
@@ -143,7 +154,7 @@ export async function build(
     let group = groups.get(outDir);
     if (!group) groups.set(outDir, (group = { policies: [], sources: new Map() }));
     group.policies.push(policy);
-    if (project?.config.telemetry === "opentelemetry") withTelemetry.add(outDir);
+    settle(outDir, project);
     group.sources.set(policy, sourcePath);
   }
 
@@ -152,7 +163,8 @@ export async function build(
   for (const service of checked.services) {
     const where = place(service.file);
     refuseFolder(where);
-    const { outDir, sourcePath } = where;
+    const { outDir, project, sourcePath } = where;
+    settle(outDir, project);
     if (!groups.has(outDir)) groups.set(outDir, { policies: [], sources: new Map() });
     let list = services.get(outDir);
     if (!list) services.set(outDir, (list = []));
@@ -167,7 +179,7 @@ export async function build(
       ? emitOutputFolder(group.policies, {
           services: services.get(outDir),
           sourcePath,
-          telemetry: withTelemetry.has(outDir) ? "opentelemetry" : "none",
+          ...emitSettings.get(outDir),
         })
       : [];
     const files = new Map(clients);

@@ -187,7 +187,8 @@ export function isUpToDate(plan: Plan): boolean {
  * 2. the record is widened to accept both the old and the new bytes of every file;
  * 3. the temporary files are renamed into place: modules first, then the barrels (`index.ts`,
  *    deepest first) that export them;
- * 4. files no longer generated are removed (no barrel names them any more);
+ * 4. files no longer generated are removed (no barrel names them any more), and the folders
+ *    that this leaves empty;
  * 5. the record is narrowed to what the folder now holds.
  */
 export async function applyPlan(plan: Plan, fs: WriterFs = nodeFs): Promise<void> {
@@ -240,12 +241,19 @@ export async function applyPlan(plan: Plan, fs: WriterFs = nodeFs): Promise<void
     throw error instanceof WriteError ? new WriteError(error.path, error.reason, true) : error;
   }
   for (const { temp, full } of staged) await guard(full, () => rename(temp, full));
+  const emptied = new Set<string>();
   for (const change of plan.changes) {
-    if (change.kind === "remove")
-      await guard(join(plan.outDir, change.path), () =>
-        rm(join(plan.outDir, change.path), { force: true }),
-      );
+    if (change.kind !== "remove") continue;
+    await guard(join(plan.outDir, change.path), () =>
+      rm(join(plan.outDir, change.path), { force: true }),
+    );
+    for (let folder = dirname(change.path); folder !== "."; folder = dirname(folder))
+      emptied.add(folder);
   }
+  // the folders of removed files go too when nothing is left in them (runtime/ when a build
+  // switches to `runtime: package`), the deepest first; rmdir removes only empty ones
+  for (const folder of [...emptied].sort((a, b) => b.length - a.length))
+    await fs.rmdir(join(plan.outDir, folder)).catch(() => undefined);
   if (plan.manifest.changed || plan.changes.length > 0)
     await writeAtomically(fs, join(plan.outDir, MANIFEST), plan.manifest.content);
 }

@@ -261,6 +261,21 @@ export const CODES = {
     title: "Output folder cannot be written",
     help: "Writing the output folder failed (permission denied, a file where a folder should be, a full disk). The build stops with exit code 2 and leaves the folder as it was: files are staged beside their final names and swapped in only once every one is written.",
   },
+  RG308: {
+    severity: "error",
+    exit: "findings",
+    title: "Runtime package on platform: web",
+    help: "`runtime: package` imports the runtime resgen ships compiled, which keeps ambient deadlines in AsyncLocalStorage; `platform: web` is for hosts without it. Under `platform: web` the runtime is written into the output folder, built without AsyncLocalStorage (docs/platforms.md).",
+    fix: "Remove `runtime: package` (the runtime is then vendored), or use `platform: node` where the host has AsyncLocalStorage.",
+    example: "version: 1\nplatform: web\nruntime: package\n",
+  },
+  RG309: {
+    severity: "error",
+    exit: "findings",
+    title: "Service policy on platform: web",
+    help: "A service policy becomes inbound middleware that runs each request's handler inside the request's deadline and abort signal, so that the calls it makes inherit them. That needs AsyncLocalStorage, which `platform: web` does not use; the service's policy is not built (docs/platforms.md).",
+    fix: "Build the service's policies in a project with `platform: node` (the default), or move the service policy to such a project.",
+  },
   RG201: {
     severity: "error",
     exit: "findings",

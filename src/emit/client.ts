@@ -43,6 +43,8 @@ import { Validators } from "./validators.js";
 export interface ClientOptions {
   /** `opentelemetry`: the client installs the OpenTelemetry adapter; `none` (default): it imports only its runtime. */
   readonly telemetry?: "none" | "opentelemetry" | undefined;
+  /** Maps the module a runtime symbol comes from to the one the import names (src/emit/index.ts). */
+  readonly specifier?: ((from: string) => string) | undefined;
 }
 
 /**
@@ -66,7 +68,10 @@ const MEMBERS: Readonly<
 
 /** The module text of one dependency, without its header. Deterministic for the same model. */
 export function emitClient(policy: ResolvedPolicy, options: ClientOptions = {}): string {
-  return printModule(join(blankLine, statements(policy, options.telemetry === "opentelemetry")));
+  return printModule(
+    join(blankLine, statements(policy, options.telemetry === "opentelemetry")),
+    options.specifier,
+  );
 }
 
 function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {

@@ -6,10 +6,18 @@ import type { ResolvedPolicy } from "../model/resolved.js";
 import type { ResolvedService } from "../model/service.js";
 import { emitClient } from "./client.js";
 import { emitService } from "./service.js";
-import { BARREL_MODULE, clientNames, serviceNames, TELEMETRY_MODULE } from "../model/names.js";
+import {
+  BARREL_MODULE,
+  clientNames,
+  RUNTIME_MODULE,
+  RUNTIME_PACKAGE,
+  serviceNames,
+  TELEMETRY_MODULE,
+} from "../model/names.js";
+import { RUNTIME_DIR } from "../model/layout.js";
 import { header } from "../model/header.js";
 import { moduleName } from "../model/identifiers.js";
-import { emitRuntime, emitTelemetry } from "./runtime.js";
+import { emitRuntime, emitTelemetry, type Platform } from "./runtime.js";
 import { code, lines, list, print, type Doc } from "./printer.js";
 
 export interface EmitContext {
@@ -20,6 +28,13 @@ export interface EmitContext {
     readonly { readonly service: ResolvedService; readonly sourcePath: string }[] | undefined;
   /** `telemetry` of the project file: `opentelemetry` adds the adapter and installs it in every client. */
   readonly telemetry?: "none" | "opentelemetry" | undefined;
+  /**
+   * `runtime` of the project file: `vendored` (default) writes the runtime into runtime/;
+   * `package` imports it from the resgen package (docs/runtime-package.md).
+   */
+  readonly runtime?: "vendored" | "package" | undefined;
+  /** `platform` of the project file: `web` writes the runtime without AsyncLocalStorage. */
+  readonly platform?: Platform | undefined;
 }
 
 /** File contents by path relative to the output folder, sorted. */
@@ -37,6 +52,11 @@ export function emitOutputFolder(
   const sorted = [...policies].sort((a, b) =>
     a.dependency < b.dependency ? -1 : a.dependency > b.dependency ? 1 : 0,
   );
+  const fromPackage = ctx.runtime === "package";
+  // under `runtime: package` every module imports the runtime from the package
+  const specifier = fromPackage
+    ? (from: string) => (from === RUNTIME_MODULE ? RUNTIME_PACKAGE.generated : from)
+    : undefined;
   const barrel: Doc[] = [];
   const reexport = (names: readonly string[], from: string) =>
     code`export ${list("{", names, "}", { space: true })} from ${JSON.stringify(from)};`;
@@ -45,7 +65,7 @@ export function emitOutputFolder(
     const path = `${module}.ts`;
     const head = header(ctx.sourcePath(policy));
     const telemetry = ctx.telemetry ?? "none";
-    files.set(path, head + "\n" + emitClient(policy, { telemetry }));
+    files.set(path, head + "\n" + emitClient(policy, { telemetry, specifier }));
     const n = clientNames(policy.dependency);
     barrel.push(reexport([n.factory, `type ${n.client}`, `type ${n.config}`], `./${module}.js`));
   }
@@ -55,10 +75,12 @@ export function emitOutputFolder(
     const n = serviceNames(service.service);
     const path = `${n.module}.ts`;
     const head = header(sourcePath);
-    files.set(path, head + "\n" + emitService(service));
+    files.set(path, head + "\n" + emitService(service, specifier));
     barrel.push(reexport([n.factory], `./${n.module}.js`));
   }
-  barrel.push(`export * from "./runtime/public.js";`);
+  barrel.push(
+    `export * from ${JSON.stringify(fromPackage ? RUNTIME_PACKAGE.public : `./${RUNTIME_DIR}/public.js`)};`,
+  );
   if (ctx.telemetry === "opentelemetry")
     barrel.push(
       reexport(["installOpenTelemetry", "type OpenTelemetryOptions"], TELEMETRY_MODULE),
@@ -68,8 +90,8 @@ export function emitOutputFolder(
     `${BARREL_MODULE}.ts`,
     header("the project's policies") + "\n" + print(lines(barrel)).text + "\n",
   );
-  for (const [path, text] of emitRuntime()) files.set(path, text);
+  if (!fromPackage) for (const [path, text] of emitRuntime(ctx.platform)) files.set(path, text);
   if (ctx.telemetry === "opentelemetry")
-    for (const [path, text] of emitTelemetry()) files.set(path, text);
+    for (const [path, text] of emitTelemetry(ctx.runtime)) files.set(path, text);
   return new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

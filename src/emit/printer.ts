@@ -446,13 +446,17 @@ function splitWords(text: string, spans = true): { space: string; word: string }
 /**
  * The import declarations of `symbols`: one per module, modules in code-point order, and in each
  * the values, then the types, each in code-point order; a name imported as a value and a type is
- * imported once, as a value.
+ * imported once, as a value. `specifier` maps a symbol's module to the one the import names.
  */
-export function importDeclarations(symbols: readonly ImportSymbol[]): Doc {
+export function importDeclarations(
+  symbols: readonly ImportSymbol[],
+  specifier: (from: string) => string = (from) => from,
+): Doc {
   const byModule = new Map<string, Map<string, ImportSymbol>>();
   for (const s of symbols) {
-    let names = byModule.get(s.from);
-    if (names === undefined) byModule.set(s.from, (names = new Map<string, ImportSymbol>()));
+    const from = specifier(s.from);
+    let names = byModule.get(from);
+    if (names === undefined) byModule.set(from, (names = new Map<string, ImportSymbol>()));
     const seen = names.get(s.name);
     if (seen === undefined || (seen.typeOnly && !s.typeOnly)) names.set(s.name, s);
   }
@@ -473,10 +477,16 @@ export function importDeclarations(symbols: readonly ImportSymbol[]): Doc {
   );
 }
 
-/** A module's text: the imports `body` names, a blank line, then `body`, ending in a line break. */
-export function printModule(body: Doc): string {
+/**
+ * A module's text: the imports `body` names, a blank line, then `body`, ending in a line break.
+ * `specifier` maps a symbol's module to the one the import names (`runtime: package` imports the
+ * runtime from the resgen package instead of the output folder).
+ */
+export function printModule(body: Doc, specifier?: (from: string) => string): string {
   const printed = print(body);
   const imports =
-    printed.imports.length === 0 ? "" : print(importDeclarations(printed.imports)).text + "\n\n";
+    printed.imports.length === 0
+      ? ""
+      : print(importDeclarations(printed.imports, specifier)).text + "\n\n";
   return `${imports}${printed.text}\n`;
 }

@@ -29,8 +29,14 @@ export function serviceSettings(service: ResolvedService): unknown {
   };
 }
 
-/** The module text of one service, without its header. Deterministic for the same model. */
-export function emitService(service: ResolvedService): string {
+/**
+ * The module text of one service, without its header. Deterministic for the same model.
+ * `specifier` maps the module a runtime symbol comes from to the one the import names.
+ */
+export function emitService(
+  service: ResolvedService,
+  specifier?: (from: string) => string,
+): string {
   const names = serviceNames(service.service);
   const about = service.description === undefined ? "" : `\n\n${docText(service.description)}`;
   const admission = service.admission;
@@ -59,5 +65,6 @@ export function emitService(service: ResolvedService): string {
         }
       `,
     ]),
+    specifier,
   );
 }

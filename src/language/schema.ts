@@ -984,6 +984,14 @@ export const ProjectConfig = z
       description:
         "Telemetry built into the generated clients. opentelemetry: each client records metrics, spans and log lines through @opentelemetry/api (then a dependency of your project; see docs/telemetry.md). Defaults to none: the clients import nothing but their runtime.",
     }),
+    runtime: z.enum(["vendored", "package"]).optional().meta({
+      description:
+        "Where the generated clients get their runtime. vendored: resgen writes it into the output folder's runtime/ (no dependency at run time). package: the clients import it from resgen/runtime, so resgen must be one of your dependencies, not a devDependency (docs/runtime-package.md). Defaults to vendored.",
+    }),
+    platform: z.enum(["node", "web"]).optional().meta({
+      description:
+        "What the generated code may use. node: Node, Bun, Deno and workerd with nodejs_compat or nodejs_als; ambient deadlines use AsyncLocalStorage. web: browsers and runtimes without AsyncLocalStorage; each call takes its deadline explicitly, and service policies are refused (docs/platforms.md). Defaults to node.",
+    }),
     deadline: z
       .strictObject({
         header: header(

@@ -26,6 +26,16 @@ export interface ImportSymbol {
 /** The runtime's entry point, as the modules at the top of an output folder import it. */
 export const RUNTIME_MODULE = `./${RUNTIME_DIR}/index.js`;
 
+/**
+ * The runtime's entry points in the resgen package, which `runtime: package` imports instead of
+ * the output folder's runtime/ (docs/runtime-package.md): what generated modules use, and the
+ * public surface the barrel re-exports.
+ */
+export const RUNTIME_PACKAGE = {
+  generated: "resgen/runtime/generated",
+  public: "resgen/runtime",
+} as const;
+
 /** The OpenTelemetry adapter (`telemetry: opentelemetry`), as the client modules import it. */
 export const TELEMETRY_MODULE = `./${TELEMETRY_DIR}/opentelemetry.js`;
 

@@ -132,6 +132,17 @@ export class Loader {
     if (source) {
       const result = validate(ProjectConfig, source);
       this.sink.report(result.diagnostics);
+      if (result.value?.platform === "web" && result.value.runtime === "package") {
+        this.sink.report(
+          diagnostic(
+            "RG308",
+            this.shown(file),
+            source.spanOf(["runtime"]),
+            "`runtime: package` cannot be used with `platform: web`: the packaged runtime keeps ambient deadlines in AsyncLocalStorage",
+            "remove `runtime: package`: under `platform: web` the runtime is written into the output folder",
+          ),
+        );
+      }
       if (result.value) project = { file, config: result.value };
     }
     this.projectFiles.set(file, project);

@@ -203,6 +203,18 @@ function* resolveFiles(
       options.project ??
       (project ? { configFile: loader.shown(project.file), config: project.config } : {});
     if (isServiceDocument(source)) {
+      if (context.config?.platform === "web") {
+        sink.report(
+          diagnostic(
+            "RG309",
+            source.file,
+            source.spanOf(["service"]),
+            `the service policy cannot be built under \`platform: web\` (${context.configFile ?? "the project file"}): its middleware runs handlers in the request's deadline through AsyncLocalStorage`,
+            "build it in a project with `platform: node` (the default)",
+          ),
+        );
+        continue;
+      }
       const checked = checkServiceSource(source, context);
       sink.report(checked.diagnostics);
       if (checked.service) candidates.push({ kind: "service", service: checked.service, source });

@@ -1,5 +1,5 @@
 // Deadlines: the Deadline class, ambient deadline and signal scopes, and remaining time in headers.
-import { AsyncLocalStorage } from "node:async_hooks";
+import { ambient } from "./ambient.js";
 import { systemClock, type Clock } from "./clock.js";
 
 /** Anything that can say how much time is left, in milliseconds. */
@@ -50,20 +50,20 @@ export interface AmbientScope {
   /** Aborted when the work of the scope is no longer wanted (the inbound request went away). */
   readonly signal: AbortSignal | undefined;
   /**
-   * Dependencies that answered with a fallback during the scope's work: set by inbound middleware
-   * that reports degraded responses (docs/services.md), filled by the stack when a fallback is served.
+   * Dependencies that answered with a fallback during the scope's work: set by inbound
+   * middleware that reports degraded responses (docs/services.md), filled by the stack when a
+   * fallback is served.
    */
   readonly degraded?: Set<string> | undefined;
 }
 
-// One store per process, shared by every copy of this runtime (two output folders, or a package
-// that ships its own generated clients): a deadline set by one copy's middleware must reach the
-// calls made through another's clients.
-const AMBIENT = Symbol.for("resgen.runtime.ambient");
-const shared = globalThis as { [AMBIENT]?: AsyncLocalStorage<AmbientScope> };
-const ambient: AsyncLocalStorage<AmbientScope> =
-  shared[AMBIENT] ?? new AsyncLocalStorage<AmbientScope>();
-shared[AMBIENT] = ambient;
+/** Where the scope of the running code is kept: the part of AsyncLocalStorage the runtime uses. */
+export interface ScopeStore {
+  /** The scope the running code is in, or `undefined` outside every scope. */
+  getStore(): AmbientScope | undefined;
+  /** Runs `fn`, and everything it starts, in `scope`. */
+  run<T>(scope: AmbientScope, fn: () => T): T;
+}
 
 /**
  * Runs `fn` with an ambient deadline that every call made inside it (through this runtime)

@@ -93,14 +93,15 @@ export interface ProbeProject {
 }
 
 /**
- * Writes {@link POLICY} into a new temporary folder, builds it there with `resgen build` (the
- * CLI's own entry, run in this process so it uses the checkout's sources and templates) and copies
- * probe.ts beside the output. Entry modules written into the folder import `./out/index.js` and
+ * Writes {@link POLICY} (and `project` as its resgen.config.yaml, when given) into a new
+ * temporary folder, builds it there with `resgen build` (the CLI's own entry, run in this process
+ * so it uses the checkout's sources and templates) and copies probe.ts beside the output. Entry modules written into the folder import `./out/index.js` and
  * `./probe.js`.
  */
-export async function buildProbeProject(): Promise<ProbeProject> {
+export async function buildProbeProject(project?: string): Promise<ProbeProject> {
   const dir = mkdtempSync(join(tmpdir(), "resgen-platform-"));
   writeFileSync(join(dir, "catalog.yaml"), POLICY);
+  if (project !== undefined) writeFileSync(join(dir, "resgen.config.yaml"), project);
   let output = "";
   const code = await main(["node", "resgen", "build", "catalog.yaml", "--out", "out"], {
     stdout: (text) => void (output += text),
@@ -413,6 +414,11 @@ export function expectProbeReport(report: ProbeReport, server: ProbeServer): voi
   expect(report.ambientDeadline.elapsedMs, text).toBeGreaterThanOrEqual(
     AMBIENT_DEADLINE_MS - MARGIN_MS - 1,
   );
+
+  // without ambient scopes (`platform: web`) withDeadline throws before the call is made: the
+  // server sees no request for it
+  if (report.scope !== undefined)
+    expect(report.scope.thrown, text).toMatch(/ambient deadlines need AsyncLocalStorage/);
 
   // and the client still answers after the failures
   expect(report.after, text).toMatchObject({

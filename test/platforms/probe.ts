@@ -17,13 +17,18 @@ export interface ProbePrice {
 
 /** What the probe uses of the generated client (from the policy in harness.ts). */
 export interface ProbeClient {
-  getItem(input: { readonly id: string }): Promise<ProbeItem>;
-  getSlowItem(input: { readonly id: string }): Promise<ProbeItem>;
+  getItem(input: { readonly id: string }, options?: Deadlined): Promise<ProbeItem>;
+  getSlowItem(input: { readonly id: string }, options?: Deadlined): Promise<ProbeItem>;
   getBrokenItem(input: { readonly id: string }): Promise<Outcome<ProbeItem>>;
   getPrice(
     input: { readonly id: string },
     options?: { readonly cacheKey?: string },
   ): Promise<Outcome<ProbePrice>>;
+}
+
+/** The call option a deadline is passed with explicitly (`platform: web`). */
+export interface Deadlined {
+  readonly deadline?: number;
 }
 
 /** The generated output's exports the probe needs, handed over by each platform's entry module. */
@@ -37,6 +42,12 @@ export interface ProbeRuntime {
     readonly clock?: Clock | undefined;
   }): ProbeClient;
   withDeadline<T>(budget: number, fn: () => T): T;
+  /**
+   * Set for a `platform: web` build, which has no ambient deadlines: the probe passes the same
+   * deadlines to each call instead, the report must come out the same, and `withDeadline` must
+   * refuse to run.
+   */
+  readonly explicitDeadlines?: boolean | undefined;
   isResilienceError(value: unknown): value is ResilienceError;
 }
 
@@ -75,6 +86,8 @@ export interface ProbeReport {
   readonly ambientHeader: CallReport;
   /** `getSlowItem` inside `withDeadline(100)`: the ambient deadline, not the attempt timeout, ends it. */
   readonly ambientDeadline: CallReport;
+  /** With `explicitDeadlines`: `withDeadline` around a call, which must throw before calling. */
+  readonly scope?: CallReport;
   /** `getItem` once more: the client still answers after the failures. */
   readonly after: CallReport;
 }
@@ -155,15 +168,24 @@ export async function runProbe(runtime: ProbeRuntime): Promise<ProbeReport> {
   const network = await timed(runtime, () => client.getBrokenItem({ id: "n1" }));
   // The timer between entering the scope and calling is what AsyncLocalStorage must carry the
   // scope across (docs/platforms.md): a context lost there reaches the call as no deadline at all.
+  const explicit = runtime.explicitDeadlines === true;
   const ambientHeader = await timed(runtime, () =>
-    runtime.withDeadline(AMBIENT_HEADER_MS, async () => {
-      await new Promise<void>((resolve) => setTimeout(resolve, 1));
-      return client.getItem({ id: "d1" });
-    }),
+    explicit
+      ? client.getItem({ id: "d1" }, { deadline: AMBIENT_HEADER_MS })
+      : runtime.withDeadline(AMBIENT_HEADER_MS, async () => {
+          await new Promise<void>((resolve) => setTimeout(resolve, 1));
+          return client.getItem({ id: "d1" });
+        }),
   );
   const ambientDeadline = await timed(runtime, () =>
-    runtime.withDeadline(AMBIENT_DEADLINE_MS, () => client.getSlowItem({ id: "d2" })),
+    explicit
+      ? client.getSlowItem({ id: "d2" }, { deadline: AMBIENT_DEADLINE_MS })
+      : runtime.withDeadline(AMBIENT_DEADLINE_MS, () => client.getSlowItem({ id: "d2" })),
   );
+  // without ambient scopes, asking for one is refused rather than ignored
+  const scope = explicit
+    ? await timed(runtime, () => runtime.withDeadline(50, () => client.getItem({ id: "s1" })))
+    : undefined;
   const after = await timed(runtime, () => client.getItem({ id: "z1" }));
   return {
     platform: runtime.platform,
@@ -175,6 +197,7 @@ export async function runProbe(runtime: ProbeRuntime): Promise<ProbeReport> {
     network,
     ambientHeader,
     ambientDeadline,
+    ...(scope === undefined ? {} : { scope }),
     after,
   };
 }

@@ -23,8 +23,10 @@ import {
 import type { CallReport, ProbeReport } from "./probe.js";
 
 // `GET /probe` runs every call of the smoke test; `GET /getItem?id=` and `GET /getSlowItem?id=`
-// make one call. `?clock=host` gives the client the probe's clock on the host's own timers.
-const WORKER = `import { createCatalogClient, isResilienceError, withDeadline } from "./out/index.js";
+// make one call. `?clock=host` gives the client the probe's clock on the host's own timers. A
+// `platform: web` build passes its deadlines to each call (`explicitDeadlines`).
+function worker(explicitDeadlines: boolean): string {
+  return `import { createCatalogClient, isResilienceError, withDeadline } from "./out/index.js";
 import { hostClock, probeCall, runProbe } from "./probe.js";
 
 export default {
@@ -37,6 +39,7 @@ export default {
       createCatalogClient,
       withDeadline,
       isResilienceError,
+      explicitDeadlines: ${String(explicitDeadlines)},
     };
     if (url.pathname === "/probe") return Response.json(await runProbe(runtime));
     if (url.pathname === "/getItem" || url.pathname === "/getSlowItem")
@@ -45,6 +48,7 @@ export default {
   },
 };
 `;
+}
 
 /** The worker's compatibility settings in the config (docs/platforms.md, "workerd"). */
 interface Compatibility {
@@ -56,6 +60,8 @@ interface Compatibility {
 const NODE_COMPAT: Compatibility = { date: "2026-02-10", flags: ["nodejs_compat"] };
 /** Only `node:async_hooks`'s AsyncLocalStorage; `setTimeout` returns a number. */
 const ALS_ONLY: Compatibility = { date: "2025-06-01", flags: ["nodejs_als"] };
+/** No Node API at all, as in a browser: what `platform: web` builds for. */
+const NO_FLAGS: Compatibility = { date: "2026-02-10", flags: [] };
 
 /**
  * A workerd config serving the worker on 127.0.0.1 at a port the system picks, whose fetches
@@ -122,20 +128,32 @@ interface Served {
   get(path: string): Promise<{ status: number; body: string; stderr: string }>;
 }
 
-let project: ProbeProject;
-let modules: string[];
+/** A built project, compiled to the JavaScript modules workerd is told of. */
+interface Worker {
+  readonly project: ProbeProject;
+  readonly modules: readonly string[];
+}
+
+let node: Worker;
+let web: Worker;
 let server: ProbeServer;
 const running: Running[] = [];
 
+async function buildWorker(projectFile: string | undefined, explicit: boolean): Promise<Worker> {
+  const project = await buildProbeProject(projectFile);
+  const modules = transpileProject(project);
+  writeFileSync(join(project.dir, "worker.js"), worker(explicit));
+  return { project, modules };
+}
+
 // building and compiling 29 modules takes seconds on a busy two-core machine
 beforeAll(async () => {
-  project = await buildProbeProject();
-  modules = transpileProject(project);
-  writeFileSync(join(project.dir, "worker.js"), WORKER);
-}, 60_000);
+  node = await buildWorker(undefined, false);
+  web = await buildWorker("version: 1\nplatform: web\n", true);
+}, 90_000);
 
 afterAll(() => {
-  rmSync(project.dir, { recursive: true, force: true });
+  for (const built of [node, web]) rmSync(built.project.dir, { recursive: true, force: true });
 });
 
 beforeEach(async () => {
@@ -147,13 +165,13 @@ afterEach(async () => {
   await server.close();
 });
 
-/** Starts workerd on the worker with `compat`; killed after the test. */
-async function serve(compat: Compatibility): Promise<Served> {
+/** Starts workerd on the worker `built` (the default build) with `compat`; killed after the test. */
+async function serve(compat: Compatibility, built: Worker = node): Promise<Served> {
   const workerd = findBinary("workerd");
   const file = `config-${String(server.port)}.capnp`;
-  writeFileSync(join(project.dir, file), config(modules, server.url, compat));
+  writeFileSync(join(built.project.dir, file), config(built.modules, server.url, compat));
   const child = start(workerd, ["serve", file, "--control-fd=3"], {
-    cwd: project.dir,
+    cwd: built.project.dir,
     timeoutMs: 30_000,
     stdio: ["ignore", "pipe", "pipe", "pipe"],
   });
@@ -210,5 +228,16 @@ describe("workerd", () => {
     const bounded = await report<CallReport>(served, "/getSlowItem?id=b3&clock=host");
     expect(bounded).toMatchObject({ error: { kind: "timeout", tier: "attempt", attempts: 1 } });
     expect(bounded.elapsedMs).toBeLessThan(ATTEMPT_MS + 1_000);
+  });
+
+  it("runs a platform: web build with no compatibility flags, its deadlines passed per call", async () => {
+    const served = await serve(NO_FLAGS, web);
+    const probe = await report<ProbeReport>(served, "/probe");
+    expect(probe.scope).toBeDefined();
+    expectProbeReport(probe, server);
+  });
+
+  it("does not load the default build with no compatibility flags: it imports node:async_hooks", async () => {
+    await expect(serve(NO_FLAGS)).rejects.toThrow(/node:async_hooks/);
   });
 });
