@@ -9,8 +9,10 @@ import {
   countBySeverity,
   diagnostic,
   DiagnosticSink,
+  type Acknowledged,
   type Diagnostic,
 } from "../diagnostics/diagnostic.js";
+import { acknowledgedCodes, acknowledgementAt } from "../program/acknowledge.js";
 import { emitOutputFolder, type EmitContext } from "../emit/index.js";
 import type { ProjectConfigInput } from "../language/schema.js";
 import type { ResolvedPolicy } from "../model/resolved.js";
@@ -43,8 +45,13 @@ export interface BuildOptions {
 
 export interface BuildResult {
   readonly checked: CheckResult;
-  /** Every diagnostic, including those of the write plans (conflicts, escapes). */
+  /** Every diagnostic, including those of the write plans (conflicts, escapes); not the acknowledged ones. */
   readonly diagnostics: readonly Diagnostic[];
+  /**
+   * The targets' notes the project file acknowledges (docs/targets.md, "Acknowledging notes"):
+   * counted, not printed, and not part of `diagnostics` (so not of the exit code either).
+   */
+  readonly acknowledged: readonly Acknowledged[];
   /** One plan per output folder; empty when checking found errors. */
   readonly plans: readonly Plan[];
   /** Whether files were written (false with `check`, or when errors stopped the build). */
@@ -65,6 +72,7 @@ export async function build(
   const stop = (diagnostics: readonly Diagnostic[]): BuildResult => ({
     checked,
     diagnostics,
+    acknowledged: [],
     plans: [],
     written: false,
   });
@@ -172,6 +180,31 @@ export async function build(
   }
 
   if (sink.hasErrors()) return stop(sink.all());
+
+  /**
+   * The entry of the project file that acknowledges a target's warning, if any: the project of
+   * the file the warning points into (a policy, or the project file itself), else the project
+   * of the output folder's policies when they share one.
+   */
+  const acknowledgement = (
+    d: Diagnostic,
+    policies: readonly ResolvedPolicy[],
+  ): Acknowledged | undefined => {
+    if (d.severity !== "warning" || d.note === undefined) return undefined;
+    const configs = new Set(policies.map((p) => checked.files.get(p.file)?.config));
+    const config =
+      checked.files.get(d.file)?.config ??
+      [...checked.projects.keys()].find((c) => displayPath(c, cwd) === d.file) ??
+      (configs.size === 1 ? [...configs][0] : undefined);
+    const project = config === undefined ? undefined : checked.projects.get(config);
+    if (config === undefined || project === undefined) return undefined;
+    if (!acknowledgedCodes(project.config).get(d.note.target)?.has(d.code)) return undefined;
+    const file = displayPath(config, cwd);
+    const source = checked.documents.get(file);
+    const span = source && acknowledgementAt(project.config, source, d.note.target, d.code);
+    return span ? { diagnostic: d, file, span } : undefined;
+  };
+  const acknowledged: Acknowledged[] = [];
   const plans: Plan[] = [];
   for (const [outDir, group] of [...groups].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const sourcePath = (p: ResolvedPolicy) => group.sources.get(p) ?? p.file;
@@ -188,7 +221,11 @@ export async function build(
       sourcePath,
     });
     for (const [path, text] of mesh.files) files.set(path, text);
-    sink.report(mesh.diagnostics);
+    for (const d of mesh.diagnostics) {
+      const entry = acknowledgement(d, group.policies);
+      if (entry) acknowledged.push(entry);
+      else sink.report(d);
+    }
     let plan: Plan;
     try {
       plan = await planWrite(outDir, files, {
@@ -204,7 +241,7 @@ export async function build(
           checked,
         ),
       );
-      return { ...stop(sink.all()), plans };
+      return { ...stop(sink.all()), acknowledged, plans };
     }
     plans.push(plan);
     const at = (path: string) => {
@@ -261,17 +298,28 @@ export async function build(
     }
   }
   const sorted = sink.all();
+  acknowledged.sort(
+    (a, b) =>
+      compare(a.diagnostic.file, b.diagnostic.file) ||
+      a.diagnostic.span.start - b.diagnostic.span.start ||
+      compare(a.diagnostic.code, b.diagnostic.code) ||
+      compare(a.diagnostic.message, b.diagnostic.message),
+  );
   if (options.check || countBySeverity(sorted).errors > 0)
-    return { checked, diagnostics: sorted, plans, written: false };
+    return { checked, diagnostics: sorted, acknowledged, plans, written: false };
   for (const plan of plans) {
     try {
       await applyPlan(plan);
     } catch (error) {
       sink.report(writeFailure(error, cwd, checked));
-      return { checked, diagnostics: sink.all(), plans, written: false };
+      return { checked, diagnostics: sink.all(), acknowledged, plans, written: false };
     }
   }
-  return { checked, diagnostics: sorted, plans, written: true };
+  return { checked, diagnostics: sorted, acknowledged, plans, written: true };
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Why an output folder may not be used (RG304), or undefined when it may. */

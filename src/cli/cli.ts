@@ -236,10 +236,13 @@ function reportBuild(
 ): number {
   const checked = result.checked;
   if (checked.unmatched.length > 0) return report(checked, opts.format, opts.maxWarnings, io);
+  const acknowledged = result.acknowledged;
   if (opts.format !== "pretty") {
-    io.stdout(format(opts.format, result.diagnostics, checked.sources));
-  } else if (result.diagnostics.length > 0) {
-    io.stdout(format("pretty", result.diagnostics, checked.sources, { color: io.color }));
+    io.stdout(format(opts.format, result.diagnostics, checked.sources, { acknowledged }));
+  } else if (result.diagnostics.length > 0 || acknowledged.length > 0) {
+    io.stdout(
+      format("pretty", result.diagnostics, checked.sources, { color: io.color, acknowledged }),
+    );
   }
   const { errors } = countBySeverity(result.diagnostics);
   if (errors > 0) {

@@ -16,6 +16,37 @@ export interface Diagnostic {
   readonly message: string;
   /** How to fix it, when there is something useful to say. */
   readonly hint?: string;
+  /** Set on the notes of `resgen build --target` (docs/targets.md, "Reading the notes"). */
+  readonly note?: TargetNote;
+}
+
+/**
+ * What a target's note is about, so the text output can group the notes that repeat (docs/targets.md,
+ * "Reading the notes") and a project file can acknowledge them per target.
+ */
+export interface TargetNote {
+  /** The target that made the note: istio, linkerd or grpc. */
+  readonly target: string;
+  /**
+   * Whether the note only says that a setting stays in the application's client: the target
+   * leaves it out, and nothing the target does differs from the policy.
+   */
+  readonly informational: boolean;
+  /** The operations the note names (none for a note about the dependency). */
+  readonly operations: readonly string[];
+  /** The message without the target and the operations. */
+  readonly text: string;
+}
+
+/**
+ * A diagnostic `resgen build` counts but does not print, because the project file acknowledges
+ * its code for its target (docs/targets.md, "Acknowledging notes"): the entry that does.
+ */
+export interface Acknowledged {
+  readonly diagnostic: Diagnostic;
+  /** The project file, as diagnostics name it, and the span of the list entry naming the code. */
+  readonly file: string;
+  readonly span: Span;
 }
 
 /** A diagnostic of `code`, with the code's severity. */

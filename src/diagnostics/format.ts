@@ -1,5 +1,5 @@
 import { CODES } from "./codes.js";
-import { countBySeverity, type Diagnostic } from "./diagnostic.js";
+import { countBySeverity, type Acknowledged, type Diagnostic } from "./diagnostic.js";
 import { LineIndex, type Position } from "./position.js";
 import { docsUrl, REPOSITORY_URL, VERSION } from "../version.js";
 
@@ -30,6 +30,11 @@ export class SourceTexts {
 
 export interface FormatOptions {
   readonly color?: boolean;
+  /**
+   * Diagnostics the project file acknowledges (docs/targets.md, "Acknowledging notes"): the text
+   * output counts them in its summary, JSON lists them apart, SARIF as suppressed results.
+   */
+  readonly acknowledged?: readonly Acknowledged[];
 }
 
 export function format(
@@ -42,9 +47,9 @@ export function format(
     case "pretty":
       return formatPretty(diagnostics, sources, options);
     case "json":
-      return formatJson(diagnostics, sources);
+      return formatJson(diagnostics, sources, options.acknowledged);
     case "sarif":
-      return formatSarif(diagnostics, sources);
+      return formatSarif(diagnostics, sources, options.acknowledged);
   }
 }
 
@@ -75,7 +80,7 @@ export function formatPretty(
   const dim = paint(color, "2");
   const cyan = paint(color, "36");
   const out: string[] = [];
-  for (const d of diagnostics) {
+  const frame = (d: Diagnostic): void => {
     const index = sources.index(d.file);
     const start = index.position(d.span.start);
     const end = index.position(Math.max(d.span.start, d.span.end - 1));
@@ -99,10 +104,75 @@ export function formatPretty(
     }
     if (d.hint) out.push(`${" ".repeat(gutter)} = hint: ${d.hint}`);
     out.push("");
+  };
+  // errors and the notes to act on first, each with its frame; then the informational notes of
+  // the targets, those that repeat as one group (docs/targets.md, "Reading the notes")
+  const { first, groups } = arrange(diagnostics);
+  for (const d of first) frame(d);
+  if (groups.length > 0) {
+    out.push(dim("informational: what the targets leave to the application's client"), "");
+  }
+  for (const group of groups) {
+    const [one] = group;
+    if (group.length === 1 && one) {
+      frame(one);
+      continue;
+    }
+    const head = group[0]!;
+    const note = head.note!;
+    const same = group.every((d) => d.note?.text === note.text);
+    const message = same ? note.text : CODES[head.code].title;
+    out.push(
+      `${yellow("warning")} ${dim(head.code)} ${note.target} (${group.length} places): ${message}`,
+    );
+    for (const d of group) {
+      const at = sources.position(d);
+      const ops = d.note?.operations ?? [];
+      const subject =
+        ops.length === 0
+          ? ""
+          : `${ops.length === 1 ? "operation" : "operations"} ${ops.join(", ")}`;
+      const detail = same ? subject : subject === "" ? d.note!.text : `${subject}: ${d.note!.text}`;
+      out.push(`  ${cyan(`${d.file}:${at.line}:${at.column}`)}${detail ? `  ${detail}` : ""}`);
+    }
+    const hint = head.hint;
+    if (hint !== undefined && group.every((d) => d.hint === hint)) out.push(`  = hint: ${hint}`);
+    out.push("");
   }
   const { errors, warnings } = countBySeverity(diagnostics);
-  out.push(`${plural(errors, "error")}, ${plural(warnings, "warning")}`);
+  const acknowledged = options.acknowledged ?? [];
+  const where = [...new Set(acknowledged.map((a) => a.file))].join(", ");
+  out.push(
+    `${plural(errors, "error")}, ${plural(warnings, "warning")}${acknowledged.length > 0 ? ` (${acknowledged.length} acknowledged in ${where})` : ""}`,
+  );
   return out.join("\n") + "\n";
+}
+
+/**
+ * The order of the text output: every diagnostic but the informational notes of the targets, as
+ * given; then those notes by code and target, each code of one target as one group in the order
+ * given. Errors are never grouped, nor are the notes to act on.
+ */
+function arrange(diagnostics: readonly Diagnostic[]): {
+  first: Diagnostic[];
+  groups: Diagnostic[][];
+} {
+  const first: Diagnostic[] = [];
+  const byKey = new Map<string, Diagnostic[]>();
+  for (const d of diagnostics) {
+    if (d.severity !== "warning" || !d.note?.informational) {
+      first.push(d);
+      continue;
+    }
+    const key = `${d.code}\0${d.note.target}`;
+    const group = byKey.get(key);
+    if (group) group.push(d);
+    else byKey.set(key, [d]);
+  }
+  const groups = [...byKey]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, group]) => group);
+  return { first, groups };
 }
 
 /** The columns [from, to) of the frame's lines to print: all of them when every line fits. */
@@ -163,9 +233,17 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
-/** Stable, documented JSON: one object per diagnostic with 1-based positions. */
-export function formatJson(diagnostics: readonly Diagnostic[], sources: SourceTexts): string {
-  const rows = diagnostics.map((d) => {
+/**
+ * Stable, documented JSON: one object per diagnostic with 1-based positions. Acknowledged
+ * diagnostics (docs/targets.md, "Acknowledging notes") are listed under `acknowledged`, each with
+ * the entry of the project file that acknowledges it, and counted in `summary.acknowledged`.
+ */
+export function formatJson(
+  diagnostics: readonly Diagnostic[],
+  sources: SourceTexts,
+  acknowledged: readonly Acknowledged[] = [],
+): string {
+  const row = (d: Diagnostic) => {
     const start = sources.position(d);
     const end = sources.index(d.file).position(d.span.end);
     return {
@@ -179,15 +257,65 @@ export function formatJson(diagnostics: readonly Diagnostic[], sources: SourceTe
       message: d.message,
       ...(d.hint === undefined ? {} : { hint: d.hint }),
     };
-  });
-  return (
-    JSON.stringify({ diagnostics: rows, summary: countBySeverity(diagnostics) }, null, 2) + "\n"
-  );
+  };
+  const out = {
+    diagnostics: diagnostics.map(row),
+    ...(acknowledged.length === 0
+      ? {}
+      : {
+          acknowledged: acknowledged.map((a) => {
+            const at = sources.index(a.file).position(a.span.start);
+            return {
+              ...row(a.diagnostic),
+              acknowledgedAt: { file: a.file, line: at.line, column: at.column },
+            };
+          }),
+        }),
+    summary: {
+      ...countBySeverity(diagnostics),
+      ...(acknowledged.length === 0 ? {} : { acknowledged: acknowledged.length }),
+    },
+  };
+  return JSON.stringify(out, null, 2) + "\n";
 }
 
-/** SARIF 2.1.0, the format GitHub code scanning uploads. */
-export function formatSarif(diagnostics: readonly Diagnostic[], sources: SourceTexts): string {
-  const used = [...new Set(diagnostics.map((d) => d.code))].sort();
+/**
+ * SARIF 2.1.0, the format GitHub code scanning uploads. Acknowledged diagnostics (docs/targets.md,
+ * "Acknowledging notes") follow the others as results with an external, accepted suppression
+ * located at the entry of the project file that acknowledges them, which code scanning shows as
+ * dismissed.
+ */
+export function formatSarif(
+  diagnostics: readonly Diagnostic[],
+  sources: SourceTexts,
+  acknowledged: readonly Acknowledged[] = [],
+): string {
+  const all = [...diagnostics, ...acknowledged.map((a) => a.diagnostic)];
+  const used = [...new Set(all.map((d) => d.code))].sort();
+  const region = (file: string, span: { start: number; end: number }) => {
+    const index = sources.index(file);
+    const start = index.position(span.start);
+    const end = index.position(span.end);
+    return {
+      startLine: start.line,
+      startColumn: start.column,
+      endLine: end.line,
+      endColumn: Math.max(end.column, end.line === start.line ? start.column + 1 : 1),
+    };
+  };
+  const location = (file: string, span: { start: number; end: number }) => ({
+    physicalLocation: {
+      artifactLocation: { uri: file.split("\\").join("/") },
+      region: region(file, span),
+    },
+  });
+  const result = (d: Diagnostic) => ({
+    ruleId: d.code,
+    ruleIndex: used.indexOf(d.code),
+    level: d.severity,
+    message: { text: d.hint ? `${d.message}\nHint: ${d.hint}` : d.message },
+    locations: [location(d.file, d.span)],
+  });
   const log = {
     $schema: "https://json.schemastore.org/sarif-2.1.0.json",
     version: "2.1.0",
@@ -210,29 +338,20 @@ export function formatSarif(diagnostics: readonly Diagnostic[], sources: SourceT
             })),
           },
         },
-        results: diagnostics.map((d) => {
-          const start = sources.position(d);
-          const end = sources.index(d.file).position(d.span.end);
-          return {
-            ruleId: d.code,
-            ruleIndex: used.indexOf(d.code),
-            level: d.severity,
-            message: { text: d.hint ? `${d.message}\nHint: ${d.hint}` : d.message },
-            locations: [
+        results: [
+          ...diagnostics.map(result),
+          ...acknowledged.map((a) => ({
+            ...result(a.diagnostic),
+            suppressions: [
               {
-                physicalLocation: {
-                  artifactLocation: { uri: d.file.split("\\").join("/") },
-                  region: {
-                    startLine: start.line,
-                    startColumn: start.column,
-                    endLine: end.line,
-                    endColumn: Math.max(end.column, end.line === start.line ? start.column + 1 : 1),
-                  },
-                },
+                kind: "external",
+                status: "accepted",
+                justification: `acknowledged for ${a.diagnostic.note?.target ?? "its target"} in ${a.file}`,
+                location: location(a.file, a.span),
               },
             ],
-          };
-        }),
+          })),
+        ],
       },
     ],
   };

@@ -20,6 +20,7 @@ import { isOpenApiDocument } from "../openapi/description.js";
 import type { Host } from "../source/host.js";
 import { DEFAULT_POLICY_GLOB, expandInputs, type Inputs } from "../source/inputs.js";
 import type { Task } from "../source/task.js";
+import { acknowledgeProblems } from "./acknowledge.js";
 import { Loader, type Project } from "./loader.js";
 import { resolveDescriptions, type Descriptions } from "./openapi.js";
 import { checkPolicySource } from "./resolve.js";
@@ -101,6 +102,11 @@ export function* checkProgram(
   const descriptionsOnly = new Set(
     loaded.filter((input) => !policyFiles.includes(input)).map(({ file }) => file),
   );
+  // entries of targets.acknowledge that cannot be acknowledged (docs/targets.md)
+  for (const project of loader.projects().values()) {
+    const source = loader.documents.get(loader.shown(project.file));
+    if (source) sink.report(acknowledgeProblems(project.config, source));
+  }
   return summarize(loader, sink, inputs, accepted, descriptionsOnly);
 }
 

@@ -108,8 +108,35 @@ export class MappingReport {
   }
 
   diagnostics(): Diagnostic[] {
-    return mergeFindings(this.notes).map((n) => findingDiagnostic(n, `${this.target}: `));
+    return mergeFindings(this.notes).map((n) => ({
+      ...findingDiagnostic(n, `${this.target}: `),
+      note: {
+        target: this.target,
+        informational: isInformational(this.target, n.code),
+        operations: n.operations ?? [],
+        text: n.message,
+      },
+    }));
   }
+}
+
+/**
+ * The notes that only say a setting stays in the application's client (docs/targets.md, "Reading
+ * the notes"): the target leaves the setting out, and what it does emit does not differ from the
+ * policy. Every other note is one to act on: the target does something the policy did not say
+ * (another attempt count, backoff, retry conditions, budget, per-host ejection for a breaker, a
+ * queue of 1 for 0, hedges without a budget), the application must do something (RG413), or two
+ * engines retry (RG416).
+ */
+const INFORMATIONAL: Readonly<Record<MeshTarget, readonly Code[]>> = {
+  istio: ["RG401", "RG403", "RG405", "RG406", "RG412", "RG414"],
+  linkerd: ["RG401", "RG402", "RG403", "RG404", "RG405", "RG406", "RG412", "RG414"],
+  grpc: ["RG401", "RG402", "RG403", "RG404", "RG405", "RG412", "RG414"],
+};
+
+/** Whether `code` from `target` is an informational note (see INFORMATIONAL). */
+export function isInformational(target: MeshTarget, code: Code): boolean {
+  return INFORMATIONAL[target].includes(code);
 }
 
 /**
