@@ -1,5 +1,5 @@
 // Deadlines: the Deadline class, ambient deadline and signal scopes, and remaining time in headers.
-import { ambient } from "./ambient.js";
+import { sharedStore } from "./ambient.js";
 import { systemClock, type Clock } from "./clock.js";
 
 /** Anything that can say how much time is left, in milliseconds. */
@@ -57,13 +57,7 @@ export interface AmbientScope {
   readonly degraded?: Set<string> | undefined;
 }
 
-/** Where the scope of the running code is kept: the part of AsyncLocalStorage the runtime uses. */
-export interface ScopeStore {
-  /** The scope the running code is in, or `undefined` outside every scope. */
-  getStore(): AmbientScope | undefined;
-  /** Runs `fn`, and everything it starts, in `scope`. */
-  run<T>(scope: AmbientScope, fn: () => T): T;
-}
+const ambient = sharedStore<AmbientScope>();
 
 /**
  * Runs `fn` with an ambient deadline that every call made inside it (through this runtime)
