@@ -519,7 +519,8 @@ function httpMethod(
   if (validator !== undefined) request.push(`validate: ${validator}`);
   const args: Doc[] = [
     n.constant,
-    code`(ctx) => ${R.sendHttp}<${response}>(request, ctx)`,
+    // `undefined`, not `void`: void is no type argument of a call (no-invalid-void-type)
+    code`(ctx) => ${R.sendHttp}<${op.response ? response : "undefined"}>(request, ctx)`,
     "options",
   ];
   // a call that sends no attempt (an open breaker) resolves the identity its attempt would have sent
@@ -571,6 +572,9 @@ function functionMethod(
 /**
  * `const path = ...;`. With parameters, `pathSegment` encodes each and refuses `.` and `..`
  * (docs/runtime.md, "HTTP"); its refusal is returned as a rejected promise, like every failure.
+ * The reason is what was thrown, as it was: `pathSegment`'s RangeError, or whatever a parameter's
+ * own `toString` threw; `as Error` only types it for Promise.reject (docs/build.md, "Guarantees of
+ * the generated code": lint-clean under strictTypeChecked).
  */
 function pathStatements(op: ResolvedOperation): Doc {
   const expression = pathExpression(op);
@@ -580,7 +584,8 @@ function pathStatements(op: ResolvedOperation): Doc {
     try {
       path = ${expression};
     } catch (error) {
-      return Promise.reject(error);
+      const reason = error as Error;
+      return Promise.reject(reason);
     }
   `;
 }

@@ -54,12 +54,14 @@ const NOT_TYPE: Readonly<Record<string, (v: string) => Doc>> = {
   array: (v) => `!Array.isArray(${v})`,
 };
 
-/** State of the function being written: its fresh names and whether it needs `problem`. */
+/** State of the function being written: its fresh names. */
 interface Scope {
   /** The function's own name, the base of its alternatives' names. */
   readonly name: string;
+  /** The number of the next fresh value or index (`v1`, `i1`). */
   next: number;
-  problem: boolean;
+  /** The number of the next fresh problem (`p1`), the result of a call. */
+  problems: number;
 }
 
 /** `if (test) return value;`, the return on a line of its own when it does not fit. */
@@ -129,12 +131,11 @@ export class Validators {
    * nothing is still written when `always` (a named schema others call).
    */
   #function(name: string, schema: JsonSchema, always: boolean): boolean {
-    const scope: Scope = { name, next: 1, problem: false };
+    const scope: Scope = { name, next: 1, problems: 1 };
     const body = this.#check(schema, "value", HERE, scope);
     if (body.length === 0 && !always) return false;
     this.#functions.push(code`
       function ${name}(${body.length === 0 ? "_value" : "value"}: unknown): string | undefined {
-        ${scope.problem ? "let problem: string | undefined;" : null}
         ${lines(body)}
         return undefined;
       }
@@ -181,13 +182,13 @@ export class Validators {
     return nullable && out.length > 0 ? wrap(`${v} !== null`, out) : out;
   }
 
-  /** `problem = callee(args); if (problem !== undefined) return <where> + problem;` */
+  /** `const pN = callee(args); if (pN !== undefined) return <where> + pN;` */
   #calls(callee: Doc, args: readonly Doc[], where: Where, scope: Scope): Doc[] {
-    scope.problem = true;
+    const problem = `p${String(scope.problems++)}`;
     const here = where.expr === undefined && where.suffix === "";
     return [
-      code`problem = ${call(callee, args)};`,
-      ifReturn("problem !== undefined", here ? "problem" : [pathOf(where), " + problem"]),
+      code`const ${problem} = ${call(callee, args)};`,
+      ifReturn(`${problem} !== undefined`, here ? problem : [pathOf(where), ` + ${problem}`]),
     ];
   }
 
@@ -222,17 +223,17 @@ export class Validators {
       const value = `v${scope.next++}`;
       const at: Where = { expr: where.expr, suffix: where.suffix + keySuffix(key) };
       const checks = this.#check(sub, value, at, scope);
+      // a name Object.prototype has (toString, constructor) would read the prototype's when
+      // absent, and its type would be the prototype's method: only an own property is read
+      const read =
+        key in Object.prototype
+          ? `const ${value}: unknown = Object.getOwnPropertyDescriptor(${v}, ${JSON.stringify(key)})?.value;`
+          : `const ${value} = ${v}[${JSON.stringify(key)}];`;
       if (required.has(key)) {
         out.push(this.#missing(key, v, where));
-        if (checks.length > 0)
-          out.push(`const ${value} = ${v}[${JSON.stringify(key)}];`, ...checks);
+        if (checks.length > 0) out.push(read, ...checks);
       } else if (checks.length > 0) {
-        // a name Object.prototype has (toString, constructor) would read the prototype's when absent
-        const read =
-          key in Object.prototype
-            ? `Object.hasOwn(${v}, ${JSON.stringify(key)}) ? ${v}[${JSON.stringify(key)}] : undefined`
-            : `${v}[${JSON.stringify(key)}]`;
-        out.push(`const ${value} = ${read};`, ...wrap(`${value} !== undefined`, checks));
+        out.push(read, ...wrap(`${value} !== undefined`, checks));
       }
     }
     const extra = schema.additionalProperties;
@@ -275,8 +276,8 @@ export class Validators {
     const at: Where = {
       expr:
         where.expr === undefined
-          ? `${opening} + ${index} + "]"`
-          : [where.expr, ` + ${opening} + ${index} + "]"`],
+          ? `${opening} + String(${index}) + "]"`
+          : [where.expr, ` + ${opening} + String(${index}) + "]"`],
       suffix: "",
     };
     const checks = this.#check(schema.items, item, at, scope);

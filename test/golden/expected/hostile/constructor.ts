@@ -196,7 +196,8 @@ export function createConstructorClient(config: ConstructorClientConfig): Constr
       try {
         path = "/it's/$" + pathSegment("x", input.x) + "/`tick`/" + pathSegment("id", input.id);
       } catch (error) {
-        return Promise.reject(error);
+        const reason = error as Error;
+        return Promise.reject(reason);
       }
       const query = {
         "weird-name\"; globalThis.pwned = 'query'; \"": own(
@@ -237,7 +238,11 @@ export function createConstructorClient(config: ConstructorClientConfig): Constr
         responseType: "none",
         maxResponseBytes: 8388608,
       };
-      return dependency.call(getThingOperation, (ctx) => sendHttp<void>(request, ctx), options);
+      return dependency.call(
+        getThingOperation,
+        (ctx) => sendHttp<undefined>(request, ctx),
+        options,
+      );
     },
     health: () => dependency.health(),
     subscribe: (observer) => dependency.subscribe(observer),

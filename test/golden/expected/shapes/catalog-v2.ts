@@ -292,7 +292,8 @@ export function createCatalogV2Client(config: CatalogV2ClientConfig): CatalogV2C
           "/variants/" +
           pathSegment("variant", input.variant);
       } catch (error) {
-        return Promise.reject(error);
+        const reason = error as Error;
+        return Promise.reject(reason);
       }
       const request: HttpRequest = {
         fetch: config.fetch,
@@ -326,14 +327,15 @@ export function createCatalogV2Client(config: CatalogV2ClientConfig): CatalogV2C
         responseType: "none",
         maxResponseBytes: 8388608,
       };
-      return dependency.call(pingOperation, (ctx) => sendHttp<void>(request, ctx), options);
+      return dependency.call(pingOperation, (ctx) => sendHttp<undefined>(request, ctx), options);
     },
     patchProduct(input, options) {
       let path: string;
       try {
         path = "/products/" + pathSegment("productId", input.productId);
       } catch (error) {
-        return Promise.reject(error);
+        const reason = error as Error;
+        return Promise.reject(reason);
       }
       const request: HttpRequest = {
         fetch: config.fetch,

@@ -62,7 +62,6 @@ export interface GetPetInput {
 export type PingResponse = string;
 
 function checkItem(value: unknown): string | undefined {
-  let problem: string | undefined;
   if (!isJsonObject(value)) return expectedType("", "object", value);
   if (!Object.hasOwn(value, "sku")) return missingProperty("", "sku");
   const v1 = value["sku"];
@@ -77,8 +76,8 @@ function checkItem(value: unknown): string | undefined {
   }
   const v4 = value["parent"];
   if (v4 !== undefined) {
-    problem = checkItem(v4);
-    if (problem !== undefined) return ".parent" + problem;
+    const p1 = checkItem(v4);
+    if (p1 !== undefined) return ".parent" + p1;
   }
   for (const key of Object.keys(value)) {
     if (key === "sku" || key === "price" || key === "status" || key === "parent") continue;
@@ -88,15 +87,14 @@ function checkItem(value: unknown): string | undefined {
 }
 
 function checkListItemsResponse(value: unknown): string | undefined {
-  let problem: string | undefined;
   if (!isJsonObject(value)) return expectedType("", "object", value);
   if (!Object.hasOwn(value, "items")) return missingProperty("", "items");
   const v1 = value["items"];
   if (!Array.isArray(v1)) return expectedType(".items", "array", v1);
   for (let i2 = 0; i2 < v1.length; i2++) {
     const v2: unknown = v1[i2];
-    problem = checkItem(v2);
-    if (problem !== undefined) return ".items[" + i2 + "]" + problem;
+    const p1 = checkItem(v2);
+    if (p1 !== undefined) return ".items[" + String(i2) + "]" + p1;
   }
   const v3 = value["next"];
   if (v3 !== undefined) {
@@ -117,7 +115,7 @@ function checkListItemsResponse(value: unknown): string | undefined {
     if (typeof v6 !== "number" && typeof v6 !== "string")
       return expectedType("[\"unit price\"]", "number or string", v6);
   }
-  const v7 = Object.hasOwn(value, "toString") ? value["toString"] : undefined;
+  const v7: unknown = Object.getOwnPropertyDescriptor(value, "toString")?.value;
   if (v7 !== undefined) {
     if (typeof v7 !== "string") return expectedType(".toString", "string", v7);
   }
@@ -148,9 +146,8 @@ function checkPet$1(value: unknown): string | undefined {
 }
 
 function checkPet(value: unknown): string | undefined {
-  let problem: string | undefined;
-  problem = noAlternative(value, [checkCat, checkPet$1]);
-  if (problem !== undefined) return problem;
+  const p1 = noAlternative(value, [checkCat, checkPet$1]);
+  if (p1 !== undefined) return p1;
   return undefined;
 }
 
@@ -295,7 +292,8 @@ export function createShopClient(config: ShopClientConfig): ShopClient {
       try {
         path = "/pets/" + pathSegment("id", input.id);
       } catch (error) {
-        return Promise.reject(error);
+        const reason = error as Error;
+        return Promise.reject(reason);
       }
       const request: HttpRequest = {
         fetch: config.fetch,

@@ -223,7 +223,8 @@ export function createVaultClient(config: VaultClientConfig): VaultClient {
       try {
         path = "/secrets/" + pathSegment("name", input.name);
       } catch (error) {
-        return Promise.reject(error);
+        const reason = error as Error;
+        return Promise.reject(reason);
       }
       const request: HttpRequest = {
         fetch: config.fetch,
@@ -259,7 +260,11 @@ export function createVaultClient(config: VaultClientConfig): VaultClient {
         responseType: "none",
         maxResponseBytes: 8388608,
       };
-      return dependency.call(openSessionOperation, (ctx) => sendHttp<void>(request, ctx), options);
+      return dependency.call(
+        openSessionOperation,
+        (ctx) => sendHttp<undefined>(request, ctx),
+        options,
+      );
     },
     listExports(options) {
       const path = "/exports";
@@ -275,7 +280,11 @@ export function createVaultClient(config: VaultClientConfig): VaultClient {
         responseType: "none",
         maxResponseBytes: 8388608,
       };
-      return dependency.call(listExportsOperation, (ctx) => sendHttp<void>(request, ctx), options);
+      return dependency.call(
+        listExportsOperation,
+        (ctx) => sendHttp<undefined>(request, ctx),
+        options,
+      );
     },
     ping(options) {
       const path = "/ping";
@@ -290,7 +299,7 @@ export function createVaultClient(config: VaultClientConfig): VaultClient {
         responseType: "none",
         maxResponseBytes: 8388608,
       };
-      return dependency.call(pingOperation, (ctx) => sendHttp<void>(request, ctx), options);
+      return dependency.call(pingOperation, (ctx) => sendHttp<undefined>(request, ctx), options);
     },
     health: () => dependency.health(),
     subscribe: (observer) => dependency.subscribe(observer),
