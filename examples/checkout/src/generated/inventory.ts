@@ -181,7 +181,8 @@ export function createInventoryClient(config: InventoryClientConfig): InventoryC
       try {
         path = "/items/" + pathSegment("sku", input.sku) + "/stock";
       } catch (error) {
-        return Promise.reject(error);
+        const reason = error as Error;
+        return Promise.reject(reason);
       }
       const request: HttpRequest = {
         fetch: config.fetch,
@@ -208,7 +209,8 @@ export function createInventoryClient(config: InventoryClientConfig): InventoryC
           "/reservations/" +
           pathSegment("reservationId", input.reservationId);
       } catch (error) {
-        return Promise.reject(error);
+        const reason = error as Error;
+        return Promise.reject(reason);
       }
       const request: HttpRequest = {
         fetch: config.fetch,

@@ -183,7 +183,8 @@ export function createPaymentsClient(config: PaymentsClientConfig): PaymentsClie
       try {
         path = "/charges/" + pathSegment("chargeId", input.chargeId);
       } catch (error) {
-        return Promise.reject(error);
+        const reason = error as Error;
+        return Promise.reject(reason);
       }
       const request: HttpRequest = {
         fetch: config.fetch,

@@ -183,7 +183,8 @@ export function createRecommendationsClient(
       try {
         path = "/users/" + pathSegment("userId", input.userId) + "/recommendations";
       } catch (error) {
-        return Promise.reject(error);
+        const reason = error as Error;
+        return Promise.reject(reason);
       }
       const query = { limit: own(input.query, "limit") };
       const request: HttpRequest = {
@@ -218,7 +219,11 @@ export function createRecommendationsClient(
         responseType: "none",
         maxResponseBytes: 8388608,
       };
-      return dependency.call(recordClickOperation, (ctx) => sendHttp<void>(request, ctx), options);
+      return dependency.call(
+        recordClickOperation,
+        (ctx) => sendHttp<undefined>(request, ctx),
+        options,
+      );
     },
     health: () => dependency.health(),
     subscribe: (observer) => dependency.subscribe(observer),

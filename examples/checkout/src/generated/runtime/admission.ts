@@ -37,7 +37,10 @@ export interface AdmissionSettings {
 /** Slots kept for a priority and those above it; the lowest priority has none to keep. */
 export type Reserve = Readonly<Partial<Record<Exclude<Priority, "low">, number>>>;
 
-/** The reserve when the settings give none: one slot for `critical` when there are at least two slots, else none. */
+/**
+ * The reserve when the settings give none: one slot for `critical` when there are at least two
+ * slots, else none.
+ */
 export function defaultReserve(maxConcurrent: number): Reserve {
   return maxConcurrent >= 2 ? { critical: 1 } : {};
 }
@@ -57,7 +60,10 @@ export interface AdaptiveLimitSettings {
   readonly backoff: number;
 }
 
-/** Why a request was not admitted: `overload` (queue full or waited too long) or `expired` (its deadline passed while it waited). */
+/**
+ * Why a request was not admitted: `overload` (queue full or waited too long) or `expired` (its
+ * deadline passed while it waited).
+ */
 export type ShedReason = "overload" | "expired";
 
 /**
@@ -115,15 +121,18 @@ export class AdmissionGate {
     this.#limit = settings.maxConcurrent;
     const reserve = settings.reserve ?? defaultReserve(settings.maxConcurrent);
     const held = [0];
-    for (const priority of PRIORITIES.slice(0, -1))
-      held.push(held[held.length - 1]! + Math.max(0, reserve[priority as keyof Reserve] ?? 0));
+    let sum = 0;
+    for (const priority of PRIORITIES.slice(0, -1)) {
+      sum += Math.max(0, reserve[priority as keyof Reserve] ?? 0);
+      held.push(sum);
+    }
     this.#held = held;
   }
 
   // slots a request of this rank may fill; never below one, so an adaptive limit cut below the
   // reserves cannot starve the lower priorities for good
   #cap(rank: number): number {
-    const cap = Math.floor(this.#limit) - this.#held[rank]!;
+    const cap = Math.floor(this.#limit) - (this.#held[rank] ?? 0);
     return cap > 1 ? cap : 1;
   }
 
@@ -159,7 +168,9 @@ export class AdmissionGate {
       this.#finish(waiter);
       waiter.shed(expires ? "expired" : "overload", expires ? "expired" : "queue-timeout");
     }, waitMs);
-    this.#queues[rank]!.push(waiter);
+    const queue = this.#queues[rank];
+    if (queue === undefined) return false;
+    queue.push(waiter);
     this.#queued++;
     return () => {
       if (!waiter.done) this.#finish(waiter);
@@ -221,11 +232,12 @@ export class AdmissionGate {
   // the oldest waiter of the highest priority, left in its queue (finishing it removes it)
   #oldestFirst(): Waiter | undefined {
     for (let rank = 0; rank < this.#queues.length; rank++) {
-      const queue = this.#queues[rank]!;
-      let head = this.#heads[rank]!;
+      const queue = this.#queues[rank];
+      if (queue === undefined) break;
+      let head = this.#heads[rank] ?? 0;
       while (head < queue.length) {
-        const waiter = queue[head]!;
-        if (!waiter.done) {
+        const waiter = queue[head];
+        if (waiter !== undefined && !waiter.done) {
           this.#compact(rank, head);
           return waiter;
         }
@@ -238,15 +250,20 @@ export class AdmissionGate {
 
   #newestBelow(rank: number): Waiter | undefined {
     for (let r = this.#queues.length - 1; r > rank; r--) {
-      const queue = this.#queues[r]!;
-      for (let i = queue.length - 1; i >= this.#heads[r]!; i--)
-        if (!queue[i]!.done) return queue[i];
+      const queue = this.#queues[r];
+      if (queue === undefined) continue;
+      const head = this.#heads[r] ?? 0;
+      for (let i = queue.length - 1; i >= head; i--) {
+        const waiter = queue[i];
+        if (waiter !== undefined && !waiter.done) return waiter;
+      }
     }
     return undefined;
   }
 
   #compact(rank: number, head: number): void {
-    const queue = this.#queues[rank]!;
+    const queue = this.#queues[rank];
+    if (queue === undefined) return;
     if (head >= queue.length) {
       queue.length = 0;
       this.#heads[rank] = 0;

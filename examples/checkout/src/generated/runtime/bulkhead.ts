@@ -177,7 +177,8 @@ export class Bulkhead {
     return new ResilienceError({
       kind: "deadline",
       tier: "deadline",
-      message: `${this.#dependency}.${operation}: deadline reached while waiting for a bulkhead slot`,
+      message:
+        `${this.#dependency}.${operation}: ` + "deadline reached while waiting for a bulkhead slot",
       dependency: this.#dependency,
       operation,
       withoutStack: true,
@@ -200,9 +201,10 @@ export class Bulkhead {
     }
     const detail =
       reason === "full"
-        ? `all ${this.settings.maxConcurrent} slots busy`
+        ? `all ${String(this.settings.maxConcurrent)} slots busy`
         : reason === "queue-full"
-          ? `all ${this.settings.maxConcurrent} slots busy and ${this.settings.maxQueue} waiting`
+          ? `all ${String(this.settings.maxConcurrent)} slots busy and ` +
+            `${String(this.settings.maxQueue)} waiting`
           : reason === "evicted"
             ? "evicted from the queue by a newer call"
             : "no slot freed up in time";

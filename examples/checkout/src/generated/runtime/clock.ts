@@ -202,7 +202,13 @@ export function armEntry(
       return entry;
     }
   }
-  return clock.setTimer(() => entry[DUE](), delayMs, now);
+  return clock.setTimer(
+    () => {
+      entry[DUE]();
+    },
+    delayMs,
+    now,
+  );
 }
 
 /**

@@ -96,7 +96,10 @@ export class ResilienceError extends Error {
   declare readonly body: string | undefined;
   /** Wait requested by the server's `Retry-After` header, in milliseconds; `undefined` if none. */
   declare readonly retryAfterMs: number | undefined;
-  /** The time limit that fired (`connect`, `headers`, `attempt`, `queue`, `deadline`); `undefined` when none did. */
+  /**
+   * The time limit that fired (`connect`, `headers`, `attempt`, `queue`, `deadline`); `undefined`
+   * when none did.
+   */
   declare readonly tier: TimeoutTier | undefined;
   /** Failures of the other hedged copies, when every copy failed (this one launched first). */
   declare others: readonly ResilienceError[];

@@ -104,7 +104,10 @@ export type ResilienceEvent =
       /** The breaker rejected an attempt without calling the dependency. */
       readonly type: "breaker-rejected";
       readonly state: BreakerStateName;
-      /** Share of calls admitted, when a `closed` breaker ramping up after recovery rejected this one. */
+      /**
+       * Share of calls admitted, when a `closed` breaker ramping up after recovery rejected this
+       * one.
+       */
       readonly admitted?: number | undefined;
     })
   | (EventBase & {
@@ -141,7 +144,9 @@ export type ResilienceEvent =
       readonly ageMs: number | undefined;
     });
 
-/** Receives every {@link ResilienceEvent}. Errors it throws are swallowed: they never break a call. */
+/**
+ * Receives every {@link ResilienceEvent}. Errors it throws are swallowed: they never break a call.
+ */
 export type Observer = (event: ResilienceEvent) => void;
 
 const NO_OBSERVERS: readonly Observer[] = [];

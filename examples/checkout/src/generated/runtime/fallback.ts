@@ -19,7 +19,10 @@ export type FallbackSettings =
       readonly kind: "stale";
       readonly maxAgeMs: number;
       readonly maxEntries: number;
-      /** Headers listed by the policy that partition the cache, besides Authorization, Cookie and every per-call header. */
+      /**
+       * Headers listed by the policy that partition the cache, besides Authorization, Cookie and
+       * every per-call header.
+       */
       readonly vary?: readonly string[] | undefined;
       /** What a miss serves; `null` or absent: the failure is thrown. */
       readonly otherwise?: StaleMiss | null | undefined;
@@ -153,7 +156,10 @@ export class StaleCache {
     }
   }
 
-  /** The entry under `key` if younger than `maxAgeMs` at clock time `now` (marking it recently used). */
+  /**
+   * The entry under `key` if younger than `maxAgeMs` at clock time `now` (marking it recently
+   * used).
+   */
   get(key: string, now: number): { readonly data: unknown; readonly ageMs: number } | undefined {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;

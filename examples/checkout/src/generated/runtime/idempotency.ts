@@ -3,7 +3,9 @@
 // Idempotency keys: their settings and how a key is made.
 /** Idempotency-key settings of an operation. */
 export interface IdempotencySettings {
-  /** Request header that carries the key (e.g. `Idempotency-Key`); `null` for function transports. */
+  /**
+   * Request header that carries the key (e.g. `Idempotency-Key`); `null` for function transports.
+   */
   readonly header: string | null;
 }
 

@@ -3,7 +3,9 @@
 // Structured logging of runtime events.
 import type { Observer } from "./events.js";
 
-/** Fields of a structured log line: flat values with bounded cardinality (names, states, counts). */
+/**
+ * Fields of a structured log line: flat values with bounded cardinality (names, states, counts).
+ */
 export type LogFields = Readonly<Record<string, string | number | boolean>>;
 
 /** Where log lines go. Adapt your logger (pino, winston, console) with two one-line functions. */
@@ -16,10 +18,12 @@ export interface Logger {
 
 /** Writes one JSON object per line to `console.warn` / `console.info`. */
 export const consoleLogger: Logger = {
-  warn: (message, fields) =>
-    console.warn(JSON.stringify({ level: "warn", msg: message, ...fields })),
-  info: (message, fields) =>
-    console.info(JSON.stringify({ level: "info", msg: message, ...fields })),
+  warn: (message, fields) => {
+    console.warn(JSON.stringify({ level: "warn", msg: message, ...fields }));
+  },
+  info: (message, fields) => {
+    console.info(JSON.stringify({ level: "info", msg: message, ...fields }));
+  },
 };
 
 /** Drops every line (for tests). */

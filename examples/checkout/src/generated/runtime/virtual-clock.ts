@@ -13,7 +13,10 @@ export interface VirtualClock extends Clock {
   advance(ms: number): Promise<void>;
   /** Moves time forward to `time` (no-op if already past it), firing every timer that falls due. */
   advanceTo(time: number): Promise<void>;
-  /** Fires timers one after another until none are left, or `maxTimers` have fired (default 100,000). */
+  /**
+   * Fires timers one after another until none are left, or `maxTimers` have fired (default
+   * 100,000).
+   */
   runAll(maxTimers?: number): Promise<void>;
   /** Lets pending promise callbacks run without moving time. */
   flush(): Promise<void>;
@@ -48,8 +51,8 @@ export function createVirtualClock(startMs = 0, epochMs = 0): VirtualClock {
     let i = heap.length - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      const p = heap[parent]!;
-      if (!before(entry, p)) break;
+      const p = heap[parent];
+      if (p === undefined || !before(entry, p)) break;
       heap[i] = p;
       i = parent;
     }
@@ -63,11 +66,17 @@ export function createVirtualClock(startMs = 0, epochMs = 0): VirtualClock {
     let i = 0;
     for (;;) {
       const l = 2 * i + 1;
-      if (l >= heap.length) break;
-      const r = l + 1;
-      const child = r < heap.length && before(heap[r]!, heap[l]!) ? r : l;
-      if (!before(heap[child]!, last)) break;
-      heap[i] = heap[child]!;
+      const left = heap[l];
+      if (left === undefined) break;
+      const right = heap[l + 1];
+      let child = l;
+      let next = left;
+      if (right !== undefined && before(right, left)) {
+        child = l + 1;
+        next = right;
+      }
+      if (!before(next, last)) break;
+      heap[i] = next;
       i = child;
     }
     heap[i] = last;
@@ -75,8 +84,11 @@ export function createVirtualClock(startMs = 0, epochMs = 0): VirtualClock {
   };
 
   const nextLive = (): Entry | undefined => {
-    while (heap.length > 0 && !heap[0]!.live) pop();
-    return heap[0];
+    for (;;) {
+      const top = heap[0];
+      if (top === undefined || top.live) return top;
+      pop();
+    }
   };
 
   // A macrotask turn drains every queued promise callback, however long the chain.

@@ -84,9 +84,9 @@ export class TimeWindow implements OutcomeWindow {
         buckets[b + SLOW_CALLS] = 0;
       }
     }
-    buckets[b + CALLS]!++;
-    if (failed) buckets[b + FAILURES]!++;
-    if (slow) buckets[b + SLOW_CALLS]!++;
+    buckets[b + CALLS] = (buckets[b + CALLS] ?? 0) + 1;
+    if (failed) buckets[b + FAILURES] = (buckets[b + FAILURES] ?? 0) + 1;
+    if (slow) buckets[b + SLOW_CALLS] = (buckets[b + SLOW_CALLS] ?? 0) + 1;
   }
 
   counts(now: number): WindowCounts {
@@ -96,11 +96,12 @@ export class TimeWindow implements OutcomeWindow {
     let failures = 0;
     let slowCalls = 0;
     for (let b = 0; b < buckets.length; b += FIELDS) {
-      const age = current - buckets[b + SLICE]!;
+      // a cleared slice is NaN, and so is its age: never in the window
+      const age = current - (buckets[b + SLICE] ?? Number.NaN);
       if (age >= 0 && age < this.#size) {
-        calls += buckets[b + CALLS]!;
-        failures += buckets[b + FAILURES]!;
-        slowCalls += buckets[b + SLOW_CALLS]!;
+        calls += buckets[b + CALLS] ?? 0;
+        failures += buckets[b + FAILURES] ?? 0;
+        slowCalls += buckets[b + SLOW_CALLS] ?? 0;
       }
     }
     return { calls, failures, slowCalls };
@@ -130,7 +131,7 @@ export class CountWindow implements OutcomeWindow {
   record(_now: number, failed: boolean, slow: boolean): void {
     const size = this.#ring.length;
     if (this.#filled === size) {
-      const old = this.#ring[this.#next]!;
+      const old = this.#ring[this.#next] ?? 0;
       if ((old & FAILED) !== 0) this.#failures--;
       if ((old & SLOW) !== 0) this.#slow--;
     } else {
