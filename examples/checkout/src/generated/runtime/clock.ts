@@ -57,6 +57,17 @@ interface TimerList {
 
 const lists = new Map<number, TimerList>();
 
+/**
+ * Lets a host timer keep the process alive (`keep`) or not. Node's timers have `ref()` and
+ * `unref()`; a browser's timer is a number that has neither and needs neither, there being no
+ * process to keep alive (docs/platforms.md, "platform: web").
+ */
+function hold(timer: ReturnType<typeof setTimeout>, keep: boolean): void {
+  const handle = timer as { ref?: () => unknown; unref?: () => unknown };
+  if (keep) handle.ref?.();
+  else handle.unref?.();
+}
+
 /** The method a {@link TimerEntry} runs when it falls due. */
 export const DUE: unique symbol = Symbol("resgen.timer.due");
 
@@ -96,7 +107,7 @@ export abstract class TimerEntry {
       if (list.node === undefined) {
         if (!list.firing) list.node = setTimeout(fireDue, delayMs, list);
       } else if (list.head === entry) {
-        list.node.ref();
+        hold(list.node, true);
       }
     };
     unlink = (entry) => {
@@ -111,7 +122,7 @@ export abstract class TimerEntry {
       else next.#prev = prev;
       // Idle: the Node timer stays armed (re-arming it on the next call would cost more than this)
       // but no longer keeps the process alive; when it fires with nothing due, the list goes away.
-      if (list.head === undefined) list.node?.unref();
+      if (list.head === undefined && list.node !== undefined) hold(list.node, false);
     };
     fireDue = (list) => {
       list.node = undefined;

@@ -31,6 +31,14 @@ interface Entry {
   live: boolean;
 }
 
+/**
+ * Runs `fn` in a later macrotask: `setImmediate` where the host has it (Node, Bun, Deno), else
+ * `setTimeout(fn, 0)`, as in a browser.
+ */
+const macrotask: (fn: () => void) => unknown =
+  (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate ??
+  ((fn) => setTimeout(fn, 0));
+
 function before(a: Entry, b: Entry): boolean {
   return a.at < b.at || (a.at === b.at && a.seq < b.seq);
 }
@@ -92,7 +100,7 @@ export function createVirtualClock(startMs = 0, epochMs = 0): VirtualClock {
   };
 
   // A macrotask turn drains every queued promise callback, however long the chain.
-  const flush = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
+  const flush = (): Promise<void> => new Promise<void>((resolve) => macrotask(resolve));
 
   const advanceTo = async (time: number): Promise<void> => {
     await flush();
