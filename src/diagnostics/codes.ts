@@ -267,7 +267,6 @@ export const CODES = {
     title: "Runtime package on platform: web",
     help: "`runtime: package` imports the runtime resgen ships compiled, which keeps ambient deadlines in AsyncLocalStorage; `platform: web` is for hosts without it. Under `platform: web` the runtime is written into the output folder, built without AsyncLocalStorage (docs/platforms.md).",
     fix: "Remove `runtime: package` (the runtime is then vendored), or use `platform: node` where the host has AsyncLocalStorage.",
-    example: "version: 1\nplatform: web\nruntime: package\n",
   },
   RG309: {
     severity: "error",
