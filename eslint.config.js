@@ -74,7 +74,6 @@ export default defineConfig(
     // strictTypeChecked config (docs/build.md, "Guarantees of the generated code"): the
     // relaxations above do not apply to it.
     files: ["templates/runtime/**/*.ts"],
-    ignores: ["templates/runtime/deadline.ts"],
     rules: stock,
   },
   {

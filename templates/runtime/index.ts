@@ -1,4 +1,5 @@
-// The runtime's full index, for generated clients and the runtime's own tests; users import docs/runtime.md's public surface from public.ts.
+// The runtime's full index, for generated clients and the runtime's own tests; users import
+// docs/runtime.md's public surface from public.ts.
 export {
   AdmissionGate,
   defaultReserve,

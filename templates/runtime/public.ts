@@ -1,4 +1,5 @@
-// The runtime's public surface, re-exported by the output's index.ts: what code that uses generated clients names (docs/runtime.md, "Public surface").
+// The runtime's public surface, re-exported by the output's index.ts: what code that uses
+// generated clients names (docs/runtime.md, "Public surface").
 //
 // Everything a generated client's or middleware's signature refers to is here, with the error
 // guards, events, deadlines and the test doubles. The building blocks behind them (breaker,

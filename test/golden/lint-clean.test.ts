@@ -20,15 +20,6 @@ const SCENARIOS = {
 
 const WIDTH = 100;
 
-// Runtime files that are being reworked and do not pass yet, by check: each is expected to fail
-// that check (so an entry that is no longer needed fails the test and is removed).
-const PENDING_LINT: ReadonlySet<string> = new Set(["runtime/deadline.ts"]);
-const PENDING_WIDTH: ReadonlySet<string> = new Set([
-  "runtime/deadline.ts",
-  "runtime/index.ts",
-  "runtime/public.ts",
-]);
-
 /** The strict settings of docs/build.md's guarantees, as a project's tsconfig.json. */
 const TSCONFIG = {
   compilerOptions: {
@@ -48,7 +39,7 @@ const TSCONFIG = {
   include: ["**/*.ts"],
 };
 
-/** `scenario/path` of a generated file, as the pending sets name runtime files. */
+/** `scenario/path` of a generated file. */
 function fileOf(dir: string, path: string): { scenario: string; file: string } {
   const [scenario = "", ...rest] = relative(dir, path).split(/[\\/]/);
   return { scenario, file: rest.join("/") };
@@ -106,35 +97,25 @@ describe("generated code", () => {
 
   it("passes typescript-eslint's strictTypeChecked config unchanged", () => {
     const problems: string[] = [];
-    const pending = new Set<string>();
     for (const result of results) {
       const { scenario, file } = fileOf(dir, result.filePath);
-      for (const m of result.messages) {
-        if (PENDING_LINT.has(file)) {
-          pending.add(file);
-          continue;
-        }
+      for (const m of result.messages)
         problems.push(`${scenario}/${file}:${m.line}:${m.column} ${m.ruleId ?? ""} ${m.message}`);
-      }
     }
     expect(problems).toEqual([]);
-    expect([...pending].sort()).toEqual([...PENDING_LINT].sort());
   });
 
   it(`keeps every line within ${WIDTH} columns`, () => {
     const long: string[] = [];
-    const pending = new Set<string>();
     for (const result of results) {
       const { scenario, file } = fileOf(dir, result.filePath);
       readFileSync(result.filePath, "utf8")
         .split("\n")
         .forEach((line, i) => {
-          if (line.length <= WIDTH) return;
-          if (PENDING_WIDTH.has(file)) pending.add(file);
-          else long.push(`${scenario}/${file}:${String(i + 1)} (${String(line.length)})`);
+          if (line.length > WIDTH)
+            long.push(`${scenario}/${file}:${String(i + 1)} (${String(line.length)})`);
         });
     }
     expect(long).toEqual([]);
-    expect([...pending].sort()).toEqual([...PENDING_WIDTH].sort());
   });
 });

@@ -125,12 +125,18 @@ export function currentDeadline(): Deadline | undefined {
   return ambient.getStore()?.deadline;
 }
 
-/** The ambient scope (deadline and signal) the current call runs in, read once per call by the stack. */
+/**
+ * The ambient scope (deadline and signal) the current call runs in, read once per call by the
+ * stack.
+ */
 export function currentScope(): AmbientScope | undefined {
   return ambient.getStore();
 }
 
-/** The ambient abort signal set by {@link withDeadlineAndSignal}, or `undefined` when there is none. */
+/**
+ * The ambient abort signal set by {@link withDeadlineAndSignal}, or `undefined` when there is
+ * none.
+ */
 export function currentSignal(): AbortSignal | undefined {
   return ambient.getStore()?.signal;
 }
@@ -197,7 +203,9 @@ function joinSignals(a: AbortSignal, b: AbortSignal): JoinedSignal {
     return { signal: controller.signal, release: noRelease };
   }
   // the call settles soon after an abort, and its release removes both listeners
-  const onAbort = (event: Event): void => controller.abort((event.target as AbortSignal).reason);
+  const onAbort = (event: Event): void => {
+    controller.abort((event.target as AbortSignal).reason);
+  };
   const release = (): void => {
     a.removeEventListener("abort", onAbort);
     b.removeEventListener("abort", onAbort);
@@ -237,12 +245,12 @@ export function encodeTimeout(ms: number, format: DeadlineFormat): string {
   if (value >= 1) {
     for (const [unit, size] of GRPC_UNITS.slice(2)) {
       const count = Math.floor(value / size);
-      if (count <= GRPC_MAX) return `${count}${unit}`;
+      if (count <= GRPC_MAX) return String(count) + unit;
     }
-    return `${GRPC_MAX}H`;
+    return String(GRPC_MAX) + "H";
   }
   const micros = Math.floor(value * 1_000);
-  return micros >= 1 ? `${micros}u` : `${Math.floor(value * 1_000_000)}n`;
+  return micros >= 1 ? String(micros) + "u" : String(Math.floor(value * 1_000_000)) + "n";
 }
 
 /**
