@@ -210,7 +210,18 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
     .option("--openapi <file>", "make the first policy from this OpenAPI description")
     .option("--base-url <url>", "make a hand-written first policy with one GET operation")
     .option("--name <dependency>", "the dependency's name (default: from the URL or the file name)")
-    .action(async (opts: { dir?: string; openapi?: string; baseUrl?: string; name?: string }) => {
+    .addOption(
+      new Option(
+        "--runtime <where>",
+        "vendored: write the runtime into the output folder; package: import it from resgen",
+      ).choices(["vendored", "package"]),
+    )
+    .addOption(
+      new Option("--platform <platform>", "web: build for hosts without AsyncLocalStorage").choices(
+        ["node", "web"],
+      ),
+    )
+    .action(async (opts: InitFlags) => {
       exitCode = await runInit(opts, io);
     });
 
@@ -360,10 +371,17 @@ function clockTime(date: Date): string {
 }
 
 /** `resgen init`: one line per file (written, appended to, skipped), then what to do next. */
-async function runInit(
-  opts: { dir?: string; openapi?: string; baseUrl?: string; name?: string },
-  io: Io,
-): Promise<number> {
+/** The options of `resgen init`, as commander parses them. */
+interface InitFlags {
+  dir?: string;
+  openapi?: string;
+  baseUrl?: string;
+  name?: string;
+  runtime?: "vendored" | "package";
+  platform?: "node" | "web";
+}
+
+async function runInit(opts: InitFlags, io: Io): Promise<number> {
   const plan = await planInit({ cwd: io.cwd, ...opts });
   if (!plan.ok) {
     if (plan.diagnostics.length > 0)
@@ -409,6 +427,11 @@ function initNext(plan: InitPlan, cwd: string): string {
   const variable = camelCase(plan.dependency);
   const from = displayPath(dirname(plan.out), cwd);
   const commands: [string, string][] = [];
+  if (plan.runtimePackage)
+    commands.push([
+      "npm i resgen",
+      "runtime: package: the clients import resgen/runtime at run time",
+    ]);
   if (plan.install.length > 0)
     commands.push([`npm i -D ${plan.install.join(" ")}`, "what the ESLint config imports"]);
   commands.push([

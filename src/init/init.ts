@@ -50,6 +50,10 @@ export interface InitOptions {
   readonly baseUrl?: string | undefined;
   /** The dependency's name; by default from the URL's host or the description's file name. */
   readonly name?: string | undefined;
+  /** `runtime:` of the project file it writes (docs/runtime-package.md). */
+  readonly runtime?: "vendored" | "package" | undefined;
+  /** `platform:` of the project file it writes (docs/platforms.md). */
+  readonly platform?: "node" | "web" | undefined;
 }
 
 /** One file of the plan, by absolute path. */
@@ -71,6 +75,8 @@ export interface InitPlan {
   readonly baseUrl: string | undefined;
   /** Lines to add to the project's own ESLint config, when init does not write one. */
   readonly eslintLines: readonly string[] | undefined;
+  /** Whether the clients import the runtime from the package, which makes resgen a dependency. */
+  readonly runtimePackage: boolean;
   /** Whether package.json says `"type": "module"`, as the generated ES modules need under NodeNext. */
   readonly esm: boolean;
   /** What to install for the ESLint config init writes, when package.json does not have it. */
@@ -148,6 +154,12 @@ export async function planInit(options: InitOptions): Promise<InitPlan | InitRef
   const config = join(dir, CONFIG_FILE);
   let policies = DEFAULT_POLICY_GLOB;
   let out = DEFAULT_OUT;
+  if (options.runtime === "package" && options.platform === "web")
+    return refuse(
+      2,
+      "--runtime package cannot be used with --platform web: the packaged runtime keeps ambient deadlines in AsyncLocalStorage (RG308)",
+    );
+  let runtimePackage = options.runtime === "package";
   if (existsSync(config)) {
     const read = await readInput(config);
     if (!("text" in read)) return refuse(2, `${shown(config)}: ${read.problem}`);
@@ -161,9 +173,23 @@ export async function planInit(options: InitOptions): Promise<InitPlan | InitRef
     const globs = validated.value.policies ?? DEFAULT_POLICY_GLOB;
     policies = typeof globs === "string" ? globs : globs[0]!;
     out = validated.value.out ?? DEFAULT_OUT;
+    // init never edits the project file: a setting it would change is the user's to make
+    const differs = [
+      ["runtime", options.runtime, validated.value.runtime ?? "vendored"],
+      ["platform", options.platform, validated.value.platform ?? "node"],
+    ].find(([, asked, has]) => asked !== undefined && asked !== has);
+    if (differs !== undefined)
+      return refuse(
+        2,
+        `${shown(config)} exists and says ${differs[0] ?? ""}: ${differs[2] ?? ""}: set ${differs[0] ?? ""}: ${differs[1] ?? ""} in it yourself (docs/policy.md, "The project file")`,
+      );
+    runtimePackage = validated.value.runtime === "package";
     steps.push({ kind: "skip", file: config, reason: "it exists; its policies and out are used" });
   } else {
-    const text = configText(policies, out);
+    const text = configText(policies, out, {
+      ...(options.runtime === undefined ? {} : { runtime: options.runtime }),
+      ...(options.platform === undefined ? {} : { platform: options.platform }),
+    });
     steps.push({ kind: "write", file: config, text });
     added.set(config, text);
   }
@@ -291,6 +317,7 @@ export async function planInit(options: InitOptions): Promise<InitPlan | InitRef
     out: outDir,
     baseUrl,
     eslintLines: lines,
+    runtimePackage,
     esm: tools.esm,
     install,
     diagnostics: checked.diagnostics,

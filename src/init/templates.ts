@@ -6,14 +6,26 @@
 import { clientNames } from "../model/names.js";
 
 /** The project file: where the policies are, where the clients go, and the shared defaults. */
-export function configText(policies: string, out: string): string {
+export function configText(
+  policies: string,
+  out: string,
+  emit: { readonly runtime?: "vendored" | "package"; readonly platform?: "node" | "web" } = {},
+): string {
+  const runtime =
+    emit.runtime === "package"
+      ? "runtime: package   # the clients import resgen/runtime: install resgen as a dependency\n"
+      : "";
+  const platform =
+    emit.platform === "web"
+      ? "platform: web      # no AsyncLocalStorage: each call is given its deadline\n"
+      : "";
   return `# yaml-language-server: $schema=node_modules/resgen/schema/project.schema.json
 # resgen's project file: where the policies are, where \`resgen build\` writes the clients, and
 # what every policy inherits unless it says otherwise (node_modules/resgen/docs/build.md).
 version: 1
 policies: ${policies}
 out: ${out}    # commit it: the code the service runs is reviewed like the rest
-defaults:
+${runtime}${platform}defaults:
   retry:
     backoff: { base: 50ms, cap: 1s, multiplier: 2, jitter: full }
     budget: { maxTokens: 100, tokenRatio: 0.1 }   # at most 1 retry per 10 successes in steady state

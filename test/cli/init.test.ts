@@ -301,6 +301,58 @@ describe("resgen init never overwrites", () => {
   });
 });
 
+describe("resgen init --runtime package and --platform web", () => {
+  it("write the setting into the new project file, and build then imports the runtime from the package", async () => {
+    const dir = project();
+    const r = await resgen(
+      dir,
+      "init",
+      "--base-url",
+      "https://stock.example.com",
+      "--runtime",
+      "package",
+    );
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(dir, "resgen.config.yaml"), "utf8")).toMatch(/^runtime: package\b/m);
+    expect(r.stdout).toMatch(
+      /^ {2}npm i resgen +# runtime: package: the clients import resgen\/runtime/m,
+    );
+    await expectClean(dir);
+    expect((await resgen(dir, "build")).code).toBe(0);
+    expect(readdirSync(join(dir, "src", "generated")).sort()).toEqual([
+      ".resgen-manifest.json",
+      "index.ts",
+      "stock.ts",
+    ]);
+  });
+
+  it("--platform web writes platform: web, and the output's ambient store is the web one", async () => {
+    const dir = project();
+    const r = await resgen(
+      dir,
+      "init",
+      "--base-url",
+      "https://stock.example.com",
+      "--platform",
+      "web",
+    );
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(dir, "resgen.config.yaml"), "utf8")).toMatch(/^platform: web\b/m);
+    expect(r.stdout).not.toContain("npm i resgen ");
+    await expectClean(dir);
+    expect((await resgen(dir, "build")).code).toBe(0);
+    const ambient = readFileSync(join(dir, "src", "generated", "runtime", "ambient.ts"), "utf8");
+    expect(ambient).toContain("templates/runtime/ambient.web.ts");
+  });
+
+  it("accept a setting the existing project file already has", async () => {
+    const dir = project({ "resgen.config.yaml": "version: 1\nruntime: package\n" });
+    const r = await resgen(dir, "init", "--name", "stock", "--runtime", "package");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^ {2}npm i resgen /m);
+  });
+});
+
 describe("resgen init refuses bad input and writes nothing", () => {
   const cases: [string, string[], Record<string, string>, RegExp][] = [
     [
@@ -336,6 +388,18 @@ describe("resgen init refuses bad input and writes nothing", () => {
       ["--base-url", "http://10.0.0.7:8080"],
       {},
       /give it with --name <dependency>/,
+    ],
+    [
+      "--runtime package with --platform web",
+      ["--name", "stock", "--runtime", "package", "--platform", "web"],
+      {},
+      /--runtime package cannot be used with --platform web/,
+    ],
+    [
+      "a setting the project file says otherwise",
+      ["--name", "stock", "--runtime", "package"],
+      { "resgen.config.yaml": "version: 1\n" },
+      /resgen\.config\.yaml exists and says runtime: vendored: set runtime: package in it yourself/,
     ],
   ];
   for (const [what, args, files, message] of cases) {
