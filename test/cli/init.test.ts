@@ -302,16 +302,12 @@ describe("resgen init never overwrites", () => {
 });
 
 describe("resgen init --runtime package and --platform web", () => {
+  const initStock = (dir: string, ...flags: string[]) =>
+    resgen(dir, "init", "--base-url", "https://stock.example.com", ...flags);
+
   it("write the setting into the new project file, and build then imports the runtime from the package", async () => {
     const dir = project();
-    const r = await resgen(
-      dir,
-      "init",
-      "--base-url",
-      "https://stock.example.com",
-      "--runtime",
-      "package",
-    );
+    const r = await initStock(dir, "--runtime", "package");
     expect(r.code).toBe(0);
     expect(readFileSync(join(dir, "resgen.config.yaml"), "utf8")).toMatch(/^runtime: package\b/m);
     expect(r.stdout).toMatch(
@@ -328,14 +324,7 @@ describe("resgen init --runtime package and --platform web", () => {
 
   it("--platform web writes platform: web, and the output's ambient store is the web one", async () => {
     const dir = project();
-    const r = await resgen(
-      dir,
-      "init",
-      "--base-url",
-      "https://stock.example.com",
-      "--platform",
-      "web",
-    );
+    const r = await initStock(dir, "--platform", "web");
     expect(r.code).toBe(0);
     expect(readFileSync(join(dir, "resgen.config.yaml"), "utf8")).toMatch(/^platform: web\b/m);
     expect(r.stdout).not.toContain("npm i resgen ");

@@ -88,6 +88,22 @@ console.log(JSON.stringify(report));
 `;
 }
 
+/**
+ * `resgen build catalog.yaml --out out` in `dir`, through the CLI's own entry; throws with what it
+ * printed unless it exits 0, else returns that.
+ */
+export async function buildCatalog(dir: string): Promise<string> {
+  let output = "";
+  const code = await main(["node", "resgen", "build", "catalog.yaml", "--out", "out"], {
+    stdout: (text) => void (output += text),
+    stderr: (text) => void (output += text),
+    cwd: dir,
+    color: false,
+  });
+  if (code !== 0) throw new Error(`resgen build failed (exit ${code}):\n${output}`);
+  return output;
+}
+
 export interface ProbeProject {
   readonly dir: string;
 }
@@ -102,14 +118,7 @@ export async function buildProbeProject(project?: string): Promise<ProbeProject>
   const dir = mkdtempSync(join(tmpdir(), "resgen-platform-"));
   writeFileSync(join(dir, "catalog.yaml"), POLICY);
   if (project !== undefined) writeFileSync(join(dir, "resgen.config.yaml"), project);
-  let output = "";
-  const code = await main(["node", "resgen", "build", "catalog.yaml", "--out", "out"], {
-    stdout: (text) => void (output += text),
-    stderr: (text) => void (output += text),
-    cwd: dir,
-    color: false,
-  });
-  if (code !== 0) throw new Error(`resgen build failed (exit ${code}):\n${output}`);
+  await buildCatalog(dir);
   copyFileSync(join(PACKAGE_ROOT, "test", "platforms", "probe.ts"), join(dir, "probe.ts"));
   return { dir };
 }

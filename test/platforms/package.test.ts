@@ -17,10 +17,10 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import { main } from "../../src/cli/cli.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
 import { compile } from "../helpers/tsc.js";
 import {
+  buildCatalog,
   buildProbeProject,
   expectProbeReport,
   findBinary,
@@ -111,21 +111,10 @@ describe("runtime: package", () => {
     const dir = mkdtempSync(join(tmpdir(), "resgen-switch-"));
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(join(dir, "catalog.yaml"), readFileSync(join(project.dir, "catalog.yaml")));
-    const build = async (): Promise<string> => {
-      let output = "";
-      const code = await main(["node", "resgen", "build", "catalog.yaml", "--out", "out"], {
-        stdout: (text) => void (output += text),
-        stderr: (text) => void (output += text),
-        cwd: dir,
-        color: false,
-      });
-      expect(code, output).toBe(0);
-      return output;
-    };
-    await build();
+    await buildCatalog(dir);
     expect(existsSync(join(dir, "out", "runtime", "call.ts"))).toBe(true);
     writeFileSync(join(dir, "resgen.config.yaml"), PROJECT);
-    const output = await build();
+    const output = await buildCatalog(dir);
     expect(readdirSync(join(dir, "out")).sort()).toEqual([
       ".resgen-manifest.json",
       "catalog.ts",
