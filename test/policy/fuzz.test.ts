@@ -97,7 +97,8 @@ describe("loader robustness", () => {
       ),
       { numRuns: 2000 },
     );
-  });
+    // 2,000 builds of real policies: seconds on an idle machine, more on a loaded two-core one
+  }, 120_000);
 
   it("survives arbitrary JSON-like values serialised as YAML", () => {
     fc.assert(
