@@ -189,9 +189,14 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
     ),
     prop(
       "classify",
-      code`${R.ErrorClassifier} | undefined`,
+      code`${R.Classifier}<${unionDoc(
+        ops.map(
+          ({ op, names: n }) =>
+            code`${http ? R.HttpAttemptResult : R.FunctionAttemptResult}<${op.response ? n.response : http ? "undefined" : "unknown"}, ${JSON.stringify(op.name)}>`,
+        ),
+      )}> | undefined`,
       true,
-      "Says what an error thrown by the transport means: `transient` (retried), `failure` (not retried) or `bug` (thrown as it is, no fallback); `undefined` leaves it to the runtime.",
+      "Says what each attempt's outcome means (the response with its status, headers and decoded body, a function's value, or an error): `success`, `transient` (retried, counted by the breaker), `failure` (counted, not retried) or `ignore` (counted by nothing); `undefined` keeps the built-in verdict. See resgen's docs/runtime.md, \"Classifying outcomes\".",
     ),
     ...(telemetry
       ? [
@@ -253,7 +258,7 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
     "clock: config.clock",
     "random: config.random",
     "observer: config.observer",
-    "classify: config.classify",
+    code`classify: config.classify as ${R.Classifier} | undefined`,
   ]);
   out.push(code`
     ${jsdoc(`Creates the ${policy.dependency} client. Create one per process and share it: the breaker, bulkhead and retry budget only protect calls that go through the same instance.`)}

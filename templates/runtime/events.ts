@@ -1,4 +1,5 @@
 // The events the runtime reports, and the emitter that delivers them to observers.
+import type { Verdict } from "./classify.js";
 import type { ResilienceError, ResilienceErrorKind, TimeoutTier } from "./errors.js";
 import type { WindowCounts } from "./window.js";
 
@@ -70,6 +71,25 @@ export type ResilienceEvent =
       readonly error: ResilienceError | undefined;
       /** The time limit that ended the attempt (`error.tier`), if one did. */
       readonly tier?: TimeoutTier | undefined;
+      /**
+       * What the outcome counted as (docs/runtime.md, "Classifying outcomes"): `success` and
+       * `failure`/`transient` were counted by the breaker, `ignore` by nothing.
+       */
+      readonly verdict?: Verdict | undefined;
+      /** Who reached the verdict: the runtime's rules and the policy, or a `classify` hook. */
+      readonly verdictBy?: "built-in" | "hook" | undefined;
+    })
+  | (EventBase & {
+      /**
+       * A `classify` hook threw: the attempt kept its built-in verdict, and the call went on.
+       */
+      readonly type: "classify-failed";
+      readonly call: number;
+      readonly attempt: number;
+      /** What the hook threw. */
+      readonly error: unknown;
+      /** The built-in verdict the attempt kept. */
+      readonly verdict: Verdict;
     })
   | (EventBase & {
       /** A retry will start after `delayMs`. */

@@ -7,7 +7,7 @@ import {
   createDependency,
   createVirtualClock,
   isResilienceError,
-  type ErrorClassifier,
+  type Classifier,
   type ErrorCondition,
   type OperationSettings,
 } from "../../templates/runtime/index.js";
@@ -229,7 +229,7 @@ describe("errors named in the retry settings, by code or name", () => {
 });
 
 describe("the classify hook", () => {
-  function withHook(classify: ErrorClassifier) {
+  function withHook(classify: Classifier) {
     const clock = createVirtualClock(1_000);
     const dep = createDependency(dependencySettings({ breaker: breakerSettings }), {
       clock,
@@ -239,25 +239,31 @@ describe("the classify hook", () => {
     return { clock, dep, events: [] };
   }
 
-  it("calls an error transient, a failure, or a bug; undefined leaves it to the runtime", async () => {
+  it("calls an error transient, a failure, or ignores it; undefined leaves it to the runtime", async () => {
     class DbError extends Error {
       constructor(readonly severity: string) {
         super(`db ${severity}`);
       }
     }
     const seen: unknown[] = [];
-    const h = withHook((error, context) => {
+    const h = withHook((result, context) => {
       seen.push(context);
+      const error = result.type === "error" ? result.error : undefined;
       if (error instanceof DbError)
         return error.severity === "retry"
           ? "transient"
           : error.severity === "bug"
-            ? "bug"
+            ? "ignore"
             : "failure";
       return undefined;
     });
     expect((await run(h, retried(), () => new DbError("retry"))).attempts).toBe(3);
-    expect(seen[0]).toEqual({ dependency: "payments", operation: "getCharge" });
+    expect(seen[0]).toEqual({
+      dependency: "payments",
+      operation: "getCharge",
+      attempt: 1,
+      builtIn: "failure",
+    });
     const failure = await run(h, retried(), () => new DbError("fatal"));
     expect(failure).toMatchObject({ attempts: 1, error: { kind: "network", transient: false } });
     const bug = new DbError("bug");
@@ -271,7 +277,9 @@ describe("the classify hook", () => {
   });
 
   it("can make a TypeError transient, and an ECONNRESET not", async () => {
-    const h = withHook((error) => (error instanceof TypeError ? "transient" : "failure"));
+    const h = withHook((result) =>
+      result.type === "error" && result.error instanceof TypeError ? "transient" : "failure",
+    );
     expect((await run(h, retried(), () => new TypeError("flaky sdk"))).attempts).toBe(3);
     expect((await run(h, retried(), () => coded("ECONNRESET"))).attempts).toBe(1);
   });
