@@ -644,6 +644,15 @@ export function operationSettings(op: ResolvedOperation, http: boolean): unknown
           backoff: retry.backoff,
           on: retry.on,
           ...(retry.errors.length > 0 ? { errors: retry.errors } : {}),
+          ...(retry.results.length > 0
+            ? {
+                results: retry.results.map((c) => ({
+                  status: c.status,
+                  path: c.segments,
+                  equals: c.equals,
+                })),
+              }
+            : {}),
           retryAfter: retry.retryAfter ? { maxMs: retry.retryAfter.maxMs ?? null } : null,
         }
       : null,

@@ -17,7 +17,13 @@ import type {
   ResolvedPolicy,
   SourceRef,
 } from "../model/resolved.js";
-import { attemptPlanOf, describePlan, describeRetryOn, type AttemptPlan } from "../model/plan.js";
+import {
+  attemptPlanOf,
+  describePlan,
+  describeResult,
+  describeRetryOn,
+  type AttemptPlan,
+} from "../model/plan.js";
 
 export type LayerName =
   | "deadline"
@@ -358,7 +364,11 @@ function explainOperation(
           setting("retry.backoff.jitter", r.backoff.jitter, r.backoff.jitter),
           setting(
             "retry.on",
-            [...r.on, ...r.errors.map((e) => ("code" in e ? `code ${e.code}` : `name ${e.name}`))],
+            [
+              ...r.on,
+              ...r.errors.map((e) => ("code" in e ? `code ${e.code}` : `name ${e.name}`)),
+              ...r.results.map(describeResult),
+            ],
             describeRetryOn(r),
           ),
           setting(

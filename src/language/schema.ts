@@ -382,9 +382,25 @@ export const Budget = z
   });
 
 /**
- * A thrown error named in `retry.on`, matched on the error and its causes: `{ code: ECONNRESET }`
- * (compared as text, so `{ code: 14 }` matches a gRPC status 14) or `{ name: ThrottlingException }`.
- * Exactly one of the two (docs/policy.md, "Retry").
+ * The path of a body condition: `$`, then property names (`.status`) and array indexes (`[0]`),
+ * such as `$.job.state` or `$.items[0].status` (docs/policy.md, "Which failures are retried").
+ */
+export const RESULT_PATH = /^\$(?:\.[A-Za-z_$][A-Za-z0-9_$-]*|\[\d{1,9}\])*$/;
+
+/** The segments of a {@link RESULT_PATH}: property names and array indexes. */
+export function resultPathSegments(path: string): (string | number)[] {
+  const out: (string | number)[] = [];
+  for (const m of path.slice(1).matchAll(/\.([^.[]+)|\[(\d+)\]/g))
+    out.push(m[1] === undefined ? Number(m[2]) : m[1]);
+  return out;
+}
+
+/**
+ * An entry of `retry.on` written as a mapping: a thrown error, matched on the error and its
+ * causes, by `{ code: ECONNRESET }` (compared as text, so `{ code: 14 }` matches a gRPC status 14)
+ * or `{ name: ThrottlingException }`; or a response by its status and a value in its decoded JSON
+ * body, `{ status: 200, body: { path: $.status, equals: pending } }` (docs/policy.md, "Which
+ * failures are retried").
  */
 export const RetryErrorCondition = z
   .strictObject({
@@ -405,39 +421,93 @@ export const RetryErrorCondition = z
       .meta({
         description: "The error's name (its `name` property), such as ThrottlingException.",
       }),
+    status: z.number().int().min(100).max(599).optional().meta({
+      description:
+        "With body: the status of a response retried for a value in its body, such as 200 or 202.",
+    }),
+    body: z
+      .strictObject({
+        path: z
+          .string()
+          .max(200)
+          .superRefine((path, ctx) => {
+            if (!RESULT_PATH.test(path))
+              ctx.addIssue({
+                code: "custom",
+                path: [],
+                message: `${JSON.stringify(path)} is not a body path: it starts at $ and names properties (.status) and array indexes ([0])`,
+                params: { range: true, hint: "for example $.status or $.items[0].state" },
+              });
+          })
+          .meta({
+            description:
+              "Where the value is in the JSON body: $, then .name and [index] steps, such as $.status or $.items[0].state.",
+          }),
+        equals: z.union([z.string().max(200), z.number(), z.boolean(), z.null()]).meta({
+          description: "The value that makes the response transient, compared exactly.",
+        }),
+      })
+      .optional()
+      .meta({
+        description:
+          "With status: a value in the decoded JSON body that makes the response transient, { path: $.status, equals: pending }.",
+      }),
   })
   // checked only on an entry with no other issue: a mistyped key (`cod:`) is reported as such, not also as missing
   .superRefine(
     (c, ctx) => {
-      if ((c.code === undefined) === (c.name === undefined)) {
-        const both = c.code !== undefined;
+      const response = c.status !== undefined || c.body !== undefined;
+      const error = c.code !== undefined || c.name !== undefined;
+      const problem =
+        response && error
+          ? {
+              message:
+                "an entry of retry.on matches a thrown error (code or name) or a response (status and body), not both",
+              hint: "split it in two entries",
+            }
+          : response
+            ? c.status === undefined
+              ? {
+                  message: "a response in retry.on needs its status beside its body",
+                  hint: "for example { status: 200, body: { path: $.status, equals: pending } }",
+                }
+              : c.body === undefined
+                ? {
+                    message: "a response in retry.on by its status alone is written as the status",
+                    hint: `write ${String(c.status)}, or add body: { path: $.status, equals: pending }`,
+                  }
+                : undefined
+            : c.code !== undefined && c.name !== undefined
+              ? {
+                  message: "an error in retry.on is matched by its code or by its name, not both",
+                  hint: "keep one: { code: ECONNRESET } or { name: ThrottlingException }",
+                }
+              : c.code === undefined && c.name === undefined
+                ? {
+                    message: "an error in retry.on needs its code or its name",
+                    hint: "for example { code: ECONNRESET } or { name: ThrottlingException }",
+                  }
+                : undefined;
+      if (problem)
         ctx.addIssue({
           code: "custom",
           path: [],
-          message: both
-            ? "an error in retry.on is matched by its code or by its name, not both"
-            : "an error in retry.on needs its code or its name",
-          params: {
-            range: true,
-            hint: both
-              ? "keep one: { code: ECONNRESET } or { name: ThrottlingException }"
-              : "for example { code: ECONNRESET } or { name: ThrottlingException }",
-          },
+          message: problem.message,
+          params: { range: true, hint: problem.hint },
         });
-      }
     },
     { when: (payload) => payload.issues.length === 0 },
   )
   .meta({
     description:
-      "A thrown error that is retried, by its code or its name: { code: ECONNRESET } or { name: ThrottlingException }.",
+      "A thrown error that is retried, by its code or its name: { code: ECONNRESET } or { name: ThrottlingException }; or a response retried for a value in its body: { status: 200, body: { path: $.status, equals: pending } }.",
   });
 
 const RetryCondition = z
   .union([z.enum(RETRY_CONDITIONS), z.number().int().min(100).max(599), RetryErrorCondition])
   .meta({
     description:
-      "A retryable outcome: timeout, network, an HTTP status code, or a thrown error by code or name ({ code: ECONNRESET }, { name: ThrottlingException }).",
+      "A retryable outcome: timeout, network, an HTTP status code, a thrown error by code or name ({ code: ECONNRESET }, { name: ThrottlingException }), or a response by its status and a value in its body ({ status: 200, body: { path: $.status, equals: pending } }).",
   });
 
 const RetryAfter = z

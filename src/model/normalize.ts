@@ -27,10 +27,12 @@ import type {
   ProvenanceInput,
   RetryCondition,
   ErrorCondition,
+  ResultCondition,
   SourceRef,
 } from "./resolved.js";
 import {
   RANGES,
+  resultPathSegments,
   type DefaultsInput,
   type FallbackInput,
   type OperationInput,
@@ -1009,7 +1011,7 @@ function resolveRetry(
     ),
     backoff,
     ...t.pick("retry.on", chain(["retry", "on"], o?.on, p?.on, d?.on), splitRetryOn, () => [
-      { on: DEFAULTS.retryOn, errors: [] },
+      { on: DEFAULTS.retryOn, errors: [], results: [] },
       builtIn(DEFAULTS.retryOn.join(", ")),
     ]),
     retryAfter,
@@ -1020,17 +1022,32 @@ function resolveRetry(
 function splitRetryOn(
   raw: readonly (
     | RetryCondition
-    | { readonly code?: string | number | undefined; readonly name?: string | undefined }
+    | {
+        readonly code?: string | number | undefined;
+        readonly name?: string | undefined;
+        readonly status?: number | undefined;
+        readonly body?:
+          { readonly path: string; readonly equals: string | number | boolean | null } | undefined;
+      }
   )[],
-): Pick<ResolvedRetry, "on" | "errors"> {
+): Pick<ResolvedRetry, "on" | "errors" | "results"> {
   const on = new Set<RetryCondition>();
   const errors = new Map<string, ErrorCondition>();
+  const results = new Map<string, ResultCondition>();
   for (const c of raw) {
     if (typeof c !== "object") on.add(c);
-    else if (c.code !== undefined) errors.set(`code:${String(c.code)}`, { code: c.code });
+    else if (c.status !== undefined && c.body !== undefined) {
+      const { status, body } = c;
+      results.set(JSON.stringify([status, body.path, body.equals]), {
+        status,
+        path: body.path,
+        segments: resultPathSegments(body.path),
+        equals: body.equals,
+      });
+    } else if (c.code !== undefined) errors.set(`code:${String(c.code)}`, { code: c.code });
     else if (c.name !== undefined) errors.set(`name:${c.name}`, { name: c.name });
   }
-  return { on: [...on], errors: [...errors.values()] };
+  return { on: [...on], errors: [...errors.values()], results: [...results.values()] };
 }
 
 function resolveHedge(

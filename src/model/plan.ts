@@ -9,6 +9,7 @@
 import { formatMs } from "../language/durations.js";
 import type {
   ErrorCondition,
+  ResultCondition,
   IdempotencyBasis,
   Jitter,
   ResolvedBackoff,
@@ -239,8 +240,19 @@ export function describePlan(plan: AttemptPlan): string {
  * What a retry retries, in words: its outcomes and the thrown errors it names ("timeout, network,
  * 503, code ECONNRESET"). Anything else is not retried (docs/runtime.md, "What counts as transient").
  */
-export function describeRetryOn(retry: Pick<ResolvedRetry, "on" | "errors">): string {
-  return [...retry.on.map(String), ...retry.errors.map(describeCondition)].join(", ");
+export function describeRetryOn(
+  retry: Pick<ResolvedRetry, "on" | "errors"> & Partial<Pick<ResolvedRetry, "results">>,
+): string {
+  return [
+    ...retry.on.map(String),
+    ...retry.errors.map(describeCondition),
+    ...(retry.results ?? []).map(describeResult),
+  ].join(", ");
+}
+
+/** A body condition in words: "200 when $.status is \"pending\"". */
+export function describeResult(condition: ResultCondition): string {
+  return `${String(condition.status)} when ${condition.path} is ${JSON.stringify(condition.equals)}`;
 }
 
 function describeCondition(condition: ErrorCondition): string {

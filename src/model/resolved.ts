@@ -48,6 +48,18 @@ export type Jitter = "none" | "full" | "equal" | "decorrelated";
 export type RetryCondition = "timeout" | "network" | number;
 /** A thrown error that is retried, named in `retry.on` by its `code` or its `name`. */
 export type ErrorCondition = { readonly code: string | number } | { readonly name: string };
+/**
+ * A response `retry.on` retries by its status and a value in its JSON body (`{ status: 200, body:
+ * { path: $.status, equals: pending } }`).
+ */
+export interface ResultCondition {
+  readonly status: number;
+  /** The path as written (`$.status`). */
+  readonly path: string;
+  /** Its property names and array indexes. */
+  readonly segments: readonly (string | number)[];
+  readonly equals: string | number | boolean | null;
+}
 export type HttpMethod = "GET" | "HEAD" | "OPTIONS" | "PUT" | "DELETE" | "POST" | "PATCH";
 export type JsonSchema = TypeSchemaInput;
 
@@ -93,6 +105,8 @@ export interface ResolvedRetry {
    * transient, so retried, whatever `on` says about `network`. Empty when it names none.
    */
   readonly errors: readonly ErrorCondition[];
+  /** Responses `retry.on` retries by their body (in the order written, duplicates removed). */
+  readonly results: readonly ResultCondition[];
   /** Honour Retry-After up to `maxMs` (undefined: up to the deadline); null: ignore it. */
   readonly retryAfter: { readonly maxMs?: number } | null;
 }

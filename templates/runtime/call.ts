@@ -529,10 +529,7 @@ export class Call<T> {
       return;
     }
     if (verdict === "transient" || verdict === "failure") {
-      const failure =
-        !isResilienceError(error)
-          ? this.#failureOf(result, raw, attempt)
-          : error;
+      const failure = !isResilienceError(error) ? this.#failureOf(result, raw, attempt) : error;
       failure.transient = verdict === "transient";
       if (asked === undefined && !byBody) {
         // the built-in verdict of an error: recorded as without hooks
@@ -592,12 +589,7 @@ export class Call<T> {
   }
 
   // The outcome as a hook sees it.
-  #resultOf(
-    attempt: Attempt,
-    ok: boolean,
-    raw: unknown,
-    error: unknown,
-  ): AttemptResult {
+  #resultOf(attempt: Attempt, ok: boolean, raw: unknown, error: unknown): AttemptResult {
     const operation = this.#op.name;
     if (ok) {
       const received = attempt.response;
@@ -883,19 +875,20 @@ export class Call<T> {
     if (events.active) {
       const durationMs = Math.max(0, clock.now() - attempt.started);
       const outcome = error === undefined ? "success" : "failure";
-      this.#emitEnd(attempt, outcome, durationMs, isResilienceError(error) ? error : undefined,
-        "ignore", by);
+      this.#emitEnd(
+        attempt,
+        outcome,
+        durationMs,
+        isResilienceError(error) ? error : undefined,
+        "ignore",
+        by,
+      );
     }
     this.#removeLive(attempt);
   }
 
   // A failure counted by the breaker (and the budget when retried), whatever it describes.
-  #count(
-    attempt: Attempt,
-    error: ResilienceError,
-    hedged: boolean,
-    by: VerdictBy,
-  ): void {
+  #count(attempt: Attempt, error: ResilienceError, hedged: boolean, by: VerdictBy): void {
     const { clock, events, breaker, budget } = this.#dep;
     const ended = clock.now();
     const durationMs = Math.max(0, ended - attempt.started);
@@ -904,8 +897,14 @@ export class Call<T> {
     this.#lastError = error;
     if (events.active) {
       const outcome = error.kind === "timeout" ? "timeout" : "failure";
-      this.#emitEnd(attempt, outcome, durationMs, error, error.transient ? "transient" : "failure",
-        by);
+      this.#emitEnd(
+        attempt,
+        outcome,
+        durationMs,
+        error,
+        error.transient ? "transient" : "failure",
+        by,
+      );
     }
     this.#removeLive(attempt);
   }
@@ -921,12 +920,7 @@ export class Call<T> {
    * - every other failure counts against the breaker, and costs a token only when the retry
    *   policy would retry it (transient, on a repeatable operation that retries or hedges).
    */
-  #recordFailure(
-    attempt: Attempt,
-    raw: unknown,
-    hedged: boolean,
-    classified?: unknown,
-  ): unknown {
+  #recordFailure(attempt: Attempt, raw: unknown, hedged: boolean, classified?: unknown): unknown {
     const { clock, events, breaker, budget } = this.#dep;
     const error = classified ?? this.#classify(attempt, raw);
     const ended = clock.now();

@@ -5,8 +5,8 @@ import type { ResilienceError } from "./errors.js";
  * Recognising what a transport threw, when it is not a `ResilienceError`. A thrown error is
  * transient only when recognised (docs/runtime.md, "What counts as transient"): a Node or undici
  * network code, or an error the retry settings name by `code` or `name`; a `classify` hook may
- * say otherwise about any outcome. Programming errors surface as they are; anything else is a failure of the
- * dependency that is not retried.
+ * say otherwise about any outcome. Programming errors surface as they are; anything else is a
+ * failure of the dependency that is not retried.
  */
 
 /**
@@ -76,8 +76,7 @@ export interface AttemptError<O extends string = string> {
 
 /** Any attempt's outcome, as a `classify` hook sees it. */
 export type AttemptResult<T = unknown, O extends string = string> =
-  | HttpAttemptResult<T, O>
-  | FunctionAttemptResult<T, O>;
+  HttpAttemptResult<T, O> | FunctionAttemptResult<T, O>;
 
 /** What a `classify` hook is told beside the outcome. */
 export interface ClassifyContext {
@@ -128,7 +127,9 @@ export function matchesResult(
         value = undefined;
         break;
       }
-      value = Object.hasOwn(value, key) ? (value as Record<string | number, unknown>)[key] : undefined;
+      value = Object.hasOwn(value, key)
+        ? (value as Record<string | number, unknown>)[key]
+        : undefined;
     }
     if (value === c.equals) return true;
   }

@@ -315,8 +315,13 @@ class DependencyStack implements Dependency {
       signal,
       withFallback ? fallback : null,
       withFallback
-        ? this.#fallbackInputs(operation.name, fallback, options as ProvidedCallOptions,
-            identity, scope?.degraded)
+        ? this.#fallbackInputs(
+            operation.name,
+            fallback,
+            options as ProvidedCallOptions,
+            identity,
+            scope?.degraded,
+          )
         : undefined,
       hedge !== null && repeatable ? this.#hedgeBudget(operation.name, hedge) : null,
       options.classify as Classifier | undefined,

@@ -50,8 +50,8 @@ describe("retry.on names thrown errors by code or name", () => {
     const client = emitClient(p);
     expect(client).toContain('errors: [{ code: "E_BUSY" }]');
     // the client's config takes a classify hook and hands it to the runtime
-    expect(client).toContain("readonly classify?: ErrorClassifier | undefined;");
-    expect(client).toContain("classify: config.classify");
+    expect(client).toContain("readonly classify?: Classifier<");
+    expect(client).toContain("classify: config.classify as Classifier | undefined");
   });
 
   it("refuses an entry with both code and name, or neither, at the entry (RG106)", () => {

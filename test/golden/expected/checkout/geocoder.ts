@@ -3,10 +3,11 @@
 import {
   createDependency,
   type AttemptContext,
+  type Classifier,
   type Clock,
   type DependencyHealth,
   type DependencySettings,
-  type ErrorClassifier,
+  type FunctionAttemptResult,
   type Observer,
   type OperationSettings,
   type Outcome,
@@ -74,10 +75,12 @@ export interface GeocoderClientConfig {
   /** Randomness for jitter. Defaults to `Math.random`. */
   readonly random?: Random | undefined;
   /**
-   * Says what an error thrown by the transport means: `transient` (retried), `failure` (not
-   * retried) or `bug` (thrown as it is, no fallback); `undefined` leaves it to the runtime.
+   * Says what each attempt's outcome means (the response with its status, headers and decoded body,
+   * a function's value, or an error): `success`, `transient` (retried, counted by the breaker),
+   * `failure` (counted, not retried) or `ignore` (counted by nothing); `undefined` keeps the
+   * built-in verdict. See resgen's docs/runtime.md, "Classifying outcomes".
    */
-  readonly classify?: ErrorClassifier | undefined;
+  readonly classify?: Classifier<FunctionAttemptResult<GeocodeResponse, "geocode">> | undefined;
 }
 
 /** Address to coordinates, through the vendor's SDK (not plain HTTP). */
@@ -117,7 +120,7 @@ export function createGeocoderClient(config: GeocoderClientConfig = {}): Geocode
     clock: config.clock,
     random: config.random,
     observer: config.observer,
-    classify: config.classify,
+    classify: config.classify as Classifier | undefined,
   });
   return {
     runGeocode(

@@ -13,6 +13,7 @@
  * - `network`: the request failed before a response arrived (or a function transport threw).
  * - `aborted`: the caller's AbortSignal cancelled the call.
  * - `parse`: the response body could not be decoded.
+ * - `result`: a function operation's value that a `classify` hook called a failure.
  */
 export type ResilienceErrorKind =
   | "deadline"
@@ -23,7 +24,8 @@ export type ResilienceErrorKind =
   | "http"
   | "network"
   | "aborted"
-  | "parse";
+  | "parse"
+  | "result";
 
 /**
  * Which time limit ended a call or an attempt (docs/runtime.md, "Tiered timeouts"):

@@ -381,8 +381,11 @@ export async function sendHttp<T>(request: HttpRequest, ctx: AttemptContext): Pr
     throw error;
   }
   const type = request.responseType ?? "json";
+  // the response, for a call that classifies outcomes (docs/runtime.md, "Classifying outcomes")
+  const judged = ctx.judges === true;
   if (type === "none") {
     await response.body?.cancel();
+    if (judged) ctx.received?.(response.status, headerRecord(response.headers), "");
     return undefined as T;
   }
   const { text, complete } = await readText(response, limit, false);
@@ -397,6 +400,7 @@ export async function sendHttp<T>(request: HttpRequest, ctx: AttemptContext): Pr
       status: response.status,
     });
   }
+  if (judged) ctx.received?.(response.status, headerRecord(response.headers), text);
   if (type === "text") return text as T;
   let data: unknown;
   try {

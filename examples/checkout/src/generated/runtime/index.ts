@@ -39,10 +39,17 @@ export {
   isNetworkFailure,
   isProgrammingError,
   matchesErrorCondition,
+  matchesResult,
   NETWORK_ERROR_CODES,
-  type ErrorClassifier,
+  type AttemptError,
+  type AttemptResult,
+  type Classifier,
+  type ClassifyContext,
   type ErrorCondition,
-  type ErrorVerdict,
+  type FunctionAttemptResult,
+  type HttpAttemptResult,
+  type ResultCondition,
+  type Verdict,
 } from "./classify.js";
 export { sleep, systemClock, type Clock, type TimerHandle } from "./clock.js";
 export {

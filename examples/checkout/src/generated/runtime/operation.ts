@@ -2,7 +2,7 @@
 
 // The settings of one operation, as generated clients emit them: timeouts, retry, hedging,
 // idempotency key and fallback.
-import type { ErrorCondition } from "./classify.js";
+import type { ErrorCondition, ResultCondition } from "./classify.js";
 import type { FallbackSettings } from "./fallback.js";
 import type { HedgeSettings } from "./hedge-budget.js";
 import type { IdempotencySettings } from "./idempotency.js";
@@ -58,4 +58,9 @@ export interface OperationRetrySettings extends RetrySettings {
    * (`{ name: "ThrottlingException" }`), matched on the error and its causes. Defaults to none.
    */
   readonly errors?: readonly ErrorCondition[] | undefined;
+  /**
+   * Responses that are transient by their status and decoded JSON body (the policy's `retry.on`
+   * entries with a `body`), such as a 200 whose `$.status` is `pending`. Defaults to none.
+   */
+  readonly results?: readonly ResultCondition[] | undefined;
 }

@@ -49,7 +49,16 @@ export {
   type DeadlineFormat,
   type DeadlineLike,
 } from "./deadline.js";
-export type { ErrorClassifier, ErrorVerdict } from "./classify.js";
+export type {
+  AttemptError,
+  AttemptResult,
+  Classifier,
+  ClassifyContext,
+  FunctionAttemptResult,
+  HttpAttemptResult,
+  ResultCondition,
+  Verdict,
+} from "./classify.js";
 export type {
   CallHeaders,
   CallOptions,
