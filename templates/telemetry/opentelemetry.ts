@@ -59,6 +59,7 @@ export const ATTR = {
   attemptDelay: "resilience.attempt.delay",
   attemptTimeout: "resilience.attempt.timeout",
   timeoutTier: "resilience.timeout.tier",
+  verdict: "resilience.verdict",
   breakerState: "resilience.breaker.state",
   breakerPreviousState: "resilience.breaker.previous_state",
   bulkheadReason: "resilience.bulkhead.reason",
@@ -356,6 +357,8 @@ export function installOpenTelemetry(
           [ATTR.outcome]: event.outcome,
           [ATTR.hedge]: event.hedge,
         };
+        // what the attempt counted as: success, transient, failure or ignore (docs/runtime.md)
+        if (event.verdict !== undefined) attributes[ATTR.verdict] = event.verdict;
         const error = event.error;
         if (error !== undefined) {
           attributes[ATTR.errorType] = error.kind;

@@ -114,4 +114,32 @@ describe("logEvents", () => {
     ]);
     expect(info).not.toHaveBeenCalled();
   });
+
+  it("logs a classify hook that throws once per operation, with the verdict kept", async () => {
+    const clock = createVirtualClock();
+    const logger = recordingLogger();
+    const dep = createDependency(
+      { name: "payments", deadline: null, breaker: null, bulkhead: null, budget: null },
+      {
+        clock,
+        observer: logEvents(logger),
+        classify: () => {
+          throw new Error("hook bug");
+        },
+      },
+    );
+    for (let i = 0; i < 3; i++) await dep.call(operation({ retry: null }), () => "ok");
+    expect(logger.lines).toEqual([
+      {
+        level: "warn",
+        message: "payments.getCharge: the classify hook threw (hook bug); built-in verdicts apply",
+        fields: {
+          event: "resilience.classify.failed",
+          dependency: "payments",
+          operation: "getCharge",
+          verdict: "success",
+        },
+      },
+    ]);
+  });
 });

@@ -190,6 +190,10 @@ describe("OpenTelemetry adapter: a fault-injection run", () => {
       }),
     ).toBe(1);
     expect(attempts({})).toBe(9);
+    // the verdict each attempt counted as: a retried 503 is transient, a lost hedge is ignored
+    expect(attempts({ ...CHARGE, [ATTR.verdict]: "success" })).toBe(3);
+    expect(attempts({ ...CHARGE, [ATTR.statusCode]: 503, [ATTR.verdict]: "transient" })).toBe(3);
+    expect(attempts({ ...QUOTE, [ATTR.outcome]: "cancelled", [ATTR.verdict]: "ignore" })).toBe(1);
     // virtual time: the timed-out attempt took exactly its 100 ms
     expect(
       m.histogram(METRIC.attemptDuration, { ...CHARGE, [ATTR.outcome]: "timeout" }).sum,

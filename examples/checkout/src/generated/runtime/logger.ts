@@ -37,12 +37,16 @@ export const silentLogger: Logger = {
  * once per episode and dependency: the next line comes only after a retry or hedge was allowed
  * again, so an outage does not turn into one line per call.
  *
- * Fields: `event` (`resilience.breaker.transition` or `resilience.retry_budget.exhausted`),
- * `dependency`, and `from`, `to`, `calls`, `failures`, `slowCalls` for transitions or
- * `operation`, `tokens` for exhaustion.
+ * A `classify` hook that throws is logged once per operation (`resilience.classify.failed`).
+ *
+ * Fields: `event` (`resilience.breaker.transition`, `resilience.retry_budget.exhausted` or
+ * `resilience.classify.failed`), `dependency`, and `from`, `to`, `calls`, `failures`,
+ * `slowCalls` for transitions, `operation`, `tokens` for exhaustion, or `operation`, `verdict`
+ * for a hook that threw.
  */
 export function logEvents(logger: Logger): Observer {
   const exhausted = new Set<string>();
+  const hookFailed = new Set<string>();
   return (event) => {
     switch (event.type) {
       case "breaker-transition": {
@@ -62,6 +66,21 @@ export function logEvents(logger: Logger): Observer {
           dependency,
           operation,
           tokens,
+        });
+        return;
+      }
+      case "classify-failed": {
+        // a hook that throws throws on every attempt: one line per operation is enough
+        const key = `${event.dependency}.${event.operation}`;
+        if (hookFailed.has(key)) return;
+        hookFailed.add(key);
+        const { dependency, operation, verdict } = event;
+        const reason = event.error instanceof Error ? event.error.message : String(event.error);
+        logger.warn(`${key}: the classify hook threw (${reason}); built-in verdicts apply`, {
+          event: "resilience.classify.failed",
+          dependency,
+          operation,
+          verdict,
         });
         return;
       }
