@@ -14,6 +14,7 @@ import type {
   SourceRef,
 } from "../model/resolved.js";
 import { dnsLabel } from "../model/normalize.js";
+import { describeResult } from "../model/plan.js";
 
 import { TARGETS, type MeshTarget, type TargetName } from "../model/layout.js";
 
@@ -46,6 +47,11 @@ export class MappingReport {
     private readonly target: MeshTarget,
     private readonly ctx: TargetContext,
   ) {}
+
+  /** The target the notes are about. */
+  get mesh(): MeshTarget {
+    return this.target;
+  }
 
   /** A note about `policy`, at the first of `candidates` that exists (else the policy itself). */
   note(
@@ -270,12 +276,34 @@ export function sortedPolicies(policies: readonly ResolvedPolicy[]): ResolvedPol
   );
 }
 
+/**
+ * How each target expresses which responses are retried, for retry.on's body conditions: by
+ * status and headers, never by the body (docs/targets.md).
+ */
+const BODY_CONDITIONS: Readonly<Record<MeshTarget, string>> = {
+  istio:
+    "Envoy's retryOn conditions and retriableStatusCodes see the status and headers, never the body, so the mesh does not retry it",
+  linkerd:
+    "a ServiceProfile's responseClasses classify responses by status only, so the mesh does not retry it",
+  grpc: "a gRPC retryPolicy's retryableStatusCodes name status codes only, so the channel does not retry it",
+};
+
 /** Adds the notes every mesh target makes about settings that live only in the application. */
 export function noteApplicationOnly(
   report: MappingReport,
   policy: ResolvedPolicy,
   op: ResolvedOperation,
 ): void {
+  const results = effectiveRetry(op)?.results ?? [];
+  if (results.length > 0) {
+    report.noteSetting(
+      policy,
+      op,
+      "RG409",
+      "retry.on",
+      `${results.map(describeResult).join(", ")}: ${BODY_CONDITIONS[report.mesh]}; the application's client retries it (as it applies a classify hook, which no target can express)`,
+    );
+  }
   if (op.fallback) {
     report.noteSetting(
       policy,
