@@ -36,7 +36,34 @@ interface Harness {
 
 const CHARGE = { id: "ch_1", orderId: "o-1", amountCents: 1_250, status: "succeeded" };
 
+// the jobs dependency answers pending once per job, then the job; /jobs/gone is a 404
+const asked = new Map<string, number>();
+
 const HARNESSES: Readonly<Record<string, Harness>> = {
+  classify: {
+    build: ["test/e2e/fixtures/jobs.yaml"],
+    prelude: "",
+    epilogue: "return { job, missing, accepted };",
+    answer: (_method, path) => {
+      if (path === "/jobs/gone") return { status: 404, body: { error: "no such job" } };
+      const n = (asked.get(path) ?? 0) + 1;
+      asked.set(path, n);
+      return { status: 200, body: n === 1 ? { status: "pending" } : { status: "done", total: 3 } };
+    },
+    check: (sent, result) => {
+      expect(sent.map((s) => s.url)).toEqual([
+        "https://jobs.internal/jobs/j-1",
+        "https://jobs.internal/jobs/j-1",
+        "https://jobs.internal/jobs/gone",
+        "https://jobs.internal/jobs/j-2",
+      ]);
+      expect(result).toMatchObject({
+        job: { status: "done", total: 3 },
+        missing: { kind: "http", status: 404, attempts: 1 },
+        accepted: { status: "pending" },
+      });
+    },
+  },
   "validate-response": {
     build: ["test/emit/fixtures/validate/shop.yaml"],
     prelude: `const rendered: unknown[] = [];
