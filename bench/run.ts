@@ -277,6 +277,10 @@ function fail(): never {
 
 async function happyPath(kind: "no-op" | "yield", fn: () => Promise<number>): Promise<Row[]> {
   const full = createDependency(FULL_DEPENDENCY);
+  // the same stack with a classify hook that looks at every answer and keeps the built-in verdict
+  const classified = createDependency(FULL_DEPENDENCY, {
+    classify: (result) => (result.type === "value" && result.value === -1 ? "failure" : undefined),
+  });
   const cockFull = makeCockatielFull();
   const opFull = keep(opossum(fn, { timeout: 500, capacity: 25 }));
   const breaker = onlyDependency({ breaker: BREAKER });
@@ -297,6 +301,7 @@ async function happyPath(kind: "no-op" | "yield", fn: () => Promise<number>): Pr
     ["bare await fn()", () => fn()],
     ["minimum wrapper (clock, race, outcome)", () => minimumWrapper(() => fn(), 500)],
     ["resgen full stack", () => full.call(fullOperation, () => fn())],
+    ["resgen full stack, classify hook", () => classified.call(fullOperation, () => fn())],
     ["cockatiel wrap(bulkhead, retry, breaker, timeout)", () => cockFull.execute(() => fn())],
     ["opossum fire() (timeout, capacity)", () => opFull.fire()],
     ["resgen breaker", () => breaker.call(plainOp, () => fn())],
@@ -658,6 +663,15 @@ for (const [index, kind] of [
   );
   console.log(
     `  ${kind}: full stack vs cockatiel full stack ${(ns(g, "cockatiel wrap(bulkhead, retry, breaker, timeout)") / full).toFixed(1)}×, vs opossum fire() ${(ns(g, "opossum fire() (timeout, capacity)") / full).toFixed(1)}×, vs opossum breaker alone ${(ns(g, "opossum breaker (timeout off)") / full).toFixed(1)}×; overhead over a bare await ${overhead.toFixed(1)}× its cost`,
+  );
+}
+for (const [index, kind] of [
+  [0, "no-op"],
+  [1, "yield"],
+] as const) {
+  const g = groups[index]!;
+  console.log(
+    `  ${kind}: full stack with a classify hook ${(ns(g, "resgen full stack, classify hook") / ns(g, "resgen full stack")).toFixed(2)}× the full stack without one`,
   );
 }
 const r = groups[2]!;
