@@ -123,7 +123,9 @@ describe("retrying on results", () => {
   // Unlike cockatiel, which returns the last handled result when attempts run out, the call
   // fails with a `result` error whose cause is that value
   it("results of one class are handled; out of attempts, the call fails with the last", async () => {
-    class Pending {}
+    class Pending {
+      readonly state = "pending";
+    }
     const last = new Pending();
     const s = stack((r) =>
       r.type === "value" && r.value instanceof Pending ? "transient" : undefined,
