@@ -25,13 +25,22 @@ export { backoffDelay, exponentialDelay, type BackoffSettings, type Jitter } fro
 export {
   CircuitBreaker,
   REJECTED,
+  type BreakerControl,
   type BreakerHealth,
+  type BreakerIsolation,
   type BreakerSettings,
+  type BreakerSnapshot,
   type BreakerState,
   type BreakerTransitionListener,
   type Permit,
+  type TransitionTrigger,
 } from "./breaker.js";
-export { RetryBudget, type BudgetHealth, type BudgetSettings } from "./budget.js";
+export {
+  RetryBudget,
+  type BudgetHealth,
+  type BudgetSettings,
+  type BudgetSnapshot,
+} from "./budget.js";
 export { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead.js";
 export {
   isNetworkFailure,
@@ -195,4 +204,14 @@ export {
   type TimeWindowSettings,
   type WindowCounts,
   type WindowSettings,
+  type WindowSnapshot,
 } from "./window.js";
+export {
+  restoreSnapshot,
+  SNAPSHOT_FORMAT,
+  SNAPSHOT_VERSION,
+  SnapshotError,
+  takeSnapshot,
+  type DependencySnapshot,
+  type SnapshotProblem,
+} from "./snapshot.js";

@@ -1,6 +1,11 @@
 // A dependency: createDependency, its settings, and the breaker, bulkhead, retry budget and stale
 // caches its calls share.
-import { CircuitBreaker, type BreakerHealth, type BreakerSettings } from "./breaker.js";
+import {
+  CircuitBreaker,
+  type BreakerControl,
+  type BreakerHealth,
+  type BreakerSettings,
+} from "./breaker.js";
 import { RetryBudget, type BudgetHealth, type BudgetSettings } from "./budget.js";
 import { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead.js";
 import { Call, type DependencyParts, type FallbackInputs } from "./call.js";
@@ -28,6 +33,7 @@ import { HedgeBudget, type HedgeSettings } from "./hedge-budget.js";
 import { newIdempotencyKey } from "./idempotency.js";
 import type { OperationSettings } from "./operation.js";
 import { defaultRandom, type Random } from "./random.js";
+import { restoreSnapshot, takeSnapshot, type DependencySnapshot } from "./snapshot.js";
 import type { Transport } from "./transport.js";
 
 /** Deadline handling of a dependency. */
@@ -77,6 +83,16 @@ export interface RuntimeEnvironment {
    * `classify` is asked first. See docs/runtime.md, "Classifying outcomes".
    */
   readonly classify?: Classifier | undefined;
+  /**
+   * Hash of the resolved settings (generated clients pass their own): written into snapshots, and
+   * a `state` taken under another hash is refused. Defaults to `""`.
+   */
+  readonly policyHash?: string | undefined;
+  /**
+   * A snapshot to start from (docs/runtime.md, "Snapshot and restore"); a malformed one, or one
+   * from another dependency, policy or layout, throws a `SnapshotError` and nothing is applied.
+   */
+  readonly state?: DependencySnapshot | undefined;
 }
 
 /**
@@ -185,6 +201,10 @@ export interface Dependency {
   ): Promise<CallResult<T, F>>;
   /** Breaker state, bulkhead occupancy and budget tokens. */
   health(): DependencyHealth;
+  /** Manual control of the breaker (`client.breaker`); `null` without a breaker. */
+  readonly breakerControl: BreakerControl | null;
+  /** The breaker's and the retry budget's state, as JSON to restore with the `state` option. */
+  snapshot(): DependencySnapshot;
   /** Adds an observer; returns a function that removes it. */
   subscribe(observer: Observer): () => void;
 }
@@ -204,6 +224,8 @@ class DependencyStack implements Dependency {
   readonly breaker: CircuitBreaker | null;
   readonly bulkhead: Bulkhead | null;
   readonly budget: RetryBudget | null;
+  readonly breakerControl: BreakerControl | null;
+  readonly #policyHash: string;
   readonly #parts: DependencyParts;
   readonly #events: Emitter;
   // made on first use: most dependencies have no stale fallback and no hedging
@@ -219,7 +241,7 @@ class DependencyStack implements Dependency {
     this.breaker =
       settings.breaker === null
         ? null
-        : new CircuitBreaker(settings.breaker, clock, (from, to, window) => {
+        : new CircuitBreaker(settings.breaker, clock, (from, to, window, trigger) => {
             if (events.active)
               events.emit({
                 type: "breaker-transition",
@@ -228,11 +250,18 @@ class DependencyStack implements Dependency {
                 from,
                 to,
                 window,
+                ...(trigger === "manual" ? { manual: true } : {}),
+                ...(to === "open" ? { openForMs: this.breaker?.retryInMs() ?? 0 } : {}),
               });
           });
     this.bulkhead =
       settings.bulkhead === null ? null : new Bulkhead(name, settings.bulkhead, clock, events);
     this.budget = settings.budget === null ? null : new RetryBudget(settings.budget);
+    this.breakerControl = this.breaker?.control() ?? null;
+    this.#policyHash = env.policyHash ?? "";
+    // all or nothing: restoreSnapshot checks every part before it applies any
+    if (env.state !== undefined)
+      restoreSnapshot(env.state, name, this.#policyHash, this.breaker, this.budget);
     const deadline = settings.deadline;
     this.#parts = {
       name,
@@ -378,6 +407,10 @@ class DependencyStack implements Dependency {
 
   subscribe(observer: Observer): () => void {
     return this.#events.subscribe(observer);
+  }
+
+  snapshot(): DependencySnapshot {
+    return takeSnapshot(this.name, this.#policyHash, this.breaker, this.budget);
   }
 
   // What the call's fallback needs beyond its settings; nothing for a value fallback outside a

@@ -129,7 +129,7 @@ describe("circuit breaker: open and half-open", () => {
     const b = breaker.tryAcquire();
     breaker.onSuccess(a, 1);
     breaker.onFailure(b, 1);
-    expect(breaker.state).toEqual({ state: "open", openedAt: clock.now() });
+    expect(breaker.state).toEqual({ state: "open", openedAt: clock.now(), forMs: 30_000 });
     await clock.advance(breakerSettings.openForMs - 1);
     expect(breaker.tryAcquire()).toBe(REJECTED);
   });
@@ -167,6 +167,8 @@ describe("circuit breaker: open and half-open", () => {
       retryInMs: null,
       trialsInFlight: 0,
       generation: 0,
+      isolations: 0,
+      reopenings: 0,
     });
     record(10, 0);
     await clock.advance(1_000);
