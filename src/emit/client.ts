@@ -5,6 +5,7 @@
  * output through `literal`, `propertyKey` or `docText`, and every runtime name through the
  * import symbols of CLIENT_RUNTIME, which are also the names schema types avoid.
  */
+import { createHash } from "node:crypto";
 import type {
   ResolvedAuthScheme,
   ResolvedOperation,
@@ -64,7 +65,22 @@ const MEMBERS: Readonly<
     signature: code`subscribe(observer: ${R.Observer}): () => void;`,
     value: "subscribe: (observer) => dependency.subscribe(observer),",
   },
+  breaker: {
+    doc: 'Manual control of the breaker: `isolate()` holds it open until the handle it returns is disposed (reference-counted), `reset()` closes it with an empty window, `state` reads it. Only on clients whose policy has a breaker (resgen\'s docs/runtime.md, "Manual control").',
+    signature: code`readonly breaker: ${R.BreakerControl};`,
+    value: code`breaker: ${R.controlOf}(dependency),`,
+  },
+  snapshot: {
+    doc: "The breaker's and the retry budget's state as versioned JSON, to pass as `state` to a new client after a cold start (resgen's docs/runtime.md, \"Snapshot and restore\").",
+    signature: code`snapshot(): ${R.DependencySnapshot};`,
+    value: "snapshot: () => dependency.snapshot(),",
+  },
 };
+
+/** The client's own members for `policy`: `breaker` only where the policy has a breaker. */
+function membersOf(policy: ResolvedPolicy): readonly ClientMember[] {
+  return CLIENT_MEMBERS.filter((m) => m !== "breaker" || policy.breaker !== null);
+}
 
 /** The module text of one dependency, without its header. Deterministic for the same model. */
 export function emitClient(policy: ResolvedPolicy, options: ClientOptions = {}): string {
@@ -124,6 +140,10 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
   out.push(code`
     ${jsdoc(`Settings of the ${policy.dependency} dependency, resolved from its policy.`)}
     const ${CLIENT_LOCALS.settings}: ${R.DependencySettings} = ${literal(dependencySettings(policy))};
+  `);
+  out.push(code`
+    ${jsdoc("Hash of the settings above: snapshots carry it, and a snapshot taken under other settings is refused.")}
+    const ${CLIENT_LOCALS.policyHash} = ${literal(settingsHash(policy))};
   `);
   for (const { op, names: n } of ops) {
     out.push(
@@ -198,6 +218,12 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
       true,
       "Says what each attempt's outcome means (the response with its status, headers and decoded body, a function's value, or an error): `success`, `transient` (retried, counted by the breaker), `failure` (counted, not retried) or `ignore` (counted by nothing); `undefined` keeps the built-in verdict. See resgen's docs/runtime.md, \"Classifying outcomes\".",
     ),
+    prop(
+      "state",
+      code`${R.DependencySnapshot} | undefined`,
+      true,
+      "A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.",
+    ),
     ...(telemetry
       ? [
           prop(
@@ -222,7 +248,7 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
     ${http ? httpSignature(op, n) : functionSignature(op, n)}
   `,
   );
-  const members = CLIENT_MEMBERS.map(
+  const members = membersOf(policy).map(
     (m) => code`
     ${jsdoc(MEMBERS[m].doc)}
     ${MEMBERS[m].signature}
@@ -259,6 +285,8 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
     "random: config.random",
     "observer: config.observer",
     code`classify: config.classify as ${R.Classifier} | undefined`,
+    CLIENT_LOCALS.policyHash,
+    "state: config.state",
   ]);
   out.push(code`
     ${jsdoc(`Creates the ${policy.dependency} client. Create one per process and share it: the breaker, bulkhead and retry budget only protect calls that go through the same instance.`)}
@@ -267,7 +295,7 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
       ${telemetry ? code`if (config.telemetry !== false) ${CLIENT_TELEMETRY.installOpenTelemetry}(dependency, config.telemetry);` : null}
       return {
         ${lines(implementations)}
-        ${lines(CLIENT_MEMBERS.map((m) => MEMBERS[m].value))}
+        ${lines(membersOf(policy).map((m) => MEMBERS[m].value))}
       };
     }
   `);
@@ -607,6 +635,17 @@ function pathExpression(op: ResolvedOperation): Doc {
   }
   if (last < path.length) parts.push(JSON.stringify(path.slice(last)));
   return parts.length === 0 ? '"/"' : group(indent(join([" +", line], parts)));
+}
+
+/**
+ * The first 16 hex digits of the SHA-256 of the settings literal: it changes whenever a setting
+ * the runtime reads changes, so a snapshot is only restored under the settings it was taken with.
+ */
+export function settingsHash(policy: ResolvedPolicy): string {
+  return createHash("sha256")
+    .update(JSON.stringify(dependencySettings(policy)))
+    .digest("hex")
+    .slice(0, 16);
 }
 
 function dependencySettings(policy: ResolvedPolicy): unknown {

@@ -587,10 +587,31 @@ export const Breaker = z
       100_000,
       "Calls in the window before a rate means anything; at most window.calls with a count window. Defaults to 20.",
     ).optional(),
-    openFor: duration(
-      "How long the breaker stays open before a trial. Defaults to 30s.",
-      RANGES.openFor,
-    ).optional(),
+    openFor: z
+      .union([
+        duration(
+          "How long the breaker stays open before a trial. Defaults to 30s.",
+          RANGES.openFor,
+        ),
+        z
+          .strictObject({
+            base: duration("The first open period, and the one after every close.", RANGES.openFor),
+            cap: duration("The longest open period; at least base.", RANGES.openFor),
+            multiplier: z.number().min(1).max(10).optional().meta({
+              description:
+                "Growth of the open period per reopening after a failed trial. Defaults to 2.",
+            }),
+          })
+          .meta({
+            description:
+              "Open-duration backoff: every reopening after a failed half-open trial stays open base × multiplier^n (n reopenings in a row), at most cap; closing starts again from base.",
+          }),
+      ])
+      .optional()
+      .meta({
+        description:
+          "How long the breaker stays open before a trial: a duration, or { base, cap, multiplier } to lengthen each reopening. Defaults to 30s.",
+      }),
     halfOpen: z
       .strictObject({
         maxCalls: int(

@@ -59,6 +59,7 @@ export const CLIENT_RUNTIME = symbols(
   [
     "buildUrl",
     "checkedResult",
+    "controlOf",
     "createDependency",
     "expectedType",
     "httpIdentity",
@@ -76,11 +77,13 @@ export const CLIENT_RUNTIME = symbols(
     "AttemptContext",
     "AuthRequirement",
     "BasicCredentials",
+    "BreakerControl",
     "CallHeaders",
     "CallOptions",
     "Clock",
     "DependencyHealth",
     "DependencySettings",
+    "DependencySnapshot",
     "CredentialSource",
     "Classifier",
     "FunctionAttemptResult",
@@ -115,7 +118,7 @@ export const SERVICE_RUNTIME = symbols(
  * Members every generated client has besides the methods of its operations. src/emit/client.ts
  * emits the interface and the object literal from this list, so it is the list of what they hold.
  */
-export const CLIENT_MEMBERS = ["health", "subscribe"] as const;
+export const CLIENT_MEMBERS = ["health", "subscribe", "breaker", "snapshot"] as const;
 export type ClientMember = (typeof CLIENT_MEMBERS)[number];
 
 /** What the module of one dependency exports, for the barrel. */
@@ -284,7 +287,11 @@ export const SERVICE_RUNTIME_IMPORTS: readonly string[] = Object.values(SERVICE_
  * Names of the client module's own top-level declarations that no policy name can produce: the
  * settings literal and the query helper.
  */
-export const CLIENT_LOCALS = { settings: "dependencySettings", own: "own" } as const;
+export const CLIENT_LOCALS = {
+  settings: "dependencySettings",
+  policyHash: "policyHash",
+  own: "own",
+} as const;
 
 /**
  * Names a schema type must not take: globals the generated module (or code importing its types)

@@ -33,6 +33,7 @@ import type {
 import {
   RANGES,
   resultPathSegments,
+  type BreakerInput,
   type DefaultsInput,
   type FallbackInput,
   type OperationInput,
@@ -488,12 +489,39 @@ function resolveBreaker(
     same,
     () => [d.minCalls, builtIn(d.minCalls)],
   );
+  // openFor is a duration, or { base, cap, multiplier } for open-duration backoff (docs/policy.md,
+  // "Breaker"): the policy's value replaces the project's as a whole
+  const baseOf = (v: BreakerInput["openFor"]): string | undefined =>
+    typeof v === "object" ? v.base : v;
+  const openFor = own?.openFor ?? project?.openFor;
   const openForMs = t.pick(
     "breaker.openFor",
-    layers(["breaker", "openFor"], own?.openFor, project?.openFor),
+    layers(["breaker", "openFor"], baseOf(own?.openFor), baseOf(project?.openFor)),
     ms,
     () => [d.openForMs, builtIn("30s")],
   );
+  const fromOwn = own?.openFor !== undefined;
+  const openBackoff =
+    typeof openFor === "object"
+      ? {
+          capMs: t.pick(
+            "breaker.openFor.cap",
+            layers(["breaker", "openFor", "cap"], fromOwn ? openFor.cap : undefined, openFor.cap),
+            ms,
+            () => [openForMs, builtIn(openForMs)],
+          ),
+          multiplier: t.pick(
+            "breaker.openFor.multiplier",
+            layers(
+              ["breaker", "openFor", "multiplier"],
+              fromOwn ? openFor.multiplier : undefined,
+              fromOwn ? undefined : openFor.multiplier,
+            ),
+            same,
+            () => [2, builtIn(2)],
+          ),
+        }
+      : undefined;
   const maxCalls = t.pick(
     "breaker.halfOpen.maxCalls",
     layers(
@@ -538,6 +566,7 @@ function resolveBreaker(
     openForMs,
     halfOpen: { maxCalls, successes },
     ...(rampUpMs === undefined ? {} : { rampUpMs }),
+    ...(openBackoff === undefined ? {} : { openBackoff }),
   };
 }
 

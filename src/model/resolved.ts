@@ -127,6 +127,11 @@ export interface ResolvedBreaker {
   readonly halfOpen: { readonly maxCalls: number; readonly successes: number };
   /** Slow start after recovery (`breaker.rampUp`); present only when the policy or the project sets it. */
   readonly rampUpMs?: number;
+  /**
+   * Open-duration backoff (`breaker.openFor: { base, cap, multiplier }`): the n-th reopening in a
+   * row after a failed trial stays open min(cap, openForMs × multiplier^n). Absent: fixed openFor.
+   */
+  readonly openBackoff?: { readonly capMs: number; readonly multiplier: number };
 }
 
 export interface ResolvedBulkhead {

@@ -180,6 +180,7 @@ export {
   type ProvidedCallOptions,
   type RuntimeEnvironment,
 } from "./stack.js";
+export { controlOf } from "./stack.js";
 export type { OperationRetrySettings, OperationSettings, TimeoutSettings } from "./operation.js";
 export type { AttemptContext, Transport } from "./transport.js";
 export {

@@ -479,6 +479,16 @@ function releasedOnSettle<R>(result: Promise<R>, joined: JoinedSignal): Promise<
 }
 
 /**
+ * The breaker control of a dependency that has a breaker (generated clients call it only then);
+ * throws for one without.
+ */
+export function controlOf(dependency: Dependency): BreakerControl {
+  const control = dependency.breakerControl;
+  if (control === null) throw new TypeError(`${dependency.name} has no breaker`);
+  return control;
+}
+
+/**
  * Creates the runtime state of one dependency (breaker, bulkhead, retry budget, stale caches).
  * Create it once per client instance: the protections only work if every call shares them.
  */

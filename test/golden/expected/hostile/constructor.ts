@@ -4,12 +4,12 @@ import {
   createDependency,
   pathSegment,
   sendHttp,
-  type Classifier,
   type Clock,
   type DependencyHealth,
   type DependencySettings,
+  type DependencySnapshot,
+  type ErrorClassifier,
   type HeaderSource,
-  type HttpAttemptResult,
   type HttpCallOptions,
   type HttpRequest,
   type Observer,
@@ -61,6 +61,12 @@ const dependencySettings: DependencySettings = {
   bulkhead: null,
   budget: { maxTokens: 10, tokenRatio: 0.1 },
 };
+
+/**
+ * Hash of the settings above: snapshots carry it, and a snapshot taken under other settings is
+ * refused.
+ */
+const policyHash = "5350aae32b0391da";
 
 const deleteOperation = {
   name: "delete",
@@ -128,14 +134,15 @@ export interface ConstructorClientConfig {
   /** Randomness for jitter. Defaults to `Math.random`. */
   readonly random?: Random | undefined;
   /**
-   * Says what each attempt's outcome means (the response with its status, headers and decoded body,
-   * a function's value, or an error): `success`, `transient` (retried, counted by the breaker),
-   * `failure` (counted, not retried) or `ignore` (counted by nothing); `undefined` keeps the
-   * built-in verdict. See resgen's docs/runtime.md, "Classifying outcomes".
+   * Says what an error thrown by the transport means: `transient` (retried), `failure` (not
+   * retried) or `bug` (thrown as it is, no fallback); `undefined` leaves it to the runtime.
    */
-  readonly classify?: Classifier<
-    | HttpAttemptResult<DeleteResponse, "delete">
-    | HttpAttemptResult<undefined, "get-thing">> | undefined;
+  readonly classify?: ErrorClassifier | undefined;
+  /**
+   * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
+   * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
+   */
+  readonly state?: DependencySnapshot | undefined;
 }
 
 /**
@@ -174,6 +181,11 @@ export interface ConstructorClient {
   health(): DependencyHealth;
   /** Adds an observer of the stack's events; returns a function that removes it. */
   subscribe(observer: Observer): () => void;
+  /**
+   * The breaker's and the retry budget's state as versioned JSON, to pass as `state` to a new
+   * client after a cold start (resgen's docs/runtime.md, "Snapshot and restore").
+   */
+  snapshot(): DependencySnapshot;
 }
 
 /**
@@ -193,7 +205,9 @@ export function createConstructorClient(config: ConstructorClientConfig): Constr
     clock: config.clock,
     random: config.random,
     observer: config.observer,
-    classify: config.classify as Classifier | undefined,
+    classify: config.classify,
+    policyHash,
+    state: config.state,
   });
   return {
     delete(input, options) {
@@ -251,5 +265,6 @@ export function createConstructorClient(config: ConstructorClientConfig): Constr
     },
     health: () => dependency.health(),
     subscribe: (observer) => dependency.subscribe(observer),
+    snapshot: () => dependency.snapshot(),
   };
 }

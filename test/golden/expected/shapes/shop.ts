@@ -11,12 +11,12 @@ import {
   propertyPath,
   sendHttp,
   unexpectedProperty,
-  type Classifier,
   type Clock,
   type DependencyHealth,
   type DependencySettings,
+  type DependencySnapshot,
+  type ErrorClassifier,
   type HeaderSource,
-  type HttpAttemptResult,
   type HttpCallOptions,
   type HttpRequest,
   type Observer,
@@ -161,6 +161,12 @@ const dependencySettings: DependencySettings = {
   budget: null,
 };
 
+/**
+ * Hash of the settings above: snapshots carry it, and a snapshot taken under other settings is
+ * refused.
+ */
+const policyHash = "999e29bd6e554514";
+
 const listItemsOperation = {
   name: "listItems",
   repeatable: true,
@@ -217,15 +223,15 @@ export interface ShopClientConfig {
   /** Randomness for jitter. Defaults to `Math.random`. */
   readonly random?: Random | undefined;
   /**
-   * Says what each attempt's outcome means (the response with its status, headers and decoded body,
-   * a function's value, or an error): `success`, `transient` (retried, counted by the breaker),
-   * `failure` (counted, not retried) or `ignore` (counted by nothing); `undefined` keeps the
-   * built-in verdict. See resgen's docs/runtime.md, "Classifying outcomes".
+   * Says what an error thrown by the transport means: `transient` (retried), `failure` (not
+   * retried) or `bug` (thrown as it is, no fallback); `undefined` leaves it to the runtime.
    */
-  readonly classify?: Classifier<
-    | HttpAttemptResult<ListItemsResponse, "listItems">
-    | HttpAttemptResult<GetPetResponse, "getPet">
-    | HttpAttemptResult<PingResponse, "ping">> | undefined;
+  readonly classify?: ErrorClassifier | undefined;
+  /**
+   * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
+   * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
+   */
+  readonly state?: DependencySnapshot | undefined;
 }
 
 /** Client of shop. */
@@ -259,6 +265,11 @@ export interface ShopClient {
   health(): DependencyHealth;
   /** Adds an observer of the stack's events; returns a function that removes it. */
   subscribe(observer: Observer): () => void;
+  /**
+   * The breaker's and the retry budget's state as versioned JSON, to pass as `state` to a new
+   * client after a cold start (resgen's docs/runtime.md, "Snapshot and restore").
+   */
+  snapshot(): DependencySnapshot;
 }
 
 /**
@@ -270,7 +281,9 @@ export function createShopClient(config: ShopClientConfig): ShopClient {
     clock: config.clock,
     random: config.random,
     observer: config.observer,
-    classify: config.classify as Classifier | undefined,
+    classify: config.classify,
+    policyHash,
+    state: config.state,
   });
   return {
     listItems(options) {
@@ -336,5 +349,6 @@ export function createShopClient(config: ShopClientConfig): ShopClient {
     },
     health: () => dependency.health(),
     subscribe: (observer) => dependency.subscribe(observer),
+    snapshot: () => dependency.snapshot(),
   };
 }

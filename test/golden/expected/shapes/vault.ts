@@ -7,13 +7,13 @@ import {
   sendHttp,
   type AuthRequirement,
   type BasicCredentials,
-  type Classifier,
   type Clock,
   type CredentialSource,
   type DependencyHealth,
   type DependencySettings,
+  type DependencySnapshot,
+  type ErrorClassifier,
   type HeaderSource,
-  type HttpAttemptResult,
   type HttpCallOptions,
   type HttpRequest,
   type Observer,
@@ -41,6 +41,12 @@ const dependencySettings: DependencySettings = {
   bulkhead: { maxConcurrent: 10, maxQueue: 0, queueTimeoutMs: 0, overflow: "reject" },
   budget: null,
 };
+
+/**
+ * Hash of the settings above: snapshots carry it, and a snapshot taken under other settings is
+ * refused.
+ */
+const policyHash = "87e3375ec990f1e1";
 
 const getSecretOperation = {
   name: "getSecret",
@@ -155,16 +161,15 @@ export interface VaultClientConfig {
   /** Randomness for jitter. Defaults to `Math.random`. */
   readonly random?: Random | undefined;
   /**
-   * Says what each attempt's outcome means (the response with its status, headers and decoded body,
-   * a function's value, or an error): `success`, `transient` (retried, counted by the breaker),
-   * `failure` (counted, not retried) or `ignore` (counted by nothing); `undefined` keeps the
-   * built-in verdict. See resgen's docs/runtime.md, "Classifying outcomes".
+   * Says what an error thrown by the transport means: `transient` (retried), `failure` (not
+   * retried) or `bug` (thrown as it is, no fallback); `undefined` leaves it to the runtime.
    */
-  readonly classify?: Classifier<
-    | HttpAttemptResult<GetSecretResponse, "getSecret">
-    | HttpAttemptResult<undefined, "openSession">
-    | HttpAttemptResult<undefined, "listExports">
-    | HttpAttemptResult<undefined, "ping">> | undefined;
+  readonly classify?: ErrorClassifier | undefined;
+  /**
+   * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
+   * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
+   */
+  readonly state?: DependencySnapshot | undefined;
 }
 
 /** Client of vault. */
@@ -211,6 +216,11 @@ export interface VaultClient {
   health(): DependencyHealth;
   /** Adds an observer of the stack's events; returns a function that removes it. */
   subscribe(observer: Observer): () => void;
+  /**
+   * The breaker's and the retry budget's state as versioned JSON, to pass as `state` to a new
+   * client after a cold start (resgen's docs/runtime.md, "Snapshot and restore").
+   */
+  snapshot(): DependencySnapshot;
 }
 
 /**
@@ -222,7 +232,9 @@ export function createVaultClient(config: VaultClientConfig): VaultClient {
     clock: config.clock,
     random: config.random,
     observer: config.observer,
-    classify: config.classify as Classifier | undefined,
+    classify: config.classify,
+    policyHash,
+    state: config.state,
   });
   return {
     getSecret(input, options) {
@@ -310,5 +322,6 @@ export function createVaultClient(config: VaultClientConfig): VaultClient {
     },
     health: () => dependency.health(),
     subscribe: (observer) => dependency.subscribe(observer),
+    snapshot: () => dependency.snapshot(),
   };
 }

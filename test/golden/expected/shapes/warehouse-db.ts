@@ -6,11 +6,11 @@ import {
   expectedType,
   type AttemptContext,
   type CallOptions,
-  type Classifier,
   type Clock,
   type DependencyHealth,
   type DependencySettings,
-  type FunctionAttemptResult,
+  type DependencySnapshot,
+  type ErrorClassifier,
   type Observer,
   type OperationSettings,
   type Outcome,
@@ -43,6 +43,12 @@ const dependencySettings: DependencySettings = {
   bulkhead: null,
   budget: null,
 };
+
+/**
+ * Hash of the settings above: snapshots carry it, and a snapshot taken under other settings is
+ * refused.
+ */
+const policyHash = "31009b262557f77e";
 
 const countStockOperation = {
   name: "countStock",
@@ -98,15 +104,15 @@ export interface WarehouseDbClientConfig {
   /** Randomness for jitter. Defaults to `Math.random`. */
   readonly random?: Random | undefined;
   /**
-   * Says what each attempt's outcome means (the response with its status, headers and decoded body,
-   * a function's value, or an error): `success`, `transient` (retried, counted by the breaker),
-   * `failure` (counted, not retried) or `ignore` (counted by nothing); `undefined` keeps the
-   * built-in verdict. See resgen's docs/runtime.md, "Classifying outcomes".
+   * Says what an error thrown by the transport means: `transient` (retried), `failure` (not
+   * retried) or `bug` (thrown as it is, no fallback); `undefined` leaves it to the runtime.
    */
-  readonly classify?: Classifier<
-    | FunctionAttemptResult<CountStockResponse, "countStock">
-    | FunctionAttemptResult<unknown, "rawQuery">
-    | FunctionAttemptResult<unknown, "insertRow">> | undefined;
+  readonly classify?: ErrorClassifier | undefined;
+  /**
+   * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
+   * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
+   */
+  readonly state?: DependencySnapshot | undefined;
 }
 
 /** Client of warehouse_db. */
@@ -151,6 +157,11 @@ export interface WarehouseDbClient {
   health(): DependencyHealth;
   /** Adds an observer of the stack's events; returns a function that removes it. */
   subscribe(observer: Observer): () => void;
+  /**
+   * The breaker's and the retry budget's state as versioned JSON, to pass as `state` to a new
+   * client after a cold start (resgen's docs/runtime.md, "Snapshot and restore").
+   */
+  snapshot(): DependencySnapshot;
 }
 
 /**
@@ -162,7 +173,9 @@ export function createWarehouseDbClient(config: WarehouseDbClientConfig = {}): W
     clock: config.clock,
     random: config.random,
     observer: config.observer,
-    classify: config.classify as Classifier | undefined,
+    classify: config.classify,
+    policyHash,
+    state: config.state,
   });
   return {
     runCountStock(
@@ -189,5 +202,6 @@ export function createWarehouseDbClient(config: WarehouseDbClientConfig = {}): W
     },
     health: () => dependency.health(),
     subscribe: (observer) => dependency.subscribe(observer),
+    snapshot: () => dependency.snapshot(),
   };
 }

@@ -9,6 +9,7 @@ import {
   type OutcomeWindow,
   type WindowCounts,
   type WindowSettings,
+  type WindowSnapshot,
 } from "./window.js";
 
 /** Circuit breaker settings. */
@@ -35,7 +36,39 @@ export interface BreakerSettings {
    * once.
    */
   readonly rampUpMs?: number | undefined;
+  /**
+   * Open-duration backoff (`breaker.openFor: { base, cap, multiplier }`, docs/runtime.md,
+   * "Open-duration backoff"): every reopening after a failed half-open trial stays open
+   * `openForMs × multiplier^n` milliseconds (n reopenings in a row), at most `capMs`; closing
+   * resets n to 0. Absent: every open period lasts `openForMs`.
+   */
+  readonly openBackoff?: { readonly capMs: number; readonly multiplier: number } | undefined;
 }
+
+/** Proof of one {@link CircuitBreaker.isolate} call; `dispose()` ends it (twice is harmless). */
+export interface BreakerIsolation {
+  /** Ends this isolation; the breaker closes once every isolation has ended. */
+  dispose(): void;
+}
+
+/**
+ * Manual control of a dependency's breaker, as generated clients expose it (`client.breaker`).
+ */
+export interface BreakerControl {
+  /** The current state (an open breaker past its open period reads `open` until the next call). */
+  readonly state: BreakerStateName;
+  /**
+   * Holds the breaker open: calls fail fast with `circuit-open` (message `isolated`) until every
+   * isolation has been disposed or {@link BreakerControl.reset} is called. Reference-counted: two
+   * isolations need two disposals.
+   */
+  isolate(): BreakerIsolation;
+  /** Back to closed with an empty window, whatever the state; ends every isolation. */
+  reset(): void;
+}
+
+/** What caused a transition: the breaker's own rules, or a call of the control API. */
+export type TransitionTrigger = "automatic" | "manual";
 
 /** The smallest share of calls a ramping breaker admits (10 %, as Envoy's slow start). */
 export const RAMP_FLOOR = 0.1;
@@ -47,7 +80,12 @@ export type BreakerState =
       /** Set while ramping up after recovery: when the breaker closed. */
       readonly rampingSince?: number;
     }
-  | { readonly state: "open"; readonly openedAt: number }
+  | {
+      readonly state: "open";
+      readonly openedAt: number;
+      /** How long this open period lasts (`openForMs`, or longer under open-duration backoff). */
+      readonly forMs: number;
+    }
   | { readonly state: "half-open"; readonly inFlight: number; readonly successes: number }
   | { readonly state: "isolated" };
 
@@ -58,6 +96,32 @@ type Ramping = { readonly state: "closed"; readonly rampingSince: number; credit
 
 // Only the half-open state changes in place, so every closed breaker can share one.
 const CLOSED: BreakerState = Object.freeze({ state: "closed" });
+const ISOLATED: BreakerState = Object.freeze({ state: "isolated" });
+
+/**
+ * A breaker's persisted state (part of a dependency snapshot, docs/runtime.md, "Snapshot and
+ * restore"). Times are durations, never clock readings: a monotonic clock starts anew in every
+ * process, and wall clocks of two machines disagree.
+ */
+export interface BreakerSnapshot {
+  /** `closed` or `open` (a half-open breaker is recorded as open with nothing left). */
+  readonly state: "closed" | "open";
+  /** Milliseconds left on the open period; `null` when closed. */
+  readonly remainingMs: number | null;
+  /** Reopenings after failed trials since the breaker last closed (open-duration backoff). */
+  readonly reopenings: number;
+  /** The outcome window. */
+  readonly window: WindowSnapshot;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function emptyWindow(breaker: CircuitBreaker): WindowSnapshot {
+  const w = breaker.settings.window;
+  return w.kind === "time" ? { kind: "time", slices: [] } : { kind: "count", outcomes: [] };
+}
 
 /**
  * Proof of admission handed out by {@link CircuitBreaker.tryAcquire}: the breaker's generation
@@ -77,6 +141,7 @@ export type BreakerTransitionListener = (
   from: BreakerStateName,
   to: BreakerStateName,
   window: WindowCounts,
+  trigger: TransitionTrigger,
 ) => void;
 
 /** Snapshot returned by {@link CircuitBreaker.health}. */
@@ -105,6 +170,10 @@ export interface BreakerHealth extends WindowCounts {
   readonly generation: number;
   /** Share of calls admitted while ramping up after recovery (in [0.1, 1)); absent otherwise. */
   readonly rampUp?: { readonly admitted: number } | undefined;
+  /** Isolations not yet disposed (0 unless isolated). */
+  readonly isolations: number;
+  /** Reopenings after failed trials since the breaker last closed (open-duration backoff's n). */
+  readonly reopenings: number;
 }
 
 /**
@@ -141,6 +210,11 @@ export class CircuitBreaker {
   // breaker: kept once, at the transition, so that rejections can carry it as `cause` at no cost.
   #lastFailure: unknown = undefined;
   #openedBy: unknown = undefined;
+  // open-duration backoff: reopenings after failed trials since the breaker last closed
+  #reopenings = 0;
+  // isolations not yet disposed; a reset bumps the epoch, so older handles do nothing
+  #isolations = 0;
+  #isolationEpoch = 0;
 
   /**
    * @param onTransition Called after every state change (used for events).
@@ -178,7 +252,7 @@ export class CircuitBreaker {
         // the happy path: one identity check; only a ramping breaker does more
         return s === CLOSED ? this.#generation : this.#ramp(s as Ramping, now);
       case "open":
-        if (this.#now(now) - s.openedAt >= this.settings.openForMs) {
+        if (this.#now(now) - s.openedAt >= s.forMs) {
           this.#transition({ state: "half-open", inFlight: 1, successes: 0 });
           return this.#generation;
         }
@@ -261,24 +335,127 @@ export class CircuitBreaker {
   retryInMs(now?: number): number {
     const s = this.#state;
     if (s.state !== "open") return 0;
-    return Math.max(0, this.settings.openForMs - (this.#now(now) - s.openedAt));
+    return Math.max(0, s.forMs - (this.#now(now) - s.openedAt));
   }
 
   /**
-   * Holds the breaker open until {@link CircuitBreaker.reset}. Does nothing if already isolated.
+   * Holds the breaker open until every isolation has been disposed, or until
+   * {@link CircuitBreaker.reset}. Reference-counted (as cockatiel's `isolate()`): a second
+   * isolation emits no transition but needs its own disposal. Disposing the last one closes the
+   * breaker with an empty window; disposing one twice, or after a reset, does nothing.
    */
-  isolate(): void {
-    this.#transition({ state: "isolated" });
+  isolate(): BreakerIsolation {
+    this.#isolations++;
+    this.#transition(ISOLATED, "manual");
+    const epoch = this.#isolationEpoch;
+    let disposed = false;
+    return {
+      dispose: () => {
+        if (disposed) return;
+        disposed = true;
+        if (epoch !== this.#isolationEpoch || this.#isolations === 0) return;
+        if (--this.#isolations === 0) this.#transition(CLOSED, "manual");
+      },
+    };
   }
 
   /**
-   * Closes the breaker and forgets the window. Does nothing if it is already closed: the window
-   * is kept and calls in flight still count.
+   * Closes the breaker and forgets the window; ends every isolation and the open-duration
+   * backoff. Without `forget`, it does nothing to a breaker that is already closed: the window is
+   * kept and calls in flight still count. With `forget` (the control API's reset) the window of a
+   * closed breaker is emptied too, still without a transition.
    */
-  reset(): void {
+  reset(forget = false): void {
+    this.#isolations = 0;
+    this.#isolationEpoch++;
+    this.#reopenings = 0;
     // a ramping breaker is closed already: reset only ends the ramp
-    if (this.#state !== CLOSED && this.#state.state === "closed") this.#state = CLOSED;
-    else this.#close();
+    if (this.#state.state === "closed") {
+      this.#state = CLOSED;
+      if (forget) {
+        this.#window.clear();
+        this.#tainted = false;
+        this.#lastFailure = undefined;
+      }
+    } else this.#transition(CLOSED, "manual");
+  }
+
+  /** The control API of generated clients (`client.breaker`). */
+  control(): BreakerControl {
+    return new Control(this);
+  }
+
+  /**
+   * Milliseconds the next open period will last: `openForMs`, or under open-duration backoff
+   * `openForMs × multiplier^n` capped at `capMs`, n being the reopenings so far.
+   */
+  nextOpenForMs(reopenings = this.#reopenings): number {
+    const base = this.settings.openForMs;
+    const backoff = this.settings.openBackoff;
+    if (backoff === undefined || reopenings <= 0) return base;
+    return Math.min(backoff.capMs, base * backoff.multiplier ** reopenings);
+  }
+
+  /**
+   * The state to persist (docs/runtime.md, "Snapshot and restore"): an open period as the time
+   * left on it, the window as counts by age, the backoff's reopenings. An isolated breaker is
+   * recorded as what disposing its isolations would leave, closed and empty: isolation belongs to
+   * the code holding the handles. Half-open trials in flight are not kept: a half-open breaker is
+   * recorded as open with nothing left, so the next call after a restore is a trial.
+   */
+  snapshot(): BreakerSnapshot {
+    const s = this.#state;
+    const now = this.#now();
+    if (s.state === "isolated" || this.#isolations > 0)
+      return { state: "closed", remainingMs: null, reopenings: 0, window: emptyWindow(this) };
+    const window = this.#window.snapshot(now);
+    if (s.state === "open")
+      return {
+        state: "open",
+        remainingMs: this.retryInMs(now),
+        reopenings: this.#reopenings,
+        window,
+      };
+    if (s.state === "half-open")
+      return { state: "open", remainingMs: 0, reopenings: this.#reopenings, window };
+    return { state: "closed", remainingMs: null, reopenings: 0, window };
+  }
+
+  /**
+   * Checks `value` as a snapshot of a breaker with these settings: `undefined` when it can be
+   * restored, else what is wrong with it. {@link CircuitBreaker.restore} applies only what passed.
+   */
+  checkSnapshot(value: unknown): string | undefined {
+    if (!isRecord(value)) return "breaker is not an object";
+    const { state, remainingMs, reopenings } = value;
+    if (state !== "closed" && state !== "open") return `breaker.state ${String(state)} is unknown`;
+    if (state === "open") {
+      if (typeof remainingMs !== "number" || !(remainingMs >= 0) || !Number.isFinite(remainingMs))
+        return "breaker.remainingMs must be a finite number of milliseconds, at least 0";
+      if (remainingMs > this.nextOpenForMs(Number(reopenings)))
+        return "breaker.remainingMs is longer than the open period these settings allow";
+    } else if (remainingMs !== null) return "breaker.remainingMs must be null unless open";
+    if (typeof reopenings !== "number" || !Number.isInteger(reopenings) || reopenings < 0)
+      return "breaker.reopenings must be a whole number, at least 0";
+    if (state === "closed" && reopenings !== 0) return "breaker.reopenings must be 0 when closed";
+    return this.#window.check(value["window"]);
+  }
+
+  /**
+   * Restores a snapshot {@link CircuitBreaker.checkSnapshot} accepted; throws if it did not.
+   * The open period left is counted from now on this breaker's clock.
+   */
+  restore(snapshot: BreakerSnapshot): void {
+    const problem = this.checkSnapshot(snapshot);
+    if (problem !== undefined) throw new TypeError(problem);
+    const now = this.#now();
+    this.#reopenings = snapshot.reopenings;
+    if (snapshot.state === "open") {
+      const forMs = this.nextOpenForMs();
+      this.#state = { state: "open", openedAt: now - (forMs - (snapshot.remainingMs ?? 0)), forMs };
+    } else this.#state = CLOSED;
+    this.#window.restore(now, snapshot.window);
+    this.#tainted = true;
   }
 
   /**
@@ -318,6 +495,8 @@ export class CircuitBreaker {
       trialsInFlight: s.state === "half-open" ? s.inFlight : 0,
       generation: this.#generation,
       ...(ramp !== null ? { rampUp: { admitted: ramp } } : {}),
+      isolations: this.#isolations,
+      reopenings: this.#reopenings,
     };
   }
 
@@ -362,8 +541,10 @@ export class CircuitBreaker {
     }
   }
 
+  // a failed (or slow) half-open trial reopens for longer under open-duration backoff
   #open(): void {
-    this.#transition({ state: "open", openedAt: this.#now() });
+    if (this.#state.state === "half-open") this.#reopenings++;
+    this.#transition({ state: "open", openedAt: this.#now(), forMs: this.nextOpenForMs() });
   }
 
   #close(): void {
@@ -385,9 +566,13 @@ export class CircuitBreaker {
    * in (reset while closed, isolate while isolated) does nothing at all: no event, no new
    * episode, so the outcomes of calls in flight still count (docs/runtime.md).
    */
-  #transition(next: BreakerState | MutableHalfOpen | Ramping): void {
+  #transition(
+    next: BreakerState | MutableHalfOpen | Ramping,
+    trigger: TransitionTrigger = "automatic",
+  ): void {
     const from = this.#state.state;
     if (from === next.state) return;
+    if (next.state === "closed") this.#reopenings = 0;
     const window = this.#onTransition === undefined ? undefined : this.#window.counts(this.#now());
     this.#state = next;
     this.#generation++;
@@ -399,13 +584,34 @@ export class CircuitBreaker {
     this.#lastFailure = undefined;
     this.#tainted = false;
     this.#window.clear();
-    if (window !== undefined) this.#onTransition?.(from, next.state, window);
+    if (window !== undefined) this.#onTransition?.(from, next.state, window, trigger);
   }
 
   #now(reading?: number): number {
     const now = reading ?? this.#clock.now();
     if (now > this.#lastNow) this.#lastNow = now;
     return this.#lastNow;
+  }
+}
+
+/** The control API over one breaker: isolate, reset, and its state. */
+class Control implements BreakerControl {
+  readonly #breaker: CircuitBreaker;
+
+  constructor(breaker: CircuitBreaker) {
+    this.#breaker = breaker;
+  }
+
+  get state(): BreakerStateName {
+    return this.#breaker.state.state;
+  }
+
+  isolate(): BreakerIsolation {
+    return this.#breaker.isolate();
+  }
+
+  reset(): void {
+    this.#breaker.reset(true);
   }
 }
 

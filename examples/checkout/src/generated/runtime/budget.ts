@@ -22,6 +22,11 @@ export interface BudgetHealth {
   readonly allowsRetry: boolean;
 }
 
+/** A retry budget's persisted state: its tokens. */
+export interface BudgetSnapshot {
+  readonly tokens: number;
+}
+
 /** Tokens are counted in integer thousandths, as gRPC implementations of A6 do. */
 const MILLI = 1_000;
 
@@ -71,6 +76,24 @@ export class RetryBudget {
   /** Whether another retry or hedge may be sent: tokens > maxTokens / 2, compared exactly. */
   allowsRetry(): boolean {
     return this.#milli * 2 > this.#max;
+  }
+
+  /** The tokens to persist (docs/runtime.md, "Snapshot and restore"), to the thousandth. */
+  snapshot(): BudgetSnapshot {
+    return { tokens: this.tokens };
+  }
+
+  /** `undefined` when `value` is a budget snapshot this bucket can restore, else the problem. */
+  checkSnapshot(value: unknown): string | undefined {
+    const tokens = (value as { tokens?: unknown } | null)?.tokens;
+    if (typeof tokens !== "number" || !(tokens >= 0) || tokens > this.maxTokens)
+      return `budget.tokens must be a number from 0 to ${String(this.maxTokens)}`;
+    return undefined;
+  }
+
+  /** Restores a snapshot {@link RetryBudget.checkSnapshot} accepted. */
+  restore(snapshot: BudgetSnapshot): void {
+    this.#milli = Math.min(this.#max, Math.max(0, Math.round(snapshot.tokens * MILLI)));
   }
 
   /** Snapshot for health reports (tokens rounded to the thousandth). */

@@ -369,7 +369,7 @@ export class Call<T> {
         ? `trials in ${String(Math.ceil(breaker.retryInMs(now)))} ms`
         : admitted !== undefined
           ? `ramping up after recovery, ${String(Math.floor(admitted * 100))} % admitted`
-          : state;
+          : state; // "isolated": held open by the control API (client.breaker.isolate())
     return new ResilienceError({
       kind: "circuit-open",
       message: `${name}.${operation}: circuit open (${detail})`,

@@ -119,6 +119,13 @@ export type ResilienceEvent =
       readonly to: BreakerStateName;
       /** Window counts just before the change (for an opening: what tripped it). */
       readonly window: WindowCounts;
+      /**
+       * `true` when the control API caused it (`client.breaker.isolate()`, disposing the last
+       * isolation, `reset()`); absent for the breaker's own transitions.
+       */
+      readonly manual?: true | undefined;
+      /** For a transition to `open`: how long this open period lasts, in milliseconds. */
+      readonly openForMs?: number | undefined;
     })
   | (EventBase & {
       /** The breaker rejected an attempt without calling the dependency. */

@@ -27,13 +27,22 @@ export { backoffDelay, exponentialDelay, type BackoffSettings, type Jitter } fro
 export {
   CircuitBreaker,
   REJECTED,
+  type BreakerControl,
   type BreakerHealth,
+  type BreakerIsolation,
   type BreakerSettings,
+  type BreakerSnapshot,
   type BreakerState,
   type BreakerTransitionListener,
   type Permit,
+  type TransitionTrigger,
 } from "./breaker.js";
-export { RetryBudget, type BudgetHealth, type BudgetSettings } from "./budget.js";
+export {
+  RetryBudget,
+  type BudgetHealth,
+  type BudgetSettings,
+  type BudgetSnapshot,
+} from "./budget.js";
 export { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead.js";
 export {
   isNetworkFailure,
@@ -173,6 +182,7 @@ export {
   type ProvidedCallOptions,
   type RuntimeEnvironment,
 } from "./stack.js";
+export { controlOf } from "./stack.js";
 export type { OperationRetrySettings, OperationSettings, TimeoutSettings } from "./operation.js";
 export type { AttemptContext, Transport } from "./transport.js";
 export {
@@ -197,4 +207,14 @@ export {
   type TimeWindowSettings,
   type WindowCounts,
   type WindowSettings,
+  type WindowSnapshot,
 } from "./window.js";
+export {
+  restoreSnapshot,
+  SNAPSHOT_FORMAT,
+  SNAPSHOT_VERSION,
+  SnapshotError,
+  takeSnapshot,
+  type DependencySnapshot,
+  type SnapshotProblem,
+} from "./snapshot.js";

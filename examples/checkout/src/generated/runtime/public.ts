@@ -70,10 +70,20 @@ export type {
 export type { CallResult, Degraded, Fresh, Outcome } from "./fallback.js";
 export type { HeaderSource } from "./http.js";
 export type { BasicCredentials, CredentialSource } from "./auth.js";
-export type { BreakerHealth } from "./breaker.js";
+export type {
+  BreakerControl,
+  BreakerHealth,
+  BreakerIsolation,
+  BreakerSnapshot,
+} from "./breaker.js";
+export {
+  SnapshotError,
+  type DependencySnapshot,
+  type SnapshotProblem,
+} from "./snapshot.js";
 export type { BulkheadHealth } from "./bulkhead.js";
-export type { BudgetHealth } from "./budget.js";
-export type { WindowCounts } from "./window.js";
+export type { BudgetHealth, BudgetSnapshot } from "./budget.js";
+export type { WindowCounts, WindowSnapshot } from "./window.js";
 export type { AttemptContext, Transport } from "./transport.js";
 export type { RetryCondition } from "./retry.js";
 export type {

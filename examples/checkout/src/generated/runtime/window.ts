@@ -19,7 +19,28 @@ export interface OutcomeWindow {
   counts(now: number): WindowCounts;
   /** Forgets everything. */
   clear(): void;
+  /** What the window holds at time `now`, for a snapshot (times as ages, never readings). */
+  snapshot(now: number): WindowSnapshot;
+  /** `undefined` when `value` is a snapshot this window can restore, else what is wrong. */
+  check(value: unknown): string | undefined;
+  /** Replaces the contents with a snapshot `check` accepted, ages counted back from `now`. */
+  restore(now: number, snapshot: WindowSnapshot): void;
 }
+
+/**
+ * A window's persisted contents. A time window lists its slices still inside it as
+ * `[age, calls, failures, slowCalls]`, `age` in slices before the current one (0 is the current
+ * slice); a count window lists its outcomes oldest first, each 0 (success), 1 (failure), 2 (slow
+ * success) or 3 (slow failure).
+ */
+export type WindowSnapshot =
+  | {
+      readonly kind: "time";
+      readonly slices: readonly (readonly [number, number, number, number])[];
+    }
+  | { readonly kind: "count"; readonly outcomes: readonly number[] };
+
+const isCount = (n: unknown): n is number => typeof n === "number" && Number.isInteger(n) && n >= 0;
 
 /** A window over the last `durationMs`, split into `buckets` time slices. */
 export interface TimeWindowSettings {
@@ -111,6 +132,55 @@ export class TimeWindow implements OutcomeWindow {
     this.#slice = Number.NaN;
     for (let b = 0; b < this.#buckets.length; b += FIELDS) this.#buckets[b + SLICE] = Number.NaN;
   }
+
+  snapshot(now: number): WindowSnapshot {
+    const current = Math.floor(now / this.#sliceMs);
+    const buckets = this.#buckets;
+    const slices: [number, number, number, number][] = [];
+    for (let b = 0; b < buckets.length; b += FIELDS) {
+      const age = current - (buckets[b + SLICE] ?? Number.NaN);
+      const calls = buckets[b + CALLS] ?? 0;
+      if (age >= 0 && age < this.#size && calls > 0)
+        slices.push([age, calls, buckets[b + FAILURES] ?? 0, buckets[b + SLOW_CALLS] ?? 0]);
+    }
+    slices.sort((a, b) => b[0] - a[0]);
+    return { kind: "time", slices };
+  }
+
+  check(value: unknown): string | undefined {
+    if (typeof value !== "object" || value === null) return "breaker.window is not an object";
+    const { kind, slices } = value as { kind?: unknown; slices?: unknown };
+    if (kind !== "time") return `breaker.window.kind must be "time" for this breaker`;
+    if (!Array.isArray(slices) || slices.length > this.#size)
+      return `breaker.window.slices must be a list of at most ${String(this.#size)} slices`;
+    const ages = new Set<number>();
+    for (const slice of slices as unknown[]) {
+      if (!Array.isArray(slice) || slice.length !== 4 || !slice.every(isCount))
+        return "breaker.window.slices holds an entry that is not [age, calls, failures, slow]";
+      const [age, calls, failures, slow] = slice as [number, number, number, number];
+      if (age >= this.#size || ages.has(age))
+        return `breaker.window.slices: age ${String(age)} is outside the window or repeated`;
+      if (failures > calls || slow > calls)
+        return "breaker.window.slices: more failures or slow calls than calls";
+      ages.add(age);
+    }
+    return undefined;
+  }
+
+  restore(now: number, snapshot: WindowSnapshot): void {
+    this.clear();
+    if (snapshot.kind !== "time") return;
+    const current = Math.floor(now / this.#sliceMs);
+    const buckets = this.#buckets;
+    for (const [age, calls, failures, slow] of snapshot.slices) {
+      const slice = current - age;
+      const b = (((slice % this.#size) + this.#size) % this.#size) * FIELDS;
+      buckets[b + SLICE] = slice;
+      buckets[b + CALLS] = calls;
+      buckets[b + FAILURES] = failures;
+      buckets[b + SLOW_CALLS] = slow;
+    }
+  }
 }
 
 const FAILED = 1;
@@ -152,6 +222,31 @@ export class CountWindow implements OutcomeWindow {
     this.#filled = 0;
     this.#failures = 0;
     this.#slow = 0;
+  }
+
+  snapshot(): WindowSnapshot {
+    const size = this.#ring.length;
+    const outcomes: number[] = [];
+    const start = this.#filled === size ? this.#next : 0;
+    for (let i = 0; i < this.#filled; i++) outcomes.push(this.#ring[(start + i) % size] ?? 0);
+    return { kind: "count", outcomes };
+  }
+
+  check(value: unknown): string | undefined {
+    if (typeof value !== "object" || value === null) return "breaker.window is not an object";
+    const { kind, outcomes } = value as { kind?: unknown; outcomes?: unknown };
+    if (kind !== "count") return `breaker.window.kind must be "count" for this breaker`;
+    if (!Array.isArray(outcomes) || outcomes.length > this.#ring.length)
+      return `breaker.window.outcomes must be a list of at most ${String(this.#ring.length)}`;
+    if (!(outcomes as unknown[]).every((o) => isCount(o) && o <= (FAILED | SLOW)))
+      return "breaker.window.outcomes holds a value other than 0, 1, 2 or 3";
+    return undefined;
+  }
+
+  restore(_now: number, snapshot: WindowSnapshot): void {
+    this.clear();
+    if (snapshot.kind !== "count") return;
+    for (const o of snapshot.outcomes) this.record(0, (o & FAILED) !== 0, (o & SLOW) !== 0);
   }
 }
 
