@@ -59,6 +59,22 @@ export function checkBreaker(policy: ResolvedPolicy, ctx: AnalyzeContext): Findi
     );
   }
 
+  // open-duration backoff: the cap bounds every open period, so one below the base would cut
+  // even the first short
+  const backoff = b.openBackoff;
+  if (backoff !== undefined && backoff.capMs < b.openForMs) {
+    out.push(
+      finding(
+        ctx,
+        policy,
+        "RG106",
+        [{ ref: setAt(policy.provenance["breaker.openFor.cap"]) }, section],
+        `breaker.openFor.cap ${formatMs(backoff.capMs)} must be at least openFor.base ${formatMs(b.openForMs)}: the cap bounds every open period, so the breaker would never stay open for its base`,
+        `raise cap to ${formatMs(b.openForMs)} or more (a few minutes is typical), or lower base`,
+      ),
+    );
+  }
+
   if (b.minCalls < MIN_MEANINGFUL_CALLS) {
     const failures = Math.max(1, Math.ceil(b.failureRate * b.minCalls));
     out.push(

@@ -6,6 +6,7 @@
  * worst case of the operation's plan (src/model/plan.ts).
  * Pure: model → report object → text (or JSON with the same values).
  */
+import { openPeriods, openPeriodsText } from "../model/open-periods.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { SourceTexts } from "../diagnostics/format.js";
 import { formatMs } from "../language/durations.js";
@@ -330,6 +331,20 @@ function explainOperation(
               ]),
           setting("breaker.minCalls", br.minCalls, String(br.minCalls)),
           ms("breaker.openFor", br.openForMs),
+          ...(br.openBackoff === undefined
+            ? []
+            : [
+                ms("breaker.openFor.cap", br.openBackoff.capMs),
+                setting(
+                  "breaker.openFor.multiplier",
+                  br.openBackoff.multiplier,
+                  String(br.openBackoff.multiplier),
+                ),
+                setting("breaker.openFor.periods", openPeriods(br), openPeriodsText(br), {
+                  origin: "derived",
+                  formula: `min(cap, base × multiplier^n) for the n-th reopening after a failed trial; a close starts again from base: ${openPeriodsText(br)}`,
+                }),
+              ]),
           setting("breaker.halfOpen.maxCalls", br.halfOpen.maxCalls, String(br.halfOpen.maxCalls)),
           setting(
             "breaker.halfOpen.successes",

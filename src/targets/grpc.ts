@@ -15,6 +15,7 @@ import {
   singleAttemptMs,
   sortedPolicies,
   type Target,
+  noteOpenBackoff,
 } from "./report.js";
 
 /** gRPC clamps maxAttempts of retries and hedging to 5 (A6). */
@@ -258,6 +259,7 @@ function throttling(policy: ResolvedPolicy, report: MappingReport): object {
 }
 
 function notePolicy(policy: ResolvedPolicy, report: MappingReport): void {
+  noteOpenBackoff(report, "grpc", policy, "RG402");
   if (policy.breaker) {
     report.noteSection(
       policy,

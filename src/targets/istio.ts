@@ -21,6 +21,7 @@ import {
   type Route,
   type Target,
   type TargetContext,
+  noteOpenBackoff,
 } from "./report.js";
 
 /** Envoy's fixed backoff shape: exponential with multiplier 2, capped at 10 × the base, full jitter. */
@@ -314,6 +315,7 @@ function destinationPolicy(policy: ResolvedPolicy, report: MappingReport): Recor
         "breaker.slowCall",
         `slow calls over ${formatMs(breaker.slowCall.durationMs)} are not failures to Envoy`,
       );
+    noteOpenBackoff(report, "istio", policy, "RG402");
   }
 
   const budget = policy.budget;

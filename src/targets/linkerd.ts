@@ -19,6 +19,7 @@ import {
   sortedPolicies,
   type Route,
   type Target,
+  noteOpenBackoff,
 } from "./report.js";
 
 /** The ttl of the emitted retry budget (Linkerd's own default). */
@@ -82,6 +83,7 @@ function serviceProfile(policy: ResolvedPolicy, report: MappingReport): object {
     );
   }
 
+  noteOpenBackoff(report, "linkerd", policy, "RG402");
   if (policy.breaker) {
     report.noteSection(
       policy,

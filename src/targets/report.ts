@@ -3,6 +3,7 @@
  * policy setting the target cannot express or expresses differently, at the node responsible),
  * routes derived from operations, and the duration notations of the engines.
  */
+import { formatMs } from "../language/durations.js";
 import { finding, sectionRef, setAt, type Locator, type Place } from "../model/locate.js";
 import type { Code } from "../diagnostics/codes.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
@@ -313,4 +314,53 @@ export function noteApplicationOnly(
       `the ${op.fallback.kind} fallback is served by the application; the target returns the failure`,
     );
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Breaker features that live in the client
+
+/**
+ * How each mesh target expresses the breaker features of the generated client that are not
+ * policy settings, or does not (docs/targets.md, "What stays in the application"), and open-
+ * duration backoff, which is (`breaker.openFor: { base, cap, multiplier }`).
+ */
+export const BREAKER_FEATURES: Readonly<
+  Record<"manual" | "openBackoff" | "snapshot", Readonly<Record<MeshTarget, string>>>
+> = {
+  manual: {
+    istio:
+      "no runtime switch: ejection is Envoy's decision; holding traffic off means editing the DestinationRule (or a fault/route rule), not calling isolate()",
+    linkerd: "no runtime switch: failure accrual has no manual open or reset",
+    grpc: "no runtime switch in a service config: client.breaker stays in the application",
+  },
+  openBackoff: {
+    istio:
+      "outlier detection lengthens ejections too, but linearly: a host stays ejected for baseEjectionTime × the number of times it has been ejected (Envoy caps it at max_ejection_time, 300s by default, which Istio's DestinationRule does not expose); baseEjectionTime is openFor.base, and the multiplier and cap stay in the application",
+    linkerd:
+      "failure accrual backs its probes off on its own, set by balancer.linkerd.io/failure-accrual-consecutive-min-penalty and -max-penalty annotations on the Service, outside this file: the backoff stays in the application",
+    grpc: "a gRPC service config has no breaker, so no open period to lengthen: the backoff stays in the application",
+  },
+  snapshot: {
+    istio:
+      "nothing to persist: each Envoy keeps its ejections in memory and starts empty when the proxy restarts",
+    linkerd: "nothing to persist: each proxy keeps its failure accrual state in memory",
+    grpc: "nothing to persist: a service config is configuration, not state",
+  },
+};
+
+/** The note every target makes about open-duration backoff, when the policy asks for it. */
+export function noteOpenBackoff(
+  report: MappingReport,
+  target: MeshTarget,
+  policy: ResolvedPolicy,
+  code: Code,
+): void {
+  const b = policy.breaker;
+  if (b?.openBackoff === undefined) return;
+  report.noteSection(
+    policy,
+    code,
+    "breaker.openFor",
+    `breaker.openFor backs off (${formatMs(b.openForMs)} × ${b.openBackoff.multiplier}^n, at most ${formatMs(b.openBackoff.capMs)}): ${BREAKER_FEATURES.openBackoff[target]}`,
+  );
 }
