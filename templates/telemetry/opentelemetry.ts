@@ -62,6 +62,7 @@ export const ATTR = {
   verdict: "resilience.verdict",
   breakerState: "resilience.breaker.state",
   breakerPreviousState: "resilience.breaker.previous_state",
+  breakerTrigger: "resilience.breaker.trigger",
   bulkheadReason: "resilience.bulkhead.reason",
   deadlineStage: "resilience.deadline.stage",
   deadlineRemaining: "resilience.deadline.remaining",
@@ -406,6 +407,8 @@ export function installOpenTelemetry(
           ...base,
           [ATTR.breakerState]: event.to,
           [ATTR.breakerPreviousState]: event.from,
+          // isolate(), disposing the last isolation and reset() are `manual` (docs/telemetry.md)
+          [ATTR.breakerTrigger]: event.manual === true ? "manual" : "automatic",
         });
         log(event);
         return;

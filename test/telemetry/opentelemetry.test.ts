@@ -155,6 +155,7 @@ describe("OpenTelemetry adapter: a fault-injection run", () => {
     expect(transition("open", "half-open")).toBe(1);
     expect(transition("half-open", "closed")).toBe(1);
     expect(m.sum(METRIC.breakerTransitions)).toBe(3);
+    expect(m.sum(METRIC.breakerTransitions, { [ATTR.breakerTrigger]: "automatic" })).toBe(3);
     expect(m.sum(METRIC.breakerRejections, { ...CHARGE, [ATTR.breakerState]: "open" })).toBe(1);
     expect(m.sum(METRIC.breakerRejections, { ...RATES, [ATTR.breakerState]: "open" })).toBe(1);
     expect(m.sum(METRIC.breakerRejections)).toBe(2);
@@ -332,6 +333,33 @@ describe("OpenTelemetry adapter: a fault-injection run", () => {
 });
 
 describe("installOpenTelemetry", () => {
+  it("counts manual transitions apart, and the gauge shows isolation", async () => {
+    const sdk = createSdk();
+    const dep = createDependency(
+      { name: "payments", deadline: null, breaker: breakerSettings, bulkhead: null, budget: null },
+      { clock: createVirtualClock() },
+    );
+    installOpenTelemetry(dep, {
+      meter: sdk.meterProvider.getMeter("t"),
+      tracer: sdk.tracerProvider.getTracer("t"),
+      logger: recordingLogger(),
+    });
+    const handle = dep.breakerControl!.isolate();
+    expect(breakerGauge(await sdk.collect())).toMatchObject({ isolated: 1, closed: 0 });
+    handle.dispose();
+    const m = await sdk.collect();
+    const manual = (from: string, to: string) =>
+      m.sum(METRIC.breakerTransitions, {
+        ...DEP,
+        [ATTR.breakerPreviousState]: from,
+        [ATTR.breakerState]: to,
+        [ATTR.breakerTrigger]: "manual",
+      });
+    expect(manual("closed", "isolated")).toBe(1);
+    expect(manual("isolated", "closed")).toBe(1);
+    expect(m.sum(METRIC.breakerTransitions, { [ATTR.breakerTrigger]: "automatic" })).toBe(0);
+  });
+
   it("stops recording once uninstalled", async () => {
     const sdk = createSdk();
     const dep = createDependency(

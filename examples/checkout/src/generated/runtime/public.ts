@@ -76,11 +76,7 @@ export type {
   BreakerIsolation,
   BreakerSnapshot,
 } from "./breaker.js";
-export {
-  SnapshotError,
-  type DependencySnapshot,
-  type SnapshotProblem,
-} from "./snapshot.js";
+export { SnapshotError, type DependencySnapshot, type SnapshotProblem } from "./snapshot.js";
 export type { BulkheadHealth } from "./bulkhead.js";
 export type { BudgetHealth, BudgetSnapshot } from "./budget.js";
 export type { WindowCounts, WindowSnapshot } from "./window.js";
