@@ -104,6 +104,28 @@ const log = { warn: (message: string): void => void warned.push(message) };`,
       ]);
     },
   },
+  "breaker-control": {
+    build: ["examples/checkout"],
+    prelude: "",
+    epilogue: "return { failedFast, charge, state: next.breaker.state, saved: JSON.parse(saved) };",
+    answer: () => ({ status: 200, body: CHARGE }),
+    check: (sent, result) => {
+      // the isolated call never reached the server
+      expect(sent).toHaveLength(1);
+      expect(result).toMatchObject({
+        failedFast: true,
+        charge: CHARGE,
+        state: "closed",
+        saved: {
+          format: "resgen.dependency-state",
+          version: 1,
+          dependency: "payments",
+          breaker: { state: "closed", remainingMs: null },
+          budget: { tokens: 100 },
+        },
+      });
+    },
+  },
   "call-headers": {
     build: ["examples/checkout"],
     prelude: `const tokens = { issued: 0, current: (): Promise<string> => Promise.resolve(\`t\${++tokens.issued}\`) };
