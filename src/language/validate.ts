@@ -47,8 +47,12 @@ function translate(
 ): Diagnostic[] {
   const path: Path = [...base, ...(issue.path as PathSegment[])];
   const file = source.file;
-  const at = schemaAt(root, path);
   const input = valueAt(source.data, path);
+  // a value that is a duration or a mapping (`breaker.openFor`): a string is read as the duration
+  const at =
+    typeof input === "string"
+      ? (stringPlace(root, path) ?? schemaAt(root, path))
+      : schemaAt(root, path);
   const where = context(path);
 
   if (issue.code === "unrecognized_keys") {
@@ -372,6 +376,23 @@ function schemaAt(root: AnySchema, path: Path): SchemaPlace {
   }
   if (!node) return {};
   return placeOf(node);
+}
+
+/**
+ * The place of the tagged string option (a duration, a rate) of a union at `path`, such as
+ * `breaker.openFor` (a duration or `{ base, cap, multiplier }`); undefined for anything else.
+ */
+function stringPlace(root: AnySchema, path: Path): SchemaPlace | undefined {
+  let node: AnySchema | undefined = root;
+  for (const segment of path) {
+    if (!node) return undefined;
+    node = child(node, segment);
+  }
+  if (!node) return undefined;
+  const d = def(unwrapAll(node));
+  if (d.type !== "union") return undefined;
+  const tagged = (d.options as AnySchema[]).map(placeOf).filter((p) => p.kind !== undefined);
+  return tagged.length === 1 && tagged[0]?.kind !== "name" ? tagged[0] : undefined;
 }
 
 function placeOf(schema: AnySchema): SchemaPlace {
