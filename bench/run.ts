@@ -284,6 +284,13 @@ async function happyPath(kind: "no-op" | "yield", fn: () => Promise<number>): Pr
   const cockFull = makeCockatielFull();
   const opFull = keep(opossum(fn, { timeout: 500, capacity: 25 }));
   const breaker = onlyDependency({ breaker: BREAKER });
+  // the same breaker with open-duration backoff, and one isolated and released before the run:
+  // neither may cost more on the closed path (docs/runtime.md, "Open-duration backoff")
+  const backoffBreaker = onlyDependency({
+    breaker: { ...BREAKER, openBackoff: { capMs: 300_000, multiplier: 2 } },
+  });
+  const released = onlyDependency({ breaker: BREAKER });
+  released.breakerControl?.isolate().dispose();
   const cockBreaker = makeCockatielBreaker();
   const opBreaker = keep(opossum(fn, { timeout: false }));
   const retry = onlyDependency({ budget: null });
@@ -305,6 +312,8 @@ async function happyPath(kind: "no-op" | "yield", fn: () => Promise<number>): Pr
     ["cockatiel wrap(bulkhead, retry, breaker, timeout)", () => cockFull.execute(() => fn())],
     ["opossum fire() (timeout, capacity)", () => opFull.fire()],
     ["resgen breaker", () => breaker.call(plainOp, () => fn())],
+    ["resgen breaker, openFor backoff", () => backoffBreaker.call(plainOp, () => fn())],
+    ["resgen breaker, isolated then released", () => released.call(plainOp, () => fn())],
     ["cockatiel breaker", () => cockBreaker.execute(() => fn())],
     ["opossum breaker (timeout off)", () => opBreaker.fire()],
     ["resgen retry", () => retry.call(retryOp, () => fn())],
@@ -672,6 +681,10 @@ for (const [index, kind] of [
   const g = groups[index]!;
   console.log(
     `  ${kind}: full stack with a classify hook ${(ns(g, "resgen full stack, classify hook") / ns(g, "resgen full stack")).toFixed(2)}× the full stack without one`,
+  );
+  const plain = ns(g, "resgen breaker");
+  console.log(
+    `  ${kind}: breaker with openFor backoff ${(ns(g, "resgen breaker, openFor backoff") / plain).toFixed(2)}× the plain breaker's cost, isolated then released ${(ns(g, "resgen breaker, isolated then released") / plain).toFixed(2)}×`,
   );
 }
 const r = groups[2]!;
