@@ -81,9 +81,9 @@ export function restoreSnapshot(
   const s = value as Record<string, unknown>;
   if (s["format"] !== SNAPSHOT_FORMAT)
     return refuse("malformed", `its format is not "${SNAPSHOT_FORMAT}"`);
-  const version = String(s["version"]);
+  const [version, reads] = [String(s["version"]), String(SNAPSHOT_VERSION)];
   if (s["version"] !== SNAPSHOT_VERSION)
-    return refuse("version", `its layout is version ${version}, this runtime reads version 1`);
+    return refuse("version", `its layout is version ${version}, this runtime reads ${reads}`);
   if (s["dependency"] !== dependency)
     return refuse("dependency", `it was taken from ${String(s["dependency"])}`);
   if (s["policy"] !== policy)
