@@ -33,6 +33,25 @@ describe("breaker.openFor with backoff", () => {
     expect(emitClient(policies[0]!)).toContain("openBackoff: { capMs: 300000, multiplier: 3 }");
   });
 
+  it("takes the backoff from the project defaults, and a policy's own openFor replaces it whole", () => {
+    const config = {
+      file: "resgen.config.yaml",
+      text: "version: 1\ndefaults:\n  breaker: { openFor: { base: 2s, cap: 1m, multiplier: 4 } }\n",
+    };
+    const inherited = checkTexts([
+      config,
+      { file: "ledger.yaml", text: policy("", "breaker: {}\n") },
+    ]);
+    expect(inherited.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect(inherited.policies[0]!.breaker).toMatchObject({
+      openForMs: 2_000,
+      openBackoff: { capMs: 60_000, multiplier: 4 },
+    });
+    const own = checkTexts([config, { file: "ledger.yaml", text: policy("10s") }]);
+    expect(own.policies[0]!.breaker?.openForMs).toBe(10_000);
+    expect(own.policies[0]!.breaker?.openBackoff).toBeUndefined();
+  });
+
   it("defaults the multiplier to 2, and a plain duration has no backoff", () => {
     expect(check(policy("{ base: 5s, cap: 1m }")).policies[0]!.breaker?.openBackoff).toEqual({
       capMs: 60_000,
