@@ -5,11 +5,12 @@ import {
   createDependency,
   type AttemptContext,
   type BreakerControl,
+  type Classifier,
   type Clock,
   type DependencyHealth,
   type DependencySettings,
   type DependencySnapshot,
-  type ErrorClassifier,
+  type FunctionAttemptResult,
   type Observer,
   type OperationSettings,
   type Outcome,
@@ -83,10 +84,12 @@ export interface GeocoderClientConfig {
   /** Randomness for jitter. Defaults to `Math.random`. */
   readonly random?: Random | undefined;
   /**
-   * Says what an error thrown by the transport means: `transient` (retried), `failure` (not
-   * retried) or `bug` (thrown as it is, no fallback); `undefined` leaves it to the runtime.
+   * Says what each attempt's outcome means (the response with its status, headers and decoded body,
+   * a function's value, or an error): `success`, `transient` (retried, counted by the breaker),
+   * `failure` (counted, not retried) or `ignore` (counted by nothing); `undefined` keeps the
+   * built-in verdict. See resgen's docs/runtime.md, "Classifying outcomes".
    */
-  readonly classify?: ErrorClassifier | undefined;
+  readonly classify?: Classifier<FunctionAttemptResult<GeocodeResponse, "geocode">> | undefined;
   /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
@@ -142,7 +145,7 @@ export function createGeocoderClient(config: GeocoderClientConfig = {}): Geocode
     clock: config.clock,
     random: config.random,
     observer: config.observer,
-    classify: config.classify,
+    classify: config.classify as Classifier | undefined,
     policyHash,
     state: config.state,
   });

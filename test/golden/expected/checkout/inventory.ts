@@ -6,12 +6,13 @@ import {
   pathSegment,
   sendHttp,
   type BreakerControl,
+  type Classifier,
   type Clock,
   type DependencyHealth,
   type DependencySettings,
   type DependencySnapshot,
-  type ErrorClassifier,
   type HeaderSource,
+  type HttpAttemptResult,
   type HttpCallOptions,
   type HttpRequest,
   type Observer,
@@ -132,10 +133,14 @@ export interface InventoryClientConfig {
   /** Randomness for jitter. Defaults to `Math.random`. */
   readonly random?: Random | undefined;
   /**
-   * Says what an error thrown by the transport means: `transient` (retried), `failure` (not
-   * retried) or `bug` (thrown as it is, no fallback); `undefined` leaves it to the runtime.
+   * Says what each attempt's outcome means (the response with its status, headers and decoded body,
+   * a function's value, or an error): `success`, `transient` (retried, counted by the breaker),
+   * `failure` (counted, not retried) or `ignore` (counted by nothing); `undefined` keeps the
+   * built-in verdict. See resgen's docs/runtime.md, "Classifying outcomes".
    */
-  readonly classify?: ErrorClassifier | undefined;
+  readonly classify?: Classifier<
+    | HttpAttemptResult<GetStockResponse, "getStock">
+    | HttpAttemptResult<ReserveResponse, "reserve">> | undefined;
   /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
@@ -198,7 +203,7 @@ export function createInventoryClient(config: InventoryClientConfig): InventoryC
     clock: config.clock,
     random: config.random,
     observer: config.observer,
-    classify: config.classify,
+    classify: config.classify as Classifier | undefined,
     policyHash,
     state: config.state,
   });

@@ -8,12 +8,13 @@ import {
   sendHttp,
   type BreakerControl,
   type CallHeaders,
+  type Classifier,
   type Clock,
   type DependencyHealth,
   type DependencySettings,
   type DependencySnapshot,
-  type ErrorClassifier,
   type HeaderSource,
+  type HttpAttemptResult,
   type HttpCallOptions,
   type HttpRequest,
   type Observer,
@@ -184,10 +185,16 @@ export interface CatalogV2ClientConfig {
   /** Randomness for jitter. Defaults to `Math.random`. */
   readonly random?: Random | undefined;
   /**
-   * Says what an error thrown by the transport means: `transient` (retried), `failure` (not
-   * retried) or `bug` (thrown as it is, no fallback); `undefined` leaves it to the runtime.
+   * Says what each attempt's outcome means (the response with its status, headers and decoded body,
+   * a function's value, or an error): `success`, `transient` (retried, counted by the breaker),
+   * `failure` (counted, not retried) or `ignore` (counted by nothing); `undefined` keeps the
+   * built-in verdict. See resgen's docs/runtime.md, "Classifying outcomes".
    */
-  readonly classify?: ErrorClassifier | undefined;
+  readonly classify?: Classifier<
+    | HttpAttemptResult<SearchResponse, "search">
+    | HttpAttemptResult<GetProductResponse, "getProduct">
+    | HttpAttemptResult<undefined, "ping">
+    | HttpAttemptResult<PatchProductResponse, "patchProduct">> | undefined;
   /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
@@ -280,7 +287,7 @@ export function createCatalogV2Client(config: CatalogV2ClientConfig): CatalogV2C
     clock: config.clock,
     random: config.random,
     observer: config.observer,
-    classify: config.classify,
+    classify: config.classify as Classifier | undefined,
     policyHash,
     state: config.state,
   });

@@ -11,12 +11,13 @@ import {
   propertyPath,
   sendHttp,
   unexpectedProperty,
+  type Classifier,
   type Clock,
   type DependencyHealth,
   type DependencySettings,
   type DependencySnapshot,
-  type ErrorClassifier,
   type HeaderSource,
+  type HttpAttemptResult,
   type HttpCallOptions,
   type HttpRequest,
   type Observer,
@@ -223,10 +224,15 @@ export interface ShopClientConfig {
   /** Randomness for jitter. Defaults to `Math.random`. */
   readonly random?: Random | undefined;
   /**
-   * Says what an error thrown by the transport means: `transient` (retried), `failure` (not
-   * retried) or `bug` (thrown as it is, no fallback); `undefined` leaves it to the runtime.
+   * Says what each attempt's outcome means (the response with its status, headers and decoded body,
+   * a function's value, or an error): `success`, `transient` (retried, counted by the breaker),
+   * `failure` (counted, not retried) or `ignore` (counted by nothing); `undefined` keeps the
+   * built-in verdict. See resgen's docs/runtime.md, "Classifying outcomes".
    */
-  readonly classify?: ErrorClassifier | undefined;
+  readonly classify?: Classifier<
+    | HttpAttemptResult<ListItemsResponse, "listItems">
+    | HttpAttemptResult<GetPetResponse, "getPet">
+    | HttpAttemptResult<PingResponse, "ping">> | undefined;
   /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
@@ -281,7 +287,7 @@ export function createShopClient(config: ShopClientConfig): ShopClient {
     clock: config.clock,
     random: config.random,
     observer: config.observer,
-    classify: config.classify,
+    classify: config.classify as Classifier | undefined,
     policyHash,
     state: config.state,
   });

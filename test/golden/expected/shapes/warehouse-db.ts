@@ -6,11 +6,12 @@ import {
   expectedType,
   type AttemptContext,
   type CallOptions,
+  type Classifier,
   type Clock,
   type DependencyHealth,
   type DependencySettings,
   type DependencySnapshot,
-  type ErrorClassifier,
+  type FunctionAttemptResult,
   type Observer,
   type OperationSettings,
   type Outcome,
@@ -104,10 +105,15 @@ export interface WarehouseDbClientConfig {
   /** Randomness for jitter. Defaults to `Math.random`. */
   readonly random?: Random | undefined;
   /**
-   * Says what an error thrown by the transport means: `transient` (retried), `failure` (not
-   * retried) or `bug` (thrown as it is, no fallback); `undefined` leaves it to the runtime.
+   * Says what each attempt's outcome means (the response with its status, headers and decoded body,
+   * a function's value, or an error): `success`, `transient` (retried, counted by the breaker),
+   * `failure` (counted, not retried) or `ignore` (counted by nothing); `undefined` keeps the
+   * built-in verdict. See resgen's docs/runtime.md, "Classifying outcomes".
    */
-  readonly classify?: ErrorClassifier | undefined;
+  readonly classify?: Classifier<
+    | FunctionAttemptResult<CountStockResponse, "countStock">
+    | FunctionAttemptResult<unknown, "rawQuery">
+    | FunctionAttemptResult<unknown, "insertRow">> | undefined;
   /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
@@ -173,7 +179,7 @@ export function createWarehouseDbClient(config: WarehouseDbClientConfig = {}): W
     clock: config.clock,
     random: config.random,
     observer: config.observer,
-    classify: config.classify,
+    classify: config.classify as Classifier | undefined,
     policyHash,
     state: config.state,
   });

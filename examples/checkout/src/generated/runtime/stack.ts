@@ -11,7 +11,7 @@ import {
 import { RetryBudget, type BudgetHealth, type BudgetSettings } from "./budget.js";
 import { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead.js";
 import { Call, type DependencyParts, type FallbackInputs } from "./call.js";
-import type { ErrorClassifier } from "./classify.js";
+import type { AttemptResult, Classifier } from "./classify.js";
 import { systemClock, type Clock } from "./clock.js";
 import {
   currentScope,
@@ -79,11 +79,12 @@ export interface RuntimeEnvironment {
   /** Receives every event of this dependency. */
   readonly observer?: Observer | undefined;
   /**
-   * Decides what an error thrown by a transport (one that is not a `ResilienceError`) means:
-   * `transient`, `failure` (not retried) or `bug` (thrown as it is, no verdict, no fallback);
-   * `undefined` leaves it to the runtime. See docs/runtime.md, "What counts as transient".
+   * Decides what each attempt's outcome (a response, a function's value, or an error) means:
+   * `success`, `transient` (retried, counted by the breaker), `failure` (counted, not retried) or
+   * `ignore` (counted by nothing); `undefined` keeps the built-in verdict. A call's own
+   * `classify` is asked first. See docs/runtime.md, "Classifying outcomes".
    */
-  readonly classify?: ErrorClassifier | undefined;
+  readonly classify?: Classifier | undefined;
   /**
    * Hash of the resolved settings (generated clients pass their own): written into snapshots, and
    * a `state` taken under another hash is refused. Defaults to `""`.
@@ -112,6 +113,12 @@ export interface CallOptions<T = unknown> {
   readonly signal?: AbortSignal | undefined;
   /** Your own idempotency key (e.g. from an inbound request), used instead of a generated one. */
   readonly idempotencyKey?: string | undefined;
+  /**
+   * Classifies this call's attempts, asked before the client's `classify`; `undefined` from it
+   * falls back to the client's hook, then to the built-in verdict (docs/runtime.md,
+   * "Classifying outcomes").
+   */
+  readonly classify?: Classifier<AttemptResult<T>> | undefined;
   /**
    * Partitions the stale cache further: an entry is served only to a call with the same
    * `cacheKey` and the same request identity (method, URL and vary headers, for HTTP). It never
@@ -339,9 +346,16 @@ class DependencyStack implements Dependency {
       signal,
       withFallback ? fallback : null,
       withFallback
-        ? this.#fallbackInputs(operation.name, fallback, options, identity, scope?.degraded)
+        ? this.#fallbackInputs(
+            operation.name,
+            fallback,
+            options as ProvidedCallOptions,
+            identity,
+            scope?.degraded,
+          )
         : undefined,
       hedge !== null && repeatable ? this.#hedgeBudget(operation.name, hedge) : null,
+      options.classify as Classifier | undefined,
     );
     const started = call.start(now, this.bulkhead);
     const result = joined === undefined ? started : releasedOnSettle(started, joined);
