@@ -10,16 +10,18 @@ import { RetryBudget, type BudgetHealth, type BudgetSettings } from "./budget.js
 import { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead.js";
 import { Call, type DependencyParts, type FallbackInputs } from "./call.js";
 import type { AttemptResult, Classifier } from "./classify.js";
+import { CoalescedChain } from "./coalesce.js";
 import { systemClock, type Clock } from "./clock.js";
 import {
   currentScope,
   inheritSignal,
+  type AmbientScope,
   joinCallSignal,
   type DeadlineFormat,
   type DeadlineLike,
   type JoinedSignal,
 } from "./deadline.js";
-import { isResilienceError, type ResilienceError } from "./errors.js";
+import { abortedError, isResilienceError, ResilienceError } from "./errors.js";
 import { Emitter, type CallOutcome, type Observer } from "./events.js";
 import {
   hasFallback,
@@ -230,6 +232,8 @@ class DependencyStack implements Dependency {
   readonly #events: Emitter;
   // made on first use: most dependencies have no stale fallback and no hedging
   #operations: Map<string, OperationState> | undefined;
+  // chains in flight by identity and cacheKey, for operations that coalesce; made on first use
+  #chains: Map<string, CoalescedChain> | undefined;
   #calls = 0;
 
   constructor(settings: DependencySettings, env: RuntimeEnvironment) {
@@ -288,6 +292,21 @@ class DependencyStack implements Dependency {
     callOptions: CallOptionsFor<T, F> = NO_OPTIONS,
     identity?: string | (() => string | Promise<string>),
   ): Promise<CallResult<T, F>> {
+    // one read of the ambient scope serves both its deadline and its signal
+    const scope = currentScope();
+    // coalescing needs the request's identity: without one, every call runs on its own
+    if (operation.coalesce === true && identity !== undefined)
+      return this.#coalesced(operation, transport, callOptions, identity, scope);
+    return this.#call(operation, transport, callOptions, identity, scope);
+  }
+
+  #call<T, F extends FallbackSettings | null>(
+    operation: OperationSettings<F>,
+    transport: Transport<T>,
+    callOptions: CallOptionsFor<T, F>,
+    identity: string | (() => string | Promise<string>) | undefined,
+    scope: AmbientScope | undefined,
+  ): Promise<CallResult<T, F>> {
     const options = callOptions as ProvidedCallOptions<T>;
     const parts = this.#parts;
     const now = parts.clock.now();
@@ -295,8 +314,6 @@ class DependencyStack implements Dependency {
       operation.timeout.totalMs === null
         ? Number.POSITIVE_INFINITY
         : now + operation.timeout.totalMs;
-    // one read of the ambient scope serves both its deadline and its signal
-    const scope = currentScope();
     if (scope !== undefined) at = Math.min(at, now + scope.deadline.remaining());
     const given = options.deadline;
     if (given !== undefined)
@@ -360,6 +377,94 @@ class DependencyStack implements Dependency {
     return (
       observed ? this.#ended(result, operation.name, id, now, withFallback) : result
     ) as Promise<CallResult<T, F>>;
+  }
+
+  // A call of an operation with `coalesce: true` (docs/runtime.md, "Coalescing"): it joins the
+  // chain in flight for the same identity and cacheKey, or starts one. A caller that brings its
+  // own fallback function or idempotency key runs alone: neither can be shared.
+  #coalesced<T, F extends FallbackSettings | null>(
+    operation: OperationSettings<F>,
+    transport: Transport<T>,
+    callOptions: CallOptionsFor<T, F>,
+    identity: string | (() => string | Promise<string>),
+    scope: AmbientScope | undefined,
+  ): Promise<CallResult<T, F>> {
+    const options = callOptions as ProvidedCallOptions<T>;
+    if (options.fallback !== undefined || options.idempotencyKey !== undefined)
+      return this.#call(operation, transport, callOptions, identity, scope);
+    if (typeof identity === "string")
+      return this.#share(operation, transport, options, identity, scope);
+    // an HTTP request's identity is known once its headers are (a header function may be async)
+    return Promise.resolve()
+      .then(identity)
+      .then(
+        (known) => this.#share(operation, transport, options, known, scope),
+        // headers that cannot be resolved: the call runs alone, and its attempt reports why
+        () => this.#call(operation, transport, callOptions, identity, scope),
+      );
+  }
+
+  #share<T, F extends FallbackSettings | null>(
+    operation: OperationSettings<F>,
+    transport: Transport<T>,
+    options: ProvidedCallOptions<T>,
+    identity: string,
+    scope: AmbientScope | undefined,
+  ): Promise<CallResult<T, F>> {
+    const parts = this.#parts;
+    const now = parts.clock.now();
+    // the caller's own deadline, as a call of its own would have it: the total, the ambient
+    // deadline and its own, the earliest winning; the margin is set aside for its own work
+    let at =
+      operation.timeout.totalMs === null
+        ? Number.POSITIVE_INFINITY
+        : now + operation.timeout.totalMs;
+    if (scope !== undefined) at = Math.min(at, now + scope.deadline.remaining());
+    const given = options.deadline;
+    if (given !== undefined)
+      at = Math.min(at, now + (typeof given === "number" ? Math.max(0, given) : given.remaining()));
+    at -= parts.marginMs;
+    const signals = [options.signal, scope?.signal];
+    for (const signal of signals)
+      if (signal?.aborted === true) return Promise.reject(abortedError(signal.reason));
+    const error = (): ResilienceError => coalescedDeadline(this.name, operation.name, at - now);
+    if (at <= now) return Promise.reject(error());
+    const key = staleKey(identity, options.cacheKey);
+    const chains = (this.#chains ??= new Map<string, CoalescedChain>());
+    let chain = chains.get(key);
+    if (chain === undefined) {
+      // the chain is nobody's own call: no ambient scope (one caller's inbound request going
+      // away must not cancel it for the others), no caller's signal or deadline
+      const controller = new AbortController();
+      const result = this.#call(
+        operation,
+        transport,
+        { signal: controller.signal, cacheKey: options.cacheKey },
+        identity,
+        undefined,
+      );
+      const started: CoalescedChain = new CoalescedChain(controller, result, this.#calls, () => {
+        if (chains.get(key) === started) chains.delete(key);
+      });
+      chain = started;
+      chains.set(key, chain);
+    } else if (this.#events.active) {
+      this.#events.emit({
+        type: "call-coalesced",
+        dependency: this.name,
+        operation: operation.name,
+        call: chain.call,
+        waiting: chain.waiting + 1,
+      });
+    }
+    const shared = chain.join<CallResult<T, F>>(parts.clock, now, at, error, signals);
+    const degraded = scope?.degraded;
+    if (degraded === undefined || !hasFallback(operation.fallback)) return shared;
+    // the inbound request this caller serves learns that its answer was a fallback's
+    return shared.then((value) => {
+      if ((value as Outcome<unknown>).degraded) degraded.add(this.name);
+      return value;
+    });
   }
 
   // Only calls someone listens to pay for the extra promise that reports how they ended.
@@ -462,6 +567,20 @@ class DependencyStack implements Dependency {
     }
     return state;
   }
+}
+
+/** The `deadline` error of a caller whose own deadline passed while it waited for its chain. */
+function coalescedDeadline(dependency: string, operation: string, ms: number): ResilienceError {
+  return new ResilienceError({
+    kind: "deadline",
+    message:
+      `${dependency}.${operation}: the caller's deadline (${String(Math.max(0, Math.floor(ms)))}` +
+      " ms) passed while it waited for a coalesced call, which goes on for the others",
+    tier: "deadline",
+    dependency,
+    operation,
+    withoutStack: true,
+  });
 }
 
 /** `result`, once it has settled and `joined` has stopped listening to its sources. */

@@ -1,0 +1,126 @@
+// Request coalescing: identical calls of a retry-safe read in flight at once share one attempt
+// chain (docs/runtime.md, "Coalescing").
+import type { Clock, TimerHandle } from "./clock.js";
+import { abortedError, ResilienceError } from "./errors.js";
+
+/**
+ * One attempt chain (retries, hedges, breaker and bulkhead admission) shared by the calls that
+ * joined it. It runs under its own signal, aborted only when every joined caller has gone, and
+ * under its own deadline: the operation's total timeout from its start (each caller still gets
+ * its own deadline error at its own deadline, while the chain goes on for the others).
+ */
+export class CoalescedChain {
+  /** The shared chain's result: the same value (or error) for every caller that waits for it. */
+  readonly result: Promise<unknown>;
+  /** Number of the call that started the chain, as its events report it (`call`). */
+  readonly call: number;
+  /** Callers waiting for the result. */
+  #waiting = 0;
+  #settled = false;
+  readonly #controller: AbortController;
+  readonly #abandoned: () => void;
+
+  /**
+   * @param controller Aborts the chain's call; its signal is the one the chain runs under.
+   * @param result The chain's call, started with `controller.signal`.
+   * @param call The chain's call number.
+   * @param ended Called once when the chain settles or is abandoned: forget it, so the next
+   *   identical call starts a new chain.
+   */
+  constructor(
+    controller: AbortController,
+    result: Promise<unknown>,
+    call: number,
+    ended: () => void,
+  ) {
+    this.#controller = controller;
+    this.call = call;
+    this.#abandoned = ended;
+    // the first reaction to the result: the chain is forgotten before any caller hears of it
+    this.result = result.then(
+      (value) => {
+        this.#end();
+        return value;
+      },
+      (error: unknown) => {
+        this.#end();
+        throw error;
+      },
+    );
+  }
+
+  /** Callers still waiting. */
+  get waiting(): number {
+    return this.#waiting;
+  }
+
+  #end(): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#abandoned();
+  }
+
+  /**
+   * One caller's share of the chain: the chain's result, unless the caller's own deadline
+   * (`at`, clock time) passes or one of its signals aborts first. Then the caller alone gets
+   * its `deadline` or `aborted` error; the last caller to go aborts the chain.
+   */
+  join<R>(
+    clock: Clock,
+    now: number,
+    at: number,
+    deadlineError: () => ResilienceError,
+    signals: readonly (AbortSignal | undefined)[],
+  ): Promise<R> {
+    this.#waiting++;
+    return new Promise<R>((resolve, reject) => {
+      let done = false;
+      let timer: TimerHandle = undefined;
+      const onAbort = (event: Event): void => {
+        leave(abortedError((event.target as AbortSignal).reason));
+      };
+      const cleanup = (): void => {
+        done = true;
+        this.#waiting--;
+        if (timer !== undefined) clock.clearTimer(timer);
+        for (const signal of signals) signal?.removeEventListener("abort", onAbort);
+      };
+      const leave = (error: ResilienceError): void => {
+        if (done) return;
+        cleanup();
+        reject(error);
+        if (this.#waiting === 0 && !this.#settled) this.#abandon();
+      };
+      for (const signal of signals) signal?.addEventListener("abort", onAbort, { once: true });
+      if (at !== Number.POSITIVE_INFINITY)
+        timer = clock.setTimer(
+          () => {
+            leave(deadlineError());
+          },
+          at - now,
+          now,
+        );
+      this.result.then(
+        (value) => {
+          if (done) return;
+          cleanup();
+          resolve(value as R);
+        },
+        (error: unknown) => {
+          if (done) return;
+          cleanup();
+          // the chain's failure as it is, a transport's bug included
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- as it is
+          reject(error);
+        },
+      );
+    });
+  }
+
+  // every caller has gone: nobody wants the answer, so the chain stops (its attempts aborted,
+  // their breaker permits released without a verdict) and the next caller starts afresh
+  #abandon(): void {
+    this.#end();
+    this.#controller.abort(abortedError(undefined, "every caller of the coalesced call went away"));
+  }
+}
