@@ -6,6 +6,7 @@
  * whose only fallback is stale should say what a miss does.
  */
 import type { ResolvedOperation, ResolvedPolicy } from "../model/resolved.js";
+import { isRetrySafeRead } from "../model/reads.js";
 import { finding, setAt, type AnalyzeContext, type Finding } from "./context.js";
 import { firstMismatch } from "./json-value.js";
 
@@ -107,16 +108,4 @@ export function checkFallback(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
   return out;
 }
 
-/**
- * Whether a stale fallback may answer `op`: an HTTP GET or HEAD that is retry-safe, or a function
- * operation asserted `idempotent: true` without an idempotency key (a key marks a write made
- * safe to repeat, not a read).
- */
-export function isRetrySafeRead(op: ResolvedOperation, transport: "http" | "function"): boolean {
-  if (!op.plan.repeatable) return false;
-  if (transport === "http") return op.method === "GET" || op.method === "HEAD";
-  return (
-    op.idempotency === "asserted" ||
-    (op.idempotency === "method" && (op.method === "GET" || op.method === "HEAD"))
-  );
-}
+export { isRetrySafeRead };

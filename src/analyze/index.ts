@@ -8,6 +8,7 @@ import type { ResolvedPolicy } from "../model/resolved.js";
 import { checkBreaker } from "./breaker.js";
 import { checkBulkhead } from "./bulkhead.js";
 import { checkChains } from "./chains.js";
+import { checkCoalesce } from "./coalesce.js";
 import {
   mergeFindings,
   place,
@@ -33,6 +34,7 @@ export const CHECKS: Readonly<Record<string, PolicyCheck>> = {
   breaker: checkBreaker,
   bulkhead: checkBulkhead,
   fallback: checkFallback,
+  coalesce: checkCoalesce,
   schemas: checkSchemas,
 };
 

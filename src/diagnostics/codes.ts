@@ -525,6 +525,24 @@ export const CODES = {
         'version: 1\ndependency: payments\ntimeout: { attempt: 800ms }\nretry: { maxAttempts: 2, budget: {} }\noperations:\n  charge: { method: PUT, path: "/charges/{id}" }\n',
     },
   },
+  RG228: {
+    severity: "error",
+    exit: "findings",
+    title: "Coalescing on an operation that is not a retry-safe read",
+    help: '`coalesce: true` hands one response to every identical call in flight at once. That is right only for a read: a POST, PATCH, a keyed write or an operation marked `idempotent: false` asks the dependency to do something once per call, and coalescing would do it once for all of them. Only GET and HEAD operations that are retry-safe may coalesce (docs/runtime.md, "Coalescing").',
+    fix: "Remove `coalesce` from the operation (or set `coalesce: false` to turn the policy's off), or declare the read it really is as GET or HEAD.",
+    example:
+      "version: 1\ndependency: payments\nbulkhead: { maxConcurrent: 10 }\noperations:\n  charge:\n    method: POST\n    path: /charges\n    coalesce: true\n",
+  },
+  RG229: {
+    severity: "error",
+    exit: "findings",
+    title: "Coalescing where calls cannot be told apart or answered together",
+    help: "Coalescing needs the runtime to know which calls are identical and to give all of them one answer. With `transport: function` the caller makes the request itself, so the runtime cannot see its method, URL or credentials, and two users' calls could share an answer; with a fallback the caller provides (`kind: provided`, or a stale fallback's `otherwise: { kind: provided }`), each caller's own function would be replaced by the first caller's.",
+    fix: "Remove `coalesce` from the operation, or, for a provided fallback, use a value or stale fallback.",
+    example:
+      "version: 1\ndependency: geocoder\ntransport: function\nbulkhead: { maxConcurrent: 10 }\noperations:\n  geocode:\n    idempotent: true\n    coalesce: true\n",
+  },
   RG299: {
     severity: "warning",
     exit: "findings",

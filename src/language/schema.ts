@@ -895,6 +895,10 @@ export const Operation = z
         description: "Hedging for this operation, or false to turn an inherited hedge off.",
       }),
     fallback: Fallback.optional(),
+    coalesce: z.boolean().optional().meta({
+      description:
+        "Identical calls in flight at once (same method, URL, vary headers and credentials, then cacheKey) share one attempt chain: one request, its retries, hedges and admission, for every caller. Only for retry-safe reads (GET or HEAD, transport: http). Defaults to the policy's coalesce, else false.",
+    }),
     validate: Validate.optional(),
     auth: AuthRequirement.optional().meta({
       description:
@@ -968,6 +972,10 @@ export const Policy = z
           "Hedged requests for idempotent reads, or false to turn a hedge inherited from the project defaults off.",
       }),
     fallback: Fallback.optional(),
+    coalesce: z.boolean().optional().meta({
+      description:
+        "Coalesce identical in-flight calls of every operation that is a retry-safe read (GET or HEAD); other operations are left alone. An operation's own coalesce wins. Defaults to false.",
+    }),
     auth: Auth.optional(),
     validate: Validate.optional(),
     maxResponseBytes: int(

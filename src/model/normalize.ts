@@ -4,6 +4,7 @@
  * latency → built-in default, and the step that supplied it is recorded as its provenance.
  * The formulas are documented in docs/policy.md ("Derived defaults").
  */
+import { isRetrySafeRead } from "./reads.js";
 import { planOperation, planWorstCase, type PlanInputs } from "./plan.js";
 import { parseDuration, parseRate, formatMs } from "../language/durations.js";
 import type { Path } from "../language/parse.js";
@@ -872,6 +873,35 @@ function resolveOperation(
   );
   const plan = planOperation(planInputs, timeout);
 
+  // --- coalescing (docs/runtime.md, "Coalescing"): the operation's word, as written (the
+  // analyzer refuses it where it cannot apply); the policy's only where it can
+  const provided =
+    fallback?.kind === "provided" ||
+    (fallback?.kind === "stale" && fallback.otherwise?.kind === "provided");
+  let coalesce = false;
+  if (op.coalesce !== undefined) {
+    coalesce = op.coalesce;
+    t.note("coalesce", { origin: "operation", source: { file, path: [...opPath, "coalesce"] } });
+  } else if (policy.coalesce === true) {
+    const read =
+      transport === "http" && isRetrySafeRead({ method: op.method, idempotency, plan }, transport);
+    coalesce = read && !provided;
+    t.note(
+      "coalesce",
+      coalesce
+        ? { origin: "policy", source: { file, path: ["coalesce"] } }
+        : derived(
+            read
+              ? "the policy's coalesce skips an operation whose caller provides the fallback"
+              : "the policy's coalesce applies to retry-safe reads (GET, HEAD over http) only",
+            { file, path: ["coalesce"] },
+            [],
+          ),
+    );
+  } else {
+    t.note("coalesce", absent("no coalescing unless declared"));
+  }
+
   // --- response validation (docs/policy.md, "Response validation"): off unless asked for
   const validate = t.pick(
     "validate",
@@ -916,6 +946,7 @@ function resolveOperation(
     hedge,
     plan,
     fallback,
+    coalesce,
     ...(op.grpc === undefined
       ? {}
       : { grpc: { service: op.grpc.service, method: op.grpc.method } }),

@@ -230,6 +230,12 @@ export interface ResolvedOperation {
    */
   readonly plan: OperationPlan;
   readonly fallback: ResolvedFallback | null;
+  /**
+   * Whether identical in-flight calls share one attempt chain (docs/runtime.md, "Coalescing"):
+   * the operation's `coalesce`, else the policy's where the operation is a retry-safe read over
+   * HTTP without a provided fallback; `provenance.coalesce` says which.
+   */
+  readonly coalesce: boolean;
   /** The gRPC method the operation calls, when the policy names one. */
   readonly grpc?: { readonly service: string; readonly method: string };
   /**

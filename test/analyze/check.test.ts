@@ -135,6 +135,13 @@ const CASES: readonly Case[] = [
     node: "payments",
     says: ["2 attempts × 800ms + backoff 50ms + margin 10ms", "1660ms ≥ 1s"],
   },
+  {
+    code: "RG228",
+    node: "coalesce: true",
+    nth: 2,
+    says: ["operation charge", "POST /charges", "not a retry-safe read"],
+  },
+  { code: "RG229", node: "coalesce", says: ["operation geocode", "function operation"] },
 ];
 
 describe("analyzer codes through resgen check", () => {
