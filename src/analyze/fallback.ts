@@ -5,7 +5,7 @@
  * write belongs to another request (docs/runtime.md, "Fallback"), and an optional dependency
  * whose only fallback is stale should say what a miss does.
  */
-import type { ResolvedOperation, ResolvedPolicy } from "../model/resolved.js";
+import type { ResolvedPolicy } from "../model/resolved.js";
 import { isRetrySafeRead } from "../model/reads.js";
 import { finding, setAt, type AnalyzeContext, type Finding } from "./context.js";
 import { firstMismatch } from "./json-value.js";
