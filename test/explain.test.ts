@@ -222,3 +222,34 @@ describe("resgen explain", () => {
     expect(renderExplainText(report)).toContain("attempts      1: attempted once (not retry-safe)");
   });
 });
+
+describe("explain: coalescing", () => {
+  const text =
+    'version: 1\ndependency: catalog\nbulkhead: { maxConcurrent: 10 }\ncoalesce: true\noperations:\n  getProduct: { method: GET, path: "/products/{id}" }\n  updateProduct: { method: PUT, path: "/products/{id}" }\n';
+  const report = explain(checkTexts([{ file: "catalog.yaml", text }]).policies[0]!);
+  const layer = (op: string) =>
+    report.operations.find((o) => o.name === op)!.stack.find((l) => l.layer === "coalesce");
+
+  it("shows the layer after the deadline, with the identity and where it was set", () => {
+    const stack = report.operations[0]!.stack.map((l) => l.layer);
+    expect(stack.slice(0, 3)).toEqual(["deadline", "coalesce", "fallback"]);
+    expect(layer("getProduct")).toMatchObject({
+      active: true,
+      settings: [{ key: "coalesce", value: true, origin: "policy" }],
+    });
+    expect(layer("getProduct")!.settings[0]!.text).toContain("Authorization");
+  });
+
+  it("says why the policy's coalesce skips a write", () => {
+    expect(layer("updateProduct")).toMatchObject({ active: false });
+    expect(layer("updateProduct")!.settings[0]!.formula).toContain("retry-safe reads");
+    expect(renderExplainText(report)).toContain("2. coalesce");
+  });
+
+  it("has no coalesce layer where nothing speaks of it", () => {
+    const plain = explain(
+      checkTexts([{ file: "p.yaml", text: text.replace("coalesce: true\n", "") }]).policies[0]!,
+    );
+    expect(plain.operations[0]!.stack.map((l) => l.layer)).not.toContain("coalesce");
+  });
+});

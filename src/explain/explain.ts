@@ -28,6 +28,7 @@ import {
 
 export type LayerName =
   | "deadline"
+  | "coalesce"
   | "fallback"
   | "bulkhead"
   | "breaker"
@@ -239,6 +240,30 @@ function explainOperation(
       ),
     ],
   };
+
+  // shown where a policy speaks of coalescing: on, or the policy's default and why it skips here
+  const c = op.provenance["coalesce"];
+  const coalesce: ExplainLayer | undefined =
+    op.coalesce || (c !== undefined && c.origin !== "absent")
+      ? {
+          layer: "coalesce",
+          active: op.coalesce,
+          ...(op.coalesce
+            ? {
+                note: "identical calls in flight share one attempt chain; each caller keeps its own deadline and signal",
+              }
+            : {}),
+          settings: [
+            setting(
+              "coalesce",
+              op.coalesce,
+              op.coalesce
+                ? `by method, URL, Authorization, Cookie, credentials, per-call headers${op.fallback?.kind === "stale" && op.fallback.vary.length > 0 ? `, ${op.fallback.vary.join(", ")}` : ""}, then cacheKey`
+                : "off",
+            ),
+          ],
+        }
+      : undefined;
 
   const f = op.fallback;
   const fallback: ExplainLayer = {
@@ -467,7 +492,17 @@ function explainOperation(
     idempotency: op.idempotency,
     plan: attemptPlanOf(op.plan),
     // the runtime's order: the breaker admits each attempt inside the retry loop (or each hedged copy)
-    stack: [deadline, fallback, bulkhead, ...middle, breaker, attempt, transport],
+    // a coalesced call joins the chain after its own deadline is set; the chain runs the rest once
+    stack: [
+      deadline,
+      ...(coalesce ? [coalesce] : []),
+      fallback,
+      bulkhead,
+      ...middle,
+      breaker,
+      attempt,
+      transport,
+    ],
     worstCase: worst(policy, op),
   };
 }
