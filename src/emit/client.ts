@@ -496,6 +496,10 @@ function methodDoc(
     stack.push(
       `idempotency key in ${docText(op.idempotencyKey.header)}, the same on every attempt`,
     );
+  if (op.coalesce && http)
+    stack.push(
+      "coalesced: identical calls in flight (same method, URL with query, Authorization, Cookie, credentials and headers of the call, then `cacheKey`) share one attempt chain and resolve to the same object, which callers must not mutate; each keeps its own deadline and signal",
+    );
   const fallback = fallbackDoc(op, http);
   if (fallback) stack.push(fallback);
   const credentials = authDoc(op, http ? (schemes ?? []) : []);
@@ -557,7 +561,8 @@ function httpMethod(
     "options",
   ];
   // a call that sends no attempt (an open breaker) resolves the identity its attempt would have sent
-  if (stale !== undefined) args.push(code`() => ${R.httpIdentity}(request)`);
+  // so does a coalesced call, before it joins the chain in flight for the same identity
+  if (stale !== undefined || op.coalesce) args.push(code`() => ${R.httpIdentity}(request)`);
   // parameter types come from the client interface the object literal is returned as
   return code`
     ${propertyKey(n.method)}(${hasInput(op) ? "input, options" : "options"}) {
@@ -697,6 +702,8 @@ export function operationSettings(op: ResolvedOperation, http: boolean): unknown
       : null,
     hedge: op.plan.runtime.hedge,
     fallback: op.fallback,
+    // only when on, so operations that do not coalesce emit what they did before
+    ...(op.coalesce && http ? { coalesce: true } : {}),
   };
 }
 

@@ -125,6 +125,7 @@ const getProductOperation = {
   },
   hedge: null,
   fallback: { kind: "stale", maxAgeMs: 600000, maxEntries: 1000, vary: [], otherwise: null },
+  coalesce: true,
 } as const satisfies OperationSettings;
 
 const pingOperation = {
@@ -140,6 +141,7 @@ const pingOperation = {
   },
   hedge: null,
   fallback: null,
+  coalesce: true,
 } as const satisfies OperationSettings;
 
 const patchProductOperation = {
@@ -222,6 +224,9 @@ export interface CatalogV2Client {
    * Stack: attempt timeout 225 ms, total 835 ms; up to 3 attempts (full jitter); retried on
    * timeout, network, 408, 425, 429, 500, 502, 503, 504; a programming error (TypeError,
    * RangeError, ReferenceError, SyntaxError) is never retried and reaches the caller as it is;
+   * coalesced: identical calls in flight (same method, URL with query, Authorization, Cookie,
+   * credentials and headers of the call, then `cacheKey`) share one attempt chain and resolve to
+   * the same object, which callers must not mutate; each keeps its own deadline and signal;
    * fallback: stale, the last good response at most 600000 ms old for the same method, URL with
    * query, Authorization, Cookie and every header of the call, then `cacheKey`, labelled
    * `degraded: true` with its `ageMs`; a miss (no entry for this request, or none young enough)
@@ -236,7 +241,10 @@ export interface CatalogV2Client {
    *
    * Stack: attempt timeout 225 ms, total 835 ms; up to 3 attempts (full jitter); retried on
    * timeout, network, 408, 425, 429, 500, 502, 503, 504; a programming error (TypeError,
-   * RangeError, ReferenceError, SyntaxError) is never retried and reaches the caller as it is.
+   * RangeError, ReferenceError, SyntaxError) is never retried and reaches the caller as it is;
+   * coalesced: identical calls in flight (same method, URL with query, Authorization, Cookie,
+   * credentials and headers of the call, then `cacheKey`) share one attempt chain and resolve to
+   * the same object, which callers must not mutate; each keeps its own deadline and signal.
    */
   ping(options?: HttpCallOptions<void>): Promise<void>;
   /**
@@ -361,7 +369,12 @@ export function createCatalogV2Client(config: CatalogV2ClientConfig): CatalogV2C
         responseType: "none",
         maxResponseBytes: 8388608,
       };
-      return dependency.call(pingOperation, (ctx) => sendHttp<undefined>(request, ctx), options);
+      return dependency.call(
+        pingOperation,
+        (ctx) => sendHttp<undefined>(request, ctx),
+        options,
+        () => httpIdentity(request),
+      );
     },
     patchProduct(input, options) {
       let path: string;

@@ -31,6 +31,17 @@ interface EventBase {
 /** Everything the runtime reports. Discriminate on `type`. */
 export type ResilienceEvent =
   | (EventBase & {
+      /**
+       * A call joined the coalesced chain in flight for an identical request instead of starting
+       * its own (docs/runtime.md, "Coalescing"): it makes no `call-start` or `call-end` of its own.
+       */
+      readonly type: "call-coalesced";
+      /** The call that started the chain (its `call-start` and `call-end` are the chain's). */
+      readonly call: number;
+      /** Callers waiting for the chain, this one included. */
+      readonly waiting: number;
+    })
+  | (EventBase & {
       /** A logical call entered the stack (only emitted while someone listens). */
       readonly type: "call-start";
       /** Identifies the call in its other events; counts up from 1 per dependency. */

@@ -49,6 +49,14 @@ export interface OperationSettings<F extends FallbackSettings | null = FallbackS
   readonly hedge: HedgeSettings | null;
   /** Fallback; `null` (or `{ kind: "none" }`) for none. */
   readonly fallback: F;
+  /**
+   * Whether identical calls in flight at once share one attempt chain (retries, hedges, breaker
+   * and bulkhead admission happen once for all of them), for retry-safe reads only. "Identical"
+   * is the stale fallback's identity of the request, then `cacheKey`; a call given no identity
+   * runs alone. Omitted or `false`: every call runs its own chain (docs/runtime.md,
+   * "Coalescing").
+   */
+  readonly coalesce?: boolean | undefined;
 }
 
 /** Retry settings of an operation: {@link RetrySettings} and the thrown errors it names. */
