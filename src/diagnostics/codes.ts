@@ -788,6 +788,12 @@ export const CODES = {
     help: "The same policy drives every target. Built for `ts` and for a mesh or gRPC target, an operation is retried by the generated client and again by the engine below it, so attempts multiply: 3 in the client × 3 in Envoy is 9 requests per call, at the moment the dependency is failing.",
     fix: "Decide per dependency which engine enforces the policy and build the policy for that target only.",
   },
+  RG418: {
+    severity: "warning",
+    exit: "findings",
+    title: "Coalescing stays in the application",
+    help: "`coalesce: true` lets identical calls in flight share one request. Neither Istio (Envoy's routes and connection pools), Linkerd (ServiceProfiles) nor gRPC's service config has a field that merges requests: every caller's request reaches the dependency through them, so coalescing exists only in the generated TypeScript client, per process.",
+  },
   RG417: {
     severity: "error",
     exit: "internal",

@@ -45,7 +45,8 @@ export class MappingReport {
   private readonly notes: Finding[] = [];
 
   constructor(
-    private readonly target: MeshTarget,
+    /** The target the notes are about. */
+    readonly target: MeshTarget,
     private readonly ctx: TargetContext,
   ) {}
 
@@ -136,9 +137,9 @@ export class MappingReport {
  * engines retry (RG416).
  */
 const INFORMATIONAL: Readonly<Record<MeshTarget, readonly Code[]>> = {
-  istio: ["RG401", "RG403", "RG405", "RG406", "RG412", "RG414"],
-  linkerd: ["RG401", "RG402", "RG403", "RG404", "RG405", "RG406", "RG412", "RG414"],
-  grpc: ["RG401", "RG402", "RG403", "RG404", "RG405", "RG412", "RG414"],
+  istio: ["RG401", "RG403", "RG405", "RG406", "RG412", "RG414", "RG418"],
+  linkerd: ["RG401", "RG402", "RG403", "RG404", "RG405", "RG406", "RG412", "RG414", "RG418"],
+  grpc: ["RG401", "RG402", "RG403", "RG404", "RG405", "RG412", "RG414", "RG418"],
 };
 
 /** Whether `code` from `target` is an informational note (see INFORMATIONAL). */
@@ -314,7 +315,23 @@ export function noteApplicationOnly(
       `the ${op.fallback.kind} fallback is served by the application; the target returns the failure`,
     );
   }
+  if (op.coalesce) {
+    report.noteSetting(
+      policy,
+      op,
+      "RG418",
+      "coalesce",
+      `identical calls in flight are coalesced by the application's client; ${COALESCE_IN[report.target]}, so each caller's request reaches the dependency`,
+    );
+  }
 }
+
+/** How each target would express coalescing: it cannot (docs/targets.md). */
+const COALESCE_IN: Readonly<Record<MeshTarget, string>> = {
+  istio: "Istio (Envoy) has no request coalescing in a VirtualService or DestinationRule",
+  linkerd: "Linkerd has no request coalescing in a ServiceProfile",
+  grpc: "gRPC's service config has no request coalescing",
+};
 
 // ---------------------------------------------------------------------------------------------
 // Breaker features that live in the client

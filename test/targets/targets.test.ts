@@ -453,3 +453,32 @@ describe("--target", () => {
     expect(out.join("")).toContain("test/targets/__out__/cli/grpc/geocoder.json: missing");
   });
 });
+
+describe("a coalesced operation", () => {
+  it("is noted by every target as staying in the application (RG418, informational), at its coalesce", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "resgen-coalesce-"));
+    try {
+      const policy =
+        'version: 1\ndependency: catalog\nbulkhead: { maxConcurrent: 10 }\noperations:\n  get:\n    method: GET\n    path: "/p/{id}"\n    coalesce: true\n    grpc: { service: cat.v1.Catalog, method: Get }\n  put: { method: PUT, path: "/p/{id}" }\n';
+      writeFileSync(join(dir, "catalog.yaml"), policy);
+      const result = await build(["catalog.yaml"], {
+        cwd: dir,
+        out: "out",
+        targets: ["istio", "linkerd", "grpc"],
+      });
+      const notes = result.diagnostics.filter((d) => d.code === "RG418");
+      expect(notes.map((d) => d.message).sort()).toEqual([
+        "grpc: operation get: identical calls in flight are coalesced by the application's client; gRPC's service config has no request coalescing, so each caller's request reaches the dependency",
+        "istio: operation get: identical calls in flight are coalesced by the application's client; Istio (Envoy) has no request coalescing in a VirtualService or DestinationRule, so each caller's request reaches the dependency",
+        "linkerd: operation get: identical calls in flight are coalesced by the application's client; Linkerd has no request coalescing in a ServiceProfile, so each caller's request reaches the dependency",
+      ]);
+      for (const d of notes) {
+        expect(d.severity).toBe("warning");
+        expect(d.note?.informational).toBe(true);
+        expect(policy.slice(d.span.start, d.span.end)).toBe("coalesce");
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
