@@ -217,6 +217,8 @@ interface OperationState {
   cache: StaleCache | null;
   /** Hedges spent and earned, for an operation that hedges. */
   hedgeBudget: HedgeBudget | null;
+  /** Chains in flight by request identity and cacheKey, for an operation that coalesces. */
+  chains: Map<string, CoalescedChain> | null;
 }
 
 const NO_OPTIONS: CallOptions = {};
@@ -232,8 +234,6 @@ class DependencyStack implements Dependency {
   readonly #events: Emitter;
   // made on first use: most dependencies have no stale fallback and no hedging
   #operations: Map<string, OperationState> | undefined;
-  // chains in flight by identity and cacheKey, for operations that coalesce; made on first use
-  #chains: Map<string, CoalescedChain> | undefined;
   #calls = 0;
 
   constructor(settings: DependencySettings, env: RuntimeEnvironment) {
@@ -430,7 +430,8 @@ class DependencyStack implements Dependency {
     const error = (): ResilienceError => coalescedDeadline(this.name, operation.name, at - now);
     if (at <= now) return Promise.reject(error());
     const key = staleKey(identity, options.cacheKey);
-    const chains = (this.#chains ??= new Map<string, CoalescedChain>());
+    // per operation: two operations never share a chain, whatever their requests
+    const chains = (this.#state(operation.name).chains ??= new Map<string, CoalescedChain>());
     let chain = chains.get(key);
     if (chain === undefined) {
       // the chain is nobody's own call: no ambient scope (one caller's inbound request going
@@ -562,7 +563,7 @@ class DependencyStack implements Dependency {
     const operations = (this.#operations ??= new Map<string, OperationState>());
     let state = operations.get(operation);
     if (state === undefined) {
-      state = { cache: null, hedgeBudget: null };
+      state = { cache: null, hedgeBudget: null, chains: null };
       operations.set(operation, state);
     }
     return state;

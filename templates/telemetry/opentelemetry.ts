@@ -97,6 +97,7 @@ export const METRIC = {
   bulkheadLimit: "resilience.client.bulkhead.limit",
   bulkheadRejections: "resilience.client.bulkhead.rejections",
   fallbacks: "resilience.client.fallbacks",
+  coalesced: "resilience.client.calls.coalesced",
   serverAdmitted: "resilience.server.admission.admitted",
   serverQueued: "resilience.server.admission.queued",
   serverShed: "resilience.server.admission.shed",
@@ -213,6 +214,12 @@ export function installOpenTelemetry(
   const fallbacks = counter(
     METRIC.fallbacks,
     "Fallbacks served, by fallback kind and the failure they covered.",
+    "{call}",
+  );
+
+  const coalesced = counter(
+    METRIC.coalesced,
+    "Calls that joined an identical call in flight instead of sending their own (coalesce).",
     "{call}",
   );
 
@@ -422,6 +429,9 @@ export function installOpenTelemetry(
         return;
       case "deadline-exceeded":
         deadlineExceeded.add(1, { ...attrs(event), [ATTR.deadlineStage]: event.stage });
+        return;
+      case "call-coalesced":
+        coalesced.add(1, attrs(event));
         return;
       case "fallback-served":
         fallbacks.add(1, {

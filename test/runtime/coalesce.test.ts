@@ -67,6 +67,16 @@ describe("coalescing", () => {
     expect(sent.count).toBe(4);
   });
 
+  it("two operations never share a chain, even with one identity", async () => {
+    const h = harness();
+    const { sent, transport } = countingTransport(h);
+    const other = operation({ name: "getRefund", coalesce: true, retry: null });
+    const calls = [h.dep.call(coalesced, transport, {}, ME), h.dep.call(other, transport, {}, ME)];
+    await h.clock.advance(100);
+    await Promise.all(calls);
+    expect(sent.count).toBe(2);
+  });
+
   it("an operation without coalesce, or a call without identity, runs alone", async () => {
     const h = harness();
     const { sent, transport } = countingTransport(h);
