@@ -124,6 +124,29 @@ const log = { warn: (message: string): void => void warned.push(message) };`,
           budget: { tokens: 100 },
         },
       });
+      },
+    },
+  coalesce: {
+    build: ["test/e2e/coalesce/catalog.yaml"],
+    prelude: "",
+    epilogue: "return { answers, mine, bobs };",
+    answer: () => ({ status: 200, body: { id: "p1" } }),
+    check: (sent, result) => {
+      const { answers, mine, bobs } = result as {
+        answers: { id: string }[];
+        mine: { id: string };
+        bobs: { id: string };
+      };
+      // ten callers, one request; another user, another request
+      expect(sent.map((s) => [s.url, s.headers["authorization"]])).toEqual([
+        ["https://catalog.internal/products/p1", undefined],
+        ["https://catalog.internal/products/p1", "Bearer bob"],
+      ]);
+      expect(answers).toHaveLength(10);
+      for (const a of answers) expect(a).toBe(answers[0]);
+      expect(answers[0]).toEqual({ id: "p1" });
+      expect(mine).toEqual({ id: "edited" });
+      expect(bobs).not.toBe(answers[0]);
     },
   },
   "call-headers": {
