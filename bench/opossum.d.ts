@@ -9,6 +9,9 @@ declare module "opossum" {
       rollingCountBuckets?: number;
       capacity?: number;
       errorFilter?: (error: unknown) => boolean;
+      coalesce?: boolean;
+      coalesceTTL?: number;
+      coalesceResetOn?: ("error" | "success" | "timeout")[];
     }
   }
   class CircuitBreaker<A extends unknown[] = unknown[], R = unknown> {

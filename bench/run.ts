@@ -467,6 +467,63 @@ async function validation(): Promise<{ rows: Row[]; costs: ValidatorCost[] }> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Coalescing (`coalesce: true`): bursts of BURST identical calls in flight at once, each burst one
+// timed call. The transport yields once, so the burst's calls really overlap; the rows count
+// what reached the transport per burst.
+
+const BURST = 10;
+const coalescedOperation = { ...fullOperation, coalesce: true } as const;
+const IDENTITY = '["GET","https://bench.internal/items/1",[["authorization",[]],["cookie",[]]]]';
+
+interface Sent {
+  /** Transport calls. */
+  requests: number;
+  /** Bursts timed, warm-up included. */
+  bursts: number;
+}
+
+async function coalescing(): Promise<{ rows: Row[]; sent: Record<string, Sent> }> {
+  const sent: Record<string, Sent> = {};
+  const counted = (name: string) => {
+    const s = (sent[name] = { requests: 0, bursts: 0 });
+    return () => {
+      s.requests++;
+      return yieldOnce();
+    };
+  };
+  const plainDep = createDependency(FULL_DEPENDENCY);
+  const coalescedDep = createDependency(FULL_DEPENDENCY);
+  const bare = counted("bare");
+  const plain = counted("plain");
+  const shared = counted("coalesced");
+  const op = counted("opossum");
+  // coalesceResetOn every outcome: in flight only, as resgen does (by default opossum keeps the
+  // promise for coalesceTTL after it settled, which is a cache)
+  const opCoalesced = keep(
+    opossum(op, {
+      timeout: 500,
+      capacity: 25,
+      coalesce: true,
+      coalesceResetOn: ["error", "success", "timeout"],
+    }),
+  );
+  const burst = (name: string, call: () => Promise<unknown>) => () => {
+    sent[name]!.bursts++;
+    return Promise.all(Array.from({ length: BURST }, call));
+  };
+  const rows = await measure(`coalescing, bursts of ${BURST} identical calls (yield)`, [
+    ["bare: 10 × await fn() at once", burst("bare", bare)],
+    ["resgen full stack, no coalesce", burst("plain", () => plainDep.call(fullOperation, plain))],
+    [
+      "resgen full stack, coalesce: true",
+      burst("coalesced", () => coalescedDep.call(coalescedOperation, shared, {}, IDENTITY)),
+    ],
+    ["opossum fire(), coalesce (reset on settle)", burst("opossum", () => opCoalesced.fire())],
+  ]);
+  return { rows, sent };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Rejections: open breaker, full bulkhead.
 
 async function rejections(): Promise<Row[]> {
@@ -645,6 +702,9 @@ for (const [kind, fn] of [
   printGroup(rows);
 }
 if (minimumSuccesses === 0) throw new Error("the minimum wrapper never ran");
+const { rows: coalescedRows, sent: coalescedSent } = await coalescing();
+groups.push(coalescedRows);
+printGroup(coalescedRows);
 const rejected = await rejections();
 groups.push(rejected);
 printGroup(rejected);
@@ -687,7 +747,17 @@ for (const [index, kind] of [
     `  ${kind}: breaker with openFor backoff ${(ns(g, "resgen breaker, openFor backoff") / plain).toFixed(2)}× the plain breaker's cost, isolated then released ${(ns(g, "resgen breaker, isolated then released") / plain).toFixed(2)}×`,
   );
 }
-const r = groups[2]!;
+const r = groups[3]!;
+{
+  const c = coalescedRows;
+  const perBurst = (name: string): string => {
+    const s = coalescedSent[name]!;
+    return (s.requests / s.bursts).toFixed(2);
+  };
+  console.log(
+    `  coalescing: a burst of ${BURST} identical calls costs ${(ns(c, "resgen full stack, coalesce: true") / ns(c, "resgen full stack, no coalesce")).toFixed(2)}× the same burst uncoalesced, sending ${perBurst("coalesced")} request per burst instead of ${perBurst("plain")}; opossum's coalesced burst costs ${(ns(c, "opossum fire(), coalesce (reset on settle)") / ns(c, "resgen full stack, coalesce: true")).toFixed(1)}× resgen's (${perBurst("opossum")} requests per burst)`,
+  );
+}
 console.log(
   `  breaker open: vs cockatiel ${(ns(r, "cockatiel, breaker open") / ns(r, "resgen, breaker open")).toFixed(1)}×, vs opossum ${(ns(r, "opossum, breaker open") / ns(r, "resgen, breaker open")).toFixed(1)}×`,
 );

@@ -9,32 +9,44 @@ import { abortedError, ResilienceError } from "./errors.js";
  * under its own deadline: the operation's total timeout from its start (each caller still gets
  * its own deadline error at its own deadline, while the chain goes on for the others).
  */
+export { coalescedDeadline };
+
 export class CoalescedChain {
   /** The shared chain's result: the same value (or error) for every caller that waits for it. */
   readonly result: Promise<unknown>;
   /** Number of the call that started the chain, as its events report it (`call`). */
   readonly call: number;
+  /**
+   * Clock time by which the chain itself ends (its total, less the margin): a caller whose own
+   * deadline is no earlier needs no timer of its own.
+   */
+  readonly endsAt: number;
   /** Callers waiting for the result. */
   #waiting = 0;
   #settled = false;
-  readonly #controller: AbortController;
+  readonly #controller: AbortController | undefined;
   readonly #abandoned: () => void;
 
   /**
    * @param controller Aborts the chain's call; its signal is the one the chain runs under.
+   *   `undefined` when the first caller cannot leave early: the chain then always has a caller
+   *   until it settles, and is never abandoned.
    * @param result The chain's call, started with `controller.signal`.
    * @param call The chain's call number.
+   * @param endsAt Clock time by which the chain ends on its own.
    * @param ended Called once when the chain settles or is abandoned: forget it, so the next
    *   identical call starts a new chain.
    */
   constructor(
-    controller: AbortController,
+    controller: AbortController | undefined,
     result: Promise<unknown>,
     call: number,
+    endsAt: number,
     ended: () => void,
   ) {
     this.#controller = controller;
     this.call = call;
+    this.endsAt = endsAt;
     this.#abandoned = ended;
     // the first reaction to the result: the chain is forgotten before any caller hears of it
     this.result = result.then(
@@ -61,6 +73,15 @@ export class CoalescedChain {
   }
 
   /**
+   * The share of a caller that cannot leave early (no signal, no deadline before the chain's):
+   * the chain's own promise, nothing of its own to set up; it stays counted until the end.
+   */
+  share<R>(): Promise<R> {
+    this.#waiting++;
+    return this.result as Promise<R>;
+  }
+
+  /**
    * One caller's share of the chain: the chain's result, unless the caller's own deadline
    * (`at`, clock time) passes or one of its signals aborts first. Then the caller alone gets
    * its `deadline` or `aborted` error; the last caller to go aborts the chain.
@@ -69,7 +90,7 @@ export class CoalescedChain {
     clock: Clock,
     now: number,
     at: number,
-    deadlineError: () => ResilienceError,
+    names: { readonly dependency: string; readonly operation: string },
     signals: readonly (AbortSignal | undefined)[],
   ): Promise<R> {
     this.#waiting++;
@@ -92,10 +113,10 @@ export class CoalescedChain {
         if (this.#waiting === 0 && !this.#settled) this.#abandon();
       };
       for (const signal of signals) signal?.addEventListener("abort", onAbort, { once: true });
-      if (at !== Number.POSITIVE_INFINITY)
+      if (at < this.endsAt)
         timer = clock.setTimer(
           () => {
-            leave(deadlineError());
+            leave(coalescedDeadline(names.dependency, names.operation, at - now));
           },
           at - now,
           now,
@@ -121,6 +142,22 @@ export class CoalescedChain {
   // their breaker permits released without a verdict) and the next caller starts afresh
   #abandon(): void {
     this.#end();
-    this.#controller.abort(abortedError(undefined, "every caller of the coalesced call went away"));
+    this.#controller?.abort(
+      abortedError(undefined, "every caller of the coalesced call went away"),
+    );
   }
+}
+
+/** The `deadline` error of a caller whose own deadline passed while it waited for its chain. */
+function coalescedDeadline(dependency: string, operation: string, ms: number): ResilienceError {
+  return new ResilienceError({
+    kind: "deadline",
+    message:
+      `${dependency}.${operation}: the caller's deadline (${String(Math.max(0, Math.floor(ms)))}` +
+      " ms) passed while it waited for a coalesced call, which goes on for the others",
+    tier: "deadline",
+    dependency,
+    operation,
+    withoutStack: true,
+  });
 }

@@ -10,7 +10,7 @@ import { RetryBudget, type BudgetHealth, type BudgetSettings } from "./budget.js
 import { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead.js";
 import { Call, type DependencyParts, type FallbackInputs } from "./call.js";
 import type { AttemptResult, Classifier } from "./classify.js";
-import { CoalescedChain } from "./coalesce.js";
+import { coalescedDeadline, CoalescedChain } from "./coalesce.js";
 import { systemClock, type Clock } from "./clock.js";
 import {
   currentScope,
@@ -424,11 +424,11 @@ class DependencyStack implements Dependency {
     if (given !== undefined)
       at = Math.min(at, now + (typeof given === "number" ? Math.max(0, given) : given.remaining()));
     at -= parts.marginMs;
-    const signals = [options.signal, scope?.signal];
-    for (const signal of signals)
-      if (signal?.aborted === true) return Promise.reject(abortedError(signal.reason));
-    const error = (): ResilienceError => coalescedDeadline(this.name, operation.name, at - now);
-    if (at <= now) return Promise.reject(error());
+    const own = options.signal;
+    const ambient = scope?.signal;
+    if (own?.aborted === true) return Promise.reject(abortedError(own.reason));
+    if (ambient?.aborted === true) return Promise.reject(abortedError(ambient.reason));
+    if (at <= now) return Promise.reject(coalescedDeadline(this.name, operation.name, at - now));
     const key = staleKey(identity, options.cacheKey);
     // per operation: two operations never share a chain, whatever their requests
     const chains = (this.#state(operation.name).chains ??= new Map<string, CoalescedChain>());
@@ -436,17 +436,30 @@ class DependencyStack implements Dependency {
     if (chain === undefined) {
       // the chain is nobody's own call: no ambient scope (one caller's inbound request going
       // away must not cancel it for the others), no caller's signal or deadline
-      const controller = new AbortController();
+      const total = operation.timeout.totalMs;
+      const endsAt = total === null ? Number.POSITIVE_INFINITY : now + total - parts.marginMs;
+      // only a chain whose first caller can leave early can ever be abandoned by all: the
+      // others need no controller (an AbortController and its listener cost more than the rest)
+      const controller =
+        at < endsAt || own !== undefined || ambient !== undefined
+          ? new AbortController()
+          : undefined;
       const result = this.#call(
         operation,
         transport,
-        { signal: controller.signal, cacheKey: options.cacheKey },
+        { signal: controller?.signal, cacheKey: options.cacheKey },
         identity,
         undefined,
       );
-      const started: CoalescedChain = new CoalescedChain(controller, result, this.#calls, () => {
-        if (chains.get(key) === started) chains.delete(key);
-      });
+      const started: CoalescedChain = new CoalescedChain(
+        controller,
+        result,
+        this.#calls,
+        endsAt,
+        () => {
+          if (chains.get(key) === started) chains.delete(key);
+        },
+      );
       chain = started;
       chains.set(key, chain);
     } else if (this.#events.active) {
@@ -458,7 +471,17 @@ class DependencyStack implements Dependency {
         waiting: chain.waiting + 1,
       });
     }
-    const shared = chain.join<CallResult<T, F>>(parts.clock, now, at, error, signals);
+    // a caller that cannot leave early (the common case) takes the chain's promise as it is
+    const shared =
+      at >= chain.endsAt && own === undefined && ambient === undefined
+        ? chain.share<CallResult<T, F>>()
+        : chain.join<CallResult<T, F>>(
+            parts.clock,
+            now,
+            at,
+            { dependency: this.name, operation: operation.name },
+            [own, ambient],
+          );
     const degraded = scope?.degraded;
     if (degraded === undefined || !hasFallback(operation.fallback)) return shared;
     // the inbound request this caller serves learns that its answer was a fallback's
@@ -568,20 +591,6 @@ class DependencyStack implements Dependency {
     }
     return state;
   }
-}
-
-/** The `deadline` error of a caller whose own deadline passed while it waited for its chain. */
-function coalescedDeadline(dependency: string, operation: string, ms: number): ResilienceError {
-  return new ResilienceError({
-    kind: "deadline",
-    message:
-      `${dependency}.${operation}: the caller's deadline (${String(Math.max(0, Math.floor(ms)))}` +
-      " ms) passed while it waited for a coalesced call, which goes on for the others",
-    tier: "deadline",
-    dependency,
-    operation,
-    withoutStack: true,
-  });
 }
 
 /** `result`, once it has settled and `joined` has stopped listening to its sources. */
