@@ -124,8 +124,8 @@ const log = { warn: (message: string): void => void warned.push(message) };`,
           budget: { tokens: 100 },
         },
       });
-      },
     },
+  },
   coalesce: {
     build: ["test/e2e/coalesce/catalog.yaml"],
     prelude: "",

@@ -2,11 +2,16 @@
 
 // A dependency: createDependency, its settings, and the breaker, bulkhead, retry budget and stale
 // caches its calls share.
-import { CircuitBreaker, type BreakerHealth, type BreakerSettings } from "./breaker.js";
+import {
+  CircuitBreaker,
+  type BreakerControl,
+  type BreakerHealth,
+  type BreakerSettings,
+} from "./breaker.js";
 import { RetryBudget, type BudgetHealth, type BudgetSettings } from "./budget.js";
 import { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead.js";
 import { Call, type DependencyParts, type FallbackInputs } from "./call.js";
-import type { ErrorClassifier } from "./classify.js";
+import type { AttemptResult, Classifier } from "./classify.js";
 import { coalescedDeadline, CoalescedChain } from "./coalesce.js";
 import { systemClock, type Clock } from "./clock.js";
 import {
@@ -32,6 +37,7 @@ import { HedgeBudget, type HedgeSettings } from "./hedge-budget.js";
 import { newIdempotencyKey } from "./idempotency.js";
 import type { OperationSettings } from "./operation.js";
 import { defaultRandom, type Random } from "./random.js";
+import { restoreSnapshot, takeSnapshot, type DependencySnapshot } from "./snapshot.js";
 import type { Transport } from "./transport.js";
 
 /** Deadline handling of a dependency. */
@@ -75,11 +81,22 @@ export interface RuntimeEnvironment {
   /** Receives every event of this dependency. */
   readonly observer?: Observer | undefined;
   /**
-   * Decides what an error thrown by a transport (one that is not a `ResilienceError`) means:
-   * `transient`, `failure` (not retried) or `bug` (thrown as it is, no verdict, no fallback);
-   * `undefined` leaves it to the runtime. See docs/runtime.md, "What counts as transient".
+   * Decides what each attempt's outcome (a response, a function's value, or an error) means:
+   * `success`, `transient` (retried, counted by the breaker), `failure` (counted, not retried) or
+   * `ignore` (counted by nothing); `undefined` keeps the built-in verdict. A call's own
+   * `classify` is asked first. See docs/runtime.md, "Classifying outcomes".
    */
-  readonly classify?: ErrorClassifier | undefined;
+  readonly classify?: Classifier | undefined;
+  /**
+   * Hash of the resolved settings (generated clients pass their own): written into snapshots, and
+   * a `state` taken under another hash is refused. Defaults to `""`.
+   */
+  readonly policyHash?: string | undefined;
+  /**
+   * A snapshot to start from (docs/runtime.md, "Snapshot and restore"); a malformed one, or one
+   * from another dependency, policy or layout, throws a `SnapshotError` and nothing is applied.
+   */
+  readonly state?: DependencySnapshot | undefined;
 }
 
 /**
@@ -98,6 +115,12 @@ export interface CallOptions<T = unknown> {
   readonly signal?: AbortSignal | undefined;
   /** Your own idempotency key (e.g. from an inbound request), used instead of a generated one. */
   readonly idempotencyKey?: string | undefined;
+  /**
+   * Classifies this call's attempts, asked before the client's `classify`; `undefined` from it
+   * falls back to the client's hook, then to the built-in verdict (docs/runtime.md,
+   * "Classifying outcomes").
+   */
+  readonly classify?: Classifier<AttemptResult<T>> | undefined;
   /**
    * Partitions the stale cache further: an entry is served only to a call with the same
    * `cacheKey` and the same request identity (method, URL and vary headers, for HTTP). It never
@@ -182,6 +205,10 @@ export interface Dependency {
   ): Promise<CallResult<T, F>>;
   /** Breaker state, bulkhead occupancy and budget tokens. */
   health(): DependencyHealth;
+  /** Manual control of the breaker (`client.breaker`); `null` without a breaker. */
+  readonly breakerControl: BreakerControl | null;
+  /** The breaker's and the retry budget's state, as JSON to restore with the `state` option. */
+  snapshot(): DependencySnapshot;
   /** Adds an observer; returns a function that removes it. */
   subscribe(observer: Observer): () => void;
 }
@@ -203,6 +230,8 @@ class DependencyStack implements Dependency {
   readonly breaker: CircuitBreaker | null;
   readonly bulkhead: Bulkhead | null;
   readonly budget: RetryBudget | null;
+  readonly breakerControl: BreakerControl | null;
+  readonly #policyHash: string;
   readonly #parts: DependencyParts;
   readonly #events: Emitter;
   // made on first use: most dependencies have no stale fallback and no hedging
@@ -218,7 +247,7 @@ class DependencyStack implements Dependency {
     this.breaker =
       settings.breaker === null
         ? null
-        : new CircuitBreaker(settings.breaker, clock, (from, to, window) => {
+        : new CircuitBreaker(settings.breaker, clock, (from, to, window, trigger) => {
             if (events.active)
               events.emit({
                 type: "breaker-transition",
@@ -227,11 +256,18 @@ class DependencyStack implements Dependency {
                 from,
                 to,
                 window,
+                ...(trigger === "manual" ? { manual: true } : {}),
+                ...(to === "open" ? { openForMs: this.breaker?.retryInMs() ?? 0 } : {}),
               });
           });
     this.bulkhead =
       settings.bulkhead === null ? null : new Bulkhead(name, settings.bulkhead, clock, events);
     this.budget = settings.budget === null ? null : new RetryBudget(settings.budget);
+    this.breakerControl = this.breaker?.control() ?? null;
+    this.#policyHash = env.policyHash ?? "";
+    // all or nothing: restoreSnapshot checks every part before it applies any
+    if (env.state !== undefined)
+      restoreSnapshot(env.state, name, this.#policyHash, this.breaker, this.budget);
     const deadline = settings.deadline;
     this.#parts = {
       name,
@@ -327,9 +363,16 @@ class DependencyStack implements Dependency {
       signal,
       withFallback ? fallback : null,
       withFallback
-        ? this.#fallbackInputs(operation.name, fallback, options, identity, scope?.degraded)
+        ? this.#fallbackInputs(
+            operation.name,
+            fallback,
+            options as ProvidedCallOptions,
+            identity,
+            scope?.degraded,
+          )
         : undefined,
       hedge !== null && repeatable ? this.#hedgeBudget(operation.name, hedge) : null,
+      options.classify as Classifier | undefined,
     );
     const started = call.start(now, this.bulkhead);
     const result = joined === undefined ? started : releasedOnSettle(started, joined);
@@ -497,6 +540,10 @@ class DependencyStack implements Dependency {
     return this.#events.subscribe(observer);
   }
 
+  snapshot(): DependencySnapshot {
+    return takeSnapshot(this.name, this.#policyHash, this.breaker, this.budget);
+  }
+
   // What the call's fallback needs beyond its settings; nothing for a value fallback outside a
   // request scope.
   #fallbackInputs(
@@ -560,6 +607,16 @@ function releasedOnSettle<R>(result: Promise<R>, joined: JoinedSignal): Promise<
       throw error;
     },
   );
+}
+
+/**
+ * The breaker control of a dependency that has a breaker (generated clients call it only then);
+ * throws for one without.
+ */
+export function controlOf(dependency: Dependency): BreakerControl {
+  const control = dependency.breakerControl;
+  if (control === null) throw new TypeError(`${dependency.name} has no breaker`);
+  return control;
 }
 
 /**
