@@ -13,7 +13,7 @@ import {
   type ErrorCondition,
   type Verdict,
 } from "./classify.js";
-import { armEntry, DUE, TimerEntry, type Clock, type TimerHandle } from "./clock.js";
+import { armEntry, DUE, sleep, TimerEntry, type Clock, type TimerHandle } from "./clock.js";
 import { Deadline, encodeTimeout, type DeadlineFormat } from "./deadline.js";
 import {
   abortedError,
@@ -34,7 +34,14 @@ import {
 import type { HedgeBudget } from "./hedge-budget.js";
 import type { OperationSettings } from "./operation.js";
 import type { Random } from "./random.js";
-import { DEFAULT_RETRY_ON, matchesRetryOn, retryDelay, type RetryCondition } from "./retry.js";
+import type { HeaderLookup, RateLimiter } from "./rate-limit.js";
+import {
+  DEFAULT_RETRY_ON,
+  matchesRetryOn,
+  parseRetryAfter,
+  retryDelay,
+  type RetryCondition,
+} from "./retry.js";
 import type { AttemptContext, Transport } from "./transport.js";
 
 /** The shared parts of a dependency that every call uses. */
@@ -130,6 +137,8 @@ export class Call<T> {
    * body conditions in `retry.on`. Without them the engine keeps its plain path.
    */
   readonly judges: boolean;
+  // the rate limit this call's attempts take permits from (the operation's or the dependency's)
+  readonly #limiter: RateLimiter | null;
   // attempts that reached the transport so far
   #attempts = 0;
   // the attempt in flight of a call in sequence; a hedged call keeps its copies in #live
@@ -171,6 +180,7 @@ export class Call<T> {
    * @param signal The caller's signal, joined with the ambient one.
    * @param fallback The fallback; `null` without one.
    * @param hedgeBudget The hedge budget of an operation that hedges; `null` to retry in sequence.
+   * @param limiter The rate limit every attempt takes a permit from; `null` for none.
    */
   constructor(
     dep: DependencyParts,
@@ -184,6 +194,7 @@ export class Call<T> {
     fallback: ActiveFallback | null,
     fallbackInputs: FallbackInputs | undefined,
     hedgeBudget: HedgeBudget | null,
+    limiter: RateLimiter | null,
     classifier?: Classifier,
   ) {
     this.#dep = dep;
@@ -202,6 +213,7 @@ export class Call<T> {
       classifier !== undefined ||
       dep.classify !== undefined ||
       (op.retry?.results !== undefined && op.retry.results.length > 0);
+    this.#limiter = limiter;
   }
 
   /** The clock of the call's dependency. */
@@ -271,10 +283,116 @@ export class Call<T> {
       if (entry instanceof Promise) return this.#afterQueue(entry, bulkhead);
       if (entry !== undefined) return this.#refused(entry);
     }
+    if (this.#limiter !== null) return this.#limited(this.#limiter, now, bulkhead);
     const permit = this.#admit(now);
     if (typeof permit === "number") return this.#run(permit, now, bulkhead);
     bulkhead?.leave();
     return this.#refused(permit);
+  }
+
+  // The first attempt under a rate limit: a permit now, one after a bounded wait, or
+  // `rate-limited`. The permit is taken before the breaker is asked, so no breaker permit (a
+  // half-open trial's) is held through the wait; a permit the breaker then refuses is given back.
+  #limited(limiter: RateLimiter, now: number, slot: Bulkhead | null): Promise<unknown> {
+    const wait = this.#reserve(limiter, now, 0);
+    if (typeof wait !== "number") {
+      slot?.leave();
+      return this.#refused(wait);
+    }
+    if (wait > 0) return this.#afterRateWait(limiter, wait, slot);
+    const permit = this.#admit(now);
+    if (typeof permit === "number") return this.#run(permit, now, slot);
+    limiter.refund();
+    slot?.leave();
+    return this.#refused(permit);
+  }
+
+  #afterRateWait(limiter: RateLimiter, wait: number, slot: Bulkhead | null): Promise<unknown> {
+    const clock = this.#dep.clock;
+    return sleep(clock, wait, this.#signal).then(
+      () => {
+        const now = clock.now();
+        const permit = this.#admit(now);
+        if (typeof permit === "number") return this.#run(permit, now, slot);
+        limiter.refund();
+        slot?.leave();
+        return this.#refused(permit);
+      },
+      // sleep rejects only with the caller's abort
+      (error: unknown) => {
+        limiter.refund();
+        slot?.leave();
+        return this.#refused(error as ResilienceError);
+      },
+    );
+  }
+
+  /**
+   * Takes a rate-limit permit for an attempt `delayMs` from `now` (after a backoff). Returns the
+   * wait beyond `delayMs`, or the `rate-limited` error when that wait is longer than `maxWait`
+   * or would leave less than the minimum attempt budget before the deadline: then nothing is
+   * taken.
+   */
+  #reserve(limiter: RateLimiter, now: number, delayMs: number): number | ResilienceError {
+    const at = now + delayMs;
+    const wait = limiter.delayAt(at);
+    if (wait > 0) {
+      if (wait > limiter.settings.maxWaitMs || this.#tooLittle(this.#timeLeft(at) - wait))
+        return this.#rateLimited(limiter, at, wait);
+      const events = this.#dep.events;
+      if (events.active)
+        events.emit({
+          type: "rate-limit-waited",
+          dependency: this.#dep.name,
+          operation: this.#op.name,
+          waitMs: wait,
+        });
+    }
+    limiter.take(at + wait);
+    return wait;
+  }
+
+  #rateLimited(limiter: RateLimiter, at: number, wait: number): ResilienceError {
+    const { events, name } = this.#dep;
+    const operation = this.#op.name;
+    const paused = limiter.pausedAt(at);
+    if (events.active)
+      events.emit({
+        type: "rate-limit-rejected",
+        dependency: name,
+        operation,
+        waitMs: wait,
+        reason: paused ? "paused" : "rate",
+      });
+    const { rate, periodMs, maxWaitMs } = limiter.settings;
+    const ms = String(Math.ceil(wait));
+    const why = paused
+      ? `paused by the server for ${ms} ms more`
+      : `next permit of ${String(rate)} per ${String(periodMs)} ms in ${ms} ms`;
+    const bound =
+      wait > maxWaitMs ? `longer than maxWait ${String(maxWaitMs)} ms` : "past the call's deadline";
+    return new ResilienceError({
+      kind: "rate-limited",
+      message:
+        `${name}.${operation}: rate limited before attempt ${String(this.#attempts + 1)} ` +
+        `(${why}, ${bound})`,
+      dependency: name,
+      operation,
+      retryAfterMs: Math.ceil(wait),
+      cause: this.#lastError,
+      withoutStack: true,
+    });
+  }
+
+  /** A response of one of this call's attempts, for the rate limit's pause signals. */
+  rateLimitSignals(status: number, headers: HeaderLookup): void {
+    const limiter = this.#limiter;
+    if (limiter === null) return;
+    const retryAfter =
+      status === 429 || status === 503
+        ? parseRetryAfter(headers.get("retry-after"), headers.get("date"))
+        : undefined;
+    limiter.observe(this.#dep.clock.now(), status, headers, retryAfter);
   }
 
   #run(first: Permit, now: number, slot: Bulkhead | null): Promise<unknown> {
@@ -314,6 +432,7 @@ export class Call<T> {
           return this.#refused(abortedError(signal.reason));
         }
         const now = this.#dep.clock.now();
+        if (this.#limiter !== null) return this.#limited(this.#limiter, now, slot);
         const permit = this.#admit(now);
         if (typeof permit === "number") return this.#run(permit, now, slot);
         slot.leave();
@@ -705,13 +824,9 @@ export class Call<T> {
         withoutStack: true,
       });
     }
-    const { delayMs, fromRetryAfter, beyondCap } = retryDelay(
-      retry,
-      n - this.#pushedBackAt,
-      this.#previousMs,
-      random,
-      error,
-    );
+    const delay = retryDelay(retry, n - this.#pushedBackAt, this.#previousMs, random, error);
+    const { fromRetryAfter, beyondCap } = delay;
+    let delayMs = delay.delayMs;
     // The server asked for more than retryAfter.max: give up now rather than retry early; the
     // failure keeps the server's wait in `retryAfterMs` (docs/runtime.md).
     if (beyondCap) return error;
@@ -723,10 +838,19 @@ export class Call<T> {
       this.#previousMs = delayMs;
     }
     // the retry must still start with at least the minimum attempt budget left
-    if (this.#tooLittle(this.#timeLeft(clock.now()) - delayMs)) {
+    const now = clock.now();
+    if (this.#tooLittle(this.#timeLeft(now) - delayMs)) {
       if (events.active)
         events.emit({ type: "deadline-exceeded", dependency: name, operation, stage: "retry" });
       return error;
+    }
+    // every retry takes a rate-limit permit for when it will start: the backoff and the wait
+    // for a permit overlap, and a retry that would wait too long ends the call as `rate-limited`
+    const limiter = this.#limiter;
+    if (limiter !== null) {
+      const wait = this.#reserve(limiter, now, delayMs);
+      if (typeof wait !== "number") return wait;
+      delayMs += wait;
     }
     if (events.active) {
       events.emit({
@@ -751,7 +875,11 @@ export class Call<T> {
     const now = this.#dep.clock.now();
     const permit = this.#admit(now);
     if (typeof permit === "number") this.#open(permit, false, now);
-    else this.#fail(permit);
+    else {
+      // the permit this retry took from the rate limit goes back: it never went
+      this.#limiter?.refund();
+      this.#fail(permit);
+    }
   }
 
   // Hedging (docs/runtime.md, "Hedging"): the first copy, then another each `delayMs` (or at
@@ -807,8 +935,13 @@ export class Call<T> {
     // the breaker is asked before the hedge token is spent, so a refused hedge costs nothing
     const hedgeBudget = this.#hedgeBudget;
     if (hedgeBudget === null || hedgeBudget.tokens < 1) return false;
+    // a hedge never waits for the rate limit: no free permit, no hedge
+    const limiter = this.#limiter;
+    const now = clock.now();
+    if (limiter !== null && limiter.delayAt(now) > 0) return false;
     const permit = breaker === null ? 0 : breaker.tryAcquire();
     if (permit === REJECTED) return false;
+    limiter?.take(now);
     hedgeBudget.tryTake();
     this.#launch(permit);
     return true;
@@ -948,6 +1081,16 @@ export class Call<T> {
       outcome = "failure";
     } else {
       breaker?.onFailure(attempt.permit, durationMs, ended, error);
+      // a transport other than sendHttp (which reports every response itself) may throw a 429
+      // with the server's wait: it pauses the rate limit too
+      const limiter = this.#limiter;
+      if (
+        limiter !== null &&
+        !attempt.signalled &&
+        error.status === 429 &&
+        error.retryAfterMs !== undefined
+      )
+        limiter.pause(ended, error.retryAfterMs, "retry-after");
       if (budget !== null && error.transient && this.#wouldRepeat(hedged)) budget.onFailure();
       outcome = error.kind === "timeout" ? "timeout" : "failure";
       verdict = error.transient ? "transient" : "failure";
@@ -1210,6 +1353,8 @@ class Attempt extends TimerEntry implements AttemptContext {
   #settled = false;
   #identity: string | undefined = undefined;
   #response: Received | undefined = undefined;
+  /** Whether the transport handed this attempt's response to the rate limit itself. */
+  signalled = false;
 
   constructor(
     call: Call<unknown>,
@@ -1286,6 +1431,11 @@ class Attempt extends TimerEntry implements AttemptContext {
   identify(identity: string): void {
     this.#identity = identity;
     if (!this.#settled) attemptIdentified(this.#call, identity);
+  }
+
+  rateLimitSignals(status: number, headers: HeaderLookup): void {
+    this.signalled = true;
+    this.#call.rateLimitSignals(status, headers);
   }
 
   awaitHeaders<R>(pending: Promise<R>): Promise<R> {

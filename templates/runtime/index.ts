@@ -36,6 +36,15 @@ export {
   type TransitionTrigger,
 } from "./breaker.js";
 export {
+  exhaustedResetMs,
+  RateLimiter,
+  type HeaderLookup,
+  type PauseListener,
+  type PauseSource,
+  type RateLimitHealth,
+  type RateLimitSettings,
+} from "./rate-limit.js";
+export {
   RetryBudget,
   type BudgetHealth,
   type BudgetSettings,
@@ -87,6 +96,7 @@ export {
   isHttpError,
   isNetworkError,
   isParseError,
+  isRateLimitedError,
   isResilienceError,
   isTimeoutError,
   networkError,

@@ -4,6 +4,7 @@ import type { ErrorCondition, ResultCondition } from "./classify.js";
 import type { FallbackSettings } from "./fallback.js";
 import type { HedgeSettings } from "./hedge-budget.js";
 import type { IdempotencySettings } from "./idempotency.js";
+import type { RateLimitSettings } from "./rate-limit.js";
 import type { RetrySettings } from "./retry.js";
 
 /** Time limits of an operation. */
@@ -55,6 +56,11 @@ export interface OperationSettings<F extends FallbackSettings | null = FallbackS
    * "Coalescing").
    */
   readonly coalesce?: boolean | undefined;
+  /**
+   * This operation's own rate limit, used instead of the dependency's; `false` for none even
+   * when the dependency has one; `null` or absent to share the dependency's.
+   */
+  readonly rateLimit?: RateLimitSettings | false | null | undefined;
 }
 
 /** Retry settings of an operation: {@link RetrySettings} and the thrown errors it names. */

@@ -16,6 +16,7 @@ export {
   isHttpError,
   isNetworkError,
   isParseError,
+  isRateLimitedError,
   isResilienceError,
   isTimeoutError,
   networkError,
@@ -76,6 +77,7 @@ export type {
 } from "./breaker.js";
 export { SnapshotError, type DependencySnapshot, type SnapshotProblem } from "./snapshot.js";
 export type { BulkheadHealth } from "./bulkhead.js";
+export type { HeaderLookup, PauseSource, RateLimitHealth } from "./rate-limit.js";
 export type { BudgetHealth, BudgetSnapshot } from "./budget.js";
 export type { WindowCounts, WindowSnapshot } from "./window.js";
 export type { AttemptContext, Transport } from "./transport.js";

@@ -36,6 +36,12 @@ import { newIdempotencyKey } from "./idempotency.js";
 import type { OperationSettings } from "./operation.js";
 import { defaultRandom, type Random } from "./random.js";
 import { restoreSnapshot, takeSnapshot, type DependencySnapshot } from "./snapshot.js";
+import {
+  RateLimiter,
+  type PauseListener,
+  type RateLimitHealth,
+  type RateLimitSettings,
+} from "./rate-limit.js";
 import type { Transport } from "./transport.js";
 
 /** Deadline handling of a dependency. */
@@ -68,6 +74,11 @@ export interface DependencySettings {
   readonly bulkhead: BulkheadSettings | null;
   /** Retry budget shared by all operations; `null` for none. */
   readonly budget: BudgetSettings | null;
+  /**
+   * Rate limit shared by the operations that have none of their own; `null` or absent for none.
+   * Every attempt (retries and hedges included) takes a permit.
+   */
+  readonly rateLimit?: RateLimitSettings | null | undefined;
 }
 
 /** Injected services. Every field is optional and has a real default. */
@@ -175,6 +186,8 @@ export interface DependencyHealth {
   readonly breaker: BreakerHealth | null;
   readonly bulkhead: BulkheadHealth | null;
   readonly budget: BudgetHealth | null;
+  /** The dependency's rate limit; absent when it has none. */
+  readonly rateLimit?: RateLimitHealth | undefined;
 }
 
 /**
@@ -186,6 +199,8 @@ export interface Dependency {
   readonly breaker: CircuitBreaker | null;
   readonly bulkhead: Bulkhead | null;
   readonly budget: RetryBudget | null;
+  /** The rate limit its operations share; `null` for none (operations may have their own). */
+  readonly rateLimiter: RateLimiter | null;
   /**
    * Runs one logical call: deadline → fallback → bulkhead → retry loop or hedging (breaker
    * permit per attempt) → attempt timeout → transport → record and classify.
@@ -219,6 +234,8 @@ interface OperationState {
   hedgeBudget: HedgeBudget | null;
   /** Chains in flight by request identity and cacheKey, for an operation that coalesces. */
   chains: Map<string, CoalescedChain> | null;
+  /** The operation's own rate limit, for an operation that has one. */
+  limiter: RateLimiter | null;
 }
 
 const NO_OPTIONS: CallOptions = {};
@@ -230,6 +247,7 @@ class DependencyStack implements Dependency {
   readonly budget: RetryBudget | null;
   readonly breakerControl: BreakerControl | null;
   readonly #policyHash: string;
+  readonly rateLimiter: RateLimiter | null;
   readonly #parts: DependencyParts;
   readonly #events: Emitter;
   // made on first use: most dependencies have no stale fallback and no hedging
@@ -266,6 +284,9 @@ class DependencyStack implements Dependency {
     // all or nothing: restoreSnapshot checks every part before it applies any
     if (env.state !== undefined)
       restoreSnapshot(env.state, name, this.#policyHash, this.breaker, this.budget);
+    const rateLimit = settings.rateLimit ?? null;
+    this.rateLimiter =
+      rateLimit === null ? null : new RateLimiter(rateLimit, this.#pauseListener(""));
     const deadline = settings.deadline;
     this.#parts = {
       name,
@@ -349,6 +370,14 @@ class DependencyStack implements Dependency {
         : joined.signal;
     const repeatable = operation.repeatable || operation.idempotencyKey !== null;
     const hedge = operation.hedge;
+    // an operation's own rate limit replaces the dependency's; `false` opts out of it
+    const own = operation.rateLimit;
+    const limiter =
+      own === undefined || own === null
+        ? this.rateLimiter
+        : own === false
+          ? null
+          : this.#limiter(operation.name, own);
     const call = new Call(
       parts,
       operation,
@@ -370,6 +399,7 @@ class DependencyStack implements Dependency {
           )
         : undefined,
       hedge !== null && repeatable ? this.#hedgeBudget(operation.name, hedge) : null,
+      limiter,
       options.classify as Classifier | undefined,
     );
     const started = call.start(now, this.bulkhead);
@@ -531,6 +561,9 @@ class DependencyStack implements Dependency {
       breaker: this.breaker?.health() ?? null,
       bulkhead: this.bulkhead?.health() ?? null,
       budget: this.budget?.health() ?? null,
+      ...(this.rateLimiter === null
+        ? {}
+        : { rateLimit: this.rateLimiter.health(this.#parts.clock.now()) }),
     };
   }
 
@@ -582,11 +615,33 @@ class DependencyStack implements Dependency {
     return (this.#state(operation).hedgeBudget ??= new HedgeBudget(hedge.budget));
   }
 
+  #limiter(operation: string, settings: RateLimitSettings): RateLimiter {
+    return (this.#state(operation).limiter ??= new RateLimiter(
+      settings,
+      this.#pauseListener(operation),
+    ));
+  }
+
+  // Reports the pauses a server's response imposes on a rate limit ("" for the dependency's).
+  #pauseListener(operation: string): PauseListener {
+    return (pauseMs, source) => {
+      const events = this.#events;
+      if (events.active)
+        events.emit({
+          type: "rate-limit-paused",
+          dependency: this.name,
+          operation,
+          pauseMs,
+          source,
+        });
+    };
+  }
+
   #state(operation: string): OperationState {
     const operations = (this.#operations ??= new Map<string, OperationState>());
     let state = operations.get(operation);
     if (state === undefined) {
-      state = { cache: null, hedgeBudget: null, chains: null };
+      state = { cache: null, hedgeBudget: null, chains: null, limiter: null };
       operations.set(operation, state);
     }
     return state;

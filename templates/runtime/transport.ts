@@ -1,6 +1,7 @@
 // The contract between the call engine and a transport: what one attempt receives, and the function
 // that sends it.
 import type { Deadline } from "./deadline.js";
+import type { HeaderLookup } from "./rate-limit.js";
 import type { RetryCondition } from "./retry.js";
 
 /** What a transport receives for one attempt. */
@@ -62,6 +63,12 @@ export interface AttemptContext {
    * outcomes"). `sendHttp` calls it when {@link AttemptContext.judges} is set.
    */
   received?(status: number, headers: Readonly<Record<string, string>>, text: string): void;
+  /**
+   * Hands the rate limit a response's status and headers, so a `Retry-After` on a 429 or the
+   * RateLimit header fields can pause it (docs/runtime.md, "Rate limit"). `sendHttp` calls it
+   * for every response. Optional, so a test's own context need not have it.
+   */
+  rateLimitSignals?(status: number, headers: HeaderLookup): void;
 }
 
 /** Sends one attempt. Throw (or reject) to report failure; see `networkError` and `http.ts`. */

@@ -1,0 +1,189 @@
+// The client-side rate limiter: GCRA over one timestamp, and the server's pause signals.
+/**
+ * A client-side rate limit (docs/runtime.md, "Rate limit"): `rate` permits per `periodMs`, with
+ * up to `burst` permits at once after a quiet spell. Every attempt takes one permit.
+ */
+export interface RateLimitSettings {
+  /** Permits per period (e.g. 100 with `periodMs` 1000 for `100/s`). */
+  readonly rate: number;
+  /** The period of `rate`, in milliseconds (1000 for `/s`, 60000 for `/min`). */
+  readonly periodMs: number;
+  /** Permits that may go at once after a quiet spell (at least 1). */
+  readonly burst: number;
+  /**
+   * Longest a call waits for a permit, in milliseconds; the call's deadline bounds it too. 0:
+   * reject at once with `rate-limited` when no permit is free.
+   */
+  readonly maxWaitMs: number;
+  /**
+   * Longest pause a server may impose (`Retry-After` on a 429, or the RateLimit header fields
+   * with no quota left); longer waits are cut to this. 0: the server's signals are ignored.
+   */
+  readonly maxPauseMs: number;
+}
+
+/** Snapshot of a {@link RateLimiter}. */
+export interface RateLimitHealth {
+  /** Permits that could go at once right now. */
+  readonly available: number;
+  /** Permits per second. */
+  readonly perSecond: number;
+  readonly burst: number;
+  /** Milliseconds left of a pause the server asked for; 0 when none. */
+  readonly pausedForMs: number;
+  /** The quota the server last announced in `RateLimit-Policy` (e.g. `100;w=60`), if any. */
+  readonly serverPolicy: string | undefined;
+}
+
+/** What the limiter reads of a response: the Fetch API's `Headers` has it. */
+export interface HeaderLookup {
+  get(name: string): string | null;
+}
+
+/** Why a server paused the limiter. */
+export type PauseSource = "retry-after" | "ratelimit" | "ratelimit-reset";
+
+/** Called when a server's response pauses the limiter. */
+export type PauseListener = (pauseMs: number, source: PauseSource) => void;
+
+// float slack for comparisons of accumulated multiples of the emission interval
+const EPSILON = 1e-6;
+
+/**
+ * The generic cell rate algorithm (GCRA, ATM Forum TM 4.0; the virtual scheduling form): one
+ * theoretical arrival time `tat` stands for a token bucket of `burst` tokens refilled every
+ * `intervalMs`. An attempt at `t` conforms when `tat − t ≤ toleranceMs`, and then moves `tat`
+ * to `max(tat, t) + intervalMs`. A server's pause adds a second floor, `pausedUntil`.
+ */
+export class RateLimiter {
+  /** The settings it was created with. */
+  readonly settings: RateLimitSettings;
+  readonly #intervalMs: number;
+  readonly #toleranceMs: number;
+  readonly #onPause: PauseListener | undefined;
+  #tat = Number.NEGATIVE_INFINITY;
+  #pausedUntil = Number.NEGATIVE_INFINITY;
+  #policy: string | undefined = undefined;
+
+  constructor(settings: RateLimitSettings, onPause?: PauseListener) {
+    this.settings = settings;
+    const rate = Math.max(Number.MIN_VALUE, settings.rate);
+    this.#intervalMs = Math.max(0, settings.periodMs) / rate;
+    this.#toleranceMs = (Math.max(1, Math.floor(settings.burst)) - 1) * this.#intervalMs;
+    this.#onPause = onPause;
+  }
+
+  /** Milliseconds between permits at the steady rate. */
+  get intervalMs(): number {
+    return this.#intervalMs;
+  }
+
+  /**
+   * Milliseconds past `at` until a permit is free for an attempt at `at` (0: at once). Reads
+   * only: {@link RateLimiter.take} takes the permit.
+   */
+  delayAt(at: number): number {
+    const byRate = this.#tat - this.#toleranceMs - at;
+    const byPause = this.#pausedUntil - at;
+    const wait = byRate > byPause ? byRate : byPause;
+    return wait > EPSILON ? wait : 0;
+  }
+
+  /** Whether the wait {@link RateLimiter.delayAt} reports for `at` is the server's pause. */
+  pausedAt(at: number): boolean {
+    return this.#pausedUntil - at > EPSILON && this.#pausedUntil >= this.#tat - this.#toleranceMs;
+  }
+
+  /** Takes a permit for an attempt at `at` (a time {@link RateLimiter.delayAt} said is free). */
+  take(at: number): void {
+    const tat = this.#tat;
+    this.#tat = (tat > at ? tat : at) + this.#intervalMs;
+  }
+
+  /** Gives back the permit last taken, for an attempt that never went (refused, aborted). */
+  refund(): void {
+    this.#tat -= this.#intervalMs;
+  }
+
+  /** Pauses issuing until `now + pauseMs`, cut to `maxPauseMs`; a shorter pause changes nothing. */
+  pause(now: number, pauseMs: number, source: PauseSource): void {
+    const cap = this.settings.maxPauseMs;
+    if (!(cap > 0) || !(pauseMs > 0)) return;
+    const ms = pauseMs < cap ? pauseMs : cap;
+    if (now + ms <= this.#pausedUntil) return;
+    this.#pausedUntil = now + ms;
+    this.#onPause?.(ms, source);
+  }
+
+  /**
+   * Reads a response's rate-limit signals and pauses when the server says the quota is spent:
+   * `Retry-After` on a 429 (or a 503), the IETF `RateLimit` field with `r=0` (its `t=` the
+   * seconds to the reset), or the older `RateLimit-Remaining: 0` with `RateLimit-Reset`.
+   * `RateLimit-Policy` is kept for {@link RateLimiter.health}.
+   *
+   * @param retryAfterMs The parsed `Retry-After`, when the caller has parsed it already.
+   */
+  observe(now: number, status: number, headers: HeaderLookup, retryAfterMs?: number): void {
+    if (!(this.settings.maxPauseMs > 0)) return;
+    const policy = headers.get("ratelimit-policy");
+    if (policy !== null) this.#policy = policy;
+    if ((status === 429 || status === 503) && retryAfterMs !== undefined) {
+      this.pause(now, retryAfterMs, "retry-after");
+    }
+    const field = headers.get("ratelimit");
+    if (field !== null) {
+      const resetMs = exhaustedResetMs(field);
+      if (resetMs !== undefined) this.pause(now, resetMs, "ratelimit");
+      return;
+    }
+    const remaining = headers.get("ratelimit-remaining");
+    if (remaining !== null && Number(remaining.trim()) <= 0) {
+      const reset = Number(headers.get("ratelimit-reset")?.trim() ?? Number.NaN);
+      if (Number.isFinite(reset)) this.pause(now, reset * 1_000, "ratelimit-reset");
+    }
+  }
+
+  /** Permits free now, the rate, and any pause in force. */
+  health(now: number): RateLimitHealth {
+    const interval = this.#intervalMs;
+    const burst = Math.max(1, Math.floor(this.settings.burst));
+    const ahead = this.#tat > now ? this.#tat - now : 0;
+    const free =
+      interval > 0
+        ? Math.floor((this.#toleranceMs + interval - ahead) / interval + EPSILON)
+        : burst;
+    return {
+      available: Math.max(0, Math.min(burst, free)),
+      perSecond: interval > 0 ? Math.round((1_000 / interval) * 1_000) / 1_000 : Infinity,
+      burst,
+      pausedForMs: Math.max(0, Math.ceil(this.#pausedUntil - now)),
+      serverPolicy: this.#policy,
+    };
+  }
+}
+
+/**
+ * Milliseconds to the reset of the first quota the `RateLimit` field says is spent, or
+ * `undefined` when none is. Reads the structured-field form of
+ * draft-ietf-httpapi-ratelimit-headers (`"default";r=0;t=30`) and the earlier dictionary form
+ * (`limit=100, remaining=0, reset=30`).
+ */
+export function exhaustedResetMs(field: string): number | undefined {
+  let longest: number | undefined;
+  const dictionary = /(?:^|[,;\s])remaining=/.test(field);
+  const items = dictionary ? [field] : field.split(",");
+  for (const item of items) {
+    const params = new Map<string, string>();
+    for (const part of item.split(dictionary ? "," : ";")) {
+      const eq = part.indexOf("=");
+      if (eq > 0) params.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
+    }
+    const remaining = Number(params.get(dictionary ? "remaining" : "r") ?? Number.NaN);
+    const reset = Number(params.get(dictionary ? "reset" : "t") ?? Number.NaN);
+    if (remaining <= 0 && Number.isFinite(reset) && reset >= 0) {
+      const ms = reset * 1_000;
+      if (longest === undefined || ms > longest) longest = ms;
+    }
+  }
+  return longest;
+}
