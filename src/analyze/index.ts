@@ -18,6 +18,7 @@ import {
 } from "./context.js";
 import { checkFallback } from "./fallback.js";
 import { checkIdempotency } from "./idempotency.js";
+import { checkRateLimit } from "./rate-limit.js";
 import { checkRetry } from "./retry.js";
 import { checkSchemas } from "./schemas.js";
 import { checkTimeouts } from "./timeouts.js";
@@ -33,6 +34,7 @@ export const CHECKS: Readonly<Record<string, PolicyCheck>> = {
   retry: checkRetry,
   breaker: checkBreaker,
   bulkhead: checkBulkhead,
+  rateLimit: checkRateLimit,
   fallback: checkFallback,
   coalesce: checkCoalesce,
   schemas: checkSchemas,

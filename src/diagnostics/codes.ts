@@ -217,6 +217,14 @@ export const CODES = {
     example:
       "version: 1\ndependency: payments\nauth:\n  schemes:\n    token: { type: bearer }\noperations:\n  getCharge: { method: GET, path: /charges, auth: [tokne] }\n",
   },
+  RG119: {
+    severity: "error",
+    exit: "findings",
+    title: "Invalid request rate",
+    help: "A rate limit's `rate` (and `quota`) is a count, a slash and a period: `100/s`, `6000/min`, `1000/h`, `50000/d`. A bare number is refused because `100` could be per second or per minute; periods finer than a second are written per second (`1/ms` is `1000/s`).",
+    example:
+      "version: 1\ndependency: payments\nrateLimit: { rate: 100/ms }\noperations:\n  get: { method: GET, path: /charges }\n",
+  },
   RG301: {
     severity: "error",
     exit: "findings",
@@ -542,6 +550,15 @@ export const CODES = {
     fix: "Remove `coalesce` from the operation, or, for a provided fallback, use a value or stale fallback.",
     example:
       "version: 1\ndependency: geocoder\ntransport: function\nbulkhead: { maxConcurrent: 10 }\noperations:\n  geocode:\n    idempotent: true\n    coalesce: true\n",
+  },
+  RG230: {
+    severity: "warning",
+    exit: "findings",
+    title: "Rate limit over the quota",
+    help: "Every attempt takes a permit of the client's rate limit, retries and hedged copies included (docs/runtime.md, \"Rate limit\"). resgen compares what can reach the server with the quota it protects (`rateLimit.quota`, else the rate itself): a rate over its quota; operations' own limits, which add to the dependency's; and the worst-case demand, `latency.rps` × the attempts a call may make, which, over the quota, means retries take the permits first attempts need and calls fail as `rate-limited`. The message shows the arithmetic.",
+    fix: "Keep the limits within the quota, make fewer attempts (or add a retry budget), or declare the server's real quota as `rateLimit.quota`.",
+    example:
+      "version: 1\ndependency: geocoder\nlatency: { rps: 80 }\nrateLimit: { rate: 100/s, burst: 20 }\nretry: { maxAttempts: 3, budget: {} }\nbulkhead: false\noperations:\n  lookup: { method: GET, path: /geocode }\n",
   },
   RG299: {
     severity: "warning",

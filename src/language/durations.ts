@@ -197,3 +197,105 @@ export function formatMs(ms: number): string {
   if (ms >= 1_000 && ms % 100 === 0) return `${ms / 1_000}s`;
   return `${ms}ms`;
 }
+
+/** A request rate as written in policies: `count` permits per `periodMs` (`100/s`, `6000/min`). */
+export interface Throughput {
+  readonly count: number;
+  readonly periodMs: number;
+  /** The unit as written after the slash, normalized (`s`, `min`, `h`, `d`). */
+  readonly unit: ThroughputUnit;
+}
+
+export type ThroughputUnit = "s" | "min" | "h" | "d";
+
+export const THROUGHPUT_PATTERN = "^[0-9]+(\\.[0-9]+)?/(s|sec|second|m|min|minute|h|hour|d|day)$";
+const THROUGHPUT_RE = /^(\d+(?:\.\d+)?)\s*\/\s*([A-Za-z]+)$/;
+const THROUGHPUT_UNITS: Readonly<Record<string, ThroughputUnit>> = {
+  s: "s",
+  sec: "s",
+  second: "s",
+  m: "min",
+  min: "min",
+  minute: "min",
+  h: "h",
+  hour: "h",
+  d: "d",
+  day: "d",
+};
+const THROUGHPUT_MS: Readonly<Record<ThroughputUnit, number>> = {
+  s: 1_000,
+  min: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+/** The highest rate a limit accepts: a million a second, one permit per microsecond. */
+export const MAX_PER_SECOND = 1_000_000;
+/** The lowest: one a day. */
+export const MIN_PER_SECOND = 1 / 86_400;
+
+/** Permits per second of a throughput. */
+export function perSecond(t: Throughput): number {
+  return (t.count * 1_000) / t.periodMs;
+}
+
+/** Formats a throughput back into the policy notation (`100/s`). */
+export function formatThroughput(t: Throughput): string {
+  return `${String(t.count)}/${t.unit}`;
+}
+
+/**
+ * Parses `100/s`, `6000/min`, `1000/h`, `50000/d` (also `sec`, `second`, `m`, `minute`, `hour`,
+ * `day`). Bounds: more than 0, at most a million a second, at least one a day.
+ */
+export function parseThroughput(input: unknown): Parsed<Throughput> {
+  if (typeof input === "number")
+    return {
+      ok: false,
+      message: `rate ${String(input)} has no period`,
+      hint: `write "${String(input)}/s" or "${String(input)}/min": a bare number could mean either`,
+    };
+  if (typeof input !== "string")
+    return { ok: false, message: `expected a rate such as 100/s, got ${describe(input)}` };
+  const text = input.trim();
+  const m = THROUGHPUT_RE.exec(text);
+  if (!m) {
+    if (/^-/.test(text))
+      return { ok: false, message: `rate "${shorten(text)}" is negative`, range: true };
+    return {
+      ok: false,
+      message: `"${shorten(text)}" is not a request rate`,
+      hint: "write a count, a slash and a period: 100/s, 6000/min, 1000/h, 50000/d",
+    };
+  }
+  const unit = THROUGHPUT_UNITS[m[2]!.toLowerCase()];
+  if (unit === undefined)
+    return {
+      ok: false,
+      message: `rate "${shorten(text)}" has an unknown period "${m[2]!}"`,
+      hint: /^ms$/i.test(m[2]!)
+        ? "limits are per second at the finest: write the rate per second (1/ms is 1000/s)"
+        : "use s, min, h or d (100/s, 6000/min)",
+    };
+  const value: Throughput = { count: Number(m[1]), periodMs: THROUGHPUT_MS[unit], unit };
+  const rate = perSecond(value);
+  if (!(value.count > 0))
+    return {
+      ok: false,
+      range: true,
+      message: `rate ${shorten(text)} must be more than 0`,
+      hint: "a limit of 0 admits nothing: leave rateLimit out (or write rateLimit: false) for no limit",
+    };
+  if (!Number.isFinite(rate) || rate > MAX_PER_SECOND)
+    return {
+      ok: false,
+      range: true,
+      message: `rate ${shorten(text)} is over ${String(MAX_PER_SECOND)}/s, the highest a limit accepts`,
+    };
+  if (rate < MIN_PER_SECOND)
+    return {
+      ok: false,
+      range: true,
+      message: `rate ${shorten(text)} is under 1/d, the lowest a limit accepts`,
+    };
+  return { ok: true, value };
+}

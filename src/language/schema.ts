@@ -11,13 +11,15 @@ import {
   DURATION_PATTERN,
   parseDuration,
   parseRate,
+  parseThroughput,
   RATE_PATTERN,
+  THROUGHPUT_PATTERN,
   type DurationRange,
   type RateRange,
 } from "./durations.js";
 
 /** What a leaf of the schema holds, so the loader can explain a bad value precisely. */
-export type ValueKind = "duration" | "rate" | "name" | "path" | "ref" | "header";
+export type ValueKind = "duration" | "rate" | "throughput" | "name" | "path" | "ref" | "header";
 const kinds = new WeakMap<object, ValueKind>();
 
 function tag<T extends z.ZodType>(schema: T, kind: ValueKind): T {
@@ -115,6 +117,8 @@ export const RANGES = {
     why: "every request takes at least 0ms, so every request would cut the limit",
   },
   retryAfter: { min: 0, max: HOUR },
+  rateLimitWait: { min: 0, max: HOUR },
+  rateLimitPause: { min: 0, max: DAY },
 } as const satisfies Record<string, DurationRange | RateRange | { max: number }>;
 
 export const NAME_PATTERN = "^[A-Za-z][A-Za-z0-9_-]*$";
@@ -156,6 +160,19 @@ const rate = (description: string, range: RateRange = { positive: false }) => {
   ranges.set(schema, range);
   return schema;
 };
+
+/** A request rate such as `100/s` or `6000/min` (docs/policy.md, "Rate limit"). */
+const throughput = (description: string) =>
+  tag(
+    z
+      .string()
+      .regex(new RegExp(THROUGHPUT_PATTERN))
+      .refine((v) => parseThroughput(v).ok)
+      .meta({
+        description: `${description} A count per s, min, h or d; at most 1000000/s, at least 1/d.`,
+      }),
+    "throughput",
+  );
 
 const name = (description: string) =>
   tag(z.string().regex(new RegExp(NAME_PATTERN)).meta({ description }), "name");
@@ -653,6 +670,31 @@ export const Bulkhead = z
   })
   .meta({ description: "Concurrency limit for calls to the dependency." });
 
+export const RateLimit = z
+  .strictObject({
+    rate: throughput("Permits per period: every attempt (retries and hedges too) takes one."),
+    burst: int(
+      1,
+      1_000_000,
+      "Permits that may go at once after a quiet spell (the bucket's size). Defaults to 1.",
+    ).optional(),
+    maxWait: duration(
+      "Longest a call waits for a permit; the call's deadline bounds the wait too. 0ms rejects at once with rate-limited. Defaults to 0ms.",
+      RANGES.rateLimitWait,
+    ).optional(),
+    maxPause: duration(
+      "Longest pause the server may impose (Retry-After on a 429 or 503, or the RateLimit header fields with no quota left); 0ms ignores the server. Defaults to 1m.",
+      RANGES.rateLimitPause,
+    ).optional(),
+    quota: throughput(
+      "The server's quota for this client, when it is not rate itself; resgen check compares the worst-case offered load (rate × attempts) with it. Defaults to rate.",
+    ).optional(),
+  })
+  .meta({
+    description:
+      "Client-side rate limit: at most rate permits per period, burst at once; calls wait up to maxWait or fail as rate-limited.",
+  });
+
 export const Hedge = z
   .strictObject({
     delay: duration(
@@ -894,6 +936,13 @@ export const Operation = z
       .meta({
         description: "Hedging for this operation, or false to turn an inherited hedge off.",
       }),
+    rateLimit: z
+      .union([z.literal(false), RateLimit])
+      .optional()
+      .meta({
+        description:
+          "This operation's own rate limit, used instead of the dependency's, or false for none.",
+      }),
     fallback: Fallback.optional(),
     coalesce: z.boolean().optional().meta({
       description:
@@ -970,6 +1019,13 @@ export const Policy = z
       .meta({
         description:
           "Hedged requests for idempotent reads, or false to turn a hedge inherited from the project defaults off.",
+      }),
+    rateLimit: z
+      .union([z.literal(false), RateLimit])
+      .optional()
+      .meta({
+        description:
+          "Client-side rate limit shared by the operations (one may set its own), or false for none.",
       }),
     fallback: Fallback.optional(),
     coalesce: z.boolean().optional().meta({
@@ -1166,6 +1222,7 @@ export type OperationRetryInput = z.infer<typeof OperationRetry>;
 export type BreakerInput = z.infer<typeof Breaker>;
 export type BulkheadInput = z.infer<typeof Bulkhead>;
 export type HedgeInput = z.infer<typeof Hedge>;
+export type RateLimitInput = z.infer<typeof RateLimit>;
 export type FallbackInput = z.infer<typeof Fallback>;
 export type TimeoutInput = z.infer<typeof Timeout>;
 export type AuthInput = z.infer<typeof Auth>;

@@ -11,6 +11,7 @@ import {
   describe,
   parseDuration,
   parseRate,
+  parseThroughput,
   type DurationRange,
   type RateRange,
 } from "./durations.js";
@@ -325,6 +326,15 @@ function explainKind(
             ...(outside.hint ? { hint: outside.hint } : {}),
           }
         : undefined;
+    }
+    case "throughput": {
+      const parsed = parseThroughput(input);
+      if (parsed.ok) return undefined;
+      return {
+        code: parsed.range ? "RG106" : "RG119",
+        message: withPath(parsed.message),
+        ...(parsed.hint ? { hint: parsed.hint } : {}),
+      };
     }
     case "name":
       if (typeof input !== "string") return undefined;

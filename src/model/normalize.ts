@@ -6,7 +6,14 @@
  */
 import { isRetrySafeRead } from "./reads.js";
 import { planOperation, planWorstCase, type PlanInputs } from "./plan.js";
-import { parseDuration, parseRate, formatMs } from "../language/durations.js";
+import {
+  formatMs,
+  formatThroughput,
+  parseDuration,
+  parseRate,
+  parseThroughput,
+  perSecond,
+} from "../language/durations.js";
 import type { Path } from "../language/parse.js";
 import type {
   ResolvedBackoff,
@@ -18,6 +25,8 @@ import type {
   ResolvedHedge,
   ResolvedLatency,
   ResolvedOperation,
+  ResolvedRateLimit,
+  ResolvedThroughput,
   ResolvedPolicy,
   ResolvedRetry,
   ResolvedTimeout,
@@ -40,6 +49,7 @@ import {
   type OperationInput,
   type PolicyInput,
   type ProjectConfigInput,
+  type RateLimitInput,
 } from "../language/schema.js";
 
 /** Built-in defaults, used when neither the policy, the project nor latency says otherwise. */
@@ -66,6 +76,7 @@ export const DEFAULTS = {
   /** The slow-call rate of a slow-call threshold derived from latency (docs/policy.md, "Derived defaults"). */
   derivedSlowCallRate: 0.5,
   bulkhead: { maxConcurrent: 10, maxQueue: 0, queueTimeoutMs: 0, overflow: "reject" },
+  rateLimit: { burst: 1, maxWaitMs: 0, maxPauseMs: 60_000 },
   hedge: { delayMs: 50, maxAttempts: 2, budget: 0.05 },
   stale: { maxAgeMs: 300_000, maxEntries: 1_000 },
   kubernetes: { namespace: "default", hostSuffix: "svc.cluster.local" },
@@ -246,6 +257,13 @@ export function normalize(
   const breaker = resolveBreaker(policy, defaults, t, layers, at, atProject, latency, file);
   const bulkhead = resolveBulkhead(policy, defaults, t, layers, at, atProject, latency, file);
   const budget = resolveBudget(policy, defaults, t, layers);
+  const rateLimit = resolveRateLimit(policy.rateLimit, at(["rateLimit"]));
+  t.note(
+    "rateLimit",
+    policy.rateLimit === undefined
+      ? absent("no rate limit unless one is declared")
+      : { origin: "policy", source: at(["rateLimit"]) },
+  );
 
   const auth = resolveAuth(policy, transport);
   const operations = Object.entries(policy.operations ?? {}).map(([name, op]) =>
@@ -274,6 +292,7 @@ export function normalize(
     breaker,
     bulkhead,
     budget,
+    ...(rateLimit === undefined ? {} : { rateLimit }),
     calls: policy.calls ?? [],
     maxResponseBytes: t.pick(
       "maxResponseBytes",
@@ -910,6 +929,16 @@ function resolveOperation(
     (): ["response" | "none", Provenance] => ["none", builtIn("none")],
   );
 
+  // --- rate limit (docs/policy.md, "Rate limit"): the operation's own replaces the dependency's
+  const ownLimit =
+    op.rateLimit === undefined
+      ? undefined
+      : op.rateLimit === false
+        ? false
+        : resolveRateLimit(op.rateLimit, { file, path: [...opPath, "rateLimit"] });
+  if (op.rateLimit !== undefined)
+    t.note("rateLimit", { origin: "operation", source: { file, path: [...opPath, "rateLimit"] } });
+
   const pathParams = op.path === undefined ? [] : extractParams(op.path);
   return {
     name,
@@ -944,6 +973,7 @@ function resolveOperation(
     timeout,
     retry,
     hedge,
+    ...(ownLimit === undefined ? {} : { rateLimit: ownLimit }),
     plan,
     fallback,
     coalesce,
@@ -954,6 +984,37 @@ function resolveOperation(
       ? { validateResponse: true as const }
       : {}),
     provenance: t.provenance,
+  };
+}
+
+/** A `rateLimit:` section in milliseconds; `undefined` for none (absent, or `false`). */
+function resolveRateLimit(
+  input: RateLimitInput | false | undefined,
+  source: SourceRef,
+): ResolvedRateLimit | undefined {
+  if (input === undefined || input === false) return undefined;
+  const rate = throughputOf(input.rate);
+  if (rate === undefined) return undefined;
+  const quota = input.quota === undefined ? undefined : throughputOf(input.quota);
+  return {
+    rate,
+    burst: input.burst ?? DEFAULTS.rateLimit.burst,
+    maxWaitMs: input.maxWait === undefined ? DEFAULTS.rateLimit.maxWaitMs : ms(input.maxWait),
+    maxPauseMs: input.maxPause === undefined ? DEFAULTS.rateLimit.maxPauseMs : ms(input.maxPause),
+    quota: quota ?? null,
+    source,
+  };
+}
+
+function throughputOf(text: string): ResolvedThroughput | undefined {
+  const parsed = parseThroughput(text);
+  if (!parsed.ok) return undefined;
+  const t = parsed.value;
+  return {
+    count: t.count,
+    periodMs: t.periodMs,
+    perSecond: perSecond(t),
+    text: formatThroughput(t),
   };
 }
 

@@ -141,6 +141,28 @@ export interface ResolvedBulkhead {
   readonly overflow: "reject" | "drop-oldest";
 }
 
+/** A request rate: `count` per `periodMs`, as written (`100/s`). */
+export interface ResolvedThroughput {
+  readonly count: number;
+  readonly periodMs: number;
+  /** Permits per second. */
+  readonly perSecond: number;
+  /** As written in the policy's notation, normalized (`6000/min`). */
+  readonly text: string;
+}
+
+/** A client-side rate limit (docs/policy.md, "Rate limit"). */
+export interface ResolvedRateLimit {
+  readonly rate: ResolvedThroughput;
+  readonly burst: number;
+  readonly maxWaitMs: number;
+  readonly maxPauseMs: number;
+  /** The server's quota the analyzer checks against; `null`: the rate itself. */
+  readonly quota: ResolvedThroughput | null;
+  /** Where the `rateLimit` section is. */
+  readonly source: SourceRef;
+}
+
 export interface ResolvedHedge {
   readonly delayMs: number;
   readonly maxAttempts: number;
@@ -225,6 +247,11 @@ export interface ResolvedOperation {
   /** The hedge as declared; what runs is `plan`. */
   readonly hedge: ResolvedHedge | null;
   /**
+   * The operation's own rate limit, used instead of the dependency's; `false`: none even though
+   * the dependency has one; absent: the dependency's, if any.
+   */
+  readonly rateLimit?: ResolvedRateLimit | false;
+  /**
    * The effective plan (src/model/plan.ts): attempted once, retried or hedged, with its attempts,
    * worst case, budget, repeatability and runtime settings. Read it rather than `retry` and `hedge`.
    */
@@ -264,6 +291,8 @@ export interface ResolvedPolicy {
   readonly breaker: ResolvedBreaker | null;
   readonly bulkhead: ResolvedBulkhead | null;
   readonly budget: ResolvedBudget | null;
+  /** The rate limit the operations share (one may have its own); absent: none. */
+  readonly rateLimit?: ResolvedRateLimit;
   readonly calls: readonly string[];
   /** Largest response body an HTTP client reads, in bytes (docs/policy.md, "Response size"). */
   readonly maxResponseBytes: number;

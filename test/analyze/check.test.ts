@@ -129,6 +129,15 @@ const CASES: readonly Case[] = [
   },
   { code: "RG226", node: "dependency", says: ["built-in default 2s", "not a measurement"] },
   {
+    code: "RG230",
+    node: "3, budget",
+    says: [
+      "latency.rps 80/s × 3 attempts (lookup, retry.maxAttempts) = 240/s",
+      "over rateLimit.rate 100/s",
+      "up to 140/s of the attempts are turned away as rate-limited",
+    ],
+  },
+  {
     code: "RG227",
     arg: `${DIR}/hops`,
     file: `${DIR}/hops/orders.yaml`,

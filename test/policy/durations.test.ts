@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { formatMs, parseDuration, parseRate } from "../../src/language/durations.js";
+import {
+  formatMs,
+  parseDuration,
+  parseRate,
+  parseThroughput,
+  perSecond,
+} from "../../src/language/durations.js";
 
 describe("parseDuration", () => {
   it.each([
@@ -65,5 +71,41 @@ describe("parseRate", () => {
     expect(parseRate(50)).toMatchObject({ ok: false, hint: 'write "50%" for a percentage' });
     expect(parseRate(-0.1)).toMatchObject({ ok: false });
     expect(parseRate("half")).toMatchObject({ ok: false, message: '"half" is not a rate' });
+  });
+});
+
+describe("request rates (rateLimit.rate, rateLimit.quota)", () => {
+  it("reads a count per second, minute, hour or day", () => {
+    expect(parseThroughput("100/s")).toEqual({
+      ok: true,
+      value: { count: 100, periodMs: 1_000, unit: "s" },
+    });
+    const perMinute = parseThroughput("6000/min");
+    expect(perMinute.ok && perSecond(perMinute.value)).toBe(100);
+    expect(parseThroughput("2.5/second")).toMatchObject({ ok: true, value: { unit: "s" } });
+    expect(parseThroughput("1000/h")).toMatchObject({ ok: true, value: { periodMs: 3_600_000 } });
+    expect(parseThroughput("50000/day")).toMatchObject({ ok: true, value: { unit: "d" } });
+  });
+
+  it("refuses a bare number, an unknown period and periods finer than a second", () => {
+    expect(parseThroughput(100)).toMatchObject({ ok: false, message: "rate 100 has no period" });
+    expect(parseThroughput("100/week")).toMatchObject({
+      ok: false,
+      message: 'rate "100/week" has an unknown period "week"',
+    });
+    const ms = parseThroughput("1/ms");
+    expect(ms).toMatchObject({ ok: false });
+    expect(!ms.ok && ms.hint).toContain("1000/s");
+    expect(parseThroughput("fast")).toMatchObject({
+      ok: false,
+      message: '"fast" is not a request rate',
+    });
+  });
+
+  it("says a zero, too fast or too slow rate is out of range", () => {
+    expect(parseThroughput("0/s")).toMatchObject({ ok: false, range: true });
+    expect(parseThroughput("2000000/s")).toMatchObject({ ok: false, range: true });
+    expect(parseThroughput("1/d")).toMatchObject({ ok: true });
+    expect(parseThroughput("0.5/d")).toMatchObject({ ok: false, range: true });
   });
 });
