@@ -70,7 +70,12 @@ export function checkRateLimit(policy: ResolvedPolicy, ctx: AnalyzeContext): Fin
   }
   // operations with their own limit add to the dependency's: together they can all be busy
   if (shared !== undefined && own.length > 0) {
-    const cap = capacity(shared);
+    // the server's quota, when declared, is what they must fit together
+    const q = shared.quota;
+    const cap =
+      q === null
+        ? { perSecond: shared.rate.perSecond, text: shared.rate.text, what: "rateLimit.rate" }
+        : { perSecond: q.perSecond, text: q.text, what: "rateLimit.quota" };
     const total = own.reduce((sum, op) => sum + op.rateLimit.rate.perSecond, shared.rate.perSecond);
     if (total > cap.perSecond) {
       const terms = [shared.rate.text, ...own.map((op) => `${op.name} ${op.rateLimit.rate.text}`)];

@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import type {
   ResolvedAuthScheme,
+  ResolvedRateLimit,
   ResolvedOperation,
   ResolvedPolicy,
   ResolvedQueryParam,
@@ -244,7 +245,7 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
 
   const methods = ops.map(
     ({ op, names: n }) => code`
-    ${jsdoc(methodDoc(op, http, schemes, validatorOf.has(op.name)))}
+    ${jsdoc(methodDoc(op, http, schemes, validatorOf.has(op.name), policy.rateLimit))}
     ${http ? httpSignature(op, n) : functionSignature(op, n)}
   `,
   );
@@ -480,6 +481,7 @@ function methodDoc(
   http: boolean,
   schemes?: readonly ResolvedAuthScheme[],
   validated = false,
+  sharedLimit?: ResolvedRateLimit,
 ): string {
   const lines: string[] = [];
   if (op.description) lines.push(docText(op.description), "");
@@ -500,6 +502,8 @@ function methodDoc(
     stack.push(
       "coalesced: identical calls in flight (same method, URL with query, Authorization, Cookie, credentials and headers of the call, then `cacheKey`) share one attempt chain and resolve to the same object, which callers must not mutate; each keeps its own deadline and signal",
     );
+  const limit = op.rateLimit === undefined ? sharedLimit : op.rateLimit;
+  if (limit) stack.push(rateLimitDoc(limit, op.rateLimit !== undefined));
   const fallback = fallbackDoc(op, http);
   if (fallback) stack.push(fallback);
   const credentials = authDoc(op, http ? (schemes ?? []) : []);
@@ -653,6 +657,26 @@ export function settingsHash(policy: ResolvedPolicy): string {
     .slice(0, 16);
 }
 
+/** The rate limit in a method's JSDoc: what a call waits for, and what it fails with. */
+function rateLimitDoc(limit: ResolvedRateLimit, own: boolean): string {
+  const then =
+    limit.maxWaitMs > 0
+      ? `a call waits up to ${String(limit.maxWaitMs)} ms (never past the deadline) for one, else fails`
+      : "a call without a free one fails at once";
+  return `${own ? "its own " : ""}rate limit ${limit.rate.text}, burst ${String(limit.burst)}: every attempt takes a permit; ${then} with rate-limited (never retried, no breaker verdict)`;
+}
+
+/** A rate limit as the runtime takes it (templates/runtime/rate-limit.ts). */
+function rateLimitSettings(limit: ResolvedRateLimit): unknown {
+  return {
+    rate: limit.rate.count,
+    periodMs: limit.rate.periodMs,
+    burst: limit.burst,
+    maxWaitMs: limit.maxWaitMs,
+    maxPauseMs: limit.maxPauseMs,
+  };
+}
+
 function dependencySettings(policy: ResolvedPolicy): unknown {
   return {
     name: policy.dependency,
@@ -665,6 +689,8 @@ function dependencySettings(policy: ResolvedPolicy): unknown {
     breaker: policy.breaker,
     bulkhead: policy.bulkhead,
     budget: policy.budget,
+    // only when set, so a policy without one emits what it did before
+    ...(policy.rateLimit === undefined ? {} : { rateLimit: rateLimitSettings(policy.rateLimit) }),
   };
 }
 
@@ -704,6 +730,9 @@ export function operationSettings(op: ResolvedOperation, http: boolean): unknown
     fallback: op.fallback,
     // only when on, so operations that do not coalesce emit what they did before
     ...(op.coalesce && http ? { coalesce: true } : {}),
+    ...(op.rateLimit === undefined
+      ? {}
+      : { rateLimit: op.rateLimit === false ? false : rateLimitSettings(op.rateLimit) }),
   };
 }
 

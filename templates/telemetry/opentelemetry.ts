@@ -64,6 +64,8 @@ export const ATTR = {
   breakerPreviousState: "resilience.breaker.previous_state",
   breakerTrigger: "resilience.breaker.trigger",
   bulkheadReason: "resilience.bulkhead.reason",
+  rateLimitReason: "resilience.rate_limit.reason",
+  rateLimitSource: "resilience.rate_limit.source",
   deadlineStage: "resilience.deadline.stage",
   deadlineRemaining: "resilience.deadline.remaining",
   fallbackKind: "resilience.fallback.kind",
@@ -96,6 +98,10 @@ export const METRIC = {
   bulkheadQueued: "resilience.client.bulkhead.queued",
   bulkheadLimit: "resilience.client.bulkhead.limit",
   bulkheadRejections: "resilience.client.bulkhead.rejections",
+  rateLimitRejections: "resilience.client.rate_limit.rejections",
+  rateLimitWait: "resilience.client.rate_limit.wait",
+  rateLimitPauses: "resilience.client.rate_limit.pauses",
+  rateLimitAvailable: "resilience.client.rate_limit.available",
   fallbacks: "resilience.client.fallbacks",
   coalesced: "resilience.client.calls.coalesced",
   serverAdmitted: "resilience.server.admission.admitted",
@@ -211,6 +217,20 @@ export function installOpenTelemetry(
     "Calls the bulkhead turned away, by reason.",
     "{call}",
   );
+  const rateLimitRejections = counter(
+    METRIC.rateLimitRejections,
+    "Calls (or retries) the rate limit turned away, by reason (rate, or a server's pause).",
+    "{call}",
+  );
+  const rateLimitWait = seconds(
+    METRIC.rateLimitWait,
+    "Time attempts waited for a rate-limit permit, beyond any backoff.",
+  );
+  const rateLimitPauses = counter(
+    METRIC.rateLimitPauses,
+    "Pauses a server's response imposed on the rate limit, by the header that asked for it.",
+    "{pause}",
+  );
   const fallbacks = counter(
     METRIC.fallbacks,
     "Fallbacks served, by fallback kind and the failure they covered.",
@@ -247,12 +267,18 @@ export function installOpenTelemetry(
     unit: "{call}",
     valueType: ValueType.INT,
   });
+  const rateLimitAvailable = meter.createObservableGauge(METRIC.rateLimitAvailable, {
+    description: "Permits of the dependency's rate limit free right now.",
+    unit: "{permit}",
+    valueType: ValueType.INT,
+  });
   const observables: Observable[] = [
     breakerState,
     budgetTokens,
     bulkheadInFlight,
     bulkheadQueued,
     bulkheadLimit,
+    rateLimitAvailable,
   ];
   const observe = (result: BatchObservableResult): void => {
     const health = dependency.health();
@@ -270,6 +296,8 @@ export function installOpenTelemetry(
       result.observe(bulkheadQueued, health.bulkhead.queued, base);
       result.observe(bulkheadLimit, health.bulkhead.maxConcurrent, base);
     }
+    if (health.rateLimit !== undefined)
+      result.observe(rateLimitAvailable, health.rateLimit.available, base);
   };
   meter.addBatchObservableCallback(observe, observables);
 
@@ -426,6 +454,15 @@ export function installOpenTelemetry(
         bulkheadRejections.add(1, { ...attrs(event), [ATTR.bulkheadReason]: event.reason });
         return;
       case "bulkhead-queued":
+        return;
+      case "rate-limit-rejected":
+        rateLimitRejections.add(1, { ...attrs(event), [ATTR.rateLimitReason]: event.reason });
+        return;
+      case "rate-limit-waited":
+        rateLimitWait.record(event.waitMs / 1_000, attrs(event));
+        return;
+      case "rate-limit-paused":
+        rateLimitPauses.add(1, { ...attrs(event), [ATTR.rateLimitSource]: event.source });
         return;
       case "deadline-exceeded":
         deadlineExceeded.add(1, { ...attrs(event), [ATTR.deadlineStage]: event.stage });

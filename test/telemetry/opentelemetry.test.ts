@@ -7,6 +7,7 @@ import { ATTR, installOpenTelemetry, METRIC } from "../../templates/telemetry/op
 import {
   createDependency,
   createVirtualClock,
+  ResilienceError,
   type Dependency,
   type OperationSettings,
   type VirtualClock,
@@ -415,5 +416,63 @@ describe("installOpenTelemetry", () => {
     const stop = installOpenTelemetry(dep, { logger: recordingLogger() });
     await expect(dep.call(getCharge, () => "ok")).resolves.toBe("ok");
     stop();
+  });
+});
+
+describe("OpenTelemetry adapter: the rate limit", () => {
+  it("counts rejections by reason, records waits and pauses, and observes free permits", async () => {
+    const sdk = createSdk();
+    const clock = createVirtualClock(1_000);
+    const dep = createDependency(
+      {
+        name: "payments",
+        deadline: null,
+        breaker: null,
+        bulkhead: null,
+        budget: null,
+        rateLimit: { rate: 10, periodMs: 1_000, burst: 2, maxWaitMs: 100, maxPauseMs: 5_000 },
+      },
+      { clock },
+    );
+    installOpenTelemetry(dep, {
+      meter: sdk.meterProvider.getMeter("test"),
+      tracer: sdk.tracerProvider.getTracer("test"),
+      logger: recordingLogger(),
+    });
+    const once = operation({ retry: null, timeout: { attemptMs: 100, totalMs: 1_000 } });
+    const settle = async <T>(promise: Promise<T>) => {
+      const t = track(promise, clock);
+      await clock.runAll();
+      return t;
+    };
+    // two at once (the burst), a third waits 100 ms, a fourth would wait 200 ms: rejected
+    const calls = [0, 1, 2, 3].map(() =>
+      track(
+        dep.call(once, () => "ok"),
+        clock,
+      ),
+    );
+    await clock.runAll();
+    expect(calls.map((c) => c.error === undefined)).toEqual([true, true, true, false]);
+    const throttled = new ResilienceError({
+      kind: "http",
+      message: "429",
+      status: 429,
+      retryAfterMs: 2_000,
+    });
+    await clock.advance(1_000);
+    await settle(dep.call(once, () => Promise.reject(throttled)));
+    const paused = await settle(dep.call(once, () => "ok"));
+    expect(paused.error).toMatchObject({ kind: "rate-limited" });
+    const m = await sdk.collect();
+    const reason = (r: string) => ({ ...CHARGE, [ATTR.rateLimitReason]: r });
+    expect(m.sum(METRIC.rateLimitRejections, reason("rate"))).toBe(1);
+    expect(m.sum(METRIC.rateLimitRejections, reason("paused"))).toBe(1);
+    expect(m.histogram(METRIC.rateLimitWait, CHARGE)).toMatchObject({ count: 1 });
+    expect(m.histogram(METRIC.rateLimitWait, CHARGE).sum).toBeCloseTo(0.1, 9);
+    expect(m.sum(METRIC.rateLimitPauses, { ...DEP, [ATTR.rateLimitSource]: "retry-after" })).toBe(
+      1,
+    );
+    expect(m.sum(METRIC.rateLimitAvailable, DEP)).toBe(dep.health().rateLimit?.available);
   });
 });

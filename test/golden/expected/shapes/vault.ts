@@ -41,6 +41,7 @@ const dependencySettings: DependencySettings = {
   breaker: null,
   bulkhead: { maxConcurrent: 10, maxQueue: 0, queueTimeoutMs: 0, overflow: "reject" },
   budget: null,
+  rateLimit: { rate: 6000, periodMs: 60000, burst: 20, maxWaitMs: 20, maxPauseMs: 60000 },
 };
 
 /**
@@ -73,6 +74,7 @@ const openSessionOperation = {
   retry: null,
   hedge: null,
   fallback: null,
+  rateLimit: false,
 } as const satisfies OperationSettings;
 
 const listExportsOperation = {
@@ -83,6 +85,7 @@ const listExportsOperation = {
   retry: null,
   hedge: null,
   fallback: null,
+  rateLimit: { rate: 10, periodMs: 60000, burst: 1, maxWaitMs: 0, maxPauseMs: 300000 },
 } as const satisfies OperationSettings;
 
 const pingOperation = {
@@ -184,7 +187,9 @@ export interface VaultClient {
   /**
    * `GET /secrets/{name}`
    *
-   * Stack: attempt timeout 150 ms, total 160 ms; attempted once (no retry declared); fallback:
+   * Stack: attempt timeout 150 ms, total 160 ms; attempted once (no retry declared); rate limit
+   * 6000/min, burst 20: every attempt takes a permit; a call waits up to 20 ms (never past the
+   * deadline) for one, else fails with rate-limited (never retried, no breaker verdict); fallback:
    * stale, the last good response at most 60000 ms old for the same method, URL with query,
    * Authorization, Cookie and every header of the call, then `cacheKey`, labelled `degraded: true`
    * with its `ageMs`; a miss (no entry for this request, or none young enough) serves the policy's
@@ -205,14 +210,18 @@ export interface VaultClient {
   /**
    * `GET /exports`
    *
-   * Stack: attempt timeout 150 ms, total 160 ms; attempted once (no retry declared); credentials:
-   * `auth.bearer` and `auth.apiKey["partner"]`.
+   * Stack: attempt timeout 150 ms, total 160 ms; attempted once (no retry declared); its own rate
+   * limit 10/min, burst 1: every attempt takes a permit; a call without a free one fails at once
+   * with rate-limited (never retried, no breaker verdict); credentials: `auth.bearer` and
+   * `auth.apiKey["partner"]`.
    */
   listExports(options?: HttpCallOptions<void>): Promise<void>;
   /**
    * `GET /ping`
    *
-   * Stack: attempt timeout 150 ms, total 160 ms; attempted once (no retry declared); sends no
+   * Stack: attempt timeout 150 ms, total 160 ms; attempted once (no retry declared); rate limit
+   * 6000/min, burst 20: every attempt takes a permit; a call waits up to 20 ms (never past the
+   * deadline) for one, else fails with rate-limited (never retried, no breaker verdict); sends no
    * credentials.
    */
   ping(options?: HttpCallOptions<void>): Promise<void>;

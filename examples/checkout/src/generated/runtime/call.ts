@@ -9,13 +9,10 @@ import {
   isNetworkFailure,
   isProgrammingError,
   matchesErrorCondition,
-  matchesResult,
-  type AttemptResult,
-  type Classifier,
+  type ErrorClassifier,
   type ErrorCondition,
-  type Verdict,
 } from "./classify.js";
-import { armEntry, DUE, TimerEntry, type Clock, type TimerHandle } from "./clock.js";
+import { armEntry, DUE, sleep, TimerEntry, type Clock, type TimerHandle } from "./clock.js";
 import { Deadline, encodeTimeout, type DeadlineFormat } from "./deadline.js";
 import {
   abortedError,
@@ -36,7 +33,14 @@ import {
 import type { HedgeBudget } from "./hedge-budget.js";
 import type { OperationSettings } from "./operation.js";
 import type { Random } from "./random.js";
-import { DEFAULT_RETRY_ON, matchesRetryOn, retryDelay, type RetryCondition } from "./retry.js";
+import type { HeaderLookup, RateLimiter } from "./rate-limit.js";
+import {
+  DEFAULT_RETRY_ON,
+  matchesRetryOn,
+  parseRetryAfter,
+  retryDelay,
+  type RetryCondition,
+} from "./retry.js";
 import type { AttemptContext, Transport } from "./transport.js";
 
 /** The shared parts of a dependency that every call uses. */
@@ -49,8 +53,8 @@ export interface DependencyParts {
   readonly budget: RetryBudget | null;
   /** Header that carries the remaining time, or `null` to not propagate it. */
   readonly propagation: { readonly header: string; readonly format: DeadlineFormat } | null;
-  /** The client's `classify` hook, if one was given (docs/runtime.md, "Classifying outcomes"). */
-  readonly classify: Classifier | undefined;
+  /** The `classify` hook for errors a transport throws, if one was given. */
+  readonly classify: ErrorClassifier | undefined;
   /**
    * Milliseconds set aside from every deadline for the caller's own work (`deadline.marginMs`, at
    * least 0).
@@ -125,13 +129,8 @@ export class Call<T> {
   readonly #fallback: ActiveFallback | null;
   readonly #fallbackInputs: FallbackInputs | undefined;
   readonly #hedgeBudget: HedgeBudget | null;
-  // the call's own `classify` hook, asked before the client's
-  readonly #classifier: Classifier | undefined;
-  /**
-   * Whether outcomes go through {@link Call.#judge}: a hook (the call's or the client's) or
-   * body conditions in `retry.on`. Without them the engine keeps its plain path.
-   */
-  readonly judges: boolean;
+  // the rate limit this call's attempts take permits from (the operation's or the dependency's)
+  readonly #limiter: RateLimiter | null;
   // attempts that reached the transport so far
   #attempts = 0;
   // the attempt in flight of a call in sequence; a hedged call keeps its copies in #live
@@ -173,6 +172,7 @@ export class Call<T> {
    * @param signal The caller's signal, joined with the ambient one.
    * @param fallback The fallback; `null` without one.
    * @param hedgeBudget The hedge budget of an operation that hedges; `null` to retry in sequence.
+   * @param limiter The rate limit every attempt takes a permit from; `null` for none.
    */
   constructor(
     dep: DependencyParts,
@@ -186,7 +186,7 @@ export class Call<T> {
     fallback: ActiveFallback | null,
     fallbackInputs: FallbackInputs | undefined,
     hedgeBudget: HedgeBudget | null,
-    classifier?: Classifier,
+    limiter: RateLimiter | null,
   ) {
     this.#dep = dep;
     this.#op = op;
@@ -199,11 +199,7 @@ export class Call<T> {
     this.#fallback = fallback;
     this.#fallbackInputs = fallbackInputs;
     this.#hedgeBudget = hedgeBudget;
-    this.#classifier = classifier;
-    this.judges =
-      classifier !== undefined ||
-      dep.classify !== undefined ||
-      (op.retry?.results !== undefined && op.retry.results.length > 0);
+    this.#limiter = limiter;
   }
 
   /** The clock of the call's dependency. */
@@ -273,10 +269,116 @@ export class Call<T> {
       if (entry instanceof Promise) return this.#afterQueue(entry, bulkhead);
       if (entry !== undefined) return this.#refused(entry);
     }
+    if (this.#limiter !== null) return this.#limited(this.#limiter, now, bulkhead);
     const permit = this.#admit(now);
     if (typeof permit === "number") return this.#run(permit, now, bulkhead);
     bulkhead?.leave();
     return this.#refused(permit);
+  }
+
+  // The first attempt under a rate limit: a permit now, one after a bounded wait, or
+  // `rate-limited`. The permit is taken before the breaker is asked, so no breaker permit (a
+  // half-open trial's) is held through the wait; a permit the breaker then refuses is given back.
+  #limited(limiter: RateLimiter, now: number, slot: Bulkhead | null): Promise<unknown> {
+    const wait = this.#reserve(limiter, now, 0);
+    if (typeof wait !== "number") {
+      slot?.leave();
+      return this.#refused(wait);
+    }
+    if (wait > 0) return this.#afterRateWait(limiter, wait, slot);
+    const permit = this.#admit(now);
+    if (typeof permit === "number") return this.#run(permit, now, slot);
+    limiter.refund();
+    slot?.leave();
+    return this.#refused(permit);
+  }
+
+  #afterRateWait(limiter: RateLimiter, wait: number, slot: Bulkhead | null): Promise<unknown> {
+    const clock = this.#dep.clock;
+    return sleep(clock, wait, this.#signal).then(
+      () => {
+        const now = clock.now();
+        const permit = this.#admit(now);
+        if (typeof permit === "number") return this.#run(permit, now, slot);
+        limiter.refund();
+        slot?.leave();
+        return this.#refused(permit);
+      },
+      // sleep rejects only with the caller's abort
+      (error: unknown) => {
+        limiter.refund();
+        slot?.leave();
+        return this.#refused(error as ResilienceError);
+      },
+    );
+  }
+
+  /**
+   * Takes a rate-limit permit for an attempt `delayMs` from `now` (after a backoff). Returns the
+   * wait beyond `delayMs`, or the `rate-limited` error when that wait is longer than `maxWait`
+   * or would leave less than the minimum attempt budget before the deadline: then nothing is
+   * taken.
+   */
+  #reserve(limiter: RateLimiter, now: number, delayMs: number): number | ResilienceError {
+    const at = now + delayMs;
+    const wait = limiter.delayAt(at);
+    if (wait > 0) {
+      if (wait > limiter.settings.maxWaitMs || this.#tooLittle(this.#timeLeft(at) - wait))
+        return this.#rateLimited(limiter, at, wait);
+      const events = this.#dep.events;
+      if (events.active)
+        events.emit({
+          type: "rate-limit-waited",
+          dependency: this.#dep.name,
+          operation: this.#op.name,
+          waitMs: wait,
+        });
+    }
+    limiter.take(at + wait);
+    return wait;
+  }
+
+  #rateLimited(limiter: RateLimiter, at: number, wait: number): ResilienceError {
+    const { events, name } = this.#dep;
+    const operation = this.#op.name;
+    const paused = limiter.pausedAt(at);
+    if (events.active)
+      events.emit({
+        type: "rate-limit-rejected",
+        dependency: name,
+        operation,
+        waitMs: wait,
+        reason: paused ? "paused" : "rate",
+      });
+    const { rate, periodMs, maxWaitMs } = limiter.settings;
+    const ms = String(Math.ceil(wait));
+    const why = paused
+      ? `paused by the server for ${ms} ms more`
+      : `next permit of ${String(rate)} per ${String(periodMs)} ms in ${ms} ms`;
+    const bound =
+      wait > maxWaitMs ? `longer than maxWait ${String(maxWaitMs)} ms` : "past the call's deadline";
+    return new ResilienceError({
+      kind: "rate-limited",
+      message:
+        `${name}.${operation}: rate limited before attempt ${String(this.#attempts + 1)} ` +
+        `(${why}, ${bound})`,
+      dependency: name,
+      operation,
+      retryAfterMs: Math.ceil(wait),
+      cause: this.#lastError,
+      withoutStack: true,
+    });
+  }
+
+  /** A response of one of this call's attempts, for the rate limit's pause signals. */
+  rateLimitSignals(status: number, headers: HeaderLookup): void {
+    const limiter = this.#limiter;
+    if (limiter === null) return;
+    const retryAfter =
+      status === 429 || status === 503
+        ? parseRetryAfter(headers.get("retry-after"), headers.get("date"))
+        : undefined;
+    limiter.observe(this.#dep.clock.now(), status, headers, retryAfter);
   }
 
   #run(first: Permit, now: number, slot: Bulkhead | null): Promise<unknown> {
@@ -316,6 +418,7 @@ export class Call<T> {
           return this.#refused(abortedError(signal.reason));
         }
         const now = this.#dep.clock.now();
+        if (this.#limiter !== null) return this.#limited(this.#limiter, now, slot);
         const permit = this.#admit(now);
         if (typeof permit === "number") return this.#run(permit, now, slot);
         slot.leave();
@@ -369,7 +472,7 @@ export class Call<T> {
         ? `trials in ${String(Math.ceil(breaker.retryInMs(now)))} ms`
         : admitted !== undefined
           ? `ramping up after recovery, ${String(Math.floor(admitted * 100))} % admitted`
-          : state; // "isolated": held open by the control API (client.breaker.isolate())
+          : state;
     return new ResilienceError({
       kind: "circuit-open",
       message: `${name}.${operation}: circuit open (${detail})`,
@@ -452,28 +555,15 @@ export class Call<T> {
   }
 
   #attemptSucceeded(attempt: Attempt, value: unknown): void {
-    if (this.judges) {
-      this.#judge(attempt, true, value);
-      return;
-    }
     this.#recordSuccess(attempt);
     if (this.#live !== undefined) this.#running--;
     this.#succeed(value as T, attempt.identity);
   }
 
   #attemptFailed(attempt: Attempt, raw: unknown): void {
-    if (this.judges) {
-      this.#judge(attempt, false, raw);
-      return;
-    }
     const hedged = this.#live !== undefined;
     const error = this.#recordFailure(attempt, raw, hedged);
     if (hedged) this.#running--;
-    this.#failed(attempt, error, hedged);
-  }
-
-  // After a failed attempt was recorded: end the call, hand it to the hedging, or retry.
-  #failed(attempt: Attempt, error: unknown, hedged: boolean): void {
     if (this.#done) return;
     // a programming error is thrown as it is: no retry, no hedge, no fallback
     if (!isResilienceError(error)) {
@@ -498,177 +588,6 @@ export class Call<T> {
         this.#wake();
       });
     }
-  }
-
-  /**
-   * An attempt's outcome when the call classifies outcomes (docs/runtime.md, "Classifying
-   * outcomes"): the built-in verdict first (the runtime's rules and `retry.on`, its body
-   * conditions included), then the call's hook, then the client's; the first hook that returns a
-   * verdict decides. A hook that throws leaves the built-in verdict, reported as
-   * `classify-failed`. The runtime's own cancellations (caller abort, a hedged copy that lost)
-   * are not asked about. A verdict the built-in rules reached behaves exactly as without hooks.
-   */
-  #judge(attempt: Attempt, ok: boolean, raw: unknown): void {
-    const hedged = this.#live !== undefined;
-    const error = ok ? undefined : this.#classify(attempt, raw);
-    const result = this.#resultOf(attempt, ok, raw, error);
-    const results = this.#op.retry?.results;
-    // a body condition of retry.on makes a response transient whatever its status
-    const byBody =
-      results !== undefined &&
-      result.type === "response" &&
-      matchesResult(results, result.status, result.body);
-    const builtIn: Verdict = byBody ? "transient" : ok ? "success" : builtInVerdict(error);
-    const asked =
-      isResilienceError(error) && error.kind === "aborted"
-        ? undefined
-        : this.#ask(result, builtIn, attempt);
-    const verdict = asked ?? builtIn;
-    if (ok && verdict === "success") {
-      this.#recordSuccess(attempt, asked === undefined ? "built-in" : "hook");
-      if (hedged) this.#running--;
-      this.#succeed(raw as T, attempt.identity);
-      return;
-    }
-    if (verdict === "transient" || verdict === "failure") {
-      const failure = !isResilienceError(error) ? this.#failureOf(result, raw, attempt) : error;
-      failure.transient = verdict === "transient";
-      if (asked === undefined && !byBody) {
-        // the built-in verdict of an error: recorded as without hooks
-        this.#recordFailure(attempt, failure, hedged, failure);
-      } else this.#count(attempt, failure, hedged, asked === undefined ? "built-in" : "hook");
-      if (hedged) this.#running--;
-      this.#failed(attempt, failure, hedged);
-      return;
-    }
-    if (asked === undefined) {
-      // ignore, or success of a failure, by the built-in rules: as without hooks
-      const recorded = this.#recordFailure(attempt, raw, hedged, error);
-      if (hedged) this.#running--;
-      this.#failed(attempt, recorded, hedged);
-      return;
-    }
-    // the hook said `success` or `ignore` of a failure, or `ignore` of an answer: no retry, no
-    // fallback, the outcome reaches the caller as it is
-    if (verdict === "success") this.#recordSuccess(attempt, "hook");
-    else this.#release(attempt, error, "hook");
-    if (hedged) this.#running--;
-    if (ok) this.#succeed(raw as T, attempt.identity);
-    // an error the transport threw reaches the caller as it was thrown
-    else this.#end(isResilienceError(raw) || attempt.cancelledWith !== undefined ? error : raw);
-  }
-
-  // Asks the call's hook, then the client's; `undefined` when neither gives a verdict.
-  #ask(result: AttemptResult, builtIn: Verdict, attempt: Attempt): Verdict | undefined {
-    const context = {
-      dependency: this.#dep.name,
-      operation: this.#op.name,
-      attempt: attempt.attempt,
-      builtIn,
-    };
-    for (const hook of [this.#classifier, this.#dep.classify]) {
-      if (hook === undefined) continue;
-      let verdict: Verdict | undefined;
-      try {
-        verdict = hook(result, context);
-      } catch (thrown) {
-        const events = this.#dep.events;
-        if (events.active)
-          events.emit({
-            type: "classify-failed",
-            dependency: this.#dep.name,
-            operation: this.#op.name,
-            call: this.#id,
-            attempt: attempt.attempt,
-            error: thrown,
-            verdict: builtIn,
-          });
-        return undefined;
-      }
-      if (isVerdict(verdict)) return verdict;
-    }
-    return undefined;
-  }
-
-  // The outcome as a hook sees it.
-  #resultOf(attempt: Attempt, ok: boolean, raw: unknown, error: unknown): AttemptResult {
-    const operation = this.#op.name;
-    if (ok) {
-      const received = attempt.response;
-      if (received === undefined) return { type: "value", ok: true, operation, value: raw };
-      return {
-        type: "response",
-        ok: true,
-        operation,
-        status: received.status,
-        headers: received.headers,
-        body: raw,
-        error: undefined,
-      };
-    }
-    if (isResilienceError(error) && error.kind === "http" && error.status !== undefined) {
-      return {
-        type: "response",
-        ok: false,
-        operation,
-        status: error.status,
-        headers: error.headers ?? {},
-        body: parseBody(error.body),
-        error,
-      };
-    }
-    // what the transport threw, unless the runtime ended the attempt itself
-    return {
-      type: "error",
-      ok: false,
-      operation,
-      error: attempt.cancelledWith ?? raw,
-    };
-  }
-
-  // The error a failure verdict of an answer (or of a programming error) becomes.
-  #failureOf(result: AttemptResult, raw: unknown, attempt: Attempt): ResilienceError {
-    const dependency = this.#dep.name;
-    const operation = this.#op.name;
-    if (result.type === "response") {
-      const text = result.ok ? undefined : result.error.body;
-      return new ResilienceError({
-        kind: "http",
-        message:
-          `${dependency}.${operation}: answered ${String(result.status)}, classified as a ` +
-          "failure",
-        dependency,
-        operation,
-        status: result.status,
-        headers: result.headers,
-        body: text ?? attempt.response?.text,
-      });
-    }
-    if (result.type === "value") {
-      return new ResilienceError({
-        kind: "result",
-        message: `${dependency}.${operation}: its result was classified as a failure`,
-        dependency,
-        operation,
-        cause: raw,
-      });
-    }
-    const text = raw instanceof Error ? raw.message : String(raw);
-    return new ResilienceError({
-      kind: "network",
-      message: `${dependency}.${operation}: ${text}`,
-      dependency,
-      operation,
-      cause: raw,
-    });
-  }
-
-  // Ends the call with what the attempt ended with: no retry, no fallback.
-  #end(error: unknown): void {
-    if (this.#done) return;
-    this.#settle();
-    this.#annotate(error);
-    this.#reject(error);
   }
 
   /**
@@ -707,13 +626,9 @@ export class Call<T> {
         withoutStack: true,
       });
     }
-    const { delayMs, fromRetryAfter, beyondCap } = retryDelay(
-      retry,
-      n - this.#pushedBackAt,
-      this.#previousMs,
-      random,
-      error,
-    );
+    const delay = retryDelay(retry, n - this.#pushedBackAt, this.#previousMs, random, error);
+    const { fromRetryAfter, beyondCap } = delay;
+    let delayMs = delay.delayMs;
     // The server asked for more than retryAfter.max: give up now rather than retry early; the
     // failure keeps the server's wait in `retryAfterMs` (docs/runtime.md).
     if (beyondCap) return error;
@@ -725,10 +640,19 @@ export class Call<T> {
       this.#previousMs = delayMs;
     }
     // the retry must still start with at least the minimum attempt budget left
-    if (this.#tooLittle(this.#timeLeft(clock.now()) - delayMs)) {
+    const now = clock.now();
+    if (this.#tooLittle(this.#timeLeft(now) - delayMs)) {
       if (events.active)
         events.emit({ type: "deadline-exceeded", dependency: name, operation, stage: "retry" });
       return error;
+    }
+    // every retry takes a rate-limit permit for when it will start: the backoff and the wait
+    // for a permit overlap, and a retry that would wait too long ends the call as `rate-limited`
+    const limiter = this.#limiter;
+    if (limiter !== null) {
+      const wait = this.#reserve(limiter, now, delayMs);
+      if (typeof wait !== "number") return wait;
+      delayMs += wait;
     }
     if (events.active) {
       events.emit({
@@ -753,7 +677,11 @@ export class Call<T> {
     const now = this.#dep.clock.now();
     const permit = this.#admit(now);
     if (typeof permit === "number") this.#open(permit, false, now);
-    else this.#fail(permit);
+    else {
+      // the permit this retry took from the rate limit goes back: it never went
+      this.#limiter?.refund();
+      this.#fail(permit);
+    }
   }
 
   // Hedging (docs/runtime.md, "Hedging"): the first copy, then another each `delayMs` (or at
@@ -809,8 +737,13 @@ export class Call<T> {
     // the breaker is asked before the hedge token is spent, so a refused hedge costs nothing
     const hedgeBudget = this.#hedgeBudget;
     if (hedgeBudget === null || hedgeBudget.tokens < 1) return false;
+    // a hedge never waits for the rate limit: no free permit, no hedge
+    const limiter = this.#limiter;
+    const now = clock.now();
+    if (limiter !== null && limiter.delayAt(now) > 0) return false;
     const permit = breaker === null ? 0 : breaker.tryAcquire();
     if (permit === REJECTED) return false;
+    limiter?.take(now);
     hedgeBudget.tryTake();
     this.#launch(permit);
     return true;
@@ -858,56 +791,14 @@ export class Call<T> {
    * observers. The clock is read only when something needs the attempt's duration: a slow-call
    * check or an observer.
    */
-  #recordSuccess(attempt: Attempt, by: VerdictBy = "built-in"): void {
+  #recordSuccess(attempt: Attempt): void {
     const { clock, events, breaker, budget } = this.#dep;
     const timed = events.active || (breaker !== null && breaker.settings.slowCall !== null);
     const ended = timed ? clock.now() : attempt.started;
     const durationMs = ended > attempt.started ? ended - attempt.started : 0;
     if (breaker !== null) breaker.onSuccess(attempt.permit, durationMs, ended);
     if (budget !== null) budget.onSuccess();
-    if (events.active) this.#emitEnd(attempt, "success", durationMs, undefined, "success", by);
-    this.#removeLive(attempt);
-  }
-
-  // An attempt counted by neither the breaker nor the budget (an `ignore` verdict).
-  #release(attempt: Attempt, error: unknown, by: VerdictBy): void {
-    const { clock, events, breaker } = this.#dep;
-    breaker?.release(attempt.permit);
-    if (isResilienceError(error)) this.#lastError = error;
-    if (events.active) {
-      const durationMs = Math.max(0, clock.now() - attempt.started);
-      const outcome = error === undefined ? "success" : "failure";
-      this.#emitEnd(
-        attempt,
-        outcome,
-        durationMs,
-        isResilienceError(error) ? error : undefined,
-        "ignore",
-        by,
-      );
-    }
-    this.#removeLive(attempt);
-  }
-
-  // A failure counted by the breaker (and the budget when retried), whatever it describes.
-  #count(attempt: Attempt, error: ResilienceError, hedged: boolean, by: VerdictBy): void {
-    const { clock, events, breaker, budget } = this.#dep;
-    const ended = clock.now();
-    const durationMs = Math.max(0, ended - attempt.started);
-    breaker?.onFailure(attempt.permit, durationMs, ended, error);
-    if (budget !== null && error.transient && this.#wouldRepeat(hedged)) budget.onFailure();
-    this.#lastError = error;
-    if (events.active) {
-      const outcome = error.kind === "timeout" ? "timeout" : "failure";
-      this.#emitEnd(
-        attempt,
-        outcome,
-        durationMs,
-        error,
-        error.transient ? "transient" : "failure",
-        by,
-      );
-    }
+    if (events.active) this.#emitEnd(attempt, "success", durationMs, undefined);
     this.#removeLive(attempt);
   }
 
@@ -922,21 +813,19 @@ export class Call<T> {
    * - every other failure counts against the breaker, and costs a token only when the retry
    *   policy would retry it (transient, on a repeatable operation that retries or hedges).
    */
-  #recordFailure(attempt: Attempt, raw: unknown, hedged: boolean, classified?: unknown): unknown {
+  #recordFailure(attempt: Attempt, raw: unknown, hedged: boolean): unknown {
     const { clock, events, breaker, budget } = this.#dep;
-    const error = classified ?? this.#classify(attempt, raw);
+    const error = this.#classify(attempt, raw);
     const ended = clock.now();
     const durationMs = Math.max(0, ended - attempt.started);
     if (!isResilienceError(error)) {
       // a bug in the transport or the caller's code: not the dependency's health
       breaker?.release(attempt.permit);
-      if (events.active)
-        this.#emitEnd(attempt, "failure", durationMs, undefined, "ignore", "built-in");
+      if (events.active) this.#emitEnd(attempt, "failure", durationMs, undefined);
       this.#removeLive(attempt);
       return error;
     }
     let outcome: AttemptOutcome;
-    let verdict: Verdict = "ignore";
     if (error.kind === "aborted") {
       breaker?.release(attempt.permit);
       outcome = "cancelled";
@@ -950,12 +839,21 @@ export class Call<T> {
       outcome = "failure";
     } else {
       breaker?.onFailure(attempt.permit, durationMs, ended, error);
+      // a transport other than sendHttp (which reports every response itself) may throw a 429
+      // with the server's wait: it pauses the rate limit too
+      const limiter = this.#limiter;
+      if (
+        limiter !== null &&
+        !attempt.signalled &&
+        error.status === 429 &&
+        error.retryAfterMs !== undefined
+      )
+        limiter.pause(ended, error.retryAfterMs, "retry-after");
       if (budget !== null && error.transient && this.#wouldRepeat(hedged)) budget.onFailure();
       outcome = error.kind === "timeout" ? "timeout" : "failure";
-      verdict = error.transient ? "transient" : "failure";
     }
     this.#lastError = error;
-    if (events.active) this.#emitEnd(attempt, outcome, durationMs, error, verdict, "built-in");
+    if (events.active) this.#emitEnd(attempt, outcome, durationMs, error);
     this.#removeLive(attempt);
     return error;
   }
@@ -972,8 +870,6 @@ export class Call<T> {
     outcome: AttemptOutcome,
     durationMs: number,
     error: ResilienceError | undefined,
-    verdict: Verdict,
-    verdictBy: VerdictBy,
   ): void {
     this.#dep.events.emit({
       type: "attempt-end",
@@ -986,8 +882,6 @@ export class Call<T> {
       durationMs,
       error,
       tier: error?.tier,
-      verdict,
-      verdictBy,
     });
   }
 
@@ -996,8 +890,8 @@ export class Call<T> {
    * or cancellation first, then errors that already are resilience errors (transient re-derived
    * from this operation's retry conditions, or a `network` error whose cause the retry settings
    * name), then a caller abort. Anything else is transient only when recognised
-   * (docs/runtime.md, "What counts as transient"): an error the retry settings name by code or
-   * name, then a Node or undici network failure; a
+   * (docs/runtime.md, "What counts as transient"): the `classify` hook's verdict first, then an
+   * error the retry settings name by code or name, then a Node or undici network failure; a
    * programming error is returned as it is; any other error is a `network` failure, not retried.
    */
   #classify(attempt: Attempt, raw: unknown): unknown {
@@ -1021,8 +915,11 @@ export class Call<T> {
     } else if (this.#signal?.aborted === true) {
       error = abortedError(this.#signal.reason);
     } else {
+      const verdict = this.#dep.classify?.(raw, { dependency: name, operation });
       let transient: boolean;
-      if (matchesErrorCondition(raw, retryErrors)) transient = true;
+      if (verdict === "bug") return raw;
+      else if (verdict !== undefined) transient = verdict === "transient";
+      else if (matchesErrorCondition(raw, retryErrors)) transient = true;
       else if (isNetworkFailure(raw)) transient = retryOn.includes("network");
       else if (isProgrammingError(raw)) return raw;
       else transient = false;
@@ -1211,7 +1108,8 @@ class Attempt extends TimerEntry implements AttemptContext {
   #headersTimer: TimerHandle = undefined;
   #settled = false;
   #identity: string | undefined = undefined;
-  #response: Received | undefined = undefined;
+  /** Whether the transport handed this attempt's response to the rate limit itself. */
+  signalled = false;
 
   constructor(
     call: Call<unknown>,
@@ -1272,22 +1170,14 @@ class Attempt extends TimerEntry implements AttemptContext {
     return this.#identity;
   }
 
-  get judges(): boolean {
-    return this.#call.judges;
-  }
-
-  /** The 2xx response the transport reported (AttemptContext.received), if it reported one. */
-  get response(): Received | undefined {
-    return this.#response;
-  }
-
-  received(status: number, headers: Readonly<Record<string, string>>, text: string): void {
-    this.#response = { status, headers, text };
-  }
-
   identify(identity: string): void {
     this.#identity = identity;
     if (!this.#settled) attemptIdentified(this.#call, identity);
+  }
+
+  rateLimitSignals(status: number, headers: HeaderLookup): void {
+    this.signalled = true;
+    this.#call.rateLimitSignals(status, headers);
   }
 
   awaitHeaders<R>(pending: Promise<R>): Promise<R> {
@@ -1419,40 +1309,6 @@ class Attempt extends TimerEntry implements AttemptContext {
       operation: call.operation,
       withoutStack: true,
     });
-  }
-}
-
-/** Who reached an attempt's verdict: the runtime's rules and the policy, or a `classify` hook. */
-export type VerdictBy = "built-in" | "hook";
-
-/** A 2xx response as the transport reported it. */
-interface Received {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly text: string;
-}
-
-const VERDICTS: ReadonlySet<unknown> = new Set(["success", "transient", "failure", "ignore"]);
-
-function isVerdict(value: unknown): value is Verdict {
-  return VERDICTS.has(value);
-}
-
-// The verdict the runtime's rules give a failed attempt (as #recordFailure records it).
-function builtInVerdict(error: unknown): Verdict {
-  if (!isResilienceError(error)) return "ignore";
-  if (error.kind === "aborted" || error.kind === "deadline" || describesRequest(error))
-    return "ignore";
-  return error.transient ? "transient" : "failure";
-}
-
-// An error body as a hook sees it: parsed JSON when it parses, else the text.
-function parseBody(text: string | undefined): unknown {
-  if (text === undefined || text === "") return text;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
   }
 }
 

@@ -9,6 +9,8 @@
  * - `circuit-open`: the circuit breaker rejected the attempt without calling the dependency.
  * - `bulkhead-full`: no concurrency permit was available (or the queue wait ran out).
  * - `budget-exhausted`: the retry budget refused a retry after a failed attempt.
+ * - `rate-limited`: the client's own rate limit had no permit within the call's wait (never
+ *   sent, never retried, never counted against the breaker).
  * - `http`: the dependency answered with a non-2xx status.
  * - `network`: the request failed before a response arrived (or a function transport threw).
  * - `aborted`: the caller's AbortSignal cancelled the call.
@@ -21,6 +23,7 @@ export type ResilienceErrorKind =
   | "circuit-open"
   | "bulkhead-full"
   | "budget-exhausted"
+  | "rate-limited"
   | "http"
   | "network"
   | "aborted"
@@ -63,7 +66,10 @@ export interface ResilienceErrorInit {
   readonly headers?: Readonly<Record<string, string>> | undefined;
   /** Response body text, for `http` errors. */
   readonly body?: string | undefined;
-  /** Server-requested wait from `Retry-After`, in milliseconds. */
+  /**
+   * Server-requested wait from `Retry-After`, in milliseconds; for `rate-limited`, the wait
+   * until the limiter would have had a permit.
+   */
   readonly retryAfterMs?: number | undefined;
   /** The time limit that fired, for a failure a time limit caused. */
   readonly tier?: TimeoutTier | undefined;
@@ -217,6 +223,9 @@ export const isBulkheadFullError = (e: unknown): e is ResilienceErrorOf<"bulkhea
 /** True for a `budget-exhausted` error. */
 export const isBudgetExhaustedError = (e: unknown): e is ResilienceErrorOf<"budget-exhausted"> =>
   isResilienceError(e, "budget-exhausted");
+/** True for a `rate-limited` error: the client's own rate limit turned the call away. */
+export const isRateLimitedError = (e: unknown): e is ResilienceErrorOf<"rate-limited"> =>
+  isResilienceError(e, "rate-limited");
 /** True for an `http` error, narrowing status, headers and body to defined values. */
 export const isHttpError = (e: unknown): e is HttpError => isResilienceError(e, "http");
 /** True for a `network` error. */

@@ -3,6 +3,7 @@
 // The events the runtime reports, and the emitter that delivers them to observers.
 import type { Verdict } from "./classify.js";
 import type { ResilienceError, ResilienceErrorKind, TimeoutTier } from "./errors.js";
+import type { PauseSource } from "./rate-limit.js";
 import type { WindowCounts } from "./window.js";
 
 /** How one attempt ended. `cancelled` covers caller aborts and hedged copies that lost the race. */
@@ -160,6 +161,27 @@ export type ResilienceEvent =
       readonly type: "bulkhead-queued";
       readonly inFlight: number;
       readonly queued: number;
+    })
+  | (EventBase & {
+      /** An attempt waits for a permit of the rate limit. */
+      readonly type: "rate-limit-waited";
+      /** Milliseconds it waits (after any backoff). */
+      readonly waitMs: number;
+    })
+  | (EventBase & {
+      /** The rate limit turned a call (or a retry) away: no permit within its wait. */
+      readonly type: "rate-limit-rejected";
+      /** Milliseconds until a permit would have been free. */
+      readonly waitMs: number;
+      /** `rate` (the client's own limit) or `paused` (the server asked for a pause). */
+      readonly reason: "rate" | "paused";
+    })
+  | (EventBase & {
+      /** A response paused the rate limit (`operation` is the one whose response did). */
+      readonly type: "rate-limit-paused";
+      /** Milliseconds of the pause, after the cap. */
+      readonly pauseMs: number;
+      readonly source: PauseSource;
     })
   | (EventBase & {
       /** The deadline stopped the call (or a retry) from going further. */

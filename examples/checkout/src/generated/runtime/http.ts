@@ -360,6 +360,7 @@ export async function sendHttp<T>(request: HttpRequest, ctx: AttemptContext): Pr
       cause,
     });
   }
+  ctx.rateLimitSignals?.(response.status, response.headers);
   const limit = request.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   if (response.status < 200 || response.status > 299) {
     // an error body is only kept for diagnosis: past the limit it is cut, not refused

@@ -2,10 +2,11 @@
 
 // The settings of one operation, as generated clients emit them: timeouts, retry, hedging,
 // idempotency key and fallback.
-import type { ErrorCondition, ResultCondition } from "./classify.js";
+import type { ErrorCondition } from "./classify.js";
 import type { FallbackSettings } from "./fallback.js";
 import type { HedgeSettings } from "./hedge-budget.js";
 import type { IdempotencySettings } from "./idempotency.js";
+import type { RateLimitSettings } from "./rate-limit.js";
 import type { RetrySettings } from "./retry.js";
 
 /** Time limits of an operation. */
@@ -50,13 +51,10 @@ export interface OperationSettings<F extends FallbackSettings | null = FallbackS
   /** Fallback; `null` (or `{ kind: "none" }`) for none. */
   readonly fallback: F;
   /**
-   * Whether identical calls in flight at once share one attempt chain (retries, hedges, breaker
-   * and bulkhead admission happen once for all of them), for retry-safe reads only. "Identical"
-   * is the stale fallback's identity of the request, then `cacheKey`; a call given no identity
-   * runs alone. Omitted or `false`: every call runs its own chain (docs/runtime.md,
-   * "Coalescing").
+   * This operation's own rate limit, used instead of the dependency's; `false` for none even
+   * when the dependency has one; `null` or absent to share the dependency's.
    */
-  readonly coalesce?: boolean | undefined;
+  readonly rateLimit?: RateLimitSettings | false | null | undefined;
 }
 
 /** Retry settings of an operation: {@link RetrySettings} and the thrown errors it names. */
@@ -66,9 +64,4 @@ export interface OperationRetrySettings extends RetrySettings {
    * (`{ name: "ThrottlingException" }`), matched on the error and its causes. Defaults to none.
    */
   readonly errors?: readonly ErrorCondition[] | undefined;
-  /**
-   * Responses that are transient by their status and decoded JSON body (the policy's `retry.on`
-   * entries with a `body`), such as a 200 whose `$.status` is `pending`. Defaults to none.
-   */
-  readonly results?: readonly ResultCondition[] | undefined;
 }

@@ -2,28 +2,21 @@
 
 // A dependency: createDependency, its settings, and the breaker, bulkhead, retry budget and stale
 // caches its calls share.
-import {
-  CircuitBreaker,
-  type BreakerControl,
-  type BreakerHealth,
-  type BreakerSettings,
-} from "./breaker.js";
+import { CircuitBreaker, type BreakerHealth, type BreakerSettings } from "./breaker.js";
 import { RetryBudget, type BudgetHealth, type BudgetSettings } from "./budget.js";
 import { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead.js";
 import { Call, type DependencyParts, type FallbackInputs } from "./call.js";
-import type { AttemptResult, Classifier } from "./classify.js";
-import { coalescedDeadline, CoalescedChain } from "./coalesce.js";
+import type { ErrorClassifier } from "./classify.js";
 import { systemClock, type Clock } from "./clock.js";
 import {
   currentScope,
   inheritSignal,
-  type AmbientScope,
   joinCallSignal,
   type DeadlineFormat,
   type DeadlineLike,
   type JoinedSignal,
 } from "./deadline.js";
-import { abortedError, isResilienceError, ResilienceError } from "./errors.js";
+import { isResilienceError, type ResilienceError } from "./errors.js";
 import { Emitter, type CallOutcome, type Observer } from "./events.js";
 import {
   hasFallback,
@@ -37,7 +30,12 @@ import { HedgeBudget, type HedgeSettings } from "./hedge-budget.js";
 import { newIdempotencyKey } from "./idempotency.js";
 import type { OperationSettings } from "./operation.js";
 import { defaultRandom, type Random } from "./random.js";
-import { restoreSnapshot, takeSnapshot, type DependencySnapshot } from "./snapshot.js";
+import {
+  RateLimiter,
+  type PauseListener,
+  type RateLimitHealth,
+  type RateLimitSettings,
+} from "./rate-limit.js";
 import type { Transport } from "./transport.js";
 
 /** Deadline handling of a dependency. */
@@ -70,6 +68,11 @@ export interface DependencySettings {
   readonly bulkhead: BulkheadSettings | null;
   /** Retry budget shared by all operations; `null` for none. */
   readonly budget: BudgetSettings | null;
+  /**
+   * Rate limit shared by the operations that have none of their own; `null` or absent for none.
+   * Every attempt (retries and hedges included) takes a permit.
+   */
+  readonly rateLimit?: RateLimitSettings | null | undefined;
 }
 
 /** Injected services. Every field is optional and has a real default. */
@@ -81,22 +84,11 @@ export interface RuntimeEnvironment {
   /** Receives every event of this dependency. */
   readonly observer?: Observer | undefined;
   /**
-   * Decides what each attempt's outcome (a response, a function's value, or an error) means:
-   * `success`, `transient` (retried, counted by the breaker), `failure` (counted, not retried) or
-   * `ignore` (counted by nothing); `undefined` keeps the built-in verdict. A call's own
-   * `classify` is asked first. See docs/runtime.md, "Classifying outcomes".
+   * Decides what an error thrown by a transport (one that is not a `ResilienceError`) means:
+   * `transient`, `failure` (not retried) or `bug` (thrown as it is, no verdict, no fallback);
+   * `undefined` leaves it to the runtime. See docs/runtime.md, "What counts as transient".
    */
-  readonly classify?: Classifier | undefined;
-  /**
-   * Hash of the resolved settings (generated clients pass their own): written into snapshots, and
-   * a `state` taken under another hash is refused. Defaults to `""`.
-   */
-  readonly policyHash?: string | undefined;
-  /**
-   * A snapshot to start from (docs/runtime.md, "Snapshot and restore"); a malformed one, or one
-   * from another dependency, policy or layout, throws a `SnapshotError` and nothing is applied.
-   */
-  readonly state?: DependencySnapshot | undefined;
+  readonly classify?: ErrorClassifier | undefined;
 }
 
 /**
@@ -115,12 +107,6 @@ export interface CallOptions<T = unknown> {
   readonly signal?: AbortSignal | undefined;
   /** Your own idempotency key (e.g. from an inbound request), used instead of a generated one. */
   readonly idempotencyKey?: string | undefined;
-  /**
-   * Classifies this call's attempts, asked before the client's `classify`; `undefined` from it
-   * falls back to the client's hook, then to the built-in verdict (docs/runtime.md,
-   * "Classifying outcomes").
-   */
-  readonly classify?: Classifier<AttemptResult<T>> | undefined;
   /**
    * Partitions the stale cache further: an entry is served only to a call with the same
    * `cacheKey` and the same request identity (method, URL and vary headers, for HTTP). It never
@@ -177,6 +163,8 @@ export interface DependencyHealth {
   readonly breaker: BreakerHealth | null;
   readonly bulkhead: BulkheadHealth | null;
   readonly budget: BudgetHealth | null;
+  /** The dependency's rate limit; absent when it has none. */
+  readonly rateLimit?: RateLimitHealth | undefined;
 }
 
 /**
@@ -188,6 +176,8 @@ export interface Dependency {
   readonly breaker: CircuitBreaker | null;
   readonly bulkhead: Bulkhead | null;
   readonly budget: RetryBudget | null;
+  /** The rate limit its operations share; `null` for none (operations may have their own). */
+  readonly rateLimiter: RateLimiter | null;
   /**
    * Runs one logical call: deadline → fallback → bulkhead → retry loop or hedging (breaker
    * permit per attempt) → attempt timeout → transport → record and classify.
@@ -205,10 +195,6 @@ export interface Dependency {
   ): Promise<CallResult<T, F>>;
   /** Breaker state, bulkhead occupancy and budget tokens. */
   health(): DependencyHealth;
-  /** Manual control of the breaker (`client.breaker`); `null` without a breaker. */
-  readonly breakerControl: BreakerControl | null;
-  /** The breaker's and the retry budget's state, as JSON to restore with the `state` option. */
-  snapshot(): DependencySnapshot;
   /** Adds an observer; returns a function that removes it. */
   subscribe(observer: Observer): () => void;
 }
@@ -219,8 +205,8 @@ interface OperationState {
   cache: StaleCache | null;
   /** Hedges spent and earned, for an operation that hedges. */
   hedgeBudget: HedgeBudget | null;
-  /** Chains in flight by request identity and cacheKey, for an operation that coalesces. */
-  chains: Map<string, CoalescedChain> | null;
+  /** The operation's own rate limit, for an operation that has one. */
+  limiter: RateLimiter | null;
 }
 
 const NO_OPTIONS: CallOptions = {};
@@ -230,8 +216,7 @@ class DependencyStack implements Dependency {
   readonly breaker: CircuitBreaker | null;
   readonly bulkhead: Bulkhead | null;
   readonly budget: RetryBudget | null;
-  readonly breakerControl: BreakerControl | null;
-  readonly #policyHash: string;
+  readonly rateLimiter: RateLimiter | null;
   readonly #parts: DependencyParts;
   readonly #events: Emitter;
   // made on first use: most dependencies have no stale fallback and no hedging
@@ -247,7 +232,7 @@ class DependencyStack implements Dependency {
     this.breaker =
       settings.breaker === null
         ? null
-        : new CircuitBreaker(settings.breaker, clock, (from, to, window, trigger) => {
+        : new CircuitBreaker(settings.breaker, clock, (from, to, window) => {
             if (events.active)
               events.emit({
                 type: "breaker-transition",
@@ -256,18 +241,14 @@ class DependencyStack implements Dependency {
                 from,
                 to,
                 window,
-                ...(trigger === "manual" ? { manual: true } : {}),
-                ...(to === "open" ? { openForMs: this.breaker?.retryInMs() ?? 0 } : {}),
               });
           });
     this.bulkhead =
       settings.bulkhead === null ? null : new Bulkhead(name, settings.bulkhead, clock, events);
     this.budget = settings.budget === null ? null : new RetryBudget(settings.budget);
-    this.breakerControl = this.breaker?.control() ?? null;
-    this.#policyHash = env.policyHash ?? "";
-    // all or nothing: restoreSnapshot checks every part before it applies any
-    if (env.state !== undefined)
-      restoreSnapshot(env.state, name, this.#policyHash, this.breaker, this.budget);
+    const rateLimit = settings.rateLimit ?? null;
+    this.rateLimiter =
+      rateLimit === null ? null : new RateLimiter(rateLimit, this.#pauseListener(""));
     const deadline = settings.deadline;
     this.#parts = {
       name,
@@ -294,21 +275,6 @@ class DependencyStack implements Dependency {
     callOptions: CallOptionsFor<T, F> = NO_OPTIONS,
     identity?: string | (() => string | Promise<string>),
   ): Promise<CallResult<T, F>> {
-    // one read of the ambient scope serves both its deadline and its signal
-    const scope = currentScope();
-    // coalescing needs the request's identity: without one, every call runs on its own
-    if (operation.coalesce === true && identity !== undefined)
-      return this.#coalesced(operation, transport, callOptions, identity, scope);
-    return this.#call(operation, transport, callOptions, identity, scope);
-  }
-
-  #call<T, F extends FallbackSettings | null>(
-    operation: OperationSettings<F>,
-    transport: Transport<T>,
-    callOptions: CallOptionsFor<T, F>,
-    identity: string | (() => string | Promise<string>) | undefined,
-    scope: AmbientScope | undefined,
-  ): Promise<CallResult<T, F>> {
     const options = callOptions as ProvidedCallOptions<T>;
     const parts = this.#parts;
     const now = parts.clock.now();
@@ -316,6 +282,8 @@ class DependencyStack implements Dependency {
       operation.timeout.totalMs === null
         ? Number.POSITIVE_INFINITY
         : now + operation.timeout.totalMs;
+    // one read of the ambient scope serves both its deadline and its signal
+    const scope = currentScope();
     if (scope !== undefined) at = Math.min(at, now + scope.deadline.remaining());
     const given = options.deadline;
     if (given !== undefined)
@@ -351,6 +319,14 @@ class DependencyStack implements Dependency {
         : joined.signal;
     const repeatable = operation.repeatable || operation.idempotencyKey !== null;
     const hedge = operation.hedge;
+    // an operation's own rate limit replaces the dependency's; `false` opts out of it
+    const own = operation.rateLimit;
+    const limiter =
+      own === undefined || own === null
+        ? this.rateLimiter
+        : own === false
+          ? null
+          : this.#limiter(operation.name, own);
     const call = new Call(
       parts,
       operation,
@@ -363,134 +339,16 @@ class DependencyStack implements Dependency {
       signal,
       withFallback ? fallback : null,
       withFallback
-        ? this.#fallbackInputs(
-            operation.name,
-            fallback,
-            options as ProvidedCallOptions,
-            identity,
-            scope?.degraded,
-          )
+        ? this.#fallbackInputs(operation.name, fallback, options, identity, scope?.degraded)
         : undefined,
       hedge !== null && repeatable ? this.#hedgeBudget(operation.name, hedge) : null,
-      options.classify as Classifier | undefined,
+      limiter,
     );
     const started = call.start(now, this.bulkhead);
     const result = joined === undefined ? started : releasedOnSettle(started, joined);
     return (
       observed ? this.#ended(result, operation.name, id, now, withFallback) : result
     ) as Promise<CallResult<T, F>>;
-  }
-
-  // A call of an operation with `coalesce: true` (docs/runtime.md, "Coalescing"): it joins the
-  // chain in flight for the same identity and cacheKey, or starts one. A caller that brings its
-  // own fallback function or idempotency key runs alone: neither can be shared.
-  #coalesced<T, F extends FallbackSettings | null>(
-    operation: OperationSettings<F>,
-    transport: Transport<T>,
-    callOptions: CallOptionsFor<T, F>,
-    identity: string | (() => string | Promise<string>),
-    scope: AmbientScope | undefined,
-  ): Promise<CallResult<T, F>> {
-    const options = callOptions as ProvidedCallOptions<T>;
-    if (options.fallback !== undefined || options.idempotencyKey !== undefined)
-      return this.#call(operation, transport, callOptions, identity, scope);
-    if (typeof identity === "string")
-      return this.#share(operation, transport, options, identity, scope);
-    // an HTTP request's identity is known once its headers are (a header function may be async)
-    return Promise.resolve()
-      .then(identity)
-      .then(
-        (known) => this.#share(operation, transport, options, known, scope),
-        // headers that cannot be resolved: the call runs alone, and its attempt reports why
-        () => this.#call(operation, transport, callOptions, identity, scope),
-      );
-  }
-
-  #share<T, F extends FallbackSettings | null>(
-    operation: OperationSettings<F>,
-    transport: Transport<T>,
-    options: ProvidedCallOptions<T>,
-    identity: string,
-    scope: AmbientScope | undefined,
-  ): Promise<CallResult<T, F>> {
-    const parts = this.#parts;
-    const now = parts.clock.now();
-    // the caller's own deadline, as a call of its own would have it: the total, the ambient
-    // deadline and its own, the earliest winning; the margin is set aside for its own work
-    let at =
-      operation.timeout.totalMs === null
-        ? Number.POSITIVE_INFINITY
-        : now + operation.timeout.totalMs;
-    if (scope !== undefined) at = Math.min(at, now + scope.deadline.remaining());
-    const given = options.deadline;
-    if (given !== undefined)
-      at = Math.min(at, now + (typeof given === "number" ? Math.max(0, given) : given.remaining()));
-    at -= parts.marginMs;
-    const own = options.signal;
-    const ambient = scope?.signal;
-    if (own?.aborted === true) return Promise.reject(abortedError(own.reason));
-    if (ambient?.aborted === true) return Promise.reject(abortedError(ambient.reason));
-    if (at <= now) return Promise.reject(coalescedDeadline(this.name, operation.name, at - now));
-    const key = staleKey(identity, options.cacheKey);
-    // per operation: two operations never share a chain, whatever their requests
-    const chains = (this.#state(operation.name).chains ??= new Map<string, CoalescedChain>());
-    let chain = chains.get(key);
-    if (chain === undefined) {
-      // the chain is nobody's own call: no ambient scope (one caller's inbound request going
-      // away must not cancel it for the others), no caller's signal or deadline
-      const total = operation.timeout.totalMs;
-      const endsAt = total === null ? Number.POSITIVE_INFINITY : now + total - parts.marginMs;
-      // only a chain whose first caller can leave early can ever be abandoned by all: the
-      // others need no controller (an AbortController and its listener cost more than the rest)
-      const controller =
-        at < endsAt || own !== undefined || ambient !== undefined
-          ? new AbortController()
-          : undefined;
-      const result = this.#call(
-        operation,
-        transport,
-        { signal: controller?.signal, cacheKey: options.cacheKey },
-        identity,
-        undefined,
-      );
-      const started: CoalescedChain = new CoalescedChain(
-        controller,
-        result,
-        this.#calls,
-        endsAt,
-        () => {
-          if (chains.get(key) === started) chains.delete(key);
-        },
-      );
-      chain = started;
-      chains.set(key, chain);
-    } else if (this.#events.active) {
-      this.#events.emit({
-        type: "call-coalesced",
-        dependency: this.name,
-        operation: operation.name,
-        call: chain.call,
-        waiting: chain.waiting + 1,
-      });
-    }
-    // a caller that cannot leave early (the common case) takes the chain's promise as it is
-    const shared =
-      at >= chain.endsAt && own === undefined && ambient === undefined
-        ? chain.share<CallResult<T, F>>()
-        : chain.join<CallResult<T, F>>(
-            parts.clock,
-            now,
-            at,
-            { dependency: this.name, operation: operation.name },
-            [own, ambient],
-          );
-    const degraded = scope?.degraded;
-    if (degraded === undefined || !hasFallback(operation.fallback)) return shared;
-    // the inbound request this caller serves learns that its answer was a fallback's
-    return shared.then((value) => {
-      if ((value as Outcome<unknown>).degraded) degraded.add(this.name);
-      return value;
-    });
   }
 
   // Only calls someone listens to pay for the extra promise that reports how they ended.
@@ -533,15 +391,14 @@ class DependencyStack implements Dependency {
       breaker: this.breaker?.health() ?? null,
       bulkhead: this.bulkhead?.health() ?? null,
       budget: this.budget?.health() ?? null,
+      ...(this.rateLimiter === null
+        ? {}
+        : { rateLimit: this.rateLimiter.health(this.#parts.clock.now()) }),
     };
   }
 
   subscribe(observer: Observer): () => void {
     return this.#events.subscribe(observer);
-  }
-
-  snapshot(): DependencySnapshot {
-    return takeSnapshot(this.name, this.#policyHash, this.breaker, this.budget);
   }
 
   // What the call's fallback needs beyond its settings; nothing for a value fallback outside a
@@ -584,11 +441,33 @@ class DependencyStack implements Dependency {
     return (this.#state(operation).hedgeBudget ??= new HedgeBudget(hedge.budget));
   }
 
+  #limiter(operation: string, settings: RateLimitSettings): RateLimiter {
+    return (this.#state(operation).limiter ??= new RateLimiter(
+      settings,
+      this.#pauseListener(operation),
+    ));
+  }
+
+  // Reports the pauses a server's response imposes on a rate limit ("" for the dependency's).
+  #pauseListener(operation: string): PauseListener {
+    return (pauseMs, source) => {
+      const events = this.#events;
+      if (events.active)
+        events.emit({
+          type: "rate-limit-paused",
+          dependency: this.name,
+          operation,
+          pauseMs,
+          source,
+        });
+    };
+  }
+
   #state(operation: string): OperationState {
     const operations = (this.#operations ??= new Map<string, OperationState>());
     let state = operations.get(operation);
     if (state === undefined) {
-      state = { cache: null, hedgeBudget: null, chains: null };
+      state = { cache: null, hedgeBudget: null, limiter: null };
       operations.set(operation, state);
     }
     return state;
@@ -607,16 +486,6 @@ function releasedOnSettle<R>(result: Promise<R>, joined: JoinedSignal): Promise<
       throw error;
     },
   );
-}
-
-/**
- * The breaker control of a dependency that has a breaker (generated clients call it only then);
- * throws for one without.
- */
-export function controlOf(dependency: Dependency): BreakerControl {
-  const control = dependency.breakerControl;
-  if (control === null) throw new TypeError(`${dependency.name} has no breaker`);
-  return control;
 }
 
 /**

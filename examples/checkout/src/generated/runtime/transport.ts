@@ -3,6 +3,7 @@
 // The contract between the call engine and a transport: what one attempt receives, and the function
 // that sends it.
 import type { Deadline } from "./deadline.js";
+import type { HeaderLookup } from "./rate-limit.js";
 import type { RetryCondition } from "./retry.js";
 
 /** What a transport receives for one attempt. */
@@ -53,17 +54,11 @@ export interface AttemptContext {
    */
   identify?(identity: string): void;
   /**
-   * Whether the call classifies outcomes (a `classify` hook, or `retry.on` body conditions):
-   * then a transport that decoded a 2xx response reports it with {@link AttemptContext.received}
-   * before it returns the body. Optional, like `identify`.
+   * Hands the rate limit a response's status and headers, so a `Retry-After` on a 429 or the
+   * RateLimit header fields can pause it (docs/runtime.md, "Rate limit"). `sendHttp` calls it
+   * for every response. Optional, so a test's own context need not have it.
    */
-  readonly judges?: boolean;
-  /**
-   * Reports the 2xx response an attempt decoded: its status, headers (lower-case names) and
-   * body text, for the `classify` hook and the body conditions (docs/runtime.md, "Classifying
-   * outcomes"). `sendHttp` calls it when {@link AttemptContext.judges} is set.
-   */
-  received?(status: number, headers: Readonly<Record<string, string>>, text: string): void;
+  rateLimitSignals?(status: number, headers: HeaderLookup): void;
 }
 
 /** Sends one attempt. Throw (or reject) to report failure; see `networkError` and `http.ts`. */
