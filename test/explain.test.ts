@@ -253,3 +253,43 @@ describe("explain: coalescing", () => {
     expect(plain.operations[0]!.stack.map((l) => l.layer)).not.toContain("coalesce");
   });
 });
+
+describe("explain: the rate limit", () => {
+  const text = [
+    "version: 1",
+    "dependency: maps",
+    "latency: { rps: 30 }",
+    "retry: { maxAttempts: 3 }",
+    "rateLimit: { rate: 6000/min, burst: 20, maxWait: 50ms, quota: 120/s }",
+    "operations:",
+    "  route: { method: GET, path: /route }",
+    "  tiles: { method: GET, path: /tiles, rateLimit: { rate: 5/s } }",
+    "  ping: { method: GET, path: /ping, rateLimit: false }",
+  ].join("\n");
+  const { policies } = checkTexts([{ file: "maps.yaml", text }]);
+  const report = explain(policies[0]!);
+  const layer = (op: string) =>
+    report.operations.find((o) => o.name === op)!.stack.find((l) => l.layer === "rate limit");
+
+  it("sits between the retry loop and the breaker, with the worst-case offered load", () => {
+    const route = report.operations.find((o) => o.name === "route")!;
+    const names = route.stack.map((l) => l.layer);
+    expect(names.indexOf("rate limit")).toBe(names.indexOf("breaker") - 1);
+    expect(names.indexOf("rate limit")).toBe(names.indexOf("retry") + 1);
+    expect(layer("route")?.settings.map((s) => [s.key, s.text])).toEqual([
+      ["rateLimit.rate", "6000/min (100/s)"],
+      ["rateLimit.burst", "20"],
+      ["rateLimit.maxWait", "50ms"],
+      ["rateLimit.maxPause", "1m"],
+      ["rateLimit.quota", "120/s"],
+      ["offered load", "worst case rps 30 × 3 attempts = 90/s"],
+    ]);
+  });
+
+  it("shows an operation's own limit, and one turned off", () => {
+    expect(layer("tiles")?.settings[0]).toMatchObject({ text: "5/s", origin: "operation" });
+    expect(layer("tiles")?.note).toContain("its own");
+    expect(layer("ping")).toMatchObject({ active: false, note: "turned off: rateLimit: false" });
+    expect(renderExplainText(report)).toContain("rate limit");
+  });
+});

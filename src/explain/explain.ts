@@ -1,6 +1,6 @@
 /**
  * `resgen explain`: the resolved stack of one policy, layer by layer in the order a call passes
- * through it (deadline → fallback → bulkhead → retry/hedge → breaker → attempt timeout →
+ * through it (deadline → fallback → bulkhead → retry/hedge → rate limit → breaker → attempt timeout →
  * transport: the runtime asks the breaker before each attempt, retries and hedged copies
  * included, templates/runtime/call.ts), every effective value with where it came from, then the
  * worst case of the operation's plan (src/model/plan.ts).
@@ -34,6 +34,7 @@ export type LayerName =
   | "breaker"
   | "retry"
   | "hedge"
+  | "rate limit"
   | "attempt timeout"
   | "transport";
 
@@ -484,6 +485,54 @@ function explainOperation(
   };
 
   const middle = hedge ? [retry, hedge] : [retry];
+  // shown where a limit applies or was turned off: every attempt takes a permit before the
+  // breaker is asked (templates/runtime/call.ts)
+  const limit = op.rateLimit === undefined ? policy.rateLimit : op.rateLimit;
+  const from =
+    op.rateLimit === undefined ? policy.provenance["rateLimit"] : op.provenance["rateLimit"];
+  const perSecond = (t: { text: string; perSecond: number }) =>
+    t.text.endsWith("/s") ? t.text : `${t.text} (${String(round2(t.perSecond))}/s)`;
+  const rateLimit: ExplainLayer[] =
+    limit === undefined
+      ? []
+      : limit === false
+        ? [
+            {
+              layer: "rate limit",
+              active: false,
+              note: "turned off: rateLimit: false",
+              settings: [],
+            },
+          ]
+        : [
+            {
+              layer: "rate limit",
+              active: true,
+              note: `${op.rateLimit === undefined ? "the dependency's, shared" : "its own"}: every attempt takes a permit`,
+              settings: [
+                setting("rateLimit.rate", limit.rate.perSecond, perSecond(limit.rate), from),
+                setting("rateLimit.burst", limit.burst, String(limit.burst), from),
+                setting("rateLimit.maxWait", limit.maxWaitMs, formatMs(limit.maxWaitMs), from),
+                setting("rateLimit.maxPause", limit.maxPauseMs, formatMs(limit.maxPauseMs), from),
+                setting(
+                  "rateLimit.quota",
+                  limit.quota?.perSecond ?? limit.rate.perSecond,
+                  limit.quota === null ? "the rate itself" : perSecond(limit.quota),
+                  from,
+                ),
+                ...(policy.latency.rps === undefined
+                  ? []
+                  : [
+                      setting(
+                        "offered load",
+                        round2(policy.latency.rps * op.plan.attempts),
+                        `worst case rps ${String(policy.latency.rps)} × ${String(op.plan.attempts)} attempts = ${String(round2(policy.latency.rps * op.plan.attempts))}/s`,
+                        { origin: "derived", formula: "latency.rps × attempts" },
+                      ),
+                    ]),
+              ],
+            },
+          ];
   return {
     name: op.name,
     ...(op.method === undefined ? {} : { method: op.method }),
@@ -499,6 +548,7 @@ function explainOperation(
       fallback,
       bulkhead,
       ...middle,
+      ...rateLimit,
       breaker,
       attempt,
       transport,
