@@ -811,6 +811,12 @@ export const CODES = {
     title: "Coalescing stays in the application",
     help: "`coalesce: true` lets identical calls in flight share one request. Neither Istio (Envoy's routes and connection pools), Linkerd (ServiceProfiles) nor gRPC's service config has a field that merges requests: every caller's request reaches the dependency through them, so coalescing exists only in the generated TypeScript client, per process.",
   },
+  RG419: {
+    severity: "warning",
+    exit: "findings",
+    title: "Rate limit stays in the application",
+    help: "No target expresses the client's rate limit as the client runs it (a permit per attempt, a wait bounded by maxWait and the deadline, a pause on Retry-After and the RateLimit header fields). Istio's local rate limit (Envoy's `local_ratelimit` filter, an EnvoyFilter) is a token bucket per proxy that answers 429 at once and is usually installed on the server's inbound side: rate and burst would map to its fill interval and max tokens, but every replica of the caller gets its own bucket. Linkerd's HTTPLocalRateLimitPolicy limits a server's inbound traffic; a gRPC service config has only `retryThrottling`, a token ratio over failures. Nothing is emitted: the generated client keeps the limit.",
+  },
   RG417: {
     severity: "error",
     exit: "internal",

@@ -16,6 +16,7 @@ import {
   sortedPolicies,
   type Target,
   noteOpenBackoff,
+  noteRateLimits,
 } from "./report.js";
 
 /** gRPC clamps maxAttempts of retries and hedging to 5 (A6). */
@@ -282,6 +283,7 @@ function notePolicy(policy: ResolvedPolicy, report: MappingReport): void {
       "bulkhead",
       "a gRPC channel has no client-side concurrency limit: the bulkhead stays in the application",
     );
+  noteRateLimits(report, "grpc", policy);
   if (policy.deadline.propagate) {
     report.noteSection(
       policy,

@@ -22,6 +22,7 @@ import {
   type Target,
   type TargetContext,
   noteOpenBackoff,
+  noteRateLimits,
 } from "./report.js";
 
 /** Envoy's fixed backoff shape: exponential with multiplier 2, capped at 10 × the base, full jitter. */
@@ -263,6 +264,7 @@ function destinationPolicy(policy: ResolvedPolicy, report: MappingReport): Recor
     .filter((v): v is number => v !== undefined);
   if (connect.length > 0) pool["tcp"] = { connectTimeout: goDuration(Math.max(...connect)) };
 
+  noteRateLimits(report, "istio", policy);
   const bulkhead = policy.bulkhead;
   if (bulkhead) {
     const queue = Math.max(1, bulkhead.maxQueue);

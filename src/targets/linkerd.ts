@@ -20,6 +20,7 @@ import {
   type Route,
   type Target,
   noteOpenBackoff,
+  noteRateLimits,
 } from "./report.js";
 
 /** The ttl of the emitted retry budget (Linkerd's own default). */
@@ -107,6 +108,7 @@ function serviceProfile(policy: ResolvedPolicy, report: MappingReport): object {
       "bulkhead",
       "Linkerd has no client-side concurrency limit: the bulkhead stays in the application",
     );
+  noteRateLimits(report, "linkerd", policy);
   if (policy.deadline.propagate) {
     report.noteSection(
       policy,

@@ -137,9 +137,20 @@ export class MappingReport {
  * engines retry (RG416).
  */
 const INFORMATIONAL: Readonly<Record<MeshTarget, readonly Code[]>> = {
-  istio: ["RG401", "RG403", "RG405", "RG406", "RG412", "RG414", "RG418"],
-  linkerd: ["RG401", "RG402", "RG403", "RG404", "RG405", "RG406", "RG412", "RG414", "RG418"],
-  grpc: ["RG401", "RG402", "RG403", "RG404", "RG405", "RG412", "RG414", "RG418"],
+  istio: ["RG401", "RG403", "RG405", "RG406", "RG412", "RG414", "RG418", "RG419"],
+  linkerd: [
+    "RG401",
+    "RG402",
+    "RG403",
+    "RG404",
+    "RG405",
+    "RG406",
+    "RG412",
+    "RG414",
+    "RG418",
+    "RG419",
+  ],
+  grpc: ["RG401", "RG402", "RG403", "RG404", "RG405", "RG412", "RG414", "RG418", "RG419"],
 };
 
 /** Whether `code` from `target` is an informational note (see INFORMATIONAL). */
@@ -380,4 +391,33 @@ export function noteOpenBackoff(
     "breaker.openFor",
     `breaker.openFor backs off (${formatMs(b.openForMs)} × ${b.openBackoff.multiplier}^n, at most ${formatMs(b.openBackoff.capMs)}): ${BREAKER_FEATURES.openBackoff[target]}`,
   );
+}
+
+/**
+ * How each target expresses a client-side rate limit (docs/targets.md, "Rate limits"): none of
+ * them as the client runs it, so the limit stays in the application. Istio's (Envoy's) local
+ * rate limit is a token bucket per proxy, enforced where the filter is installed (usually the
+ * server's inbound side) and answering 429 at once; Linkerd's HTTPLocalRateLimitPolicy limits
+ * inbound traffic at the server; a gRPC service config has only retryThrottling, a token ratio
+ * over failures, not a request rate.
+ */
+export const RATE_LIMIT_MAPPING: Readonly<Record<MeshTarget, string>> = {
+  istio:
+    "Envoy's local rate limit (an EnvoyFilter with envoy.filters.http.local_ratelimit) is a token bucket per proxy that answers 429 at once, usually installed on the server's inbound side: rate and burst map to its fill interval and max tokens, but each replica of this service gets its own bucket (N replicas send N × rate), and maxWait (a wait bounded by the deadline), a permit per attempt and the pause on Retry-After and the RateLimit header fields have no field; nothing is emitted, the rate limit stays in the application",
+  linkerd:
+    "Linkerd has no client-side rate limit (HTTPLocalRateLimitPolicy limits a server's inbound traffic): the rate limit stays in the application",
+  grpc: "a gRPC service config has no rate limit (retryThrottling is a token ratio over failures, not a request rate): the rate limit stays in the application",
+};
+
+/** The mapping note of the rate limits of `policy`: the dependency's and each operation's own. */
+export function noteRateLimits(
+  report: MappingReport,
+  target: MeshTarget,
+  policy: ResolvedPolicy,
+): void {
+  if (policy.rateLimit !== undefined)
+    report.noteSection(policy, "RG419", "rateLimit", RATE_LIMIT_MAPPING[target]);
+  for (const op of policy.operations)
+    if (op.rateLimit !== undefined && op.rateLimit !== false)
+      report.noteSetting(policy, op, "RG419", "rateLimit", RATE_LIMIT_MAPPING[target]);
 }

@@ -46,7 +46,6 @@ const dependencySettings: DependencySettings = {
   },
   bulkhead: { maxConcurrent: 10, maxQueue: 0, queueTimeoutMs: 0, overflow: "reject" },
   budget: { maxTokens: 100, tokenRatio: 0.1 },
-  rateLimit: { rate: 3000, periodMs: 60000, burst: 10, maxWaitMs: 50, maxPauseMs: 60000 },
 };
 
 /**
@@ -105,9 +104,7 @@ export interface GeocoderClient {
    *
    * Stack: attempt timeout 450 ms, total 1500 ms; up to 2 attempts (full jitter); retried on
    * timeout, network, 408, 425, 429, 500, 502, 503, 504; a programming error (TypeError,
-   * RangeError, ReferenceError, SyntaxError) is never retried and reaches the caller as it is; rate
-   * limit 3000/min, burst 10: every attempt takes a permit; a call waits up to 50 ms (never past
-   * the deadline) for one, else fails with rate-limited (never retried, no breaker verdict);
+   * RangeError, ReferenceError, SyntaxError) is never retried and reaches the caller as it is;
    * fallback: stale, the last good response at most 3600000 ms old for the same input and
    * `cacheKey`, labelled `degraded: true` with its `ageMs`; a miss (no entry for this request, or
    * none young enough) calls `options.fallback`.
