@@ -298,6 +298,11 @@ async function happyPath(kind: "no-op" | "yield", fn: () => Promise<number>): Pr
   const timeout = onlyDependency({});
   const cockTimeout = makeCockatielTimeout();
   const bulkhead = onlyDependency({ bulkhead: BULKHEAD });
+  const bare = onlyDependency({});
+  // a limit no run reaches, so every call takes a permit and none waits or is refused
+  const limited = onlyDependency({
+    rateLimit: { rate: 1e12, periodMs: 1_000, burst: 1e12, maxWaitMs: 0, maxPauseMs: 0 },
+  });
   const cockBulkhead = cockatielBulkhead(25, 0);
   const retryOp = plainOperation({ retry: { ...RETRY, maxAttempts: 2 } });
   const timeoutOp = plainOperation({ timeout: { attemptMs: 500, totalMs: null } });
@@ -322,6 +327,8 @@ async function happyPath(kind: "no-op" | "yield", fn: () => Promise<number>): Pr
     ["cockatiel timeout", () => cockTimeout.execute(() => fn())],
     ["resgen bulkhead", () => bulkhead.call(plainOp, () => fn())],
     ["cockatiel bulkhead", () => cockBulkhead.execute(() => fn())],
+    ["resgen, nothing configured", () => bare.call(plainOp, () => fn())],
+    ["resgen rate limit", () => limited.call(plainOp, () => fn())],
   ]);
 }
 
@@ -745,6 +752,9 @@ for (const [index, kind] of [
   const plain = ns(g, "resgen breaker");
   console.log(
     `  ${kind}: breaker with openFor backoff ${(ns(g, "resgen breaker, openFor backoff") / plain).toFixed(2)}× the plain breaker's cost, isolated then released ${(ns(g, "resgen breaker, isolated then released") / plain).toFixed(2)}×`,
+  );
+  console.log(
+    `  ${kind}: a rate limit costs ${(ns(g, "resgen rate limit") / ns(g, "resgen, nothing configured")).toFixed(2)}× a call with nothing configured`,
   );
 }
 const r = groups[3]!;

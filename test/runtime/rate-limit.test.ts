@@ -46,7 +46,10 @@ describe("rate limit: steady rate and bursts", () => {
   it("allows `burst` calls at once after a quiet spell, then the steady rate", async () => {
     const h = harness({ rateLimit: limit({ burst: 5 }) });
     const results = await Promise.allSettled(Array.from({ length: 6 }, () => h.dep.call(once, ok)));
-    expect(results.map((r) => r.status)).toEqual([...Array(5).fill("fulfilled"), "rejected"]);
+    expect(results.map((r) => r.status)).toEqual([
+      ...Array<string>(5).fill("fulfilled"),
+      "rejected",
+    ]);
     expect(h.dep.health().rateLimit?.available).toBe(0);
     await h.clock.advance(100);
     expect(h.dep.health().rateLimit?.available).toBe(1);
