@@ -48,7 +48,7 @@ const dependencySettings: DependencySettings = {
  * Hash of the settings above: snapshots carry it, and a snapshot taken under other settings is
  * refused.
  */
-const policyHash = "87e3375ec990f1e1";
+const policyHash = "83a74225a8e71c53";
 
 const getSecretOperation = {
   name: "getSecret",

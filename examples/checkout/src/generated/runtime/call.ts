@@ -9,8 +9,11 @@ import {
   isNetworkFailure,
   isProgrammingError,
   matchesErrorCondition,
-  type ErrorClassifier,
+  matchesResult,
+  type AttemptResult,
+  type Classifier,
   type ErrorCondition,
+  type Verdict,
 } from "./classify.js";
 import { armEntry, DUE, sleep, TimerEntry, type Clock, type TimerHandle } from "./clock.js";
 import { Deadline, encodeTimeout, type DeadlineFormat } from "./deadline.js";
@@ -53,8 +56,8 @@ export interface DependencyParts {
   readonly budget: RetryBudget | null;
   /** Header that carries the remaining time, or `null` to not propagate it. */
   readonly propagation: { readonly header: string; readonly format: DeadlineFormat } | null;
-  /** The `classify` hook for errors a transport throws, if one was given. */
-  readonly classify: ErrorClassifier | undefined;
+  /** The client's `classify` hook, if one was given (docs/runtime.md, "Classifying outcomes"). */
+  readonly classify: Classifier | undefined;
   /**
    * Milliseconds set aside from every deadline for the caller's own work (`deadline.marginMs`, at
    * least 0).
@@ -129,6 +132,13 @@ export class Call<T> {
   readonly #fallback: ActiveFallback | null;
   readonly #fallbackInputs: FallbackInputs | undefined;
   readonly #hedgeBudget: HedgeBudget | null;
+  // the call's own `classify` hook, asked before the client's
+  readonly #classifier: Classifier | undefined;
+  /**
+   * Whether outcomes go through {@link Call.#judge}: a hook (the call's or the client's) or
+   * body conditions in `retry.on`. Without them the engine keeps its plain path.
+   */
+  readonly judges: boolean;
   // the rate limit this call's attempts take permits from (the operation's or the dependency's)
   readonly #limiter: RateLimiter | null;
   // attempts that reached the transport so far
@@ -187,6 +197,7 @@ export class Call<T> {
     fallbackInputs: FallbackInputs | undefined,
     hedgeBudget: HedgeBudget | null,
     limiter: RateLimiter | null,
+    classifier?: Classifier,
   ) {
     this.#dep = dep;
     this.#op = op;
@@ -199,6 +210,11 @@ export class Call<T> {
     this.#fallback = fallback;
     this.#fallbackInputs = fallbackInputs;
     this.#hedgeBudget = hedgeBudget;
+    this.#classifier = classifier;
+    this.judges =
+      classifier !== undefined ||
+      dep.classify !== undefined ||
+      (op.retry?.results !== undefined && op.retry.results.length > 0);
     this.#limiter = limiter;
   }
 
@@ -472,7 +488,7 @@ export class Call<T> {
         ? `trials in ${String(Math.ceil(breaker.retryInMs(now)))} ms`
         : admitted !== undefined
           ? `ramping up after recovery, ${String(Math.floor(admitted * 100))} % admitted`
-          : state;
+          : state; // "isolated": held open by the control API (client.breaker.isolate())
     return new ResilienceError({
       kind: "circuit-open",
       message: `${name}.${operation}: circuit open (${detail})`,
@@ -555,15 +571,28 @@ export class Call<T> {
   }
 
   #attemptSucceeded(attempt: Attempt, value: unknown): void {
+    if (this.judges) {
+      this.#judge(attempt, true, value);
+      return;
+    }
     this.#recordSuccess(attempt);
     if (this.#live !== undefined) this.#running--;
     this.#succeed(value as T, attempt.identity);
   }
 
   #attemptFailed(attempt: Attempt, raw: unknown): void {
+    if (this.judges) {
+      this.#judge(attempt, false, raw);
+      return;
+    }
     const hedged = this.#live !== undefined;
     const error = this.#recordFailure(attempt, raw, hedged);
     if (hedged) this.#running--;
+    this.#failed(attempt, error, hedged);
+  }
+
+  // After a failed attempt was recorded: end the call, hand it to the hedging, or retry.
+  #failed(attempt: Attempt, error: unknown, hedged: boolean): void {
     if (this.#done) return;
     // a programming error is thrown as it is: no retry, no hedge, no fallback
     if (!isResilienceError(error)) {
@@ -588,6 +617,177 @@ export class Call<T> {
         this.#wake();
       });
     }
+  }
+
+  /**
+   * An attempt's outcome when the call classifies outcomes (docs/runtime.md, "Classifying
+   * outcomes"): the built-in verdict first (the runtime's rules and `retry.on`, its body
+   * conditions included), then the call's hook, then the client's; the first hook that returns a
+   * verdict decides. A hook that throws leaves the built-in verdict, reported as
+   * `classify-failed`. The runtime's own cancellations (caller abort, a hedged copy that lost)
+   * are not asked about. A verdict the built-in rules reached behaves exactly as without hooks.
+   */
+  #judge(attempt: Attempt, ok: boolean, raw: unknown): void {
+    const hedged = this.#live !== undefined;
+    const error = ok ? undefined : this.#classify(attempt, raw);
+    const result = this.#resultOf(attempt, ok, raw, error);
+    const results = this.#op.retry?.results;
+    // a body condition of retry.on makes a response transient whatever its status
+    const byBody =
+      results !== undefined &&
+      result.type === "response" &&
+      matchesResult(results, result.status, result.body);
+    const builtIn: Verdict = byBody ? "transient" : ok ? "success" : builtInVerdict(error);
+    const asked =
+      isResilienceError(error) && error.kind === "aborted"
+        ? undefined
+        : this.#ask(result, builtIn, attempt);
+    const verdict = asked ?? builtIn;
+    if (ok && verdict === "success") {
+      this.#recordSuccess(attempt, asked === undefined ? "built-in" : "hook");
+      if (hedged) this.#running--;
+      this.#succeed(raw as T, attempt.identity);
+      return;
+    }
+    if (verdict === "transient" || verdict === "failure") {
+      const failure = !isResilienceError(error) ? this.#failureOf(result, raw, attempt) : error;
+      failure.transient = verdict === "transient";
+      if (asked === undefined && !byBody) {
+        // the built-in verdict of an error: recorded as without hooks
+        this.#recordFailure(attempt, failure, hedged, failure);
+      } else this.#count(attempt, failure, hedged, asked === undefined ? "built-in" : "hook");
+      if (hedged) this.#running--;
+      this.#failed(attempt, failure, hedged);
+      return;
+    }
+    if (asked === undefined) {
+      // ignore, or success of a failure, by the built-in rules: as without hooks
+      const recorded = this.#recordFailure(attempt, raw, hedged, error);
+      if (hedged) this.#running--;
+      this.#failed(attempt, recorded, hedged);
+      return;
+    }
+    // the hook said `success` or `ignore` of a failure, or `ignore` of an answer: no retry, no
+    // fallback, the outcome reaches the caller as it is
+    if (verdict === "success") this.#recordSuccess(attempt, "hook");
+    else this.#release(attempt, error, "hook");
+    if (hedged) this.#running--;
+    if (ok) this.#succeed(raw as T, attempt.identity);
+    // an error the transport threw reaches the caller as it was thrown
+    else this.#end(isResilienceError(raw) || attempt.cancelledWith !== undefined ? error : raw);
+  }
+
+  // Asks the call's hook, then the client's; `undefined` when neither gives a verdict.
+  #ask(result: AttemptResult, builtIn: Verdict, attempt: Attempt): Verdict | undefined {
+    const context = {
+      dependency: this.#dep.name,
+      operation: this.#op.name,
+      attempt: attempt.attempt,
+      builtIn,
+    };
+    for (const hook of [this.#classifier, this.#dep.classify]) {
+      if (hook === undefined) continue;
+      let verdict: Verdict | undefined;
+      try {
+        verdict = hook(result, context);
+      } catch (thrown) {
+        const events = this.#dep.events;
+        if (events.active)
+          events.emit({
+            type: "classify-failed",
+            dependency: this.#dep.name,
+            operation: this.#op.name,
+            call: this.#id,
+            attempt: attempt.attempt,
+            error: thrown,
+            verdict: builtIn,
+          });
+        return undefined;
+      }
+      if (isVerdict(verdict)) return verdict;
+    }
+    return undefined;
+  }
+
+  // The outcome as a hook sees it.
+  #resultOf(attempt: Attempt, ok: boolean, raw: unknown, error: unknown): AttemptResult {
+    const operation = this.#op.name;
+    if (ok) {
+      const received = attempt.response;
+      if (received === undefined) return { type: "value", ok: true, operation, value: raw };
+      return {
+        type: "response",
+        ok: true,
+        operation,
+        status: received.status,
+        headers: received.headers,
+        body: raw,
+        error: undefined,
+      };
+    }
+    if (isResilienceError(error) && error.kind === "http" && error.status !== undefined) {
+      return {
+        type: "response",
+        ok: false,
+        operation,
+        status: error.status,
+        headers: error.headers ?? {},
+        body: parseBody(error.body),
+        error,
+      };
+    }
+    // what the transport threw, unless the runtime ended the attempt itself
+    return {
+      type: "error",
+      ok: false,
+      operation,
+      error: attempt.cancelledWith ?? raw,
+    };
+  }
+
+  // The error a failure verdict of an answer (or of a programming error) becomes.
+  #failureOf(result: AttemptResult, raw: unknown, attempt: Attempt): ResilienceError {
+    const dependency = this.#dep.name;
+    const operation = this.#op.name;
+    if (result.type === "response") {
+      const text = result.ok ? undefined : result.error.body;
+      return new ResilienceError({
+        kind: "http",
+        message:
+          `${dependency}.${operation}: answered ${String(result.status)}, classified as a ` +
+          "failure",
+        dependency,
+        operation,
+        status: result.status,
+        headers: result.headers,
+        body: text ?? attempt.response?.text,
+      });
+    }
+    if (result.type === "value") {
+      return new ResilienceError({
+        kind: "result",
+        message: `${dependency}.${operation}: its result was classified as a failure`,
+        dependency,
+        operation,
+        cause: raw,
+      });
+    }
+    const text = raw instanceof Error ? raw.message : String(raw);
+    return new ResilienceError({
+      kind: "network",
+      message: `${dependency}.${operation}: ${text}`,
+      dependency,
+      operation,
+      cause: raw,
+    });
+  }
+
+  // Ends the call with what the attempt ended with: no retry, no fallback.
+  #end(error: unknown): void {
+    if (this.#done) return;
+    this.#settle();
+    this.#annotate(error);
+    this.#reject(error);
   }
 
   /**
@@ -791,14 +991,56 @@ export class Call<T> {
    * observers. The clock is read only when something needs the attempt's duration: a slow-call
    * check or an observer.
    */
-  #recordSuccess(attempt: Attempt): void {
+  #recordSuccess(attempt: Attempt, by: VerdictBy = "built-in"): void {
     const { clock, events, breaker, budget } = this.#dep;
     const timed = events.active || (breaker !== null && breaker.settings.slowCall !== null);
     const ended = timed ? clock.now() : attempt.started;
     const durationMs = ended > attempt.started ? ended - attempt.started : 0;
     if (breaker !== null) breaker.onSuccess(attempt.permit, durationMs, ended);
     if (budget !== null) budget.onSuccess();
-    if (events.active) this.#emitEnd(attempt, "success", durationMs, undefined);
+    if (events.active) this.#emitEnd(attempt, "success", durationMs, undefined, "success", by);
+    this.#removeLive(attempt);
+  }
+
+  // An attempt counted by neither the breaker nor the budget (an `ignore` verdict).
+  #release(attempt: Attempt, error: unknown, by: VerdictBy): void {
+    const { clock, events, breaker } = this.#dep;
+    breaker?.release(attempt.permit);
+    if (isResilienceError(error)) this.#lastError = error;
+    if (events.active) {
+      const durationMs = Math.max(0, clock.now() - attempt.started);
+      const outcome = error === undefined ? "success" : "failure";
+      this.#emitEnd(
+        attempt,
+        outcome,
+        durationMs,
+        isResilienceError(error) ? error : undefined,
+        "ignore",
+        by,
+      );
+    }
+    this.#removeLive(attempt);
+  }
+
+  // A failure counted by the breaker (and the budget when retried), whatever it describes.
+  #count(attempt: Attempt, error: ResilienceError, hedged: boolean, by: VerdictBy): void {
+    const { clock, events, breaker, budget } = this.#dep;
+    const ended = clock.now();
+    const durationMs = Math.max(0, ended - attempt.started);
+    breaker?.onFailure(attempt.permit, durationMs, ended, error);
+    if (budget !== null && error.transient && this.#wouldRepeat(hedged)) budget.onFailure();
+    this.#lastError = error;
+    if (events.active) {
+      const outcome = error.kind === "timeout" ? "timeout" : "failure";
+      this.#emitEnd(
+        attempt,
+        outcome,
+        durationMs,
+        error,
+        error.transient ? "transient" : "failure",
+        by,
+      );
+    }
     this.#removeLive(attempt);
   }
 
@@ -813,19 +1055,21 @@ export class Call<T> {
    * - every other failure counts against the breaker, and costs a token only when the retry
    *   policy would retry it (transient, on a repeatable operation that retries or hedges).
    */
-  #recordFailure(attempt: Attempt, raw: unknown, hedged: boolean): unknown {
+  #recordFailure(attempt: Attempt, raw: unknown, hedged: boolean, classified?: unknown): unknown {
     const { clock, events, breaker, budget } = this.#dep;
-    const error = this.#classify(attempt, raw);
+    const error = classified ?? this.#classify(attempt, raw);
     const ended = clock.now();
     const durationMs = Math.max(0, ended - attempt.started);
     if (!isResilienceError(error)) {
       // a bug in the transport or the caller's code: not the dependency's health
       breaker?.release(attempt.permit);
-      if (events.active) this.#emitEnd(attempt, "failure", durationMs, undefined);
+      if (events.active)
+        this.#emitEnd(attempt, "failure", durationMs, undefined, "ignore", "built-in");
       this.#removeLive(attempt);
       return error;
     }
     let outcome: AttemptOutcome;
+    let verdict: Verdict = "ignore";
     if (error.kind === "aborted") {
       breaker?.release(attempt.permit);
       outcome = "cancelled";
@@ -851,9 +1095,10 @@ export class Call<T> {
         limiter.pause(ended, error.retryAfterMs, "retry-after");
       if (budget !== null && error.transient && this.#wouldRepeat(hedged)) budget.onFailure();
       outcome = error.kind === "timeout" ? "timeout" : "failure";
+      verdict = error.transient ? "transient" : "failure";
     }
     this.#lastError = error;
-    if (events.active) this.#emitEnd(attempt, outcome, durationMs, error);
+    if (events.active) this.#emitEnd(attempt, outcome, durationMs, error, verdict, "built-in");
     this.#removeLive(attempt);
     return error;
   }
@@ -870,6 +1115,8 @@ export class Call<T> {
     outcome: AttemptOutcome,
     durationMs: number,
     error: ResilienceError | undefined,
+    verdict: Verdict,
+    verdictBy: VerdictBy,
   ): void {
     this.#dep.events.emit({
       type: "attempt-end",
@@ -882,6 +1129,8 @@ export class Call<T> {
       durationMs,
       error,
       tier: error?.tier,
+      verdict,
+      verdictBy,
     });
   }
 
@@ -890,8 +1139,8 @@ export class Call<T> {
    * or cancellation first, then errors that already are resilience errors (transient re-derived
    * from this operation's retry conditions, or a `network` error whose cause the retry settings
    * name), then a caller abort. Anything else is transient only when recognised
-   * (docs/runtime.md, "What counts as transient"): the `classify` hook's verdict first, then an
-   * error the retry settings name by code or name, then a Node or undici network failure; a
+   * (docs/runtime.md, "What counts as transient"): an error the retry settings name by code or
+   * name, then a Node or undici network failure; a
    * programming error is returned as it is; any other error is a `network` failure, not retried.
    */
   #classify(attempt: Attempt, raw: unknown): unknown {
@@ -915,11 +1164,8 @@ export class Call<T> {
     } else if (this.#signal?.aborted === true) {
       error = abortedError(this.#signal.reason);
     } else {
-      const verdict = this.#dep.classify?.(raw, { dependency: name, operation });
       let transient: boolean;
-      if (verdict === "bug") return raw;
-      else if (verdict !== undefined) transient = verdict === "transient";
-      else if (matchesErrorCondition(raw, retryErrors)) transient = true;
+      if (matchesErrorCondition(raw, retryErrors)) transient = true;
       else if (isNetworkFailure(raw)) transient = retryOn.includes("network");
       else if (isProgrammingError(raw)) return raw;
       else transient = false;
@@ -1108,6 +1354,7 @@ class Attempt extends TimerEntry implements AttemptContext {
   #headersTimer: TimerHandle = undefined;
   #settled = false;
   #identity: string | undefined = undefined;
+  #response: Received | undefined = undefined;
   /** Whether the transport handed this attempt's response to the rate limit itself. */
   signalled = false;
 
@@ -1168,6 +1415,19 @@ class Attempt extends TimerEntry implements AttemptContext {
   /** The stale-cache identity this attempt reported (AttemptContext.identify), if any. */
   get identity(): string | undefined {
     return this.#identity;
+  }
+
+  get judges(): boolean {
+    return this.#call.judges;
+  }
+
+  /** The 2xx response the transport reported (AttemptContext.received), if it reported one. */
+  get response(): Received | undefined {
+    return this.#response;
+  }
+
+  received(status: number, headers: Readonly<Record<string, string>>, text: string): void {
+    this.#response = { status, headers, text };
   }
 
   identify(identity: string): void {
@@ -1309,6 +1569,40 @@ class Attempt extends TimerEntry implements AttemptContext {
       operation: call.operation,
       withoutStack: true,
     });
+  }
+}
+
+/** Who reached an attempt's verdict: the runtime's rules and the policy, or a `classify` hook. */
+export type VerdictBy = "built-in" | "hook";
+
+/** A 2xx response as the transport reported it. */
+interface Received {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly text: string;
+}
+
+const VERDICTS: ReadonlySet<unknown> = new Set(["success", "transient", "failure", "ignore"]);
+
+function isVerdict(value: unknown): value is Verdict {
+  return VERDICTS.has(value);
+}
+
+// The verdict the runtime's rules give a failed attempt (as #recordFailure records it).
+function builtInVerdict(error: unknown): Verdict {
+  if (!isResilienceError(error)) return "ignore";
+  if (error.kind === "aborted" || error.kind === "deadline" || describesRequest(error))
+    return "ignore";
+  return error.transient ? "transient" : "failure";
+}
+
+// An error body as a hook sees it: parsed JSON when it parses, else the text.
+function parseBody(text: string | undefined): unknown {
+  if (text === undefined || text === "") return text;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
   }
 }
 

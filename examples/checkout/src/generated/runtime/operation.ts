@@ -2,7 +2,7 @@
 
 // The settings of one operation, as generated clients emit them: timeouts, retry, hedging,
 // idempotency key and fallback.
-import type { ErrorCondition } from "./classify.js";
+import type { ErrorCondition, ResultCondition } from "./classify.js";
 import type { FallbackSettings } from "./fallback.js";
 import type { HedgeSettings } from "./hedge-budget.js";
 import type { IdempotencySettings } from "./idempotency.js";
@@ -51,6 +51,14 @@ export interface OperationSettings<F extends FallbackSettings | null = FallbackS
   /** Fallback; `null` (or `{ kind: "none" }`) for none. */
   readonly fallback: F;
   /**
+   * Whether identical calls in flight at once share one attempt chain (retries, hedges, breaker
+   * and bulkhead admission happen once for all of them), for retry-safe reads only. "Identical"
+   * is the stale fallback's identity of the request, then `cacheKey`; a call given no identity
+   * runs alone. Omitted or `false`: every call runs its own chain (docs/runtime.md,
+   * "Coalescing").
+   */
+  readonly coalesce?: boolean | undefined;
+  /**
    * This operation's own rate limit, used instead of the dependency's; `false` for none even
    * when the dependency has one; `null` or absent to share the dependency's.
    */
@@ -64,4 +72,9 @@ export interface OperationRetrySettings extends RetrySettings {
    * (`{ name: "ThrottlingException" }`), matched on the error and its causes. Defaults to none.
    */
   readonly errors?: readonly ErrorCondition[] | undefined;
+  /**
+   * Responses that are transient by their status and decoded JSON body (the policy's `retry.on`
+   * entries with a `body`), such as a 200 whose `$.status` is `pending`. Defaults to none.
+   */
+  readonly results?: readonly ResultCondition[] | undefined;
 }

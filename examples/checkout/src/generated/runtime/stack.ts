@@ -2,21 +2,28 @@
 
 // A dependency: createDependency, its settings, and the breaker, bulkhead, retry budget and stale
 // caches its calls share.
-import { CircuitBreaker, type BreakerHealth, type BreakerSettings } from "./breaker.js";
+import {
+  CircuitBreaker,
+  type BreakerControl,
+  type BreakerHealth,
+  type BreakerSettings,
+} from "./breaker.js";
 import { RetryBudget, type BudgetHealth, type BudgetSettings } from "./budget.js";
 import { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead.js";
 import { Call, type DependencyParts, type FallbackInputs } from "./call.js";
-import type { ErrorClassifier } from "./classify.js";
+import type { AttemptResult, Classifier } from "./classify.js";
+import { coalescedDeadline, CoalescedChain } from "./coalesce.js";
 import { systemClock, type Clock } from "./clock.js";
 import {
   currentScope,
   inheritSignal,
+  type AmbientScope,
   joinCallSignal,
   type DeadlineFormat,
   type DeadlineLike,
   type JoinedSignal,
 } from "./deadline.js";
-import { isResilienceError, type ResilienceError } from "./errors.js";
+import { abortedError, isResilienceError, ResilienceError } from "./errors.js";
 import { Emitter, type CallOutcome, type Observer } from "./events.js";
 import {
   hasFallback,
@@ -30,6 +37,7 @@ import { HedgeBudget, type HedgeSettings } from "./hedge-budget.js";
 import { newIdempotencyKey } from "./idempotency.js";
 import type { OperationSettings } from "./operation.js";
 import { defaultRandom, type Random } from "./random.js";
+import { restoreSnapshot, takeSnapshot, type DependencySnapshot } from "./snapshot.js";
 import {
   RateLimiter,
   type PauseListener,
@@ -84,11 +92,22 @@ export interface RuntimeEnvironment {
   /** Receives every event of this dependency. */
   readonly observer?: Observer | undefined;
   /**
-   * Decides what an error thrown by a transport (one that is not a `ResilienceError`) means:
-   * `transient`, `failure` (not retried) or `bug` (thrown as it is, no verdict, no fallback);
-   * `undefined` leaves it to the runtime. See docs/runtime.md, "What counts as transient".
+   * Decides what each attempt's outcome (a response, a function's value, or an error) means:
+   * `success`, `transient` (retried, counted by the breaker), `failure` (counted, not retried) or
+   * `ignore` (counted by nothing); `undefined` keeps the built-in verdict. A call's own
+   * `classify` is asked first. See docs/runtime.md, "Classifying outcomes".
    */
-  readonly classify?: ErrorClassifier | undefined;
+  readonly classify?: Classifier | undefined;
+  /**
+   * Hash of the resolved settings (generated clients pass their own): written into snapshots, and
+   * a `state` taken under another hash is refused. Defaults to `""`.
+   */
+  readonly policyHash?: string | undefined;
+  /**
+   * A snapshot to start from (docs/runtime.md, "Snapshot and restore"); a malformed one, or one
+   * from another dependency, policy or layout, throws a `SnapshotError` and nothing is applied.
+   */
+  readonly state?: DependencySnapshot | undefined;
 }
 
 /**
@@ -107,6 +126,12 @@ export interface CallOptions<T = unknown> {
   readonly signal?: AbortSignal | undefined;
   /** Your own idempotency key (e.g. from an inbound request), used instead of a generated one. */
   readonly idempotencyKey?: string | undefined;
+  /**
+   * Classifies this call's attempts, asked before the client's `classify`; `undefined` from it
+   * falls back to the client's hook, then to the built-in verdict (docs/runtime.md,
+   * "Classifying outcomes").
+   */
+  readonly classify?: Classifier<AttemptResult<T>> | undefined;
   /**
    * Partitions the stale cache further: an entry is served only to a call with the same
    * `cacheKey` and the same request identity (method, URL and vary headers, for HTTP). It never
@@ -195,6 +220,10 @@ export interface Dependency {
   ): Promise<CallResult<T, F>>;
   /** Breaker state, bulkhead occupancy and budget tokens. */
   health(): DependencyHealth;
+  /** Manual control of the breaker (`client.breaker`); `null` without a breaker. */
+  readonly breakerControl: BreakerControl | null;
+  /** The breaker's and the retry budget's state, as JSON to restore with the `state` option. */
+  snapshot(): DependencySnapshot;
   /** Adds an observer; returns a function that removes it. */
   subscribe(observer: Observer): () => void;
 }
@@ -205,6 +234,8 @@ interface OperationState {
   cache: StaleCache | null;
   /** Hedges spent and earned, for an operation that hedges. */
   hedgeBudget: HedgeBudget | null;
+  /** Chains in flight by request identity and cacheKey, for an operation that coalesces. */
+  chains: Map<string, CoalescedChain> | null;
   /** The operation's own rate limit, for an operation that has one. */
   limiter: RateLimiter | null;
 }
@@ -216,6 +247,8 @@ class DependencyStack implements Dependency {
   readonly breaker: CircuitBreaker | null;
   readonly bulkhead: Bulkhead | null;
   readonly budget: RetryBudget | null;
+  readonly breakerControl: BreakerControl | null;
+  readonly #policyHash: string;
   readonly rateLimiter: RateLimiter | null;
   readonly #parts: DependencyParts;
   readonly #events: Emitter;
@@ -232,7 +265,7 @@ class DependencyStack implements Dependency {
     this.breaker =
       settings.breaker === null
         ? null
-        : new CircuitBreaker(settings.breaker, clock, (from, to, window) => {
+        : new CircuitBreaker(settings.breaker, clock, (from, to, window, trigger) => {
             if (events.active)
               events.emit({
                 type: "breaker-transition",
@@ -241,11 +274,18 @@ class DependencyStack implements Dependency {
                 from,
                 to,
                 window,
+                ...(trigger === "manual" ? { manual: true } : {}),
+                ...(to === "open" ? { openForMs: this.breaker?.retryInMs() ?? 0 } : {}),
               });
           });
     this.bulkhead =
       settings.bulkhead === null ? null : new Bulkhead(name, settings.bulkhead, clock, events);
     this.budget = settings.budget === null ? null : new RetryBudget(settings.budget);
+    this.breakerControl = this.breaker?.control() ?? null;
+    this.#policyHash = env.policyHash ?? "";
+    // all or nothing: restoreSnapshot checks every part before it applies any
+    if (env.state !== undefined)
+      restoreSnapshot(env.state, name, this.#policyHash, this.breaker, this.budget);
     const rateLimit = settings.rateLimit ?? null;
     this.rateLimiter =
       rateLimit === null ? null : new RateLimiter(rateLimit, this.#pauseListener(""));
@@ -275,6 +315,21 @@ class DependencyStack implements Dependency {
     callOptions: CallOptionsFor<T, F> = NO_OPTIONS,
     identity?: string | (() => string | Promise<string>),
   ): Promise<CallResult<T, F>> {
+    // one read of the ambient scope serves both its deadline and its signal
+    const scope = currentScope();
+    // coalescing needs the request's identity: without one, every call runs on its own
+    if (operation.coalesce === true && identity !== undefined)
+      return this.#coalesced(operation, transport, callOptions, identity, scope);
+    return this.#call(operation, transport, callOptions, identity, scope);
+  }
+
+  #call<T, F extends FallbackSettings | null>(
+    operation: OperationSettings<F>,
+    transport: Transport<T>,
+    callOptions: CallOptionsFor<T, F>,
+    identity: string | (() => string | Promise<string>) | undefined,
+    scope: AmbientScope | undefined,
+  ): Promise<CallResult<T, F>> {
     const options = callOptions as ProvidedCallOptions<T>;
     const parts = this.#parts;
     const now = parts.clock.now();
@@ -282,8 +337,6 @@ class DependencyStack implements Dependency {
       operation.timeout.totalMs === null
         ? Number.POSITIVE_INFINITY
         : now + operation.timeout.totalMs;
-    // one read of the ambient scope serves both its deadline and its signal
-    const scope = currentScope();
     if (scope !== undefined) at = Math.min(at, now + scope.deadline.remaining());
     const given = options.deadline;
     if (given !== undefined)
@@ -339,16 +392,135 @@ class DependencyStack implements Dependency {
       signal,
       withFallback ? fallback : null,
       withFallback
-        ? this.#fallbackInputs(operation.name, fallback, options, identity, scope?.degraded)
+        ? this.#fallbackInputs(
+            operation.name,
+            fallback,
+            options as ProvidedCallOptions,
+            identity,
+            scope?.degraded,
+          )
         : undefined,
       hedge !== null && repeatable ? this.#hedgeBudget(operation.name, hedge) : null,
       limiter,
+      options.classify as Classifier | undefined,
     );
     const started = call.start(now, this.bulkhead);
     const result = joined === undefined ? started : releasedOnSettle(started, joined);
     return (
       observed ? this.#ended(result, operation.name, id, now, withFallback) : result
     ) as Promise<CallResult<T, F>>;
+  }
+
+  // A call of an operation with `coalesce: true` (docs/runtime.md, "Coalescing"): it joins the
+  // chain in flight for the same identity and cacheKey, or starts one. A caller that brings its
+  // own fallback function or idempotency key runs alone: neither can be shared.
+  #coalesced<T, F extends FallbackSettings | null>(
+    operation: OperationSettings<F>,
+    transport: Transport<T>,
+    callOptions: CallOptionsFor<T, F>,
+    identity: string | (() => string | Promise<string>),
+    scope: AmbientScope | undefined,
+  ): Promise<CallResult<T, F>> {
+    const options = callOptions as ProvidedCallOptions<T>;
+    if (options.fallback !== undefined || options.idempotencyKey !== undefined)
+      return this.#call(operation, transport, callOptions, identity, scope);
+    if (typeof identity === "string")
+      return this.#share(operation, transport, options, identity, scope);
+    // an HTTP request's identity is known once its headers are (a header function may be async)
+    return Promise.resolve()
+      .then(identity)
+      .then(
+        (known) => this.#share(operation, transport, options, known, scope),
+        // headers that cannot be resolved: the call runs alone, and its attempt reports why
+        () => this.#call(operation, transport, callOptions, identity, scope),
+      );
+  }
+
+  #share<T, F extends FallbackSettings | null>(
+    operation: OperationSettings<F>,
+    transport: Transport<T>,
+    options: ProvidedCallOptions<T>,
+    identity: string,
+    scope: AmbientScope | undefined,
+  ): Promise<CallResult<T, F>> {
+    const parts = this.#parts;
+    const now = parts.clock.now();
+    // the caller's own deadline, as a call of its own would have it: the total, the ambient
+    // deadline and its own, the earliest winning; the margin is set aside for its own work
+    let at =
+      operation.timeout.totalMs === null
+        ? Number.POSITIVE_INFINITY
+        : now + operation.timeout.totalMs;
+    if (scope !== undefined) at = Math.min(at, now + scope.deadline.remaining());
+    const given = options.deadline;
+    if (given !== undefined)
+      at = Math.min(at, now + (typeof given === "number" ? Math.max(0, given) : given.remaining()));
+    at -= parts.marginMs;
+    const own = options.signal;
+    const ambient = scope?.signal;
+    if (own?.aborted === true) return Promise.reject(abortedError(own.reason));
+    if (ambient?.aborted === true) return Promise.reject(abortedError(ambient.reason));
+    if (at <= now) return Promise.reject(coalescedDeadline(this.name, operation.name, at - now));
+    const key = staleKey(identity, options.cacheKey);
+    // per operation: two operations never share a chain, whatever their requests
+    const chains = (this.#state(operation.name).chains ??= new Map<string, CoalescedChain>());
+    let chain = chains.get(key);
+    if (chain === undefined) {
+      // the chain is nobody's own call: no ambient scope (one caller's inbound request going
+      // away must not cancel it for the others), no caller's signal or deadline
+      const total = operation.timeout.totalMs;
+      const endsAt = total === null ? Number.POSITIVE_INFINITY : now + total - parts.marginMs;
+      // only a chain whose first caller can leave early can ever be abandoned by all: the
+      // others need no controller (an AbortController and its listener cost more than the rest)
+      const controller =
+        at < endsAt || own !== undefined || ambient !== undefined
+          ? new AbortController()
+          : undefined;
+      const result = this.#call(
+        operation,
+        transport,
+        { signal: controller?.signal, cacheKey: options.cacheKey },
+        identity,
+        undefined,
+      );
+      const started: CoalescedChain = new CoalescedChain(
+        controller,
+        result,
+        this.#calls,
+        endsAt,
+        () => {
+          if (chains.get(key) === started) chains.delete(key);
+        },
+      );
+      chain = started;
+      chains.set(key, chain);
+    } else if (this.#events.active) {
+      this.#events.emit({
+        type: "call-coalesced",
+        dependency: this.name,
+        operation: operation.name,
+        call: chain.call,
+        waiting: chain.waiting + 1,
+      });
+    }
+    // a caller that cannot leave early (the common case) takes the chain's promise as it is
+    const shared =
+      at >= chain.endsAt && own === undefined && ambient === undefined
+        ? chain.share<CallResult<T, F>>()
+        : chain.join<CallResult<T, F>>(
+            parts.clock,
+            now,
+            at,
+            { dependency: this.name, operation: operation.name },
+            [own, ambient],
+          );
+    const degraded = scope?.degraded;
+    if (degraded === undefined || !hasFallback(operation.fallback)) return shared;
+    // the inbound request this caller serves learns that its answer was a fallback's
+    return shared.then((value) => {
+      if ((value as Outcome<unknown>).degraded) degraded.add(this.name);
+      return value;
+    });
   }
 
   // Only calls someone listens to pay for the extra promise that reports how they ended.
@@ -399,6 +571,10 @@ class DependencyStack implements Dependency {
 
   subscribe(observer: Observer): () => void {
     return this.#events.subscribe(observer);
+  }
+
+  snapshot(): DependencySnapshot {
+    return takeSnapshot(this.name, this.#policyHash, this.breaker, this.budget);
   }
 
   // What the call's fallback needs beyond its settings; nothing for a value fallback outside a
@@ -467,7 +643,7 @@ class DependencyStack implements Dependency {
     const operations = (this.#operations ??= new Map<string, OperationState>());
     let state = operations.get(operation);
     if (state === undefined) {
-      state = { cache: null, hedgeBudget: null, limiter: null };
+      state = { cache: null, hedgeBudget: null, chains: null, limiter: null };
       operations.set(operation, state);
     }
     return state;
@@ -486,6 +662,16 @@ function releasedOnSettle<R>(result: Promise<R>, joined: JoinedSignal): Promise<
       throw error;
     },
   );
+}
+
+/**
+ * The breaker control of a dependency that has a breaker (generated clients call it only then);
+ * throws for one without.
+ */
+export function controlOf(dependency: Dependency): BreakerControl {
+  const control = dependency.breakerControl;
+  if (control === null) throw new TypeError(`${dependency.name} has no breaker`);
+  return control;
 }
 
 /**

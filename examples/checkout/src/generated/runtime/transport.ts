@@ -54,6 +54,18 @@ export interface AttemptContext {
    */
   identify?(identity: string): void;
   /**
+   * Whether the call classifies outcomes (a `classify` hook, or `retry.on` body conditions):
+   * then a transport that decoded a 2xx response reports it with {@link AttemptContext.received}
+   * before it returns the body. Optional, like `identify`.
+   */
+  readonly judges?: boolean;
+  /**
+   * Reports the 2xx response an attempt decoded: its status, headers (lower-case names) and
+   * body text, for the `classify` hook and the body conditions (docs/runtime.md, "Classifying
+   * outcomes"). `sendHttp` calls it when {@link AttemptContext.judges} is set.
+   */
+  received?(status: number, headers: Readonly<Record<string, string>>, text: string): void;
+  /**
    * Hands the rate limit a response's status and headers, so a `Retry-After` on a 429 or the
    * RateLimit header fields can pause it (docs/runtime.md, "Rate limit"). `sendHttp` calls it
    * for every response. Optional, so a test's own context need not have it.
