@@ -36,10 +36,16 @@ import {
   list,
   objectLiteral,
   printModule,
+  softline,
   type Doc,
 } from "./printer.js";
 import { isInterfaceSchema, schemaType, typeDoc, unionDoc, type TypeContext } from "./types.js";
 import { Validators } from "./validators.js";
+
+/** `<A, B>`, broken one argument a line when it does not fit (no trailing comma, as types need). */
+function typeArguments(items: readonly Doc[]): Doc {
+  return group("<", indent([softline, join([",", line], items)]), softline, ">");
+}
 
 /** What the project file adds to every client. */
 export interface ClientOptions {
@@ -210,12 +216,17 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
     ),
     prop(
       "classify",
-      code`${R.Classifier}<${unionDoc(
-        ops.map(
-          ({ op, names: n }) =>
-            code`${http ? R.HttpAttemptResult : R.FunctionAttemptResult}<${op.response ? n.response : http ? "undefined" : "unknown"}, ${JSON.stringify(op.name)}>`,
+      code`${R.Classifier}${typeArguments([
+        unionDoc(
+          ops.map(
+            ({ op, names: n }) =>
+              code`${http ? R.HttpAttemptResult : R.FunctionAttemptResult}${typeArguments([
+                op.response ? n.response : http ? "undefined" : "unknown",
+                JSON.stringify(op.name),
+              ])}`,
+          ),
         ),
-      )}> | undefined`,
+      ])} | undefined`,
       true,
       "Says what each attempt's outcome means (the response with its status, headers and decoded body, a function's value, or an error): `success`, `transient` (retried, counted by the breaker), `failure` (counted, not retried) or `ignore` (counted by nothing); `undefined` keeps the built-in verdict. See resgen's docs/runtime.md, \"Classifying outcomes\".",
     ),

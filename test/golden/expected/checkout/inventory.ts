@@ -139,8 +139,8 @@ export interface InventoryClientConfig {
    * built-in verdict. See resgen's docs/runtime.md, "Classifying outcomes".
    */
   readonly classify?: Classifier<
-    | HttpAttemptResult<GetStockResponse, "getStock">
-    | HttpAttemptResult<ReserveResponse, "reserve">> | undefined;
+    HttpAttemptResult<GetStockResponse, "getStock"> | HttpAttemptResult<ReserveResponse, "reserve">
+  > | undefined;
   /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.

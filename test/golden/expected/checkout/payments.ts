@@ -138,8 +138,10 @@ export interface PaymentsClientConfig {
    * built-in verdict. See resgen's docs/runtime.md, "Classifying outcomes".
    */
   readonly classify?: Classifier<
-    | HttpAttemptResult<GetChargeResponse, "getCharge">
-    | HttpAttemptResult<CreateChargeResponse, "createCharge">> | undefined;
+
+      | HttpAttemptResult<GetChargeResponse, "getCharge">
+      | HttpAttemptResult<CreateChargeResponse, "createCharge">
+  > | undefined;
   /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.

@@ -134,8 +134,10 @@ export interface RecommendationsClientConfig {
    * built-in verdict. See resgen's docs/runtime.md, "Classifying outcomes".
    */
   readonly classify?: Classifier<
-    | HttpAttemptResult<GetRecommendationsResponse, "getRecommendations">
-    | HttpAttemptResult<undefined, "recordClick">> | undefined;
+
+      | HttpAttemptResult<GetRecommendationsResponse, "getRecommendations">
+      | HttpAttemptResult<undefined, "recordClick">
+  > | undefined;
   /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.

@@ -141,8 +141,8 @@ export interface ConstructorClientConfig {
    * built-in verdict. See resgen's docs/runtime.md, "Classifying outcomes".
    */
   readonly classify?: Classifier<
-    | HttpAttemptResult<DeleteResponse, "delete">
-    | HttpAttemptResult<undefined, "get-thing">> | undefined;
+    HttpAttemptResult<DeleteResponse, "delete"> | HttpAttemptResult<undefined, "get-thing">
+  > | undefined;
   /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.

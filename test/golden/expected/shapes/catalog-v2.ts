@@ -193,10 +193,12 @@ export interface CatalogV2ClientConfig {
    * built-in verdict. See resgen's docs/runtime.md, "Classifying outcomes".
    */
   readonly classify?: Classifier<
-    | HttpAttemptResult<SearchResponse, "search">
-    | HttpAttemptResult<GetProductResponse, "getProduct">
-    | HttpAttemptResult<undefined, "ping">
-    | HttpAttemptResult<PatchProductResponse, "patchProduct">> | undefined;
+
+      | HttpAttemptResult<SearchResponse, "search">
+      | HttpAttemptResult<GetProductResponse, "getProduct">
+      | HttpAttemptResult<undefined, "ping">
+      | HttpAttemptResult<PatchProductResponse, "patchProduct">
+  > | undefined;
   /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.

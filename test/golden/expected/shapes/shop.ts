@@ -230,9 +230,11 @@ export interface ShopClientConfig {
    * built-in verdict. See resgen's docs/runtime.md, "Classifying outcomes".
    */
   readonly classify?: Classifier<
-    | HttpAttemptResult<ListItemsResponse, "listItems">
-    | HttpAttemptResult<GetPetResponse, "getPet">
-    | HttpAttemptResult<PingResponse, "ping">> | undefined;
+
+      | HttpAttemptResult<ListItemsResponse, "listItems">
+      | HttpAttemptResult<GetPetResponse, "getPet">
+      | HttpAttemptResult<PingResponse, "ping">
+  > | undefined;
   /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.

@@ -171,10 +171,12 @@ export interface VaultClientConfig {
    * built-in verdict. See resgen's docs/runtime.md, "Classifying outcomes".
    */
   readonly classify?: Classifier<
-    | HttpAttemptResult<GetSecretResponse, "getSecret">
-    | HttpAttemptResult<undefined, "openSession">
-    | HttpAttemptResult<undefined, "listExports">
-    | HttpAttemptResult<undefined, "ping">> | undefined;
+
+      | HttpAttemptResult<GetSecretResponse, "getSecret">
+      | HttpAttemptResult<undefined, "openSession">
+      | HttpAttemptResult<undefined, "listExports">
+      | HttpAttemptResult<undefined, "ping">
+  > | undefined;
   /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.

@@ -111,9 +111,11 @@ export interface WarehouseDbClientConfig {
    * built-in verdict. See resgen's docs/runtime.md, "Classifying outcomes".
    */
   readonly classify?: Classifier<
-    | FunctionAttemptResult<CountStockResponse, "countStock">
-    | FunctionAttemptResult<unknown, "rawQuery">
-    | FunctionAttemptResult<unknown, "insertRow">> | undefined;
+
+      | FunctionAttemptResult<CountStockResponse, "countStock">
+      | FunctionAttemptResult<unknown, "rawQuery">
+      | FunctionAttemptResult<unknown, "insertRow">
+  > | undefined;
   /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.

