@@ -331,14 +331,7 @@ class DependencyStack implements Dependency {
     const options = callOptions as ProvidedCallOptions<T>;
     const parts = this.#parts;
     const now = parts.clock.now();
-    let at =
-      operation.timeout.totalMs === null
-        ? Number.POSITIVE_INFINITY
-        : now + operation.timeout.totalMs;
-    if (scope !== undefined) at = Math.min(at, now + scope.deadline.remaining());
-    const given = options.deadline;
-    if (given !== undefined)
-      at = Math.min(at, now + (typeof given === "number" ? Math.max(0, given) : given.remaining()));
+    const at = deadlineAt(operation, options, scope, now);
 
     const id = ++this.#calls;
     const observed = this.#events.active;
@@ -443,17 +436,9 @@ class DependencyStack implements Dependency {
   ): Promise<CallResult<T, F>> {
     const parts = this.#parts;
     const now = parts.clock.now();
-    // the caller's own deadline, as a call of its own would have it: the total, the ambient
-    // deadline and its own, the earliest winning; the margin is set aside for its own work
-    let at =
-      operation.timeout.totalMs === null
-        ? Number.POSITIVE_INFINITY
-        : now + operation.timeout.totalMs;
-    if (scope !== undefined) at = Math.min(at, now + scope.deadline.remaining());
-    const given = options.deadline;
-    if (given !== undefined)
-      at = Math.min(at, now + (typeof given === "number" ? Math.max(0, given) : given.remaining()));
-    at -= parts.marginMs;
+    // the caller's own deadline, as a call of its own would have it; the margin is set aside
+    // for its own work
+    const at = deadlineAt(operation, options, scope, now) - parts.marginMs;
     const own = options.signal;
     const ambient = scope?.signal;
     if (own?.aborted === true) return Promise.reject(abortedError(own.reason));
@@ -681,4 +666,23 @@ export function createDependency(
   env: RuntimeEnvironment = {},
 ): Dependency {
   return new DependencyStack(settings, env);
+}
+
+/**
+ * When a call must end, on the dependency's clock: the earliest of the operation's total, the
+ * ambient deadline and the caller's own `deadline` (docs/runtime.md, "Deadlines").
+ */
+function deadlineAt(
+  operation: { readonly timeout: { readonly totalMs: number | null } },
+  options: { readonly deadline?: DeadlineLike | number | undefined },
+  scope: AmbientScope | undefined,
+  now: number,
+): number {
+  let at =
+    operation.timeout.totalMs === null ? Number.POSITIVE_INFINITY : now + operation.timeout.totalMs;
+  if (scope !== undefined) at = Math.min(at, now + scope.deadline.remaining());
+  const given = options.deadline;
+  if (given !== undefined)
+    at = Math.min(at, now + (typeof given === "number" ? Math.max(0, given) : given.remaining()));
+  return at;
 }
