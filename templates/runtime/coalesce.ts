@@ -9,8 +9,6 @@ import { abortedError, ResilienceError } from "./errors.js";
  * under its own deadline: the operation's total timeout from its start (each caller still gets
  * its own deadline error at its own deadline, while the chain goes on for the others).
  */
-export { coalescedDeadline };
-
 export class CoalescedChain {
   /** The shared chain's result: the same value (or error) for every caller that waits for it. */
   readonly result: Promise<unknown>;
@@ -149,7 +147,11 @@ export class CoalescedChain {
 }
 
 /** The `deadline` error of a caller whose own deadline passed while it waited for its chain. */
-function coalescedDeadline(dependency: string, operation: string, ms: number): ResilienceError {
+export function coalescedDeadline(
+  dependency: string,
+  operation: string,
+  ms: number,
+): ResilienceError {
   return new ResilienceError({
     kind: "deadline",
     message:
