@@ -53,11 +53,12 @@ export function emitTelemetry(
     "\n",
   );
   // the adapter's one import of the runtime, from the package instead of the output folder
-  if (runtime === "package")
-    text = text.replace(
-      ` from "../${RUNTIME_DIR}/index.js";`,
-      ` from "${RUNTIME_PACKAGE.generated}";`,
-    );
+  if (runtime === "package") {
+    const vendored = ` from "../${RUNTIME_DIR}/index.js";`;
+    if (!text.includes(vendored))
+      throw new Error(`internal: templates/${TELEMETRY_DIR}/${name} no longer imports${vendored}`);
+    text = text.replace(vendored, ` from "${RUNTIME_PACKAGE.generated}";`);
+  }
   return new Map([
     [
       `${TELEMETRY_DIR}/${name}`,

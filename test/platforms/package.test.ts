@@ -69,6 +69,29 @@ describe("runtime: package", () => {
     60_000,
   );
 
+  it("writes the telemetry adapter importing the packaged runtime, and it compiles strict", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "resgen-package-otel-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, "catalog.yaml"), readFileSync(join(project.dir, "catalog.yaml")));
+    writeFileSync(join(dir, "resgen.config.yaml"), `${PROJECT}telemetry: opentelemetry\n`);
+    writeFileSync(join(dir, "package.json"), '{ "type": "module" }\n');
+    mkdirSync(join(dir, "node_modules"));
+    symlinkSync(PACKAGE_ROOT, join(dir, "node_modules", "resgen"), "dir");
+    const otel = join(PACKAGE_ROOT, "node_modules", "@opentelemetry");
+    symlinkSync(otel, join(dir, "node_modules", "@opentelemetry"), "dir");
+    await buildCatalog(dir);
+    const adapter = readFileSync(join(dir, "out", "telemetry", "opentelemetry.ts"), "utf8");
+    expect(adapter).toContain('} from "resgen/runtime/generated";');
+    expect(adapter).not.toContain("../runtime/");
+    const files = ["catalog.ts", "index.ts", "telemetry/opentelemetry.ts"];
+    expect(
+      await compile(
+        files.map((f) => join(dir, "out", f)),
+        "NodeNext",
+      ),
+    ).toBe("");
+  }, 60_000);
+
   it("runs on Node: a success, an attempt timeout, stale, static and network fallbacks, ambient deadlines", async () => {
     writeFileSync(
       join(project.dir, "node.ts"),
