@@ -35,9 +35,23 @@ export function validate<S extends z.ZodType>(
   const result = schema.safeParse(source.data);
   if (result.success) return { value: result.data, diagnostics: [] };
   const diagnostics: Diagnostic[] = [];
-  for (const issue of result.error.issues)
+  for (const issue of withoutSafeIntegerBounds(result.error.issues))
     diagnostics.push(...translate(schema, source, issue, []));
   return { value: undefined, diagnostics };
+}
+
+/**
+ * The issues without zod's own safe-integer bound of `.int()` where the value also broke the
+ * field's declared range: an integer past both is reported once, at the declared bound.
+ */
+function withoutSafeIntegerBounds(issues: readonly Issue[]): Issue[] {
+  const ranged = (i: Issue) => i.code === "too_big" || i.code === "too_small";
+  const safe = (i: Issue) =>
+    (i.code === "too_big" && Number(i.maximum) === Number.MAX_SAFE_INTEGER) ||
+    (i.code === "too_small" && Number(i.minimum) === Number.MIN_SAFE_INTEGER);
+  const key = (i: Issue) => i.path.map(String).join("\0");
+  const declared = new Set(issues.filter((i) => ranged(i) && !safe(i)).map(key));
+  return issues.filter((i) => !(ranged(i) && safe(i) && declared.has(key(i))));
 }
 
 function translate(
