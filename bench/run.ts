@@ -5,8 +5,13 @@
 // Each sample awaits BATCH calls in a row, so the harness's own per-sample cost is amortised,
 // and each row is the median of ROUNDS rounds.
 //
-//   --save   also writes the raw results as JSON to bench/results/
-//   --quick  shorter sampling (for a smoke run; figures are noisier)
+//   --save            also writes the raw results as JSON to bench/results/
+//   --quick           shorter sampling (for a smoke run; figures are noisier)
+//   --only <group>    runs one group and its summary lines: baseline, happy, coalescing,
+//                     rejection, validation or heap
+//   --baseline <rev>  the revision the baseline group compares the runtime with (default
+//                     68262f1, the last commit before the features that must not cost an
+//                     unconfigured call anything; see bench/baseline.ts)
 //
 // Heap figures need `global.gc`: run with `node --expose-gc --import tsx bench/run.ts`.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -28,14 +33,36 @@ import OpossumBreaker from "opossum";
 import { Bench } from "tinybench";
 import { build } from "../src/build/build.js";
 import {
+  DEFAULT_BASELINE,
+  loadBaseline,
+  type Baseline,
+  type ComparableRuntime,
+} from "./baseline.js";
+import {
   createDependency,
   type Dependency,
   type DependencySettings,
   type OperationSettings,
 } from "../templates/runtime/index.js";
 
-const args = new Set(process.argv.slice(2));
+const argv = process.argv.slice(2);
+const args = new Set(argv);
+/** The value after `--name`, or `fallback` when the flag is absent. */
+function option(name: string, fallback: string): string {
+  const at = argv.indexOf(name);
+  if (at === -1) return fallback;
+  const value = argv[at + 1];
+  if (value === undefined || value.startsWith("--")) throw new Error(`${name} needs a value`);
+  return value;
+}
 const quick = args.has("--quick");
+const GROUPS = ["baseline", "happy", "coalescing", "rejection", "validation", "heap"] as const;
+type Group = (typeof GROUPS)[number];
+const only = option("--only", "");
+if (only !== "" && !(GROUPS as readonly string[]).includes(only))
+  throw new Error(`--only ${only}: the groups are ${GROUPS.join(", ")}`);
+const runs = (group: Group): boolean => only === "" || only === group;
+const baselineRev = option("--baseline", DEFAULT_BASELINE);
 const BATCH = 100;
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -209,6 +236,11 @@ interface Row {
   readonly samples: number;
   /** Mean ns per call of each round. */
   readonly rounds: readonly number[];
+  /**
+   * This process's CPU time (user and system, all its threads) per call of each round's sampling
+   * phase: unlike the wall time, it leaves out what other processes on the machine take.
+   */
+  readonly cpuRounds: readonly number[];
 }
 
 // A shared VM's speed drifts by up to 2× within a minute, so each group runs in rounds (the task
@@ -222,21 +254,65 @@ const benchOptions = {
   iterations: 10,
 };
 
+interface MeasureOptions {
+  /** Rounds (default {@link ROUNDS}). */
+  readonly rounds?: number;
+  /** The tasks' indices in the order round `round` runs them (default: rotated by the round). */
+  readonly order?: (round: number) => readonly number[];
+  /** Sampling and warm-up per task and round, in ms (default {@link benchOptions}'). */
+  readonly time?: number;
+  readonly warmupTime?: number;
+}
+
 /** Times `calls` (each returns the awaited call) per call, in nanoseconds. */
 async function measure(
   group: string,
   tasks: Array<[string, () => Promise<unknown>]>,
+  options: MeasureOptions = {},
 ): Promise<Row[]> {
-  const results = new Map<string, Array<{ ns: number; rme: number; samples: number }>>(
-    tasks.map(([name]) => [name, []]),
-  );
-  for (let round = 0; round < ROUNDS; round++) {
-    const bench = new Bench({ name: group, ...benchOptions });
-    for (let i = 0; i < tasks.length; i++) {
-      const [name, call] = tasks[(i + round) % tasks.length]!;
-      bench.add(name, async () => {
-        for (let j = 0; j < BATCH; j++) await call();
-      });
+  const results = new Map<
+    string,
+    Array<{ ns: number; rme: number; samples: number; cpuNs: number }>
+  >(tasks.map(([name]) => [name, []]));
+  const cpu = new Map<string, () => number>();
+  const rotated = (round: number) => tasks.map((_, i) => (i + round) % tasks.length);
+  const order = options.order ?? rotated;
+  for (let round = 0; round < (options.rounds ?? ROUNDS); round++) {
+    const bench = new Bench({
+      name: group,
+      ...benchOptions,
+      time: options.time ?? benchOptions.time,
+      warmupTime: options.warmupTime ?? benchOptions.warmupTime,
+    });
+    const indices = order(round);
+    if ([...indices].sort((a, b) => a - b).join() !== tasks.map((_, i) => i).join())
+      throw new Error(`${group}: round ${String(round)} does not run every task once`);
+    for (const index of indices) {
+      const [name, call] = tasks[index]!;
+      // the CPU clock is read outside the timed samples, once before and once after the phase
+      let iterations = 0;
+      let cpuStart = process.cpuUsage();
+      let cpuUs = 0;
+      bench.add(
+        name,
+        async () => {
+          iterations++;
+          for (let j = 0; j < BATCH; j++) await call();
+        },
+        {
+          beforeAll: (mode) => {
+            if (mode !== "run") return;
+            iterations = 0;
+            cpuStart = process.cpuUsage();
+          },
+          afterAll: (mode) => {
+            if (mode !== "run") return;
+            const used = process.cpuUsage(cpuStart);
+            cpuUs = used.user + used.system;
+          },
+        },
+      );
+      cpu.set(name, () => (cpuUs * 1e3) / (iterations * BATCH));
     }
     await bench.run();
     for (const task of bench.tasks) {
@@ -246,6 +322,7 @@ async function measure(
         ns: (result.latency.mean * 1e6) / BATCH,
         rme: result.latency.rme,
         samples: result.latency.samplesCount,
+        cpuNs: cpu.get(task.name)!(),
       });
     }
   }
@@ -259,6 +336,7 @@ async function measure(
       rme: median.rme,
       samples: rounds.reduce((n, r) => n + r.samples, 0),
       rounds: rounds.map((r) => r.ns),
+      cpuRounds: rounds.map((r) => r.cpuNs),
     };
   });
 }
@@ -330,6 +408,119 @@ async function happyPath(kind: "no-op" | "yield", fn: () => Promise<number>): Pr
     ["resgen, nothing configured", () => bare.call(plainOp, () => fn())],
     ["resgen rate limit", () => limited.call(plainOp, () => fn())],
   ]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The runtime against itself before the features (bench/baseline.ts): the same two stacks, from
+// the same settings (valid in both versions), through the current runtime and the baseline's,
+// in one run. Each runtime gets its own copy of the settings, so neither sees an object the
+// other has touched; the protected function is the same. Each pair of rows runs back to back,
+// which of the two goes first alternating from round to round, and the ratio of a pair is the
+// median of its rounds' ratios: the load of a shared machine moves both rows of a round alike.
+
+// Many short rounds rather than a few long ones: the two rows of a pair then run within a
+// fraction of a second of each other, and a burst of load elsewhere on the machine lands on a
+// few rounds' ratios, which the median leaves out.
+const BASELINE_ROUNDS = quick ? 4 : 16;
+const BASELINE_TIMING = { time: quick ? 100 : 200, warmupTime: quick ? 30 : 50 };
+
+/** Current ÷ baseline, round by round. */
+interface Ratios {
+  /** The median of the rounds' ratios. */
+  readonly median: number;
+  /** The smallest and largest round's ratio. */
+  readonly low: number;
+  readonly high: number;
+}
+
+interface Comparison {
+  readonly stack: string;
+  readonly current: Row;
+  readonly baseline: Row;
+  /** From wall time (tinybench's means). */
+  readonly wall: Ratios;
+  /** From this process's CPU time. */
+  readonly cpu: Ratios;
+}
+
+function pairedRatios(current: readonly number[], baseline: readonly number[]): Ratios {
+  const ratios = current.map((ns, i) => ns / baseline[i]!).sort((a, b) => a - b);
+  const mid = ratios.length / 2;
+  return {
+    median: (ratios[Math.ceil(mid) - 1]! + ratios[Math.floor(mid)]!) / 2,
+    low: ratios[0]!,
+    high: ratios[ratios.length - 1]!,
+  };
+}
+
+const currentRuntime: ComparableRuntime = { createDependency };
+const NOTHING_CONFIGURED: DependencySettings = {
+  name: "bench",
+  deadline: null,
+  breaker: null,
+  bulkhead: null,
+  budget: null,
+};
+
+async function againstBaseline(
+  kind: "no-op" | "yield",
+  fn: () => Promise<number>,
+  baseline: Extract<Baseline, { ok: true }>,
+): Promise<{ rows: Row[]; comparisons: Comparison[] }> {
+  const stacks = (runtime: ComparableRuntime) => {
+    const full = runtime.createDependency(structuredClone(FULL_DEPENDENCY));
+    const fullOp = structuredClone(fullOperation);
+    const plain = runtime.createDependency(structuredClone(NOTHING_CONFIGURED));
+    const plainOp = structuredClone(plainOperation({}));
+    return {
+      full: () => full.call(fullOp, () => fn()),
+      plain: () => plain.call(plainOp, () => fn()),
+    };
+  };
+  const now = stacks(currentRuntime);
+  const then = stacks(baseline.runtime);
+  const pairs = [
+    ["full stack", "current full stack", "baseline full stack"],
+    ["nothing configured", "current, nothing configured", "baseline, nothing configured"],
+  ] as const;
+  const rows = await measure(
+    `against ${baseline.commit.slice(0, 7)}, ${kind}`,
+    [
+      ["bare await fn()", () => fn()],
+      [pairs[0][1], now.full],
+      [pairs[0][2], then.full],
+      [pairs[1][1], now.plain],
+      [pairs[1][2], then.plain],
+    ],
+    {
+      rounds: BASELINE_ROUNDS,
+      ...BASELINE_TIMING,
+      // bare first; the pairs in turn first, and within each pair current or baseline first,
+      // so that over four rounds each row has run in each position of its pair
+      order: (round) => {
+        const ordered =
+          Math.floor(round / 2) % 2 === 0
+            ? [
+                [1, 2],
+                [3, 4],
+              ]
+            : [
+                [3, 4],
+                [1, 2],
+              ];
+        return [0, ...ordered.flatMap((pair) => (round % 2 === 0 ? pair : [...pair].reverse()))];
+      },
+    },
+  );
+  const row = (name: string) => rows.find((r) => r.name === name)!;
+  const comparisons = pairs.map(([stack, currentName, baselineName]) => {
+    const current = row(currentName);
+    const before = row(baselineName);
+    const wall = pairedRatios(current.rounds, before.rounds);
+    const cpu = pairedRatios(current.cpuRounds, before.cpuRounds);
+    return { stack, current, baseline: before, wall, cpu };
+  });
+  return { rows, comparisons };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -700,38 +891,103 @@ console.log(
 
 const started = performance.now();
 const groups: Row[][] = [];
-for (const [kind, fn] of [
-  ["no-op", noop],
-  ["yield", yieldOnce],
-] as const) {
-  const rows = await happyPath(kind, fn);
-  groups.push(rows);
-  printGroup(rows);
+const ns = (group: Row[], name: string): number => group.find((r) => r.name === name)!.nsPerCall;
+
+// First, while neither runtime has run: the happy path below takes the current one through
+// settings the baseline has never seen (a rate limit, a classify hook, open-duration backoff),
+// which would leave the current runtime's code shaped by more kinds of call than the baseline's.
+let baseline: Baseline | undefined;
+const comparisons: Array<{ kind: string; comparisons: Comparison[] }> = [];
+if (runs("baseline")) {
+  baseline = await loadBaseline(join(here, ".."), baselineRev);
+  if (!baseline.ok) {
+    console.log(`
+baseline group skipped: ${baseline.reason}`);
+  } else {
+    for (const [kind, fn] of [
+      ["no-op", noop],
+      ["yield", yieldOnce],
+    ] as const) {
+      const result = await againstBaseline(kind, fn, baseline);
+      groups.push(result.rows);
+      printGroup(result.rows);
+      comparisons.push({ kind, comparisons: result.comparisons });
+    }
+  }
 }
-if (minimumSuccesses === 0) throw new Error("the minimum wrapper never ran");
-const { rows: coalescedRows, sent: coalescedSent } = await coalescing();
-groups.push(coalescedRows);
-printGroup(coalescedRows);
-const rejected = await rejections();
-groups.push(rejected);
-printGroup(rejected);
-const { rows: validated, costs: validatorCosts } = await validation();
-const validationGroups = [...new Set(validated.map((row) => row.group))].map((group) =>
-  validated.filter((row) => row.group === group),
-);
-for (const rows of validationGroups) {
-  groups.push(rows);
-  printGroup(rows);
+const happy: Row[][] = [];
+if (runs("happy")) {
+  for (const [kind, fn] of [
+    ["no-op", noop],
+    ["yield", yieldOnce],
+  ] as const) {
+    const rows = await happyPath(kind, fn);
+    happy.push(rows);
+    groups.push(rows);
+    printGroup(rows);
+  }
+  if (minimumSuccesses === 0) throw new Error("the minimum wrapper never ran");
+}
+let coalesced: Awaited<ReturnType<typeof coalescing>> | undefined;
+if (runs("coalescing")) {
+  coalesced = await coalescing();
+  groups.push(coalesced.rows);
+  printGroup(coalesced.rows);
+}
+let rejected: Row[] | undefined;
+if (runs("rejection")) {
+  rejected = await rejections();
+  groups.push(rejected);
+  printGroup(rejected);
+}
+let validated: Awaited<ReturnType<typeof validation>> | undefined;
+let validationGroups: Row[][] = [];
+if (runs("validation")) {
+  validated = await validation();
+  const rows = validated.rows;
+  validationGroups = [...new Set(rows.map((row) => row.group))].map((group) =>
+    rows.filter((row) => row.group === group),
+  );
+  for (const group of validationGroups) {
+    groups.push(group);
+    printGroup(group);
+  }
 }
 
 // The comparisons the runtime is held to, as ratios within this run.
-const ns = (group: Row[], name: string): number => group.find((r) => r.name === name)!.nsPerCall;
-console.log("\nresgen against the libraries (how many times cheaper resgen is; > 1 is better)");
+if (baseline?.ok === true) {
+  const b = baseline;
+  const median = (values: readonly number[]): number => {
+    const sorted = [...values].sort((x, y) => x - y);
+    const mid = sorted.length / 2;
+    return (sorted[Math.ceil(mid) - 1]! + sorted[Math.floor(mid)]!) / 2;
+  };
+  const ratio = (r: Ratios): string =>
+    `${r.median.toFixed(2)}× (${r.low.toFixed(2)}–${r.high.toFixed(2)})`;
+  console.log(
+    `\nthe runtime against ${b.commit.slice(0, 7)} (${b.subject.length > 60 ? `${b.subject.slice(0, 59)}…` : b.subject}), read into ${b.dir}${b.reused ? " earlier" : ""}`,
+  );
+  console.log(
+    `  current ÷ baseline, the median of ${BASELINE_ROUNDS} rounds' ratios (lowest–highest round): 1.00 is the same cost, < 1 cheaper; wall time, then this process's CPU time`,
+  );
+  for (const { kind, comparisons: pairs } of comparisons) {
+    for (const c of pairs) {
+      const cpu = `${formatNs(median(c.current.cpuRounds))} ÷ ${formatNs(median(c.baseline.cpuRounds))}`;
+      console.log(
+        `  ${`${kind}, ${c.stack}`.padEnd(26)}  wall ${`${formatNs(c.current.nsPerCall)} ÷ ${formatNs(c.baseline.nsPerCall)}`.padEnd(17)} ${ratio(c.wall).padEnd(20)}  CPU ${cpu.padEnd(17)} ${ratio(c.cpu)}`,
+      );
+    }
+  }
+}
+if (runs("happy") || runs("coalescing") || runs("rejection")) {
+  console.log("\nresgen against the libraries (how many times cheaper resgen is; > 1 is better)");
+}
 for (const [index, kind] of [
   [0, "no-op"],
   [1, "yield"],
 ] as const) {
-  const g = groups[index]!;
+  const g = happy[index];
+  if (g === undefined) continue;
   const full = ns(g, "resgen full stack");
   const overhead = (full - ns(g, "bare await fn()")) / ns(g, "bare await fn()");
   console.log(
@@ -745,7 +1001,8 @@ for (const [index, kind] of [
   [0, "no-op"],
   [1, "yield"],
 ] as const) {
-  const g = groups[index]!;
+  const g = happy[index];
+  if (g === undefined) continue;
   console.log(
     `  ${kind}: full stack with a classify hook ${(ns(g, "resgen full stack, classify hook") / ns(g, "resgen full stack")).toFixed(2)}× the full stack without one`,
   );
@@ -757,40 +1014,46 @@ for (const [index, kind] of [
     `  ${kind}: a rate limit costs ${(ns(g, "resgen rate limit") / ns(g, "resgen, nothing configured")).toFixed(2)}× a call with nothing configured`,
   );
 }
-const r = groups[3]!;
-{
-  const c = coalescedRows;
+if (coalesced !== undefined) {
+  const c = coalesced.rows;
+  const sent = coalesced.sent;
   const perBurst = (name: string): string => {
-    const s = coalescedSent[name]!;
+    const s = sent[name]!;
     return (s.requests / s.bursts).toFixed(2);
   };
   console.log(
     `  coalescing: a burst of ${BURST} identical calls costs ${(ns(c, "resgen full stack, coalesce: true") / ns(c, "resgen full stack, no coalesce")).toFixed(2)}× the same burst uncoalesced, sending ${perBurst("coalesced")} request per burst instead of ${perBurst("plain")}; opossum's coalesced burst costs ${(ns(c, "opossum fire(), coalesce (reset on settle)") / ns(c, "resgen full stack, coalesce: true")).toFixed(1)}× resgen's (${perBurst("opossum")} requests per burst)`,
   );
 }
-console.log(
-  `  breaker open: vs cockatiel ${(ns(r, "cockatiel, breaker open") / ns(r, "resgen, breaker open")).toFixed(1)}×, vs opossum ${(ns(r, "opossum, breaker open") / ns(r, "resgen, breaker open")).toFixed(1)}×`,
-);
-console.log(
-  `  bulkhead full: vs cockatiel ${(ns(r, "cockatiel, bulkhead full") / ns(r, "resgen, bulkhead full")).toFixed(1)}×, vs opossum ${(ns(r, "opossum, capacity full") / ns(r, "resgen, bulkhead full")).toFixed(1)}×`,
-);
-
-console.log(
-  "\nresponse validation: a call with validate: response against the same call cast (in-memory fetch), and the validator alone against the JSON.parse before it",
-);
-validationGroups.forEach((rows, i) => {
-  const cast = ns(rows, "call, cast (default)");
-  const checked = ns(rows, "call, validate: response");
-  const cost = validatorCosts[i]!;
+if (rejected !== undefined) {
+  const r = rejected;
   console.log(
-    `  ${cost.items} item${cost.items === 1 ? "" : "s"} (${cost.bytes} bytes): call ${(checked / cast).toFixed(2)}×; the validator ${formatNs(cost.validateNs)} against JSON.parse ${formatNs(cost.parseNs)}, so parse + validate ${((cost.parseNs + cost.validateNs) / cost.parseNs).toFixed(2)}× parse alone`,
+    `  breaker open: vs cockatiel ${(ns(r, "cockatiel, breaker open") / ns(r, "resgen, breaker open")).toFixed(1)}×, vs opossum ${(ns(r, "opossum, breaker open") / ns(r, "resgen, breaker open")).toFixed(1)}×`,
   );
-});
+  console.log(
+    `  bulkhead full: vs cockatiel ${(ns(r, "cockatiel, bulkhead full") / ns(r, "resgen, bulkhead full")).toFixed(1)}×, vs opossum ${(ns(r, "opossum, capacity full") / ns(r, "resgen, bulkhead full")).toFixed(1)}×`,
+  );
+}
 
-const heap = await memory();
+if (validated !== undefined) {
+  const costs = validated.costs;
+  console.log(
+    "\nresponse validation: a call with validate: response against the same call cast (in-memory fetch), and the validator alone against the JSON.parse before it",
+  );
+  validationGroups.forEach((rows, i) => {
+    const cast = ns(rows, "call, cast (default)");
+    const checked = ns(rows, "call, validate: response");
+    const cost = costs[i]!;
+    console.log(
+      `  ${cost.items} item${cost.items === 1 ? "" : "s"} (${cost.bytes} bytes): call ${(checked / cast).toFixed(2)}×; the validator ${formatNs(cost.validateNs)} against JSON.parse ${formatNs(cost.parseNs)}, so parse + validate ${((cost.parseNs + cost.validateNs) / cost.parseNs).toFixed(2)}× parse alone`,
+    );
+  });
+}
+
+const heap = runs("heap") ? await memory() : undefined;
 if (heap === null) {
   console.log("\nheap: skipped (run with node --expose-gc --import tsx bench/run.ts)");
-} else {
+} else if (heap !== undefined) {
   console.log("\nheap (1,000 breakers; one breaker after 10^6 no-op calls)");
   for (const h of heap) {
     console.log(
@@ -809,7 +1072,7 @@ if (args.has("--save")) {
   const file = join(dir, `bench-${stamp}.json`);
   writeFileSync(
     file,
-    `${JSON.stringify({ date: new Date().toISOString(), machine, versions, batch: BATCH, quick, rows: groups.flat(), validatorCosts, heap, seconds }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), machine, versions, batch: BATCH, quick, only: only || null, baseline: baseline === undefined ? null : baseline.ok ? { rev: baseline.rev, commit: baseline.commit, comparisons } : { rev: baseline.rev, skipped: baseline.reason }, rows: groups.flat(), validatorCosts: validated?.costs ?? null, heap: heap ?? null, seconds }, null, 2)}\n`,
   );
   console.log(`saved ${file}`);
 }
