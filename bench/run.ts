@@ -47,12 +47,16 @@ import {
 
 const argv = process.argv.slice(2);
 const args = new Set(argv);
+function usage(message: string): never {
+  console.error(`bench/run.ts: ${message}`);
+  process.exit(2);
+}
 /** The value after `--name`, or `fallback` when the flag is absent. */
 function option(name: string, fallback: string): string {
   const at = argv.indexOf(name);
   if (at === -1) return fallback;
   const value = argv[at + 1];
-  if (value === undefined || value.startsWith("--")) throw new Error(`${name} needs a value`);
+  if (value === undefined || value.startsWith("--")) usage(`${name} needs a value`);
   return value;
 }
 const quick = args.has("--quick");
@@ -60,7 +64,7 @@ const GROUPS = ["baseline", "happy", "coalescing", "rejection", "validation", "h
 type Group = (typeof GROUPS)[number];
 const only = option("--only", "");
 if (only !== "" && !(GROUPS as readonly string[]).includes(only))
-  throw new Error(`--only ${only}: the groups are ${GROUPS.join(", ")}`);
+  usage(`--only ${only}: the groups are ${GROUPS.join(", ")}`);
 const runs = (group: Group): boolean => only === "" || only === group;
 const baselineRev = option("--baseline", DEFAULT_BASELINE);
 const BATCH = 100;
@@ -886,7 +890,7 @@ console.log(
   `packages: tinybench ${versions.tinybench}, cockatiel ${versions.cockatiel}, opossum ${versions.opossum}`,
 );
 console.log(
-  `${BATCH} sequential awaited calls per sample; each row the median of ${ROUNDS} round${ROUNDS === 1 ? "" : "s"}${quick ? " (quick run)" : ""}`,
+  `${BATCH} sequential awaited calls per sample; each row the median of ${ROUNDS} round${ROUNDS === 1 ? "" : "s"} (the baseline group's of ${BASELINE_ROUNDS} shorter ones)${quick ? " (quick run)" : ""}`,
 );
 
 const started = performance.now();
