@@ -107,8 +107,13 @@ export async function loadBaseline(repo: string, rev: string): Promise<Baseline>
     // the runtime is ES modules; without this, the folder (outside any package) would be CommonJS
     writeFileSync(join(partial, "package.json"), `${JSON.stringify({ type: "module" })}\n`);
     writeFileSync(join(partial, COMPLETE), `${commit}\n`);
-    rmSync(dir, { recursive: true, force: true });
-    renameSync(partial, dir);
+    if (existsSync(join(dir, COMPLETE))) {
+      // another run finished the same extraction meanwhile: keep its folder
+      rmSync(partial, { recursive: true, force: true });
+    } else {
+      rmSync(dir, { recursive: true, force: true });
+      renameSync(partial, dir);
+    }
   }
   const runtime = (await import(
     pathToFileURL(join(dir, RUNTIME, "index.ts")).href
