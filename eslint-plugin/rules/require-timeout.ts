@@ -55,6 +55,7 @@ export type MessageIds =
   | "timeoutNotEnforced"
   | "unresolvedOptions"
   | "untimedSignal"
+  | "optInTimeout"
   | "noTimeoutByDefault"
   | "instanceWithoutTimeout"
   | "addSignal"
@@ -72,6 +73,8 @@ interface Problem {
     readonly messageId: "addSignal" | "addTimeout";
     readonly fix: (fixer: Fixer) => Fix;
   } | null;
+  /** The verdict turns on what the caller passes: the calls in this file may settle it. */
+  readonly callerDecides?: true;
 }
 
 const SUGGESTED_MS = "10_000";
@@ -190,6 +193,21 @@ function bounds(ctx: Context, key: string, node: Node): boolean {
 function untimed(outbound: Outbound, signal: Node, ctx: Context): Problem | null {
   const verdict = signalVerdict(ctx.resolver, signal);
   if (verdict.kind !== "never") return null;
+  if (verdict.reason === "opt-in")
+    return {
+      // where the conditional timer is handed over: the reader sees the condition there
+      node: signal,
+      messageId: "optInTimeout",
+      data: {
+        client: outbound.label,
+        when: verdict.when,
+        unset:
+          verdict.unset === "zero"
+            ? "its setting defaults to a value that means none"
+            : "nothing gives its setting a default",
+      },
+      fix: null,
+    };
   return {
     node: outbound.call,
     messageId: "untimedSignal",
@@ -214,12 +232,18 @@ function callerSignal(outbound: Outbound): Problem {
       reason: "can only come from the caller's options, which need not carry one",
     },
     fix: null,
+    callerDecides: true,
   };
 }
 
 function unresolved(ctx: Context, outbound: Outbound, at: Node): Problem | null {
   if (!ctx.reportUnresolved) return null;
-  return { node: at, messageId: "unresolvedOptions", data: { client: outbound.label } };
+  return {
+    node: at,
+    messageId: "unresolvedOptions",
+    data: { client: outbound.label },
+    callerDecides: true,
+  };
 }
 
 /** `fetch(url, init)`: bounded only by an abort signal (undici's fetch may also get a dispatcher). */
@@ -552,6 +576,8 @@ function timeoutHandlers(
             inspect(memberName(up), up.parent.arguments);
           continue;
         }
+        // Piped into (`body.pipe(req)`, `pipeline(body, req, cb)`): streams attach no timers.
+        if (use.type === AST_NODE_TYPES.Identifier && pipedInto(use)) continue;
         // Handed to other code, which may attach its own handlers.
         return "escapes";
       }
@@ -559,6 +585,21 @@ function timeoutHandlers(
     }
     return "escapes";
   }
+}
+
+const PIPES = new Set(["pipeline", "finished"]);
+
+/** Whether a request is only the destination of a stream: `src.pipe(req)`, `pipeline(src, req)`. */
+function pipedInto(use: TSESTree.Identifier): boolean {
+  const up = use.parent;
+  if (up.type !== AST_NODE_TYPES.CallExpression || !up.arguments.includes(use)) return false;
+  const callee = skipWrappers(up.callee);
+  if (callee.type === AST_NODE_TYPES.MemberExpression)
+    return (
+      (memberName(callee) === "pipe" && up.arguments[0] === use) ||
+      PIPES.has(memberName(callee) ?? "")
+    );
+  return callee.type === AST_NODE_TYPES.Identifier && PIPES.has(callee.name);
 }
 
 const DESTROYS = /\.(destroy|abort)\s*\(/;
@@ -685,6 +726,56 @@ function checkInstance(
   return { messageId: "instanceWithoutTimeout", data: { client } };
 }
 
+/** How deep `f(init) → g(init) → fetch(url, init)` is followed back to the calls that build init. */
+const MAX_FORWARDS = 3;
+
+/**
+ * A call whose options are a parameter of the function around it, as each call of that function
+ * in this file sees it: the options replaced by what that call passes (`request(url, init)` →
+ * `fetch(url, init)`), through at most `MAX_FORWARDS` such functions. Null when the options are
+ * not a bare parameter, when the function changes them, or when the file does not show every use
+ * of the function.
+ */
+function forwardedFrom(
+  resolver: Resolver,
+  outbound: Outbound,
+  depth = 0,
+): { readonly site: TSESTree.CallExpression; readonly outbound: Outbound }[] | null {
+  if (depth >= MAX_FORWARDS) return null;
+  const config = configArgument(outbound);
+  const args = clientArguments(outbound);
+  if (config === undefined || args === null) return null;
+  const inner = skipWrappers(config);
+  if (inner.type !== AST_NODE_TYPES.Identifier) return null;
+  const variable = resolver.variableOf(inner);
+  if (!variable || variable.references.some((ref) => ref.isWrite() && !ref.init)) return null;
+  // `init.signal = ...` or `Object.assign(init, ...)` before the call: the function decides.
+  for (const ref of variable.references) {
+    const up = ref.identifier.parent;
+    if (
+      up.type === AST_NODE_TYPES.MemberExpression &&
+      up.object === ref.identifier &&
+      up.parent.type === AST_NODE_TYPES.AssignmentExpression &&
+      up.parent.left === up
+    )
+      return null;
+    if (up.type === AST_NODE_TYPES.CallExpression && calleeName(up) === "assign") return null;
+  }
+  const sites = resolver.callerArguments(inner);
+  if (sites === null) return null;
+  const result: { site: TSESTree.CallExpression; outbound: Outbound }[] = [];
+  for (const site of sites) {
+    const replaced = args.slice(0, outbound.configIndex);
+    if (site.value !== null) replaced.push(site.value as TSESTree.Expression);
+    const seen: Outbound = { ...outbound, through: { kind: "apply", args: replaced } };
+    const further = forwardedFrom(resolver, seen, depth + 1);
+    if (further)
+      for (const next of further) result.push({ site: next.site, outbound: next.outbound });
+    else result.push({ site: site.call, outbound: seen });
+  }
+  return result;
+}
+
 /** How the call reads in the source (`api.get`), or the client's name when that is long. */
 function displayName(text: string, fallback: string): string {
   const compact = text.replace(/\s+/g, "");
@@ -712,6 +803,8 @@ export default createRule<Options, MessageIds>({
         "{{client}}() only gets a `timeout` event: Node does not stop the request. Destroy it in the handler (`req.on('timeout', () => req.destroy())`) or pass `signal: AbortSignal.timeout(ms)`.",
       untimedSignal:
         "{{client}}() is bounded only by a signal that {{reason}}, so nothing ends a stalled request. Combine it with a timer: `AbortSignal.any([signal, AbortSignal.timeout(ms)])`.",
+      optInTimeout:
+        "{{client}}() gets a timer only when `{{when}}`, and {{unset}}, so by default {{why}}. Give the setting a finite default.",
       noTimeoutByDefault:
         "{{client}}() takes `{{key}}` from a parameter whose default means no timeout (0, Infinity, null, undefined), so callers that leave it out get none. Give it a finite default.",
       instanceWithoutTimeout:
@@ -833,21 +926,50 @@ export default createRule<Options, MessageIds>({
           axiosDefaults,
           reportedInstances,
         };
-        for (const outbound of candidates) {
-          const problem = checkOutbound(ctx, outbound);
-          if (!problem || insideWrapper(outbound.call, wrappers)) continue;
+        const report = (problem: Problem, outbound: Outbound, via: string): void => {
+          const client = displayName(
+            context.sourceCode.getText(outbound.call.callee),
+            outbound.label,
+          );
           context.report({
             node: problem.node,
             messageId: problem.messageId,
             data: {
               why: DEFAULTS[outbound.library],
               ...problem.data,
-              client: displayName(context.sourceCode.getText(outbound.call.callee), outbound.label),
+              client: via + client,
             },
             ...(problem.fix
               ? { suggest: [{ messageId: problem.fix.messageId, fix: problem.fix.fix }] }
               : {}),
           });
+        };
+        for (const outbound of candidates) {
+          if (insideWrapper(outbound.call, wrappers)) continue;
+          const problem = checkOutbound(ctx, outbound);
+          if (problem && !problem.callerDecides) {
+            report(problem, outbound, "");
+            continue;
+          }
+          // The options are the function's parameter: judge what each call here passes, and
+          // report at that call (the signal it passes, when that is the problem).
+          const sites = forwardedFrom(resolver, outbound);
+          if (sites === null) {
+            if (problem) report(problem, outbound, "");
+            continue;
+          }
+          let passedOn = false;
+          for (const { site, outbound: seen } of sites) {
+            if (insideWrapper(site, wrappers)) continue;
+            const found = checkOutbound(ctx, seen);
+            if (found?.callerDecides) passedOn = true;
+            if (!found || found.callerDecides) continue;
+            const at = found.node === outbound.call ? site : found.node;
+            const via = `${displayName(context.sourceCode.getText(site.callee), "the call")}() → `;
+            report({ ...found, node: at, fix: null }, outbound, via);
+          }
+          // Some call hands on options it got from its own caller: the verdict stays open there.
+          if (passedOn && problem) report(problem, outbound, "");
         }
       },
     };

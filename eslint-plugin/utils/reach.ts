@@ -140,8 +140,15 @@ export function isFetchValue(resolver: Resolver, node: Node, depth = 0): boolean
       if (!variable || variable.defs.length === 0) return false;
       const values = writtenValues(variable);
       if (values === null) return false;
-      return values.some(
-        (value) => !contains(value, inner) && isFetchValue(resolver, value, depth + 1),
+      if (
+        values.some((value) => !contains(value, inner) && isFetchValue(resolver, value, depth + 1))
+      )
+        return true;
+      // `function send(fetchImpl, ...)` called here with `fetch` or a fallback to it.
+      const sites = isParameterLike(variable) ? resolver.callerArguments(inner) : null;
+      return (
+        sites !== null &&
+        sites.some((site) => site.value !== null && isFetchValue(resolver, site.value, depth + 1))
       );
     }
     default:
@@ -227,15 +234,26 @@ function httpModule(resolver: Resolver, node: Node, depth: number): string | nul
     return a !== null && b !== null ? (a === b ? a : "http") : null;
   }
   if (inner.type === AST_NODE_TYPES.LogicalExpression && inner.operator !== "&&") {
+    // `options.httpModule ?? http`: the module used unless a caller supplies another.
     const a = httpModule(resolver, inner.left, depth + 1);
     const b = httpModule(resolver, inner.right, depth + 1);
-    return a !== null && b !== null ? (a === b ? a : "http") : null;
+    return a !== null && b !== null ? (a === b ? a : "http") : (a ?? b);
   }
   const origin = resolver.origin(inner);
   if (isModule(origin, ["http", "https"])) return origin.kind === "module" ? origin.module : null;
   if (inner.type === AST_NODE_TYPES.Identifier) {
     const binding = resolver.constantBinding(inner);
     if (binding && binding.keys.length === 0) return httpModule(resolver, binding.init, depth + 1);
+    // `function send(httpModule, ...)` called here with `isHttps ? https : http`.
+    const sites = resolver.callerArguments(inner);
+    if (sites === null) return null;
+    let found: string | null = null;
+    for (const site of sites) {
+      const module = site.value === null ? null : httpModule(resolver, site.value, depth + 1);
+      if (module === null) return null;
+      found = found === null || found === module ? module : "http";
+    }
+    return found;
   }
   return null;
 }
@@ -345,7 +363,15 @@ export function reachOutbound(resolver: Resolver, call: TSESTree.CallExpression)
 export type SignalVerdict =
   | { readonly kind: "bounded" }
   | { readonly kind: "unknown" }
-  | { readonly kind: "never"; readonly reason: "optional" | "untimed" };
+  | { readonly kind: "never"; readonly reason: "optional" | "untimed" }
+  | {
+      readonly kind: "never";
+      readonly reason: "opt-in";
+      /** The condition that arms the timer, as written (`this.timeout > 0`). */
+      readonly when: string;
+      /** What leaves it unarmed: a default that means none, or no default at all. */
+      readonly unset: "zero" | "missing";
+    };
 
 const BOUNDED: SignalVerdict = { kind: "bounded" };
 const UNKNOWN_SIGNAL: SignalVerdict = { kind: "unknown" };
@@ -467,6 +493,11 @@ export function signalVerdict(resolver: Resolver, node: Node, depth = 0): Signal
     if (parts.length > 0 && parts.every((part) => part.kind === "never")) return parts[0]!;
     return UNKNOWN_SIGNAL;
   }
+  if (
+    inner.type === AST_NODE_TYPES.ConditionalExpression ||
+    (inner.type === AST_NODE_TYPES.LogicalExpression && inner.operator === "&&")
+  )
+    return conditionalSignal(resolver, inner, depth);
   if (inner.type === AST_NODE_TYPES.MemberExpression) {
     const object = skipWrappers(inner.object);
     if (memberName(inner) === "signal" && object.type === AST_NODE_TYPES.Identifier) {
@@ -500,6 +531,149 @@ export function signalVerdict(resolver: Resolver, node: Node, depth = 0): Signal
     return UNKNOWN_SIGNAL;
   }
   return UNKNOWN_SIGNAL;
+}
+
+/**
+ * `t > 0 ? AbortSignal.timeout(t) : undefined`, `t && AbortSignal.timeout(t)`: a timer armed
+ * only when a setting is given. Bounded when the setting surely has a finite value; an opt-in
+ * timer (never, reason `opt-in`) when its default means none (`?? 0`, `= 0`) or when nothing
+ * gives it one (an optional parameter or key); unknown otherwise.
+ */
+function conditionalSignal(
+  resolver: Resolver,
+  node: TSESTree.ConditionalExpression | TSESTree.LogicalExpression,
+  depth: number,
+): SignalVerdict {
+  const [test, whenSet, whenUnset] =
+    node.type === AST_NODE_TYPES.LogicalExpression
+      ? [node.left, node.right, null]
+      : [node.test, node.consequent, node.alternate];
+  const tested = testedSetting(test);
+  if (tested === null) {
+    if (node.type === AST_NODE_TYPES.LogicalExpression) return UNKNOWN_SIGNAL;
+    const a = signalVerdict(resolver, whenSet, depth + 1);
+    const b = signalVerdict(resolver, whenUnset!, depth + 1);
+    if (a.kind === "bounded" && b.kind === "bounded") return BOUNDED;
+    return a.kind === "never" && b.kind === "never" ? a : UNKNOWN_SIGNAL;
+  }
+  const [armed, unarmed] = tested.setWhenTrue ? [whenSet, whenUnset] : [whenUnset, whenSet];
+  if (armed === null || signalVerdict(resolver, armed, depth + 1).kind !== "bounded")
+    return UNKNOWN_SIGNAL;
+  if (unarmed !== null && !meansNoTimeout(resolver, unarmed)) {
+    const other = signalVerdict(resolver, unarmed, depth + 1);
+    if (other.kind === "bounded") return BOUNDED;
+    if (other.kind !== "never") return UNKNOWN_SIGNAL;
+  }
+  const setting = settingDefault(resolver, tested.value, depth + 1);
+  if (setting === "set") return BOUNDED;
+  if (setting === "unknown") return UNKNOWN_SIGNAL;
+  return {
+    kind: "never",
+    reason: "opt-in",
+    when: resolver.sourceCode.getText(test),
+    unset: setting,
+  };
+}
+
+const SET_WHEN_TRUE = new Set(["!==", "!=", ">", ">="]);
+const SET_WHEN_FALSE = new Set(["===", "==", "<", "<="]);
+
+/**
+ * The setting a condition tests for presence, and whether "true" means it is set: `t`, `!t`,
+ * `t > 0`, `t !== undefined`, `t != null`, `typeof t === "number"`, with either operand first.
+ */
+function testedSetting(test: Node): { value: Node; setWhenTrue: boolean } | null {
+  const inner = skipWrappers(test);
+  if (inner.type === AST_NODE_TYPES.UnaryExpression && inner.operator === "!") {
+    const negated = testedSetting(inner.argument);
+    return negated && { value: negated.value, setWhenTrue: !negated.setWhenTrue };
+  }
+  if (inner.type === AST_NODE_TYPES.Identifier || inner.type === AST_NODE_TYPES.MemberExpression)
+    return { value: inner, setWhenTrue: true };
+  if (inner.type !== AST_NODE_TYPES.BinaryExpression) return null;
+  const left = skipWrappers(inner.left);
+  const right = skipWrappers(inner.right);
+  if (left.type === AST_NODE_TYPES.UnaryExpression && left.operator === "typeof") {
+    if (right.type !== AST_NODE_TYPES.Literal || right.value !== "number") return null;
+    if (inner.operator === "===" || inner.operator === "==")
+      return { value: left.argument, setWhenTrue: true };
+    if (inner.operator === "!==" || inner.operator === "!=")
+      return { value: left.argument, setWhenTrue: false };
+    return null;
+  }
+  const constant = (node: Node): boolean =>
+    (node.type === AST_NODE_TYPES.Literal && (node.value === null || node.value === 0)) ||
+    (node.type === AST_NODE_TYPES.Identifier && node.name === "undefined");
+  const flipped: Record<string, string> = { ">": "<", ">=": "<=", "<": ">", "<=": ">=" };
+  let value: Node;
+  let operator: string = inner.operator;
+  if (constant(right)) value = left;
+  else if (constant(left)) {
+    value = right;
+    operator = flipped[operator] ?? operator;
+  } else return null;
+  if (SET_WHEN_TRUE.has(operator)) return { value, setWhenTrue: true };
+  if (SET_WHEN_FALSE.has(operator)) return { value, setWhenTrue: false };
+  return null;
+}
+
+/**
+ * Whether a setting read at a call always has a finite value (`set`), may be left at a value
+ * meaning none (`zero`: `opts.timeout ?? 0`, `{ timeout = 0 }`), may be missing (`missing`: an
+ * optional parameter, or with types an optional key), or cannot be told (`unknown`).
+ */
+export function settingDefault(
+  resolver: Resolver,
+  node: Node,
+  depth = 0,
+): "set" | "zero" | "missing" | "unknown" {
+  if (depth > MAX_DEPTH) return "unknown";
+  const inner = skipWrappers(node);
+  if (meansNoTimeout(resolver, inner)) return "zero";
+  if (inner.type === AST_NODE_TYPES.Literal)
+    return typeof inner.value === "number" && inner.value > 0 ? "set" : "unknown";
+  if (
+    inner.type === AST_NODE_TYPES.LogicalExpression &&
+    (inner.operator === "??" || inner.operator === "||")
+  ) {
+    const fallback = settingDefault(resolver, inner.right, depth + 1);
+    return fallback === "set" || fallback === "zero" ? fallback : "unknown";
+  }
+  if (inner.type === AST_NODE_TYPES.Identifier) {
+    const variable = resolver.variableOf(inner);
+    if (!variable || variable.defs.length !== 1) return "unknown";
+    const def = variable.defs[0]!;
+    const parent = def.name.parent;
+    if (parent.type === AST_NODE_TYPES.AssignmentPattern && parent.left === def.name) {
+      // `{ timeout = 0 }` or `timeout = 5000`: the default, when nothing reassigns it.
+      if (variable.references.some((ref) => ref.isWrite() && !ref.init)) return "unknown";
+      return settingDefault(resolver, parent.right, depth + 1);
+    }
+    if (def.type === DefinitionType.Parameter)
+      return def.name.type === AST_NODE_TYPES.Identifier && optionalParameter(def.name)
+        ? "missing"
+        : "unknown";
+    const binding = resolver.constantBinding(inner);
+    return binding && binding.keys.length === 0
+      ? settingDefault(resolver, binding.init, depth + 1)
+      : "unknown";
+  }
+  if (inner.type === AST_NODE_TYPES.MemberExpression) {
+    const object = skipWrappers(inner.object);
+    const key = inner.computed ? null : fieldKey(inner.property);
+    if (key === null) return "unknown";
+    if (object.type === AST_NODE_TYPES.ThisExpression) {
+      const body = enclosingClass(inner);
+      const values = body ? classFieldValues(body, key) : [];
+      if (values.length === 0) return "unknown";
+      const each = values.map((value) => settingDefault(resolver, value, depth + 1));
+      if (each.every((one) => one === "set")) return "set";
+      return each.find((one) => one === "zero" || one === "missing") ?? "unknown";
+    }
+    // With types: an optional key the caller may leave out (`ctx.timeout` of `timeout?: number`).
+    if (resolver.project?.keyOfType(object, key) === "optional") return "missing";
+  }
+  return "unknown";
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,10 +2,12 @@ import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/types";
 import type { TSESLint } from "@typescript-eslint/utils";
 import { DefinitionType, findVariable } from "./scope.js";
 import {
+  isFunction,
   memberName,
   propertyKey,
   skipWrappers,
   staticString,
+  walk,
   type CallLike,
   type Node,
 } from "./ast.js";
@@ -142,6 +144,44 @@ export class Resolver {
     return { init: declarator.init, keys };
   }
 
+  /**
+   * What the calls in this file pass for a parameter, when the file shows every call: `null`
+   * unless `id` is a plain positional parameter of a named function, a `const` function or a
+   * class method whose every use here is a direct call (`f(...)`, `this.m(...)`), with at least
+   * one call. Exported functions count: their callers elsewhere are not seen, so a problem found
+   * here is real but silence is not a proof. Each site is the argument, or the parameter's
+   * default (`undefined` when it has none) where the call leaves it out.
+   */
+  callerArguments(id: TSESTree.Identifier): readonly CallerArgument[] | null {
+    const variable = this.variableOf(id);
+    if (!variable || variable.defs.length !== 1) return null;
+    const def = variable.defs[0]!;
+    if (def.type !== DefinitionType.Parameter || !isFunction(def.node)) return null;
+    const fn = def.node;
+    let cached = this.#callers.get(fn);
+    if (cached === undefined) {
+      cached = callSitesOf(this, fn);
+      this.#callers.set(fn, cached);
+    }
+    if (cached === null) return null;
+    const param = def.name.parent;
+    const slot = param.type === AST_NODE_TYPES.AssignmentPattern ? param : def.name;
+    const index = fn.params.indexOf(slot);
+    if (index < 0) return null;
+    const fallback = param.type === AST_NODE_TYPES.AssignmentPattern ? param.right : null;
+    const sites: CallerArgument[] = [];
+    for (const call of cached) {
+      const args = call.arguments;
+      if (args.slice(0, index + 1).some((arg) => arg.type === AST_NODE_TYPES.SpreadElement))
+        return null;
+      const arg = args[index] as Node | undefined;
+      sites.push({ call, value: arg ?? fallback });
+    }
+    return sites;
+  }
+
+  readonly #callers = new WeakMap<Node, readonly TSESTree.CallExpression[] | null>();
+
   /** The value an expression resolves to through `const`s, when that is a plain expression. */
   valueOf(node: Node, depth = 0): Node {
     const inner = skipWrappers(node);
@@ -240,6 +280,68 @@ export class Resolver {
     for (const key of binding.keys) origin = withMember(origin, key);
     return origin;
   }
+}
+
+/** One call's value for a parameter: the argument, the default, or null for `undefined`. */
+export interface CallerArgument {
+  readonly call: TSESTree.CallExpression;
+  readonly value: Node | null;
+}
+
+/** Every call of `fn` in the file, or null when `fn` has no name or is used other than called. */
+function callSitesOf(
+  resolver: Resolver,
+  fn: TSESTree.FunctionDeclaration | TSESTree.FunctionExpression | TSESTree.ArrowFunctionExpression,
+): readonly TSESTree.CallExpression[] | null {
+  const parent = fn.parent;
+  if (parent.type === AST_NODE_TYPES.MethodDefinition && parent.value === fn) {
+    if (parent.static || parent.kind !== "method") return null;
+    const name = parent.computed ? null : memberKey(parent.key);
+    const body = parent.parent;
+    if (name === null) return null;
+    const calls: TSESTree.CallExpression[] = [];
+    const other: Node[] = [];
+    walk(body, (node) => {
+      if (
+        node.type === AST_NODE_TYPES.MemberExpression &&
+        node.object.type === AST_NODE_TYPES.ThisExpression &&
+        !node.computed &&
+        memberKey(node.property) === name
+      ) {
+        if (node.parent.type === AST_NODE_TYPES.CallExpression && node.parent.callee === node)
+          calls.push(node.parent);
+        else other.push(node);
+      }
+      return other.length === 0;
+    });
+    return other.length > 0 || calls.length === 0 ? null : calls;
+  }
+  let name: TSESTree.Identifier | null = null;
+  if (fn.type === AST_NODE_TYPES.FunctionDeclaration) name = fn.id;
+  else if (
+    parent.type === AST_NODE_TYPES.VariableDeclarator &&
+    parent.init === fn &&
+    parent.id.type === AST_NODE_TYPES.Identifier &&
+    parent.parent.kind === "const"
+  )
+    name = parent.id;
+  if (name === null) return null;
+  const variable = resolver.variableOf(name);
+  if (!variable) return null;
+  const calls: TSESTree.CallExpression[] = [];
+  for (const ref of variable.references) {
+    const use = ref.identifier;
+    if (use === name) continue;
+    const up = use.parent;
+    if (up.type === AST_NODE_TYPES.CallExpression && up.callee === use) calls.push(up);
+    else if (up.type !== AST_NODE_TYPES.ExportSpecifier) return null;
+  }
+  return calls.length === 0 ? null : calls;
+}
+
+function memberKey(node: TSESTree.Expression | TSESTree.PrivateIdentifier): string | null {
+  if (node.type === AST_NODE_TYPES.PrivateIdentifier) return `#${node.name}`;
+  return node.type === AST_NODE_TYPES.Identifier ? node.name : null;
 }
 
 function isInitWrite(

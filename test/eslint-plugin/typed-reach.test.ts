@@ -129,6 +129,22 @@ run("require-timeout", requireTimeout, [
     typed: [],
     syntactic: [],
   },
+  // a timer armed only when an optional key of a typed context is set
+  {
+    code: "export function send(url: string, ctx: { timeout?: number }) {\n  return fetch(url, { signal: ctx.timeout !== undefined ? AbortSignal.timeout(ctx.timeout) : undefined });\n}",
+    typed: ["optInTimeout"],
+    syntactic: [],
+  },
+  {
+    code: "export class Hook {\n  constructor(private readonly opts: Partial<{ timeoutMs: number }>) {}\n  send(url: string) {\n    return fetch(url, { signal: this.opts.timeoutMs ? AbortSignal.timeout(this.opts.timeoutMs) : undefined });\n  }\n}",
+    typed: ["optInTimeout"],
+    syntactic: [],
+  },
+  {
+    code: "export function send(url: string, ctx: { timeout: number }) {\n  return fetch(url, { signal: ctx.timeout > 0 ? AbortSignal.timeout(ctx.timeout) : undefined });\n}",
+    typed: [],
+    syntactic: [],
+  },
   {
     code: "export function get(url: string, init?: RequestInit) {\n  return fetch(url, { ...init, headers: { accept: 'application/json' } });\n}",
     typed: ["untimedSignal"],

@@ -104,7 +104,8 @@ const valid: Valid<Options>[] = [
 ];
 
 const invalid: Invalid<MessageIds, Options>[] = [
-  // a signal nothing fires, a zero default, an exported instance (more in ../require-timeout-reach.test.ts)
+  // a signal nothing fires, a zero default, an opt-in timer, an exported instance (more in
+  // ../require-timeout-reach.test.ts and ../require-timeout-forwarded.test.ts)
   {
     code: "function send(url, opts) {\n  return fetch(url, { signal: opts?.signal });\n}",
     errors: [{ messageId: "untimedSignal", line: 2, column: 10 }],
@@ -112,6 +113,10 @@ const invalid: Invalid<MessageIds, Options>[] = [
   {
     code: `${AXIOS}function get(u, timeout = 0) {\n  return axios.get(u, { timeout });\n}`,
     errors: [{ messageId: "noTimeoutByDefault", line: 3, column: 10 }],
+  },
+  {
+    code: "function send(url, { timeout = 0 } = {}) {\n  return fetch(url, { signal: timeout > 0 ? AbortSignal.timeout(timeout) : undefined });\n}",
+    errors: [{ messageId: "optInTimeout", line: 2, column: 31 }],
   },
   {
     code: `${AXIOS}export const api = axios.create({ baseURL });`,
