@@ -1,5 +1,6 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/types";
 import {
+  calleeName,
   isFunction,
   memberName,
   skipWrappers,
@@ -314,7 +315,65 @@ function stopsOnOpenCircuit(resolver: Resolver, scope: RetryScope): boolean | nu
         : [scope.fn];
   if (scope.via.length > 0) texts.push(scope.region);
   if (scope.kind === "wrapper" && scope.options !== undefined) texts.push(scope.options);
-  return texts.some((node) => OPEN_CIRCUIT.test(resolver.sourceCode.getText(node)));
+  return texts.some((node) => mentionsStop(resolver, node));
+}
+
+/**
+ * Whether a node tells the open-circuit rejection apart in a way that can stop the retry: a
+ * mention outside any `if` (a `retryIf` predicate, a `bail` argument), or an `if` testing it with
+ * a branch that leaves (`return`, `throw`, `break`). A mention whose `if` only adjusts counters or
+ * delays (`if (error.code != 'EOPENBREAKER') attempts++`) retries the open circuit all the same.
+ */
+function mentionsStop(resolver: Resolver, root: Node): boolean {
+  if (!OPEN_CIRCUIT.test(resolver.sourceCode.getText(root))) return false;
+  const mentions: Node[] = [];
+  walk(root, (node) => {
+    const text =
+      node.type === AST_NODE_TYPES.Literal && typeof node.value === "string"
+        ? node.value
+        : node.type === AST_NODE_TYPES.Identifier
+          ? node.name
+          : null;
+    if (text !== null && OPEN_CIRCUIT.test(text === "opened" ? ".opened" : text))
+      mentions.push(node);
+    return true;
+  });
+  // a mention the walk cannot place (in a comment, in a template's raw text): as before
+  if (mentions.length === 0) return true;
+  return mentions.some((node) => {
+    const test = enclosingIf(node, root);
+    return test === null || branchLeaves(test.consequent) || branchLeaves(test.alternate);
+  });
+}
+
+/** The `if` whose test holds `node`, up to `root`. */
+function enclosingIf(node: Node, root: Node): TSESTree.IfStatement | null {
+  for (
+    let child = node, current = node.parent;
+    current;
+    child = current, current = current.parent
+  ) {
+    if (current.type === AST_NODE_TYPES.IfStatement && current.test === child) return current;
+    if (current === root || isFunction(current)) return null;
+  }
+  return null;
+}
+
+function branchLeaves(branch: Node | null): boolean {
+  if (branch === null) return false;
+  let leaves = false;
+  walk(branch, (node) => {
+    if (leaves || (node !== branch && isFunction(node))) return false;
+    if (
+      node.type === AST_NODE_TYPES.ReturnStatement ||
+      node.type === AST_NODE_TYPES.ThrowStatement ||
+      node.type === AST_NODE_TYPES.BreakStatement ||
+      (node.type === AST_NODE_TYPES.CallExpression && calleeName(node) === "bail")
+    )
+      leaves = true;
+    return !leaves;
+  });
+  return leaves;
 }
 
 /** What a call's receiver is: a breaker, a generated client, or neither. */

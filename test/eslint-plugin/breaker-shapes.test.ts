@@ -27,6 +27,10 @@ const valid: Valid<Options>[] = [
   'import _ from "lodash";\nconst p = _.wrap(retry, breaker);',
   // a handler default that excludes the rejection
   `${C}${CB}export function policy({ handler = handleWhen((e) => !isBrokenCircuitError(e)) } = {}) {\n  return wrap(retry(handler, { maxAttempts: 3 }), breaker);\n}`,
+  // a test of the open-circuit error that leaves the retry: return, break, or throw in a branch
+  `${O}const breaker = new CircuitBreaker(send);\nexport async function run() {\n  for (let i = 0; i < 5; i++) {\n    try { return await breaker.fire(); }\n    catch (e) { if (breaker.opened) break; await sleep(100); }\n  }\n}`,
+  `${O}const breaker = new CircuitBreaker(send);\nasync function call(x) {\n  try { return await breaker.fire(x); }\n  catch (e) {\n    if (e.code !== "EOPENBREAKER") { await sleep(50); return call(x); }\n    return fallback(x);\n  }\n}`,
+  `${O}const breaker = new CircuitBreaker(send);\nexport const go = () => pRetry(() => breaker.fire(), { shouldRetry: (e) => e.code !== "EOPENBREAKER" });`,
   // a self-call that stops on the open circuit, and recursion that is not a retry
   `${O}const breaker = new CircuitBreaker(send);\nasync function tryIt(n) {\n  try { return await breaker.fire(); }\n  catch (e) { if (e.code === "EOPENBREAKER") throw e; return tryIt(n + 1); }\n}`,
   `${O}const breaker = new CircuitBreaker(send);\nasync function drain(queue) {\n  if (queue.length === 0) return;\n  await breaker.fire(queue.shift());\n  return drain(queue);\n}`,
@@ -86,6 +90,19 @@ const invalid: Invalid<MessageIds, Options>[] = [
   {
     code: `${O}const breaker = CircuitBreaker(send);\nasync function call(x, retries = 3) {\n  const res = await breaker.fire(x);\n  if (!res.ok && retries > 0) return call(x, retries - 1);\n  return res;\n}`,
     errors: [{ messageId: "retryAroundOpenBreaker", line: 4, column: 21 }],
+  },
+  // the open-circuit error is told apart, but only to skip the counter or the backoff
+  {
+    code: `${O}export class RetryBreaker {\n  constructor(action) { this.breaker = new CircuitBreaker(action); }\n  async tryAction() {\n    try { return await this.breaker.fire(); }\n    catch (error) {\n      if (error.code != "EOPENBREAKER") this.count++;\n      await delay(this.wait);\n      return this.tryAction();\n    }\n  }\n}`,
+    errors: [{ messageId: "retryAroundOpenBreaker", line: 5, column: 24 }],
+  },
+  {
+    code: `${O}const breaker = new CircuitBreaker(send);\nasync function call(x, n = 0) {\n  try { return await breaker.fire(x); }\n  catch (e) {\n    if (e.code === "EOPENBREAKER") { log.warn("open"); } else { n++; }\n    return call(x, n);\n  }\n}`,
+    errors: [{ messageId: "retryAroundOpenBreaker", line: 4, column: 22 }],
+  },
+  {
+    code: `${O}const breaker = new CircuitBreaker(send);\nexport async function run() {\n  for (let i = 0; i < 5; i++) {\n    try { return await breaker.fire(); }\n    catch (e) { if (breaker.opened) metrics.open++; await sleep(100); }\n  }\n}`,
+    errors: [{ messageId: "retryAroundOpenBreaker", line: 5, column: 24 }],
   },
   // opossum's factory without `new`, built per request
   {
