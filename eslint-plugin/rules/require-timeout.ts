@@ -765,6 +765,10 @@ function forwardedFrom(
   if (sites === null) return null;
   const result: { site: TSESTree.CallExpression; outbound: Outbound }[] = [];
   for (const site of sites) {
+    // a recursive call handing the same options on (a retry) adds no call of its own
+    const passed = site.value && skipWrappers(site.value);
+    if (passed?.type === AST_NODE_TYPES.Identifier && resolver.variableOf(passed) === variable)
+      continue;
     const replaced = args.slice(0, outbound.configIndex);
     if (site.value !== null) replaced.push(site.value as TSESTree.Expression);
     const seen: Outbound = { ...outbound, through: { kind: "apply", args: replaced } };
@@ -773,7 +777,7 @@ function forwardedFrom(
       for (const next of further) result.push({ site: next.site, outbound: next.outbound });
     else result.push({ site: site.call, outbound: seen });
   }
-  return result;
+  return result.length > 0 ? result : null;
 }
 
 /** How the call reads in the source (`api.get`), or the client's name when that is long. */

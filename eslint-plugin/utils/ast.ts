@@ -89,12 +89,13 @@ export function propertyKey(node: TSESTree.Property | TSESTree.PropertyDefinitio
   return staticString(node.key);
 }
 
-/** The name a call is made through: `f(...)` → f, `a.b.f(...)` → f. */
+/** The name a call is made through: `f(...)` → f, `a.b.f(...)` → f, `this.#f(...)` → #f. */
 export function calleeName(call: CallLike): string | null {
   const callee = skipWrappers(call.callee);
   if (callee.type === AST_NODE_TYPES.Identifier) return callee.name;
-  if (callee.type === AST_NODE_TYPES.MemberExpression) return memberName(callee);
-  return null;
+  if (callee.type !== AST_NODE_TYPES.MemberExpression) return null;
+  if (callee.property.type === AST_NODE_TYPES.PrivateIdentifier) return `#${callee.property.name}`;
+  return memberName(callee);
 }
 
 /** Whether `inner` lies within `outer` (inclusive). */

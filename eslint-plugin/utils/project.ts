@@ -205,7 +205,9 @@ class TypedProject {
       if (
         part.getFlags() & (ts.TypeFlags.Any | ts.TypeFlags.Unknown | ts.TypeFlags.TypeParameter) ||
         part.getStringIndexType() !== undefined ||
-        (part.getFlags() & ts.TypeFlags.Object) === 0
+        // object types, and intersections of them (`Options & XOR<A, B>`), whose properties the
+        // checker merges
+        (part.getFlags() & (ts.TypeFlags.Object | ts.TypeFlags.Intersection)) === 0
       )
         return null;
       const property = part.getProperty(key);

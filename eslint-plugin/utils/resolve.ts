@@ -224,6 +224,14 @@ export class Resolver {
       }
       case AST_NODE_TYPES.AwaitExpression:
         return this.origin(node.argument, depth + 1);
+      case AST_NODE_TYPES.LogicalExpression: {
+        // `opts.client || axios.create()`: the client made here unless a caller supplies one
+        if (node.operator === "&&") return UNKNOWN;
+        return fallbackOrigin([
+          this.origin(node.left, depth + 1),
+          this.origin(node.right, depth + 1),
+        ]);
+      }
       case AST_NODE_TYPES.ImportExpression: {
         // `await import("got")` resolves to the module's namespace, as `import * as` does.
         const source = staticString(node.source);
@@ -275,11 +283,67 @@ export class Resolver {
       return { kind: "module", module, path: [] };
     }
     const binding = this.constantBinding(id);
-    if (!binding) return UNKNOWN;
+    if (!binding) {
+      // `let client = options.client; if (!client) client = axios.create();`
+      const values = assignedValues(variable);
+      if (values === null) return UNKNOWN;
+      return fallbackOrigin(values.map((value) => this.origin(value, depth + 1)));
+    }
     let origin = this.origin(binding.init, depth + 1);
     for (const key of binding.keys) origin = withMember(origin, key);
     return origin;
   }
+}
+
+/**
+ * What a value that may be one of several is, when all but one of them are unknown: a default
+ * made in the file behind a value from outside (`opts.client || axios.create()`). Two known
+ * origins must agree.
+ */
+function fallbackOrigin(origins: readonly Origin[]): Origin {
+  const known = origins.filter((origin) => origin.kind !== "unknown");
+  if (known.length === 0) return UNKNOWN;
+  const first = known[0]!;
+  return known.every((origin) => sameOrigin(origin, first)) ? first : UNKNOWN;
+}
+
+function sameOrigin(a: Origin, b: Origin): boolean {
+  const parts = (origin: Origin): readonly unknown[] => {
+    switch (origin.kind) {
+      case "unknown":
+        return ["unknown"];
+      case "global":
+        return ["global", ...origin.path];
+      case "module":
+        return ["module", origin.module, ...origin.path];
+      case "result":
+        return ["result", origin.call, ...origin.path];
+    }
+  };
+  const left = parts(a);
+  const right = parts(b);
+  return left.length === right.length && left.every((part, i) => part === right[i]);
+}
+
+/** The values a `let` declared once (not a destructuring) takes: its initialiser and each `x = …`. */
+function assignedValues(variable: Variable): Node[] | null {
+  if (variable.defs.length !== 1) return null;
+  const def = variable.defs[0]!;
+  if (def.type !== DefinitionType.Variable || def.node.id.type !== AST_NODE_TYPES.Identifier)
+    return null;
+  const values: Node[] = def.node.init ? [def.node.init] : [];
+  for (const ref of variable.references) {
+    if (!ref.isWrite() || ref.init) continue;
+    const parent = ref.identifier.parent;
+    if (
+      parent.type !== AST_NODE_TYPES.AssignmentExpression ||
+      parent.left !== ref.identifier ||
+      (parent.operator !== "=" && parent.operator !== "||=" && parent.operator !== "??=")
+    )
+      return null;
+    values.push(parent.right);
+  }
+  return values.length > 0 ? values : null;
 }
 
 /** One call's value for a parameter: the argument, the default, or null for `undefined`. */

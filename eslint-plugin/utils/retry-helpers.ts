@@ -5,11 +5,12 @@ import {
   contains,
   isFunction,
   isRetryableLoop,
+  memberName,
   skipWrappers,
   type FunctionNode,
   type Node,
 } from "./ast.js";
-import type { Resolver } from "./resolve.js";
+import { enclosingClass, type Resolver } from "./resolve.js";
 
 /**
  * Names that say a function retries what it is given: `retry`, `retryTypedResponse`,
@@ -19,10 +20,20 @@ const RETRY_NAME = /^(?:[rR]etry|[rR]etrying)(?![a-z])|[wW]ithRetr(?:y|ies)(?![a
 
 const MAX_DEPTH = 3;
 
-/** The function a name in this file is declared as: `function f` or `const f = () => …`. */
+/**
+ * The function a name in this file is declared as: `function f`, `const f = () => …`, or a
+ * method of the class around a `this.m` / `this.#m` (also `this.m.bind(this)`).
+ */
 export function localFunction(resolver: Resolver, node: Node): FunctionNode | null {
   const value = resolver.valueOf(node);
   if (isFunction(value)) return value;
+  if (value.type === AST_NODE_TYPES.CallExpression) {
+    const bound = skipWrappers(value.callee);
+    return bound.type === AST_NODE_TYPES.MemberExpression && memberName(bound) === "bind"
+      ? localFunction(resolver, bound.object)
+      : null;
+  }
+  if (value.type === AST_NODE_TYPES.MemberExpression) return thisMethod(value);
   if (value.type !== AST_NODE_TYPES.Identifier) return null;
   const def = resolver.variableOf(value)?.defs[0];
   if (
@@ -30,6 +41,36 @@ export function localFunction(resolver: Resolver, node: Node): FunctionNode | nu
     def.node.type === AST_NODE_TYPES.FunctionDeclaration
   )
     return def.node;
+  return null;
+}
+
+/** `this.m` inside a class that declares the method (or arrow field) `m`. */
+function thisMethod(member: TSESTree.MemberExpression): FunctionNode | null {
+  if (member.object.type !== AST_NODE_TYPES.ThisExpression || member.computed) return null;
+  const key = member.property;
+  const name = key.type === AST_NODE_TYPES.PrivateIdentifier ? `#${key.name}` : memberName(member);
+  const body = enclosingClass(member);
+  if (name === null || body === null) return null;
+  for (const element of body.body) {
+    if (
+      (element.type !== AST_NODE_TYPES.MethodDefinition &&
+        element.type !== AST_NODE_TYPES.PropertyDefinition) ||
+      element.static ||
+      element.computed
+    )
+      continue;
+    const own =
+      element.key.type === AST_NODE_TYPES.PrivateIdentifier
+        ? `#${element.key.name}`
+        : element.key.type === AST_NODE_TYPES.Identifier
+          ? element.key.name
+          : null;
+    if (own !== name) continue;
+    if (element.type === AST_NODE_TYPES.MethodDefinition)
+      return element.kind === "method" && isFunction(element.value) ? element.value : null;
+    const value = element.value && skipWrappers(element.value);
+    return value && isFunction(value) ? value : null;
+  }
   return null;
 }
 
@@ -63,7 +104,13 @@ export function projectRetryHelper(
   const callee = skipWrappers(call.callee);
   const declared = localFunction(resolver, callee);
   const fn = call.arguments[index] as Node;
-  if (declared) return runsAgain(resolver, declared, index, depth) ? { fn, name } : null;
+  if (declared) {
+    if (runsAgain(resolver, declared, index, depth)) return { fn, name };
+    // a method may hand the callback to a library the body reading does not know: its name decides
+    return callee.type === AST_NODE_TYPES.MemberExpression && RETRY_NAME.test(name)
+      ? { fn, name }
+      : null;
+  }
   if (!isDeclaredElsewhere(resolver, callee)) return null;
   // With type information, a helper from another file of the project is read like a local one.
   const followed = resolver.project?.followFunction(callee);
@@ -101,6 +148,8 @@ export function runsAgain(
     if (position < 0) continue;
     const callee = skipWrappers(parent.callee);
     const declared = localFunction(resolver, callee);
+    // handed back to the helper itself (`.catch(() => this.#attempt(op, left - 1))`): run again
+    if (declared === fn && position === index) return true;
     if (declared && runsAgain(resolver, declared, position, depth + 1)) return true;
     if (declared) continue;
     const followed = resolver.project?.followFunction(callee);

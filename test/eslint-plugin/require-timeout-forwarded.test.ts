@@ -4,6 +4,7 @@
 import rule, { type MessageIds, type Options } from "../../eslint-plugin/rules/require-timeout.js";
 import { runUnderBothParsers, type Invalid, type Valid } from "./rule-tester.js";
 
+const AXIOS = 'import axios from "axios";\n';
 const HTTP = 'import http from "node:http";\nimport https from "node:https";\n';
 
 function at(
@@ -13,6 +14,27 @@ function at(
   column: number,
 ): Invalid<MessageIds, Options> {
   return { code, errors: [{ messageId, line, column }] };
+}
+
+/** A call reported as setting no timeout, with the suggestion that turns `from` into `to`. */
+function withTimeoutFix(
+  code: string,
+  line: number,
+  column: number,
+  from: string,
+  to: string,
+): Invalid<MessageIds, Options> {
+  return {
+    code,
+    errors: [
+      {
+        messageId: "missingTimeout",
+        line,
+        column,
+        suggestions: [{ messageId: "addTimeout", output: code.replace(from, to) }],
+      },
+    ],
+  };
 }
 
 const valid: Valid<Options>[] = [
@@ -31,6 +53,8 @@ const valid: Valid<Options>[] = [
   // an http module passed in, its request bounded; a pipe into a bounded request
   `${HTTP}function send(mod, body) {\n  const req = mod.request({ hostname: "x", timeout: 500 });\n  req.on("timeout", () => req.destroy());\n  body.pipe(req);\n}\nsend(secure ? https : http, body);`,
   `${HTTP}const req = http.request({ hostname: "x", signal: AbortSignal.timeout(500) });\nsource.pipe(req);`,
+  // a client made here unless the caller supplies one, with a timeout
+  `${AXIOS}export function make(opts) {\n  const api = opts.client || axios.create({ timeout: 5000 });\n  return (id) => api.get(\`/orders/\${id}\`);\n}`,
   // a request handed to other code, which may attach its own handlers
   `${HTTP}const req = http.request({ hostname: "x" });\nattachTimeout(req);`,
 ];
@@ -91,6 +115,21 @@ const invalid: Invalid<MessageIds, Options>[] = [
     "fetchWithoutSignal",
     3,
     1,
+  ),
+  // a client made here unless the caller supplies one, without a timeout
+  withTimeoutFix(
+    `${AXIOS}class Dispatcher {\n  constructor(options) {\n    let client = options.client;\n    if (!client) client = axios.create();\n    this.client = client;\n  }\n  flush(batch) {\n    return this.client.post("/batch", batch, { headers: {} });\n  }\n}`,
+    9,
+    12,
+    "{ headers: {} }",
+    "{ headers: {}, timeout: 10_000 }",
+  ),
+  withTimeoutFix(
+    `${AXIOS}export function make(opts) {\n  const api = opts.client ?? axios.create({ baseURL: opts.url });\n  return (id) => api.get(\`/orders/\${id}\`);\n}`,
+    4,
+    18,
+    "}`)",
+    "}`, { timeout: 10_000 })",
   ),
   // an http module reaching the call through a parameter, and requests fed by a pipe
   at(

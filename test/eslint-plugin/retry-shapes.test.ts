@@ -11,6 +11,11 @@ const AXIOS = 'import axios from "axios";\n';
 const FR = 'import fetchRetry from "fetch-retry";\nconst retryingFetch = fetchRetry(fetch);\n';
 
 const valid: Valid<Options>[] = [
+  // a method that runs its callback once is no retry; a retried write that carries a key
+  'class Client {\n  timed(op) { return op(); }\n  send(url) { return this.timed(() => fetch(url, { method: "POST" })); }\n}',
+  'class Client {\n  async send(url, key) {\n    return this.retryableRequest(() => fetch(url, { method: "POST", headers: { "Idempotency-Key": key } }));\n  }\n  async retryableRequest(op) {\n    for (let i = 0; i < 3; i++) { try { return await op(); } catch {} }\n  }\n}',
+  // a condition method that looks at the method
+  `${AXIOS}import axiosRetry from "axios-retry";\nclass Dispatcher {\n  constructor(options) {\n    this.client = options.client || axios.create({ timeout: 1000 });\n    axiosRetry(this.client, { retryCondition: this.retryable });\n  }\n  retryable(error) {\n    return error.config.method === "get" && !error.response;\n  }\n  flush(batch) { return this.client.post("/batch", batch); }\n}`,
   // self-calls that are not retries: walking pages, a GET retried by calling itself
   'async function sendAll(items, i = 0) {\n  if (i >= items.length) return;\n  await fetch(url, { method: "POST", body: items[i] });\n  return sendAll(items, i + 1);\n}',
   "async function load(url, retries = 3) {\n  try { return await fetch(url); }\n  catch (e) { if (retries > 0) return load(url, retries - 1); throw e; }\n}",
@@ -41,6 +46,32 @@ const valid: Valid<Options>[] = [
 ];
 
 const invalid: Invalid<MessageIds, Options>[] = [
+  // a retry helper that is a method of the class: its body runs the callback in a loop or catch
+  {
+    code: 'class Client {\n  async send(url, body) {\n    return this.retryableRequest(async () => fetch(url, { method: "POST", body }));\n  }\n  async retryableRequest(operation) {\n    let attempt = 0;\n    while (attempt < 3) {\n      try { return await operation(); } catch (e) { attempt++; }\n    }\n  }\n}',
+    errors: [{ messageId: "retriedWithoutKey", line: 3, column: 46 }],
+  },
+  {
+    code: 'class Client {\n  #attempt(op, left = 2) {\n    return op().catch((e) => (left > 0 ? this.#attempt(op, left - 1) : Promise.reject(e)));\n  }\n  create(order) {\n    return this.#attempt(() => fetch("/orders", { method: "POST", body: order }));\n  }\n}',
+    errors: [{ messageId: "retriedWithoutKey", line: 6, column: 32 }],
+  },
+  {
+    code: 'class Client {\n  run = async (op) => {\n    for (let i = 0; i < 3; i++) {\n      try { return await op(); } catch {}\n    }\n  };\n  charge(c) {\n    return this.run(() => fetch("/charges", { method: "PATCH", body: c }));\n  }\n}',
+    errors: [{ messageId: "retriedWithoutKey", line: 8, column: 27 }],
+  },
+  // axios-retry on a client made here unless the caller supplies one, with a method as condition
+  {
+    code: `${AXIOS}import axiosRetry from "axios-retry";\nclass Dispatcher {\n  constructor(options) {\n    let client = options.client;\n    if (!client) client = axios.create({ timeout: 1000 });\n    this.client = client;\n    axiosRetry(this.client, { retries: 3, retryCondition: this.retryable });\n  }\n  retryable(error) {\n    return !error.response || error.response.status >= 500;\n  }\n  flush(batch) {\n    return this.client.post("/batch", batch);\n  }\n}`,
+    errors: [{ messageId: "axiosRetryEveryMethod", line: 14, column: 12 }],
+  },
+  {
+    code: `${AXIOS}import axiosRetry from "axios-retry";\nexport function make(opts) {\n  const api = opts.client || axios.create({ timeout: 1000 });\n  axiosRetry(api, { retryCondition: () => true });\n  return { send: (order) => api.post("/orders", order) };\n}`,
+    errors: [{ messageId: "axiosRetryEveryMethod", line: 6, column: 29 }],
+  },
+  {
+    code: `${AXIOS}import axiosRetry from "axios-retry";\nclass Queue {\n  constructor(opts) {\n    this.http = opts.http ?? axios.create({ timeout: 1000 });\n    axiosRetry(this.http, { retryCondition: this.shouldRetry.bind(this) });\n  }\n  shouldRetry(err) { return err.code === "ECONNRESET"; }\n  push(job) { return this.http.patch("/jobs", job); }\n}`,
+    errors: [{ messageId: "axiosRetryEveryMethod", line: 9, column: 22 }],
+  },
   // self-calls in a catch, after a failed status, and deferred through setTimeout
   {
     code: 'async function createOrder(order, retries = 3) {\n  try {\n    return await fetch("/orders", { method: "POST", body: JSON.stringify(order) });\n  } catch (e) {\n    if (retries > 0) return createOrder(order, retries - 1);\n    throw e;\n  }\n}',

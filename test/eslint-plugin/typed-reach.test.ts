@@ -141,6 +141,11 @@ run("require-timeout", requireTimeout, [
     syntactic: [],
   },
   {
+    code: "type Ctx = { timeout?: number } & ({ retries?: number } | { schedule?: number[] });\nexport function send(url: string, ctx: Ctx) {\n  return fetch(url, { signal: ctx.timeout ? AbortSignal.timeout(ctx.timeout) : undefined });\n}",
+    typed: ["optInTimeout"],
+    syntactic: [],
+  },
+  {
     code: "export function send(url: string, ctx: { timeout: number }) {\n  return fetch(url, { signal: ctx.timeout > 0 ? AbortSignal.timeout(ctx.timeout) : undefined });\n}",
     typed: [],
     syntactic: [],
