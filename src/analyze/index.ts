@@ -16,6 +16,7 @@ import {
   type AnalyzeContext,
   type Finding,
 } from "./context.js";
+import { checkEndpoints } from "./endpoints.js";
 import { checkFallback } from "./fallback.js";
 import { checkIdempotency } from "./idempotency.js";
 import { checkRateLimit } from "./rate-limit.js";
@@ -35,6 +36,7 @@ export const CHECKS: Readonly<Record<string, PolicyCheck>> = {
   breaker: checkBreaker,
   bulkhead: checkBulkhead,
   rateLimit: checkRateLimit,
+  endpoints: checkEndpoints,
   fallback: checkFallback,
   coalesce: checkCoalesce,
   schemas: checkSchemas,

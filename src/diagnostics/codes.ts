@@ -560,6 +560,24 @@ export const CODES = {
     example:
       "version: 1\ndependency: geocoder\nlatency: { rps: 80 }\nrateLimit: { rate: 100/s, burst: 20 }\nretry: { maxAttempts: 3, budget: {} }\nbulkhead: false\noperations:\n  lookup: { method: GET, path: /geocode }\n",
   },
+  RG231: {
+    severity: "warning",
+    exit: "findings",
+    title: "An endpoint's breaker cannot fill its window",
+    help: "With several endpoints each has its own breaker (docs/runtime.md, \"Endpoints\"), and each sees only its share of the calls. resgen divides `latency.rps` × the breaker's time window by `endpoints.max`: below `breaker.minCalls`, an endpoint's window never holds enough calls for its breaker to judge, so a replica that fails every call keeps receiving its share. The message shows the arithmetic.",
+    fix: "Declare `endpoints.max` as the number of replicas you run, lower `breaker.minCalls`, or lengthen `breaker.window`.",
+    example:
+      "version: 1\ndependency: search\nlatency: { rps: 10 }\ntimeout: { attempt: 300ms }\nbreaker: { window: { duration: 10s }, minCalls: 20 }\nendpoints: { max: 8 }\nbulkhead: false\noperations:\n  find: { method: GET, path: /find }\n",
+  },
+  RG232: {
+    severity: "error",
+    exit: "findings",
+    title: "Endpoints with a function transport",
+    help: "`endpoints:` lets the generated client send each attempt to one of several base URLs, with a breaker per endpoint and retries to another one. With `transport: function` the caller's function makes the request, and the runtime cannot choose where it goes.",
+    fix: "Remove `endpoints` (a hand-made dependency given `endpoints` tells a function its endpoint in `ctx.endpoint`), or use `transport: http`.",
+    example:
+      "version: 1\ndependency: geocoder\ntransport: function\ntimeout: { attempt: 300ms }\nendpoints: {}\nbulkhead: false\noperations:\n  geocode: { idempotent: true }\n",
+  },
   RG299: {
     severity: "warning",
     exit: "findings",

@@ -1,6 +1,7 @@
 /**
  * `resgen explain`: the resolved stack of one policy, layer by layer in the order a call passes
- * through it (deadline → fallback → bulkhead → retry/hedge → rate limit → breaker → attempt timeout →
+ * through it (deadline → fallback → bulkhead → retry/hedge → rate limit → breaker (one per endpoint
+ * with several endpoints) → attempt timeout →
  * transport: the runtime asks the breaker before each attempt, retries and hedged copies
  * included, templates/runtime/call.ts), every effective value with where it came from, then the
  * worst case of the operation's plan (src/model/plan.ts).
@@ -35,6 +36,7 @@ export type LayerName =
   | "retry"
   | "hedge"
   | "rate limit"
+  | "endpoints"
   | "attempt timeout"
   | "transport";
 
@@ -533,6 +535,40 @@ function explainOperation(
               ],
             },
           ];
+  // several endpoints: the breaker layer is one breaker per endpoint, and the endpoint is chosen
+  // with its breaker's permit (templates/runtime/endpoints.ts)
+  const ep = policy.endpoints;
+  const attemptsMax = op.plan.attempts;
+  const endpoints: ExplainLayer[] =
+    ep === undefined
+      ? []
+      : [
+          {
+            layer: "endpoints",
+            active: true,
+            note: "retries and hedges go to an untried endpoint; all open: circuit-open",
+            settings: [
+              setting("endpoints.choose", ep.choose, ep.choose, policy.provenance["endpoints"]),
+              setting("endpoints.max", ep.max, String(ep.max), policy.provenance["endpoints"]),
+              setting(
+                "endpoints.breakers",
+                policy.breaker === null ? 0 : ep.max,
+                policy.breaker === null
+                  ? "none (no breaker declared)"
+                  : `one per endpoint (up to ${String(ep.max)})`,
+                { origin: "derived", formula: "a breaker per endpoint" },
+              ),
+              setting(
+                "endpoints.per call",
+                Math.min(attemptsMax, ep.max),
+                attemptsMax <= 1
+                  ? "1 (one attempt)"
+                  : `up to ${String(Math.min(attemptsMax, ep.max))} different (${String(attemptsMax)} attempts)`,
+                { origin: "derived", formula: "min(attempts, endpoints.max)" },
+              ),
+            ],
+          },
+        ];
   return {
     name: op.name,
     ...(op.method === undefined ? {} : { method: op.method }),
@@ -550,6 +586,7 @@ function explainOperation(
       ...middle,
       ...rateLimit,
       breaker,
+      ...endpoints,
       attempt,
       transport,
     ],

@@ -695,6 +695,23 @@ export const RateLimit = z
       "Client-side rate limit: at most rate permits per period, burst at once; calls wait up to maxWait or fail as rate-limited.",
   });
 
+export const Endpoints = z
+  .strictObject({
+    choose: z.enum(["power-of-two", "round-robin"]).optional().meta({
+      description:
+        "How an attempt's endpoint is chosen among those whose breaker admits it and that the call has not tried: power-of-two (two drawn at random, the one with fewer attempts in flight) or round-robin. Defaults to power-of-two.",
+    }),
+    max: int(
+      2,
+      16,
+      "Most endpoints the client accepts in its baseUrl list (a longer list throws at creation); bounds the metrics' endpoint label, and resgen check divides the load by it. Defaults to 8.",
+    ).optional(),
+  })
+  .meta({
+    description:
+      "Several endpoints (baseUrl may then be a list): a breaker per endpoint, retries and hedges sent to an endpoint the call has not tried (transport: http).",
+  });
+
 export const Hedge = z
   .strictObject({
     delay: duration(
@@ -1027,6 +1044,7 @@ export const Policy = z
         description:
           "Client-side rate limit shared by the operations (one may set its own), or false for none.",
       }),
+    endpoints: Endpoints.optional(),
     fallback: Fallback.optional(),
     coalesce: z.boolean().optional().meta({
       description:
@@ -1223,6 +1241,7 @@ export type BreakerInput = z.infer<typeof Breaker>;
 export type BulkheadInput = z.infer<typeof Bulkhead>;
 export type HedgeInput = z.infer<typeof Hedge>;
 export type RateLimitInput = z.infer<typeof RateLimit>;
+export type EndpointsInput = z.infer<typeof Endpoints>;
 export type FallbackInput = z.infer<typeof Fallback>;
 export type TimeoutInput = z.infer<typeof Timeout>;
 export type AuthInput = z.infer<typeof Auth>;

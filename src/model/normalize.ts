@@ -77,6 +77,8 @@ export const DEFAULTS = {
   derivedSlowCallRate: 0.5,
   bulkhead: { maxConcurrent: 10, maxQueue: 0, queueTimeoutMs: 0, overflow: "reject" },
   rateLimit: { burst: 1, maxWaitMs: 0, maxPauseMs: 60_000 },
+  // the runtime's DEFAULT_ENDPOINTS (templates/runtime/endpoints.ts)
+  endpoints: { choose: "power-of-two", max: 8 },
   hedge: { delayMs: 50, maxAttempts: 2, budget: 0.05 },
   stale: { maxAgeMs: 300_000, maxEntries: 1_000 },
   kubernetes: { namespace: "default", hostSuffix: "svc.cluster.local" },
@@ -265,6 +267,21 @@ export function normalize(
       : { origin: "policy", source: at(["rateLimit"]) },
   );
 
+  const endpoints =
+    policy.endpoints === undefined
+      ? undefined
+      : {
+          choose: policy.endpoints.choose ?? DEFAULTS.endpoints.choose,
+          max: policy.endpoints.max ?? DEFAULTS.endpoints.max,
+          source: at(["endpoints"]),
+        };
+  t.note(
+    "endpoints",
+    policy.endpoints === undefined
+      ? absent("one endpoint: the client's baseUrl")
+      : { origin: "policy", source: at(["endpoints"]) },
+  );
+
   const auth = resolveAuth(policy, transport);
   const operations = Object.entries(policy.operations ?? {}).map(([name, op]) =>
     resolveOperation(name, op, {
@@ -293,6 +310,7 @@ export function normalize(
     bulkhead,
     budget,
     ...(rateLimit === undefined ? {} : { rateLimit }),
+    ...(endpoints === undefined ? {} : { endpoints }),
     calls: policy.calls ?? [],
     maxResponseBytes: t.pick(
       "maxResponseBytes",

@@ -141,6 +141,14 @@ export interface ResolvedBulkhead {
   readonly overflow: "reject" | "drop-oldest";
 }
 
+/** Several endpoints (docs/policy.md, "Endpoints"). */
+export interface ResolvedEndpoints {
+  readonly choose: "power-of-two" | "round-robin";
+  readonly max: number;
+  /** Where the `endpoints` section is. */
+  readonly source: SourceRef;
+}
+
 /** A request rate: `count` per `periodMs`, as written (`100/s`). */
 export interface ResolvedThroughput {
   readonly count: number;
@@ -293,6 +301,8 @@ export interface ResolvedPolicy {
   readonly budget: ResolvedBudget | null;
   /** The rate limit the operations share (one may have its own); absent: none. */
   readonly rateLimit?: ResolvedRateLimit;
+  /** Several endpoints, each with its own breaker; absent: one (the client's single baseUrl). */
+  readonly endpoints?: ResolvedEndpoints;
   readonly calls: readonly string[];
   /** Largest response body an HTTP client reads, in bytes (docs/policy.md, "Response size"). */
   readonly maxResponseBytes: number;

@@ -138,6 +138,15 @@ const CASES: readonly Case[] = [
     ],
   },
   {
+    code: "RG231",
+    node: "8 }",
+    says: [
+      "latency.rps 10/s × window 10s / endpoints.max 8 = 12.5 calls per endpoint per window",
+      "under breaker.minCalls 20",
+    ],
+  },
+  { code: "RG232", node: "endpoints", says: ["transport: function", "cannot send an attempt"] },
+  {
     code: "RG227",
     arg: `${DIR}/hops`,
     file: `${DIR}/hops/orders.yaml`,
