@@ -169,12 +169,19 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
   const config = [
     ...(http
       ? [
-          prop(
-            "baseUrl",
-            "string",
-            false,
-            `Base URL of ${policy.dependency}, e.g. \`https://${policy.dependency.toLowerCase()}.internal\`; operation paths are appended to it.`,
-          ),
+          policy.endpoints === undefined
+            ? prop(
+                "baseUrl",
+                "string",
+                false,
+                `Base URL of ${policy.dependency}, e.g. \`https://${policy.dependency.toLowerCase()}.internal\`; operation paths are appended to it.`,
+              )
+            : prop(
+                "baseUrl",
+                "string | readonly string[]",
+                false,
+                `Base URL of ${policy.dependency}, or a list of its endpoints (at most ${String(policy.endpoints.max)}), e.g. \`["https://a.${policy.dependency.toLowerCase()}.internal", "https://b.${policy.dependency.toLowerCase()}.internal"]\`; operation paths are appended to it. With several, each endpoint has its own breaker and a retry or hedge goes to another endpoint (resgen's docs/runtime.md, "Endpoints"); a longer list, an empty one or a repeated endpoint throws a \`RangeError\` here.`,
+              ),
           prop(
             "fetch",
             "typeof fetch | undefined",
@@ -281,6 +288,8 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
       }
     `);
   }
+  // several endpoints: the runtime chooses each attempt's, and the first is the request's own
+  const endpoints = http && policy.endpoints !== undefined;
   const implementations = ops.map(({ op, names: n }) =>
     http
       ? httpMethod(
@@ -289,6 +298,7 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
           policy.maxResponseBytes,
           authRequirement(op, schemes) !== undefined,
           validatorOf.get(op.name),
+          endpoints ? CLIENT_LOCALS.baseUrl : "config.baseUrl",
         )
       : functionMethod(op, n, validatorOf.get(op.name)),
   );
@@ -299,11 +309,13 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
     code`classify: config.classify as ${R.Classifier} | undefined`,
     CLIENT_LOCALS.policyHash,
     "state: config.state",
+    ...(endpoints ? ["endpoints: config.baseUrl"] : []),
   ]);
   out.push(code`
     ${jsdoc(`Creates the ${policy.dependency} client. Create one per process and share it: the breaker, bulkhead and retry budget only protect calls that go through the same instance.`)}
     export function ${names.factory}${list("(", [`config: ${names.config}${http ? "" : " = {}"}`], ")")}: ${names.client} {
       const dependency = ${R.createDependency}(${CLIENT_LOCALS.settings}, ${clientConfig});
+      ${endpoints ? code`const ${CLIENT_LOCALS.baseUrl} = ${R.firstEndpoint}(config.baseUrl);` : null}
       ${telemetry ? code`if (config.telemetry !== false) ${CLIENT_TELEMETRY.installOpenTelemetry}(dependency, config.telemetry);` : null}
       return {
         ${lines(implementations)}
@@ -533,6 +545,7 @@ function httpMethod(
   maxResponseBytes: number,
   auth: boolean,
   validator: string | undefined,
+  baseUrl: string,
 ): Doc {
   const response = op.response ? n.response : "void";
   const method = JSON.stringify(op.method ?? "GET");
@@ -540,7 +553,7 @@ function httpMethod(
   const request: Doc[] = [
     "fetch: config.fetch",
     "dispatcher: config.dispatcher",
-    "baseUrl: config.baseUrl",
+    baseUrl === "baseUrl" ? "baseUrl" : `baseUrl: ${baseUrl}`,
     `method: ${method}`,
     "path",
   ];
@@ -702,6 +715,9 @@ function dependencySettings(policy: ResolvedPolicy): unknown {
     budget: policy.budget,
     // only when set, so a policy without one emits what it did before
     ...(policy.rateLimit === undefined ? {} : { rateLimit: rateLimitSettings(policy.rateLimit) }),
+    ...(policy.endpoints === undefined
+      ? {}
+      : { endpoints: { choose: policy.endpoints.choose, max: policy.endpoints.max } }),
   };
 }
 

@@ -62,6 +62,7 @@ export const CLIENT_RUNTIME = symbols(
     "controlOf",
     "createDependency",
     "expectedType",
+    "firstEndpoint",
     "httpIdentity",
     "isJsonObject",
     "missingProperty",
@@ -291,6 +292,8 @@ export const CLIENT_LOCALS = {
   settings: "dependencySettings",
   policyHash: "policyHash",
   own: "own",
+  /** The first endpoint of a `baseUrl` list, inside the factory of a policy with `endpoints:`. */
+  baseUrl: "baseUrl",
 } as const;
 
 /**

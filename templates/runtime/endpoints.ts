@@ -213,7 +213,8 @@ export class EndpointPool {
 
 /**
  * The endpoints' breakers read as one: `closed` while any endpoint is closed (calls go there),
- * else `half-open` while any is trying, else `isolated` when all are held open by hand, else `open`.
+ * else `half-open` while any is trying, else `isolated` when all are held open by hand, else
+ * `open`.
  */
 export function combinedState(states: readonly BreakerStateName[]): BreakerStateName {
   if (states.includes("closed")) return "closed";

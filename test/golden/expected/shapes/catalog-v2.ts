@@ -3,6 +3,7 @@
 import {
   controlOf,
   createDependency,
+  firstEndpoint,
   httpIdentity,
   pathSegment,
   sendHttp,
@@ -94,13 +95,14 @@ const dependencySettings: DependencySettings = {
   },
   bulkhead: { maxConcurrent: 15, maxQueue: 5, queueTimeoutMs: 50, overflow: "drop-oldest" },
   budget: { maxTokens: 100, tokenRatio: 0.1 },
+  endpoints: { choose: "power-of-two", max: 4 },
 };
 
 /**
  * Hash of the settings above: snapshots carry it, and a snapshot taken under other settings is
  * refused.
  */
-const policyHash = "d8c454e4874f64ae";
+const policyHash = "4530483bb2d69af8";
 
 const searchOperation = {
   name: "search",
@@ -162,9 +164,13 @@ const patchProductOperation = {
 /** Options of {@link createCatalogV2Client}. */
 export interface CatalogV2ClientConfig {
   /**
-   * Base URL of catalog-v2, e.g. `https://catalog-v2.internal`; operation paths are appended to it.
+   * Base URL of catalog-v2, or a list of its endpoints (at most 4), e.g.
+   * `["https://a.catalog-v2.internal", "https://b.catalog-v2.internal"]`; operation paths are
+   * appended to it. With several, each endpoint has its own breaker and a retry or hedge goes to
+   * another endpoint (resgen's docs/runtime.md, "Endpoints"); a longer list, an empty one or a
+   * repeated endpoint throws a `RangeError` here.
    */
-  readonly baseUrl: string;
+  readonly baseUrl: string | readonly string[];
   /** The fetch implementation. Defaults to `globalThis.fetch`. */
   readonly fetch?: typeof fetch | undefined;
   /**
@@ -300,7 +306,9 @@ export function createCatalogV2Client(config: CatalogV2ClientConfig): CatalogV2C
     classify: config.classify as Classifier | undefined,
     policyHash,
     state: config.state,
+    endpoints: config.baseUrl,
   });
+  const baseUrl = firstEndpoint(config.baseUrl);
   return {
     search(input, options) {
       const path = "/products";
@@ -313,7 +321,7 @@ export function createCatalogV2Client(config: CatalogV2ClientConfig): CatalogV2C
       const request: HttpRequest = {
         fetch: config.fetch,
         dispatcher: config.dispatcher,
-        baseUrl: config.baseUrl,
+        baseUrl,
         method: "GET",
         path,
         query,
@@ -342,7 +350,7 @@ export function createCatalogV2Client(config: CatalogV2ClientConfig): CatalogV2C
       const request: HttpRequest = {
         fetch: config.fetch,
         dispatcher: config.dispatcher,
-        baseUrl: config.baseUrl,
+        baseUrl,
         method: "GET",
         path,
         headers: config.headers,
@@ -363,7 +371,7 @@ export function createCatalogV2Client(config: CatalogV2ClientConfig): CatalogV2C
       const request: HttpRequest = {
         fetch: config.fetch,
         dispatcher: config.dispatcher,
-        baseUrl: config.baseUrl,
+        baseUrl,
         method: "HEAD",
         path,
         headers: config.headers,
@@ -389,7 +397,7 @@ export function createCatalogV2Client(config: CatalogV2ClientConfig): CatalogV2C
       const request: HttpRequest = {
         fetch: config.fetch,
         dispatcher: config.dispatcher,
-        baseUrl: config.baseUrl,
+        baseUrl,
         method: "PATCH",
         path,
         headers: config.headers,

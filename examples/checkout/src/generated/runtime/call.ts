@@ -45,6 +45,7 @@ import {
   type RetryCondition,
 } from "./retry.js";
 import type { AttemptContext, Transport } from "./transport.js";
+import type { Endpoint, EndpointPool } from "./endpoints.js";
 
 /** The shared parts of a dependency that every call uses. */
 export interface DependencyParts {
@@ -52,7 +53,13 @@ export interface DependencyParts {
   readonly clock: Clock;
   readonly random: Random;
   readonly events: Emitter;
+  /** The dependency's breaker; `null` for none, or when its endpoints have a breaker each. */
   readonly breaker: CircuitBreaker | null;
+  /**
+   * The endpoints, for a dependency given two or more (docs/runtime.md, "Endpoints"); `null`
+   * otherwise, and then calls do no endpoint work at all.
+   */
+  readonly endpoints: EndpointPool | null;
   readonly budget: RetryBudget | null;
   /** Header that carries the remaining time, or `null` to not propagate it. */
   readonly propagation: { readonly header: string; readonly format: DeadlineFormat } | null;
@@ -158,6 +165,9 @@ export class Call<T> {
   // The attempt after which the server last set the wait (0: never): the backoff counts its
   // retries from there, so that it starts again from its base.
   #pushedBackAt = 0;
+  // with several endpoints: the one chosen for the next attempt, and the ones tried (bits)
+  #next: Endpoint | undefined = undefined;
+  #tried = 0;
   // a backoff sleep, or the wait before the next hedged copy
   #timer: TimerHandle = undefined;
   #onAbort: (() => void) | undefined = undefined;
@@ -464,6 +474,8 @@ export class Call<T> {
     // too little time left fails as `deadline` before the breaker is asked: no attempt, no verdict
     const left = this.#timeLeft(now);
     if (this.#tooLittle(left)) return this.#deadlineError(left);
+    const pool = this.#dep.endpoints;
+    if (pool !== null) return this.#admitEndpoint(pool, now);
     const breaker = this.#dep.breaker;
     if (breaker === null) return 0;
     const permit = breaker.tryAcquire(now);
@@ -497,6 +509,44 @@ export class Call<T> {
       // the failure that opened the breaker, stored once when it opened (docs/runtime.md); a
       // breaker isolated by hand has none, and a retry then keeps its own last failure
       cause: breaker.openedBy ?? this.#lastError,
+      withoutStack: true,
+    });
+  }
+
+  /**
+   * Chooses the endpoint of the next attempt (kept for {@link Call.#open}) and returns its
+   * permit, or the `circuit-open` error when every endpoint's breaker refuses: the call fails
+   * fast, as a dependency with one open breaker does (docs/runtime.md, "Endpoints").
+   */
+  #admitEndpoint(pool: EndpointPool, now: number): Permit | ResilienceError {
+    const endpoint = pool.pick(now, this.#tried);
+    if (endpoint !== undefined) {
+      this.#next = endpoint;
+      return pool.permit;
+    }
+    const { events, name } = this.#dep;
+    const operation = this.#op.name;
+    const state = pool.state;
+    if (events.active)
+      events.emit({
+        type: "breaker-rejected",
+        dependency: name,
+        operation,
+        state,
+        endpoints: pool.endpoints.length,
+      });
+    const { endpoint: soonest, inMs } = pool.soonest(now);
+    const detail = Number.isFinite(inMs)
+      ? `first trial in ${String(Math.ceil(inMs))} ms, at ${soonest.url}`
+      : "isolated";
+    return new ResilienceError({
+      kind: "circuit-open",
+      message:
+        `${name}.${operation}: circuit open on all ${String(pool.endpoints.length)} ` +
+        `endpoints (${detail})`,
+      dependency: name,
+      operation,
+      cause: soonest.breaker?.openedBy ?? this.#lastError,
       withoutStack: true,
     });
   }
@@ -543,6 +593,15 @@ export class Call<T> {
     const byDeadline = left < attemptMs;
     const timeoutMs = byDeadline ? left : attemptMs;
     const headersMs = timeout.headersMs ?? Number.POSITIVE_INFINITY;
+    const endpoint = this.#next;
+    let breaker = this.#dep.breaker;
+    if (endpoint !== undefined) {
+      this.#next = undefined;
+      this.#tried |= endpoint.bit;
+      endpoint.inFlight++;
+      endpoint.attempts++;
+      breaker = endpoint.breaker;
+    }
     const attempt = new Attempt(
       this,
       ++this.#attempts,
@@ -552,6 +611,8 @@ export class Call<T> {
       permit,
       now,
       headersMs < timeoutMs ? headersMs : Number.POSITIVE_INFINITY,
+      breaker,
+      endpoint,
     );
     if (this.#live === undefined) this.#current = attempt;
     else this.#live.push(attempt);
@@ -565,6 +626,7 @@ export class Call<T> {
         attempt: attempt.attempt,
         hedge,
         timeoutMs,
+        ...(endpoint === undefined ? {} : { endpoint: endpoint.url }),
       });
     }
     attempt.start(this.#transport);
@@ -922,7 +984,7 @@ export class Call<T> {
     const settings = this.#op.hedge;
     if (settings === null || this.#done) return false;
     if (this.#attempts >= Math.max(1, Math.floor(settings.maxAttempts))) return false;
-    const { clock, events, budget, breaker, name } = this.#dep;
+    const { clock, events, budget, breaker, endpoints, name } = this.#dep;
     if (this.#tooLittle(this.#timeLeft(clock.now()))) return false;
     if (budget !== null && !budget.allowsRetry()) {
       if (events.active)
@@ -941,7 +1003,15 @@ export class Call<T> {
     const limiter = this.#limiter;
     const now = clock.now();
     if (limiter !== null && limiter.delayAt(now) > 0) return false;
-    const permit = breaker === null ? 0 : breaker.tryAcquire();
+    let permit: Permit;
+    if (endpoints === null) permit = breaker === null ? 0 : breaker.tryAcquire();
+    else {
+      // a hedge goes to an endpoint the call has not tried while one admits it
+      const endpoint = endpoints.pick(now, this.#tried);
+      if (endpoint === undefined) return false;
+      this.#next = endpoint;
+      permit = endpoints.permit;
+    }
     if (permit === REJECTED) return false;
     limiter?.take(now);
     hedgeBudget.tryTake();
@@ -977,6 +1047,7 @@ export class Call<T> {
   }
 
   #removeLive(attempt: Attempt): void {
+    if (attempt.target !== undefined) attempt.target.inFlight--;
     const live = this.#live;
     if (live === undefined) {
       if (this.#current === attempt) this.#current = undefined;
@@ -992,7 +1063,8 @@ export class Call<T> {
    * check or an observer.
    */
   #recordSuccess(attempt: Attempt, by: VerdictBy = "built-in"): void {
-    const { clock, events, breaker, budget } = this.#dep;
+    const { clock, events, budget } = this.#dep;
+    const breaker = attempt.breaker;
     const timed = events.active || (breaker !== null && breaker.settings.slowCall !== null);
     const ended = timed ? clock.now() : attempt.started;
     const durationMs = ended > attempt.started ? ended - attempt.started : 0;
@@ -1004,8 +1076,8 @@ export class Call<T> {
 
   // An attempt counted by neither the breaker nor the budget (an `ignore` verdict).
   #release(attempt: Attempt, error: unknown, by: VerdictBy): void {
-    const { clock, events, breaker } = this.#dep;
-    breaker?.release(attempt.permit);
+    const { clock, events } = this.#dep;
+    attempt.breaker?.release(attempt.permit);
     if (isResilienceError(error)) this.#lastError = error;
     if (events.active) {
       const durationMs = Math.max(0, clock.now() - attempt.started);
@@ -1024,10 +1096,11 @@ export class Call<T> {
 
   // A failure counted by the breaker (and the budget when retried), whatever it describes.
   #count(attempt: Attempt, error: ResilienceError, hedged: boolean, by: VerdictBy): void {
-    const { clock, events, breaker, budget } = this.#dep;
+    const { clock, events, budget } = this.#dep;
     const ended = clock.now();
     const durationMs = Math.max(0, ended - attempt.started);
-    breaker?.onFailure(attempt.permit, durationMs, ended, error);
+    attempt.breaker?.onFailure(attempt.permit, durationMs, ended, error);
+    if (attempt.target !== undefined) attempt.target.failures++;
     if (budget !== null && error.transient && this.#wouldRepeat(hedged)) budget.onFailure();
     this.#lastError = error;
     if (events.active) {
@@ -1056,7 +1129,8 @@ export class Call<T> {
    *   policy would retry it (transient, on a repeatable operation that retries or hedges).
    */
   #recordFailure(attempt: Attempt, raw: unknown, hedged: boolean, classified?: unknown): unknown {
-    const { clock, events, breaker, budget } = this.#dep;
+    const { clock, events, budget } = this.#dep;
+    const breaker = attempt.breaker;
     const error = classified ?? this.#classify(attempt, raw);
     const ended = clock.now();
     const durationMs = Math.max(0, ended - attempt.started);
@@ -1083,6 +1157,7 @@ export class Call<T> {
       outcome = "failure";
     } else {
       breaker?.onFailure(attempt.permit, durationMs, ended, error);
+      if (attempt.target !== undefined) attempt.target.failures++;
       // a transport other than sendHttp (which reports every response itself) may throw a 429
       // with the server's wait: it pauses the rate limit too
       const limiter = this.#limiter;
@@ -1131,6 +1206,7 @@ export class Call<T> {
       tier: error?.tier,
       verdict,
       verdictBy,
+      ...(attempt.target === undefined ? {} : { endpoint: attempt.target.url }),
     });
   }
 
@@ -1344,6 +1420,10 @@ class Attempt extends TimerEntry implements AttemptContext {
   readonly headersTimeoutMs: number;
   /** The circuit-breaker permit it was admitted with (see `Permit`). */
   readonly permit: number;
+  /** The breaker the permit is from: the dependency's, or its endpoint's. */
+  readonly breaker: CircuitBreaker | null;
+  /** The endpoint it was sent to, for a dependency with several (docs/runtime.md, "Endpoints"). */
+  readonly target: Endpoint | undefined;
   /** Clock time it started. */
   readonly started: number;
   // whether the time left before the deadline, not the attempt timeout, bounds it
@@ -1367,8 +1447,12 @@ class Attempt extends TimerEntry implements AttemptContext {
     permit: number,
     started: number,
     headersTimeoutMs: number,
+    breaker: CircuitBreaker | null,
+    target: Endpoint | undefined,
   ) {
     super();
+    this.breaker = breaker;
+    this.target = target;
     this.#call = call;
     this.attempt = attempt;
     this.hedge = hedge;
@@ -1390,6 +1474,11 @@ class Attempt extends TimerEntry implements AttemptContext {
 
   get idempotencyKey(): string | undefined {
     return this.#call.idempotencyKey;
+  }
+
+  /** The endpoint's address (a base URL for HTTP), for a dependency with several endpoints. */
+  get endpoint(): string | undefined {
+    return this.target?.url;
   }
 
   get deadline(): Deadline {

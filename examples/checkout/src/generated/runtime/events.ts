@@ -71,6 +71,8 @@ export type ResilienceEvent =
       readonly hedge: boolean;
       /** Time the attempt may take, in milliseconds (`Infinity` if unbounded). */
       readonly timeoutMs: number;
+      /** The endpoint it goes to, for a dependency with several (docs/runtime.md, "Endpoints"). */
+      readonly endpoint?: string | undefined;
     })
   | (EventBase & {
       /** An attempt settled. */
@@ -92,6 +94,8 @@ export type ResilienceEvent =
       readonly verdict?: Verdict | undefined;
       /** Who reached the verdict: the runtime's rules and the policy, or a `classify` hook. */
       readonly verdictBy?: "built-in" | "hook" | undefined;
+      /** The endpoint it went to, for a dependency with several (docs/runtime.md, "Endpoints"). */
+      readonly endpoint?: string | undefined;
     })
   | (EventBase & {
       /**
@@ -138,6 +142,8 @@ export type ResilienceEvent =
       readonly manual?: true | undefined;
       /** For a transition to `open`: how long this open period lasts, in milliseconds. */
       readonly openForMs?: number | undefined;
+      /** The endpoint whose own breaker changed, for a dependency with several endpoints. */
+      readonly endpoint?: string | undefined;
     })
   | (EventBase & {
       /** The breaker rejected an attempt without calling the dependency. */
@@ -148,6 +154,11 @@ export type ResilienceEvent =
        * one.
        */
       readonly admitted?: number | undefined;
+      /**
+       * For a dependency with several endpoints: how many there are, every one of whose breakers
+       * refused (`state` is then what they say together, see docs/runtime.md, "Endpoints").
+       */
+      readonly endpoints?: number | undefined;
     })
   | (EventBase & {
       /** The bulkhead turned a call away (full, queue full, evicted, or queue wait over). */

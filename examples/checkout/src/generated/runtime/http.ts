@@ -166,6 +166,11 @@ interface Prepared {
   /** The URL, with an API key of the query. */
   readonly url: string;
   /**
+   * The URL the attempt sends to, when its endpoint is not the request's `baseUrl` (several
+   * endpoints, docs/runtime.md "Endpoints"); `url`, on the request's own base, stays the identity.
+   */
+  readonly sent: string | undefined;
+  /**
    * The client's headers, the credentials' and the call's over them; the runtime's own are added
    * after.
    */
@@ -176,14 +181,20 @@ interface Prepared {
 
 type Own = Readonly<Record<string, string>> | undefined;
 
-function prepared(request: HttpRequest, own: Own, auth: AuthParts | undefined): Prepared {
+function prepared(
+  request: HttpRequest,
+  own: Own,
+  auth: AuthParts | undefined,
+  endpoint: string | undefined,
+): Prepared {
   const key = auth === undefined || Object.keys(auth.query).length === 0 ? undefined : auth.query;
+  const query = key === undefined ? request.query : { ...request.query, ...key };
   return {
-    url: buildUrl(
-      request.baseUrl,
-      request.path,
-      key === undefined ? request.query : { ...request.query, ...key },
-    ),
+    url: buildUrl(request.baseUrl, request.path, query),
+    sent:
+      endpoint === undefined || endpoint === request.baseUrl
+        ? undefined
+        : buildUrl(endpoint, request.path, query),
     // the common case, the client's record alone, needs no merge here: sendHttp merges it with
     // the runtime's own headers anyway
     headers:
@@ -198,12 +209,12 @@ function prepared(request: HttpRequest, own: Own, auth: AuthParts | undefined): 
  * The URL and headers of one attempt. Records are used as they are, with no promise in between;
  * a header or credential function is called (once: this is one attempt) and awaited.
  */
-function prepare(request: HttpRequest): Prepared | Promise<Prepared> {
+function prepare(request: HttpRequest, endpoint?: string): Prepared | Promise<Prepared> {
   const source = request.headers;
   const own = typeof source === "function" ? source() : source;
   const auth = request.auth === undefined ? undefined : applyAuth(request.auth);
-  if (!isThenable(own) && !isThenable(auth)) return prepared(request, own, auth);
-  return Promise.all([own, auth]).then(([o, a]) => prepared(request, o, a));
+  if (!isThenable(own) && !isThenable(auth)) return prepared(request, own, auth, endpoint);
+  return Promise.all([own, auth]).then(([o, a]) => prepared(request, o, a, endpoint));
 }
 
 /** The stale-cache identity of a request as prepared (see `requestIdentity`). */
@@ -327,7 +338,7 @@ function headerRecord(headers: Headers): Record<string, string> {
  */
 export async function sendHttp<T>(request: HttpRequest, ctx: AttemptContext): Promise<T> {
   const doFetch = request.fetch ?? globalThis.fetch;
-  const pending = prepare(request);
+  const pending = prepare(request, ctx.endpoint);
   const ready = pending instanceof Promise ? await pending : pending;
   if (request.vary !== undefined) ctx.identify?.(identityOf(request, ready, request.vary));
   // the runtime's own headers go last: a deadline or an idempotency key of the same name from
@@ -343,7 +354,7 @@ export async function sendHttp<T>(request: HttpRequest, ctx: AttemptContext): Pr
   let response: Response;
   try {
     // fetch resolves when the response headers arrive: that wait is what `timeout.headers` bounds
-    response = await ctx.awaitHeaders(doFetch(ready.url, init));
+    response = await ctx.awaitHeaders(doFetch(ready.sent ?? ready.url, init));
   } catch (cause) {
     // a bug (a base URL that does not parse, a body on a GET) surfaces as it is: it is not the
     // dependency failing (docs/runtime.md, "What counts as transient")

@@ -38,6 +38,17 @@ export {
   type TransitionTrigger,
 } from "./breaker.js";
 export {
+  combinedState,
+  DEFAULT_ENDPOINTS,
+  Endpoint,
+  endpointList,
+  EndpointPool,
+  firstEndpoint,
+  MAX_ENDPOINTS,
+  type EndpointHealth,
+  type EndpointSettings,
+} from "./endpoints.js";
+export {
   exhaustedResetMs,
   RateLimiter,
   type HeaderLookup,

@@ -80,6 +80,7 @@ export type {
 export { SnapshotError, type DependencySnapshot, type SnapshotProblem } from "./snapshot.js";
 export type { BulkheadHealth } from "./bulkhead.js";
 export type { HeaderLookup, PauseSource, RateLimitHealth } from "./rate-limit.js";
+export type { EndpointHealth, EndpointSettings } from "./endpoints.js";
 export type { BudgetHealth, BudgetSnapshot } from "./budget.js";
 export type { WindowCounts, WindowSnapshot } from "./window.js";
 export type { AttemptContext, Transport } from "./transport.js";

@@ -24,6 +24,13 @@ import {
   type JoinedSignal,
 } from "./deadline.js";
 import { abortedError, isResilienceError, ResilienceError } from "./errors.js";
+import {
+  DEFAULT_ENDPOINTS,
+  EndpointPool,
+  endpointList,
+  type EndpointHealth,
+  type EndpointSettings,
+} from "./endpoints.js";
 import { Emitter, type CallOutcome, type Observer } from "./events.js";
 import {
   hasFallback,
@@ -81,6 +88,11 @@ export interface DependencySettings {
    * Every attempt (retries and hedges included) takes a permit.
    */
   readonly rateLimit?: RateLimitSettings | null | undefined;
+  /**
+   * How calls choose among several endpoints (docs/runtime.md, "Endpoints"); absent or `null`
+   * takes {@link DEFAULT_ENDPOINTS} when the client is given several.
+   */
+  readonly endpoints?: EndpointSettings | null | undefined;
 }
 
 /** Injected services. Every field is optional and has a real default. */
@@ -108,6 +120,13 @@ export interface RuntimeEnvironment {
    * from another dependency, policy or layout, throws a `SnapshotError` and nothing is applied.
    */
   readonly state?: DependencySnapshot | undefined;
+  /**
+   * The dependency's endpoints (docs/runtime.md, "Endpoints"): with two or more, each gets its
+   * own breaker, calls choose among those that admit them, and a retry or hedge goes to one the
+   * call has not tried. A string or a list of one keeps the single breaker and changes nothing.
+   * HTTP clients pass their `baseUrl` list here; a function transport reads `ctx.endpoint`.
+   */
+  readonly endpoints?: string | readonly string[] | undefined;
 }
 
 /**
@@ -190,6 +209,11 @@ export interface DependencyHealth {
   readonly budget: BudgetHealth | null;
   /** The dependency's rate limit; absent when it has none. */
   readonly rateLimit?: RateLimitHealth | undefined;
+  /**
+   * Each endpoint, its own breaker and counts, for a dependency given several (`breaker` is then
+   * `null`: there is no breaker of the whole); absent with one.
+   */
+  readonly endpoints?: readonly EndpointHealth[] | undefined;
 }
 
 /**
@@ -250,6 +274,7 @@ class DependencyStack implements Dependency {
   readonly breakerControl: BreakerControl | null;
   readonly #policyHash: string;
   readonly rateLimiter: RateLimiter | null;
+  readonly #pool: EndpointPool | null;
   readonly #parts: DependencyParts;
   readonly #events: Emitter;
   // made on first use: most dependencies have no stale fallback and no hedging
@@ -262,8 +287,34 @@ class DependencyStack implements Dependency {
     const name = settings.name;
     this.name = name;
     this.#events = events;
+    const random = env.random ?? defaultRandom;
+    const urls = endpointList(env.endpoints);
+    this.#pool =
+      urls === undefined
+        ? null
+        : new EndpointPool(
+            urls,
+            settings.endpoints ?? DEFAULT_ENDPOINTS,
+            settings.breaker,
+            clock,
+            random,
+            (endpoint) => (from, to, window, trigger) => {
+              if (events.active)
+                events.emit({
+                  type: "breaker-transition",
+                  dependency: name,
+                  operation: "",
+                  from,
+                  to,
+                  window,
+                  endpoint,
+                  ...(trigger === "manual" ? { manual: true } : {}),
+                  ...(to === "open" ? { openForMs: this.#openFor(endpoint) } : {}),
+                });
+            },
+          );
     this.breaker =
-      settings.breaker === null
+      settings.breaker === null || this.#pool !== null
         ? null
         : new CircuitBreaker(settings.breaker, clock, (from, to, window, trigger) => {
             if (events.active)
@@ -281,7 +332,10 @@ class DependencyStack implements Dependency {
     this.bulkhead =
       settings.bulkhead === null ? null : new Bulkhead(name, settings.bulkhead, clock, events);
     this.budget = settings.budget === null ? null : new RetryBudget(settings.budget);
-    this.breakerControl = this.breaker?.control() ?? null;
+    this.breakerControl =
+      this.#pool !== null && settings.breaker !== null
+        ? this.#pool.control()
+        : (this.breaker?.control() ?? null);
     this.#policyHash = env.policyHash ?? "";
     // all or nothing: restoreSnapshot checks every part before it applies any
     if (env.state !== undefined)
@@ -293,9 +347,10 @@ class DependencyStack implements Dependency {
     this.#parts = {
       name,
       clock,
-      random: env.random ?? defaultRandom,
+      random,
       events,
       breaker: this.breaker,
+      endpoints: this.#pool,
       budget: this.budget,
       propagation:
         deadline !== null && deadline.propagate
@@ -551,7 +606,14 @@ class DependencyStack implements Dependency {
       ...(this.rateLimiter === null
         ? {}
         : { rateLimit: this.rateLimiter.health(this.#parts.clock.now()) }),
+      ...(this.#pool === null ? {} : { endpoints: this.#pool.health() }),
     };
+  }
+
+  // How long the endpoint's breaker that just opened stays open.
+  #openFor(endpoint: string): number {
+    const found = this.#pool?.endpoints.find((e) => e.url === endpoint);
+    return found?.breaker?.retryInMs() ?? 0;
   }
 
   subscribe(observer: Observer): () => void {

@@ -31,6 +31,12 @@ export interface AttemptContext {
   readonly idempotencyKey: string | undefined;
   /** The logical call's deadline. */
   readonly deadline: Deadline;
+  /**
+   * The endpoint this attempt goes to (a base URL for HTTP), chosen by the runtime for a
+   * dependency given several (docs/runtime.md, "Endpoints"): `sendHttp` sends the request there.
+   * `undefined` with one endpoint; optional, so a test's own context need not have it.
+   */
+  readonly endpoint?: string | undefined;
   /** Dependency name. */
   readonly dependency: string;
   /** Operation name. */
