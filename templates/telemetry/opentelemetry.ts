@@ -60,6 +60,12 @@ export const ATTR = {
   attemptTimeout: "resilience.attempt.timeout",
   timeoutTier: "resilience.timeout.tier",
   verdict: "resilience.verdict",
+  /**
+   * The endpoint an attempt went to, or whose breaker changed, for a dependency given several
+   * (docs/runtime.md, "Endpoints"): at most `endpoints.max` values per dependency, fixed when the
+   * client is created. Absent with one endpoint.
+   */
+  endpoint: "resilience.endpoint",
   breakerState: "resilience.breaker.state",
   breakerPreviousState: "resilience.breaker.previous_state",
   breakerTrigger: "resilience.breaker.trigger",
@@ -290,6 +296,17 @@ export function installOpenTelemetry(
           [ATTR.breakerState]: state,
         });
     }
+    // several endpoints: a breaker each, labelled by its endpoint
+    for (const endpoint of health.endpoints ?? []) {
+      const current = endpoint.breaker?.state;
+      if (current === undefined) continue;
+      for (const state of BREAKER_STATES)
+        result.observe(breakerState, state === current ? 1 : 0, {
+          ...base,
+          [ATTR.breakerState]: state,
+          [ATTR.endpoint]: endpoint.endpoint,
+        });
+    }
     if (health.budget !== null) result.observe(budgetTokens, health.budget.tokens, base);
     if (health.bulkhead !== null) {
       result.observe(bulkheadInFlight, health.bulkhead.inFlight, base);
@@ -370,6 +387,7 @@ export function installOpenTelemetry(
           [ATTR.attempt]: event.attempt,
           [ATTR.hedge]: event.hedge,
         };
+        if (event.endpoint !== undefined) attributes[ATTR.endpoint] = event.endpoint;
         if (!event.hedge) {
           attributes[ATTR.attemptDelay] = state.nextDelayMs / 1000;
           state.nextDelayMs = 0;
@@ -395,6 +413,7 @@ export function installOpenTelemetry(
         };
         // what the attempt counted as: success, transient, failure or ignore (docs/runtime.md)
         if (event.verdict !== undefined) attributes[ATTR.verdict] = event.verdict;
+        if (event.endpoint !== undefined) attributes[ATTR.endpoint] = event.endpoint;
         const error = event.error;
         if (error !== undefined) {
           attributes[ATTR.errorType] = error.kind;
@@ -444,6 +463,7 @@ export function installOpenTelemetry(
           [ATTR.breakerPreviousState]: event.from,
           // isolate(), disposing the last isolation and reset() are `manual` (docs/telemetry.md)
           [ATTR.breakerTrigger]: event.manual === true ? "manual" : "automatic",
+          ...(event.endpoint === undefined ? {} : { [ATTR.endpoint]: event.endpoint }),
         });
         log(event);
         return;

@@ -476,3 +476,52 @@ describe("OpenTelemetry adapter: the rate limit", () => {
     expect(m.sum(METRIC.rateLimitAvailable, DEP)).toBe(dep.health().rateLimit?.available);
   });
 });
+
+describe("OpenTelemetry adapter: several endpoints", () => {
+  it("labels attempts, breaker transitions and each endpoint's breaker state by endpoint", async () => {
+    const sdk = createSdk();
+    const clock = createVirtualClock(1_000);
+    const A = "http://a.internal";
+    const B = "http://b.internal";
+    const dep = createDependency(
+      { name: "payments", deadline: null, breaker: breakerSettings, bulkhead: null, budget: null },
+      { clock, random: () => 0.5, endpoints: [A, B] },
+    );
+    installOpenTelemetry(dep, {
+      meter: sdk.meterProvider.getMeter("test"),
+      tracer: sdk.tracerProvider.getTracer("test"),
+      logger: recordingLogger(),
+    });
+    const once = operation({ retry: null, timeout: { attemptMs: 100, totalMs: 1_000 } });
+    // B fails every call until its breaker opens; A answers
+    for (let i = 0; i < 40; i++)
+      await dep
+        .call(once, (ctx) => {
+          if (ctx.endpoint === B) throw httpFailure(503);
+          return "ok";
+        })
+        .catch(() => undefined);
+    const m = await sdk.collect();
+    const at = (endpoint: string) => ({ ...CHARGE, [ATTR.endpoint]: endpoint });
+    const attemptsOf = (endpoint: string) =>
+      m.histogram(METRIC.attemptDuration, at(endpoint)).count;
+    expect(attemptsOf(A) + attemptsOf(B)).toBe(40);
+    expect(attemptsOf(B)).toBe(10);
+    expect(
+      m.sum(METRIC.breakerTransitions, { ...DEP, [ATTR.endpoint]: B, [ATTR.breakerState]: "open" }),
+    ).toBe(1);
+    expect(m.sum(METRIC.breakerTransitions, { ...DEP, [ATTR.endpoint]: A })).toBe(0);
+    const state = (endpoint: string) =>
+      m
+        .points(METRIC.breakerState, { ...DEP, [ATTR.endpoint]: endpoint })
+        .filter((p) => p.value === 1)
+        .map((p) => p.attributes[ATTR.breakerState]);
+    expect(state(A)).toEqual(["closed"]);
+    expect(state(B)).toEqual(["open"]);
+    // no label values beyond the endpoints the client was given
+    const labels = new Set(
+      m.points(METRIC.attemptDuration, DEP).map((p) => p.attributes[ATTR.endpoint]),
+    );
+    expect([...labels].sort()).toEqual([A, B]);
+  });
+});
