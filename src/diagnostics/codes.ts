@@ -835,6 +835,12 @@ export const CODES = {
     title: "Rate limit stays in the application",
     help: "No target expresses the client's rate limit as the client runs it (a permit per attempt, a wait bounded by maxWait and the deadline, a pause on Retry-After and the RateLimit header fields). Istio's local rate limit (Envoy's `local_ratelimit` filter, an EnvoyFilter) is a token bucket per proxy that answers 429 at once and is usually installed on the server's inbound side: rate and burst would map to its fill interval and max tokens, but every replica of the caller gets its own bucket. Linkerd's HTTPLocalRateLimitPolicy limits a server's inbound traffic; a gRPC service config has only `retryThrottling`, a token ratio over failures. Nothing is emitted: the generated client keeps the limit.",
   },
+  RG420: {
+    severity: "warning",
+    exit: "findings",
+    title: "Endpoints stay in the application",
+    help: "With `endpoints:` the generated client takes a list of base URLs, gives each its own breaker and sends a retry or hedge to an endpoint the call has not tried (docs/runtime.md, \"Endpoints\"). In a mesh the endpoints are the Service's pods, balanced by the proxy: Istio's DestinationRule outlierDetection (emitted from the breaker) ejects one pod at a time, and Istio's retries carry Envoy's previous_hosts predicate, so a retry goes to another pod. Linkerd balances with EWMA power-of-two choices and failure accrual (an annotation on the Service), but a retry may reach the endpoint that failed; gRPC's balancer (round_robin, outlier_detection from gRFC A50) picks anew for every retry or hedge (gRFC A6) without excluding the one that failed. Nothing is emitted for the list: the generated client keeps it.",
+  },
   RG417: {
     severity: "error",
     exit: "internal",

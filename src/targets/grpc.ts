@@ -17,6 +17,7 @@ import {
   type Target,
   noteOpenBackoff,
   noteRateLimits,
+  noteEndpoints,
 } from "./report.js";
 
 /** gRPC clamps maxAttempts of retries and hedging to 5 (A6). */
@@ -284,6 +285,7 @@ function notePolicy(policy: ResolvedPolicy, report: MappingReport): void {
       "a gRPC channel has no client-side concurrency limit: the bulkhead stays in the application",
     );
   noteRateLimits(report, "grpc", policy);
+  noteEndpoints(report, "grpc", policy);
   if (policy.deadline.propagate) {
     report.noteSection(
       policy,

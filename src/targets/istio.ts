@@ -23,6 +23,7 @@ import {
   type TargetContext,
   noteOpenBackoff,
   noteRateLimits,
+  noteEndpoints,
 } from "./report.js";
 
 /** Envoy's fixed backoff shape: exponential with multiplier 2, capped at 10 × the base, full jitter. */
@@ -265,6 +266,7 @@ function destinationPolicy(policy: ResolvedPolicy, report: MappingReport): Recor
   if (connect.length > 0) pool["tcp"] = { connectTimeout: goDuration(Math.max(...connect)) };
 
   noteRateLimits(report, "istio", policy);
+  noteEndpoints(report, "istio", policy);
   const bulkhead = policy.bulkhead;
   if (bulkhead) {
     const queue = Math.max(1, bulkhead.maxQueue);

@@ -21,6 +21,7 @@ import {
   type Target,
   noteOpenBackoff,
   noteRateLimits,
+  noteEndpoints,
 } from "./report.js";
 
 /** The ttl of the emitted retry budget (Linkerd's own default). */
@@ -109,6 +110,7 @@ function serviceProfile(policy: ResolvedPolicy, report: MappingReport): object {
       "Linkerd has no client-side concurrency limit: the bulkhead stays in the application",
     );
   noteRateLimits(report, "linkerd", policy);
+  noteEndpoints(report, "linkerd", policy);
   if (policy.deadline.propagate) {
     report.noteSection(
       policy,

@@ -137,7 +137,7 @@ export class MappingReport {
  * engines retry (RG416).
  */
 const INFORMATIONAL: Readonly<Record<MeshTarget, readonly Code[]>> = {
-  istio: ["RG401", "RG403", "RG405", "RG406", "RG412", "RG414", "RG418", "RG419"],
+  istio: ["RG401", "RG403", "RG405", "RG406", "RG412", "RG414", "RG418", "RG419", "RG420"],
   linkerd: [
     "RG401",
     "RG402",
@@ -149,8 +149,9 @@ const INFORMATIONAL: Readonly<Record<MeshTarget, readonly Code[]>> = {
     "RG414",
     "RG418",
     "RG419",
+    "RG420",
   ],
-  grpc: ["RG401", "RG402", "RG403", "RG404", "RG405", "RG412", "RG414", "RG418", "RG419"],
+  grpc: ["RG401", "RG402", "RG403", "RG404", "RG405", "RG412", "RG414", "RG418", "RG419", "RG420"],
 };
 
 /** Whether `code` from `target` is an informational note (see INFORMATIONAL). */
@@ -420,4 +421,32 @@ export function noteRateLimits(
   for (const op of policy.operations)
     if (op.rateLimit !== undefined && op.rateLimit !== false)
       report.noteSetting(policy, op, "RG419", "rateLimit", RATE_LIMIT_MAPPING[target]);
+}
+
+/**
+ * How each target expresses several endpoints (docs/targets.md, "Endpoints"). In a mesh the
+ * endpoints are the Service's pods, which the proxy balances on its own: Istio's outlier
+ * detection (emitted from the breaker) ejects one host at a time, and Istio gives every retry
+ * policy Envoy's previous_hosts predicate (host_selection_retry_max_attempts 5), so a retry goes
+ * to another pod; Linkerd balances with EWMA power-of-two choices and, with failure accrual,
+ * stops sending to an endpoint after consecutive failures, but a retry is balanced again and may
+ * reach the same endpoint; gRPC's balancer (loadBalancingConfig, outlier_detection from gRFC A50)
+ * picks anew for each retry or hedge (gRFC A6), without excluding the backend that failed.
+ */
+export const ENDPOINTS_MAPPING: Readonly<Record<MeshTarget, string>> = {
+  istio:
+    "the mesh's endpoints are the host's pods, not the client's baseUrl list: Envoy balances over them, the breaker's outlierDetection ejects one pod at a time (consecutive 5xx, not a failure rate), and Istio's retries carry Envoy's previous_hosts predicate (hostSelectionRetryMaxAttempts 5), so a retry goes to another pod; the list, the power-of-two or round-robin choice and the fast failure when every endpoint is open stay in the application",
+  linkerd:
+    "Linkerd balances each request over the Service's endpoints (EWMA, power of two choices) and, with failure accrual (the balancer.linkerd.io/failure-accrual: consecutive annotation on the Service, outside this file), stops sending to an endpoint after consecutive failures; a retry is balanced again and may reach the endpoint that failed: the client's list and its retry elsewhere stay in the application",
+  grpc: "a gRPC channel balances over the resolver's addresses (\"loadBalancingConfig\": round_robin, and outlier_detection, gRFC A50, ejects addresses whose success rate or failure percentage stands out, per address); each retry or hedge is a new pick (gRFC A6), with no predicate that excludes the backend that failed; nothing is emitted: the client's list and its retry elsewhere stay in the application",
+};
+
+/** The mapping note of a policy's `endpoints:` section, if it has one. */
+export function noteEndpoints(
+  report: MappingReport,
+  target: MeshTarget,
+  policy: ResolvedPolicy,
+): void {
+  if (policy.endpoints !== undefined)
+    report.noteSection(policy, "RG420", "endpoints", ENDPOINTS_MAPPING[target]);
 }
