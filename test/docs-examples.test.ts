@@ -28,8 +28,12 @@ interface Harness {
   readonly prelude: string;
   /** Statements after the example's body, inside the function (to return what it made). */
   readonly epilogue: string;
-  /** The body's answer to each request, by method and path. */
-  readonly answer: (method: string, path: string) => { status: number; body?: unknown };
+  /** The body's answer to each request, by method and path (and host, for several endpoints). */
+  readonly answer: (
+    method: string,
+    path: string,
+    host: string,
+  ) => { status: number; body?: unknown };
   /** Checks what the example sent and returned. */
   readonly check: (sent: readonly Sent[], result: unknown) => void;
 }
@@ -149,6 +153,27 @@ const log = { warn: (message: string): void => void warned.push(message) };`,
       expect(bobs).not.toBe(answers[0]);
     },
   },
+  endpoints: {
+    build: ["test/e2e/fixtures/replicas.yaml"],
+    prelude: "",
+    epilogue: "return { items, health };",
+    answer: (_method, path, host) =>
+      host === "b.replicas.internal"
+        ? { status: 503 }
+        : { status: 200, body: { sku: path.slice("/items/".length) } },
+    check: (sent, result) => {
+      const { items, health } = result as { items: string[]; health: unknown[] };
+      expect(items).toEqual(Array.from({ length: 20 }, (_, i) => `s${i}`));
+      const toB = sent.filter((s) => s.url.startsWith("https://b.")).length;
+      // b's breaker opened at minCalls (4) failures of its own: it was sent nothing more
+      expect(toB).toBe(4);
+      expect(sent).toHaveLength(24);
+      expect(health).toEqual([
+        ["https://a.replicas.internal", "closed", 20],
+        ["https://b.replicas.internal", "open", 4],
+      ]);
+    },
+  },
   "call-headers": {
     build: ["examples/checkout"],
     prelude: `const tokens = { issued: 0, current: (): Promise<string> => Promise.resolve(\`t\${++tokens.issued}\`) };
@@ -242,7 +267,7 @@ describe("examples in the docs that run", () => {
         new Headers(init.headers).forEach((value, name) => (headers[name] = value));
         const method = init.method ?? "GET";
         sent.push({ method, url, headers });
-        const { status, body } = harness.answer(method, parsed.pathname);
+        const { status, body } = harness.answer(method, parsed.pathname, parsed.host);
         return Promise.resolve(
           new Response(body === undefined ? null : JSON.stringify(body), {
             status,
