@@ -8,7 +8,7 @@
 //   --save            also writes the raw results as JSON to bench/results/
 //   --quick           shorter sampling (for a smoke run; figures are noisier)
 //   --only <group>    runs one group and its summary lines: baseline, happy, coalescing,
-//                     rejection, validation or heap
+//                     rejection, validation, endpoints or heap
 //   --baseline <rev>  the revision the baseline group compares the runtime with (default
 //                     68262f1, the last commit before the features that must not cost an
 //                     unconfigured call anything; see bench/baseline.ts)
@@ -60,7 +60,15 @@ function option(name: string, fallback: string): string {
   return value;
 }
 const quick = args.has("--quick");
-const GROUPS = ["baseline", "happy", "coalescing", "rejection", "validation", "heap"] as const;
+const GROUPS = [
+  "baseline",
+  "happy",
+  "coalescing",
+  "rejection",
+  "validation",
+  "endpoints",
+  "heap",
+] as const;
 type Group = (typeof GROUPS)[number];
 const only = option("--only", "");
 if (only !== "" && !(GROUPS as readonly string[]).includes(only))
@@ -726,6 +734,37 @@ async function coalescing(): Promise<{ rows: Row[]; sent: Record<string, Sent> }
 }
 
 // ---------------------------------------------------------------------------------------------
+// Several endpoints (docs/runtime.md, "Endpoints"): the full stack given two base URLs, so every
+// attempt chooses one (power of two choices) and takes its breaker's permit, against the same
+// stack with one.
+
+async function endpoints(): Promise<Row[]> {
+  const single = createDependency(FULL_DEPENDENCY);
+  const listOfOne = createDependency(FULL_DEPENDENCY, { endpoints: ["https://a.bench.internal"] });
+  const two = createDependency(
+    { ...FULL_DEPENDENCY, endpoints: { choose: "power-of-two", max: 2 } },
+    { endpoints: ["https://a.bench.internal", "https://b.bench.internal"] },
+  );
+  const robin = createDependency(
+    { ...FULL_DEPENDENCY, endpoints: { choose: "round-robin", max: 2 } },
+    { endpoints: ["https://a.bench.internal", "https://b.bench.internal"] },
+  );
+  return measure("endpoints, yield", [
+    ["bare await fn()", () => yieldOnce()],
+    ["resgen full stack", () => single.call(fullOperation, () => yieldOnce())],
+    [
+      "resgen full stack, a list of one endpoint",
+      () => listOfOne.call(fullOperation, () => yieldOnce()),
+    ],
+    ["resgen full stack, two endpoints", () => two.call(fullOperation, () => yieldOnce())],
+    [
+      "resgen full stack, two endpoints, round-robin",
+      () => robin.call(fullOperation, () => yieldOnce()),
+    ],
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Rejections: open breaker, full bulkhead.
 
 async function rejections(): Promise<Row[]> {
@@ -957,6 +996,12 @@ if (runs("validation")) {
     printGroup(group);
   }
 }
+let endpointRows: Row[] | undefined;
+if (runs("endpoints")) {
+  endpointRows = await endpoints();
+  groups.push(endpointRows);
+  printGroup(endpointRows);
+}
 
 // The comparisons the runtime is held to, as ratios within this run.
 if (baseline?.ok === true) {
@@ -983,7 +1028,7 @@ if (baseline?.ok === true) {
     }
   }
 }
-if (runs("happy") || runs("coalescing") || runs("rejection")) {
+if (runs("happy") || runs("coalescing") || runs("rejection") || runs("endpoints")) {
   console.log("\nresgen against the libraries (how many times cheaper resgen is; > 1 is better)");
 }
 for (const [index, kind] of [
@@ -1036,6 +1081,14 @@ if (rejected !== undefined) {
   );
   console.log(
     `  bulkhead full: vs cockatiel ${(ns(r, "cockatiel, bulkhead full") / ns(r, "resgen, bulkhead full")).toFixed(1)}×, vs opossum ${(ns(r, "opossum, capacity full") / ns(r, "resgen, bulkhead full")).toFixed(1)}×`,
+  );
+}
+
+if (endpointRows !== undefined) {
+  const e = endpointRows;
+  const single = ns(e, "resgen full stack");
+  console.log(
+    `  endpoints: two endpoints cost ${(ns(e, "resgen full stack, two endpoints") / single).toFixed(2)}× the single-endpoint full stack (round-robin ${(ns(e, "resgen full stack, two endpoints, round-robin") / single).toFixed(2)}×); a list of one ${(ns(e, "resgen full stack, a list of one endpoint") / single).toFixed(2)}×`,
   );
 }
 
