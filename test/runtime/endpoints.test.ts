@@ -240,6 +240,41 @@ describe("endpoints: the choice among healthy endpoints", () => {
   });
 });
 
+describe("endpoints: in-flight counts and snapshots", () => {
+  it("counts a hedged copy that lost as no longer in flight", async () => {
+    const { dep, clock } = setup({ breaker: null }, [A, B]);
+    const hedged = operation({ retry: null, hedge: { delayMs: 40, maxAttempts: 2, budget: 1 } });
+    const pending = dep.call(hedged, (ctx) =>
+      after(clock, ctx.attempt === 1 ? 500 : 10, () => ctx.endpoint),
+    );
+    await clock.advance(45);
+    expect(dep.health().endpoints?.map((e) => e.inFlight)).toEqual([1, 1]);
+    await clock.advance(10);
+    await pending;
+    expect(dep.health().endpoints?.map((e) => e.inFlight)).toEqual([0, 0]);
+    expect(dep.health().endpoints?.map((e) => e.attempts)).toEqual([1, 1]);
+  });
+
+  it("restores a snapshot's budget but not its breaker, and takes one without a breaker", () => {
+    const budget = { maxTokens: 10, tokenRatio: 0.1 };
+    const single = createDependency(dependencySettings({ breaker: breakerSettings, budget }), {
+      clock: createVirtualClock(1_000),
+    });
+    const saved = single.snapshot();
+    const { dep } = setup({ budget }, [A, B]);
+    const restored = createDependency(dependencySettings({ breaker: breakerSettings, budget }), {
+      clock: createVirtualClock(1_000),
+      endpoints: [A, B],
+      state: { ...saved, budget: { tokens: 3 } },
+    });
+    expect(restored.health().endpoints?.map((e) => e.breaker?.state)).toEqual(["closed", "closed"]);
+    // a single-endpoint client's snapshot has a breaker part, which the endpoints do not take
+    expect(saved.breaker).not.toBeNull();
+    expect(restored.health().budget?.tokens).toBe(3);
+    expect(dep.snapshot()).toMatchObject({ breaker: null, budget: { tokens: 10 } });
+  });
+});
+
 describe("endpoints: one endpoint changes nothing", () => {
   it("keeps the dependency's breaker and no endpoint in health, events or the context", async () => {
     for (const endpoints of [A, [A]] as const) {

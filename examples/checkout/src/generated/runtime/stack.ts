@@ -337,9 +337,13 @@ class DependencyStack implements Dependency {
         ? this.#pool.control()
         : (this.breaker?.control() ?? null);
     this.#policyHash = env.policyHash ?? "";
-    // all or nothing: restoreSnapshot checks every part before it applies any
-    if (env.state !== undefined)
-      restoreSnapshot(env.state, name, this.#policyHash, this.breaker, this.budget);
+    // all or nothing: restoreSnapshot checks every part before it applies any. With several
+    // endpoints a snapshot's breaker is not applied (whose would it be?): the endpoints' breakers
+    // start closed, and the rest of the snapshot is restored (docs/runtime.md, "Endpoints")
+    const state =
+      this.#pool === null || !isObject(env.state) ? env.state : { ...env.state, breaker: null };
+    if (state !== undefined)
+      restoreSnapshot(state, name, this.#policyHash, this.breaker, this.budget);
     const rateLimit = settings.rateLimit ?? null;
     this.rateLimiter =
       rateLimit === null ? null : new RateLimiter(rateLimit, this.#pauseListener(""));
@@ -695,6 +699,11 @@ class DependencyStack implements Dependency {
     }
     return state;
   }
+}
+
+// A snapshot as given may be anything (JSON from elsewhere): restoreSnapshot says what is wrong.
+function isObject(value: unknown): value is object {
+  return typeof value === "object" && value !== null;
 }
 
 /** `result`, once it has settled and `joined` has stopped listening to its sources. */
