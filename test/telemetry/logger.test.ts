@@ -15,6 +15,41 @@ afterEach(() => {
 });
 
 describe("logEvents", () => {
+  it("names the endpoint whose own breaker changed, for a dependency with several", async () => {
+    const logger = recordingLogger();
+    const dep = createDependency(
+      {
+        name: "payments",
+        deadline: null,
+        breaker: { ...breakerSettings, minCalls: 2 },
+        bulkhead: null,
+        budget: null,
+      },
+      {
+        clock: createVirtualClock(),
+        random: () => 0,
+        observer: logEvents(logger),
+        endpoints: ["http://a.internal", "http://b.internal"],
+      },
+    );
+    const once = operation({ retry: null });
+    // every call fails: each endpoint's breaker opens after its own two failures
+    for (let i = 0; i < 6; i++)
+      await dep.call(once, () => Promise.reject(httpFailure(503))).catch(() => undefined);
+    expect(logger.lines.map((l) => [l.level, l.message, l.fields["endpoint"]])).toEqual([
+      [
+        "warn",
+        "payments: circuit breaker (endpoint http://a.internal) closed -> open",
+        "http://a.internal",
+      ],
+      [
+        "warn",
+        "payments: circuit breaker (endpoint http://b.internal) closed -> open",
+        "http://b.internal",
+      ],
+    ]);
+  });
+
   it("logs an opening as a warning with the window that tripped it, and the way back as info", async () => {
     const clock = createVirtualClock();
     const logger = recordingLogger();

@@ -50,9 +50,18 @@ export function logEvents(logger: Logger): Observer {
   return (event) => {
     switch (event.type) {
       case "breaker-transition": {
-        const { dependency, from, to, window } = event;
-        const fields = { event: "resilience.breaker.transition", dependency, from, to, ...window };
-        const message = `${dependency}: circuit breaker ${from} -> ${to}`;
+        const { dependency, from, to, window, endpoint } = event;
+        const fields = {
+          event: "resilience.breaker.transition",
+          dependency,
+          ...(endpoint === undefined ? {} : { endpoint }),
+          from,
+          to,
+          ...window,
+        };
+        // with several endpoints each has its own breaker: the line names which
+        const at = endpoint === undefined ? "" : ` (endpoint ${endpoint})`;
+        const message = `${dependency}: circuit breaker${at} ${from} -> ${to}`;
         if (to === "open" || to === "isolated") logger.warn(message, fields);
         else logger.info(message, fields);
         return;
