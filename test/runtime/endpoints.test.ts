@@ -185,6 +185,58 @@ describe("endpoints: retries and hedges go elsewhere", () => {
   });
 });
 
+describe("endpoints: behaviours of the peers", () => {
+  // Envoy's previous_hosts retry predicate (envoy.retry_host_predicates.previous_hosts) with
+  // host_selection_retry_max_attempts: a retry avoids the hosts already attempted; when no other
+  // host can be selected, host selection gives up avoiding and a previous host is used.
+  it("given three endpoints and three attempts, then each attempt reaches a different endpoint", async () => {
+    for (let seed = 21; seed <= 30; seed++) {
+      const { dep, clock, events } = setup({ breaker: null }, [A, B, C], seed);
+      const pending = dep.call(retried, transport(new Set([A, B, C]), [])).catch(() => undefined);
+      await clock.advance(1_000);
+      await pending;
+      const at = events.filter((e) => e.type === "attempt-start").map((e) => e.endpoint);
+      expect(at).toHaveLength(3);
+      expect(new Set(at).size).toBe(3);
+    }
+  });
+
+  it("given the only other endpoint open, then a retry goes back to the one already tried", async () => {
+    const { dep, clock } = setup({}, [A, B]);
+    const sent: string[] = [];
+    const onlyB = transport(new Set([B]), sent);
+    while (dep.health().endpoints?.[1]?.breaker?.state !== "open")
+      await dep.call(once, onlyB).catch(() => undefined);
+    sent.length = 0;
+    let failedOnce = false;
+    const pending = dep.call(retried, (ctx) => {
+      sent.push(ctx.endpoint ?? "");
+      if (!failedOnce) {
+        failedOnce = true;
+        throw httpFailure(503);
+      }
+      return "ok";
+    });
+    await clock.advance(1_000);
+    expect(await pending).toBe("ok");
+    expect(sent).toEqual([A, A]);
+  });
+
+  // Microsoft.Extensions.Http.Resilience, standard hedging handler with ordered-groups routing:
+  // each hedged attempt is sent to the next endpoint, none twice while another is left.
+  it("given three endpoints and three hedged copies of a slow call, then the copies go to three endpoints", async () => {
+    for (let seed = 31; seed <= 40; seed++) {
+      const { dep, clock, events } = setup({ breaker: null }, [A, B, C], seed);
+      const hedged = operation({ retry: null, hedge: { delayMs: 40, maxAttempts: 3, budget: 1 } });
+      const pending = dep.call(hedged, (ctx) => after(clock, 200, () => ctx.endpoint));
+      await clock.advance(600);
+      await pending;
+      const at = events.filter((e) => e.type === "attempt-start").map((e) => e.endpoint);
+      expect(new Set(at)).toEqual(new Set([A, B, C]));
+    }
+  });
+});
+
 describe("endpoints: the choice among healthy endpoints", () => {
   const pool = (choose: EndpointSettings["choose"], seed = 3) =>
     new EndpointPool(
