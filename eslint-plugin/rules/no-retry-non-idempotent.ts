@@ -399,13 +399,19 @@ export function checkFetchRetry(
   )
     return null;
   let method = "GET";
+  // where the problem is reported: the call, or the call of its function that passes the verb
+  let at: Node = call;
   if (init !== undefined) {
     const found = readKey(resolver, init, exactKey("method"));
     if (found.kind === "unknown") return null;
     if (found.kind === "value") {
       const text = stringValue(resolver, found.node);
-      if (text === null) return null;
-      method = text.toUpperCase();
+      if (text !== null) method = text.toUpperCase();
+      else {
+        const passed = writeVerbFromCallers(resolver, found.node, settings);
+        if (passed === null) return null;
+        ({ method, at } = passed);
+      }
     }
   }
   if (!settings.methods.has(method)) return null;
@@ -430,7 +436,25 @@ export function checkFetchRetry(
   if (isIgnoredUrl(resolver, request, settings)) return null;
   const key = keyOf(resolver, request, settings);
   if (key.kind !== "absent") return null;
-  return { node: call, messageId: "retriedWithoutKey", data: { method, retrier: "fetch-retry" } };
+  return { node: at, messageId: "retriedWithoutKey", data: { method, retrier: "fetch-retry" } };
+}
+
+/**
+ * The first write verb a call of this file passes for a method that is a parameter:
+ * `doReq(url, method)` → `fetchRetry(fetch)(url, { method })`, called as `this.doReq(url, "POST")`.
+ */
+function writeVerbFromCallers(
+  resolver: Resolver,
+  node: Node,
+  settings: Settings,
+): { method: string; at: Node } | null {
+  const value = skipWrappers(node);
+  if (value.type !== AST_NODE_TYPES.Identifier) return null;
+  for (const site of resolver.callerArguments(value) ?? []) {
+    const verb = site.value === null ? null : stringValue(resolver, site.value)?.toUpperCase();
+    if (verb && settings.methods.has(verb)) return { method: verb, at: site.call };
+  }
+  return null;
 }
 
 /**

@@ -24,6 +24,8 @@ import { enclosingClass, isModule, type Origin, type Resolver } from "./resolve.
 const MAX_DEPTH = 8;
 const FETCH_MODULES = ["node-fetch", "cross-fetch", "isomorphic-fetch", "make-fetch-happen"];
 const GLOBAL_NAMES = new Set(["globalThis", "window", "self", "global"]);
+/** Functions whose name says they return the fetch to use: `getFetch`, `getDefaultFetch`. */
+const FETCH_GETTER = /^get(?:Default|Global|Native|Platform)?Fetch(?:Impl|Implementation|Fn)?$/;
 
 type Variable = TSESLint.Scope.Variable;
 
@@ -117,6 +119,9 @@ export function isFetchValue(resolver: Resolver, node: Node, depth = 0): boolean
         isFetchValue(resolver, inner.alternate, depth + 1)
       );
     case AST_NODE_TYPES.CallExpression: {
+      // a getter named for what it returns: getFetch(), Shims.getDefaultFetch()
+      const name = calleeName(inner);
+      if (name !== null && FETCH_GETTER.test(name)) return true;
       // fetch.bind(globalThis)
       const callee = skipWrappers(inner.callee);
       return (
@@ -260,6 +265,8 @@ function httpModule(resolver: Resolver, node: Node, depth: number): string | nul
 
 /** A function in this file whose every `return` hands back a fetch function (`getTelemetryFetch()`). */
 function returnsFetch(resolver: Resolver, call: TSESTree.CallExpression): boolean {
+  const name = calleeName(call);
+  if (name !== null && FETCH_GETTER.test(name)) return true;
   const callee = skipWrappers(call.callee);
   if (callee.type !== AST_NODE_TYPES.Identifier) return false;
   const variable = resolver.variableOf(callee);

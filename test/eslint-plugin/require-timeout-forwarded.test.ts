@@ -16,11 +16,13 @@ function at(
   return { code, errors: [{ messageId, line, column }] };
 }
 
-/** A call reported as setting no timeout, with the suggestion that turns `from` into `to`. */
-function withTimeoutFix(
+const SIGNAL = "signal: AbortSignal.timeout(10_000)";
+
+/** A finding with the suggestion that turns `from` into `to`. */
+function withFix(
   code: string,
-  line: number,
-  column: number,
+  [messageId, suggestion]: [MessageIds, MessageIds],
+  [line, column]: [number, number],
   from: string,
   to: string,
 ): Invalid<MessageIds, Options> {
@@ -28,10 +30,10 @@ function withTimeoutFix(
     code,
     errors: [
       {
-        messageId: "missingTimeout",
+        messageId,
         line,
         column,
-        suggestions: [{ messageId: "addTimeout", output: code.replace(from, to) }],
+        suggestions: [{ messageId: suggestion, output: code.replace(from, to) }],
       },
     ],
   };
@@ -53,6 +55,9 @@ const valid: Valid<Options>[] = [
   // an http module passed in, its request bounded; a pipe into a bounded request
   `${HTTP}function send(mod, body) {\n  const req = mod.request({ hostname: "x", timeout: 500 });\n  req.on("timeout", () => req.destroy());\n  body.pipe(req);\n}\nsend(secure ? https : http, body);`,
   `${HTTP}const req = http.request({ hostname: "x", signal: AbortSignal.timeout(500) });\nsource.pipe(req);`,
+  // a getter whose name only contains fetch returns something else
+  "const rows = getFetchedRows();\nrows(url);",
+  "const f = getFetch();\nf(url, { signal: AbortSignal.timeout(1000) });",
   // a client made here unless the caller supplies one, with a timeout
   `${AXIOS}export function make(opts) {\n  const api = opts.client || axios.create({ timeout: 5000 });\n  return (id) => api.get(\`/orders/\${id}\`);\n}`,
   // a request handed to other code, which may attach its own handlers
@@ -116,18 +121,40 @@ const invalid: Invalid<MessageIds, Options>[] = [
     3,
     1,
   ),
+  // fetch from a getter named for it, kept in a field or called at once
+  withFix(
+    "class Auth {\n  constructor(fetch) { this.fetch = fetch ?? Shims.getDefaultFetch(); }\n  exchange(body) {\n    return this.fetch(this.url, { method: 'POST', body });\n  }\n}",
+    ["fetchWithoutSignal", "addSignal"],
+    [4, 12],
+    "body }",
+    `body, ${SIGNAL} }`,
+  ),
+  withFix(
+    "const f = getFetch();\nf(url, { method: 'GET' });",
+    ["fetchWithoutSignal", "addSignal"],
+    [2, 1],
+    "'GET' }",
+    `'GET', ${SIGNAL} }`,
+  ),
+  withFix(
+    "export const ping = () => platform.getGlobalFetch()(url);",
+    ["fetchWithoutSignal", "addSignal"],
+    [1, 27],
+    "(url)",
+    `(url, { ${SIGNAL} })`,
+  ),
   // a client made here unless the caller supplies one, without a timeout
-  withTimeoutFix(
+  withFix(
     `${AXIOS}class Dispatcher {\n  constructor(options) {\n    let client = options.client;\n    if (!client) client = axios.create();\n    this.client = client;\n  }\n  flush(batch) {\n    return this.client.post("/batch", batch, { headers: {} });\n  }\n}`,
-    9,
-    12,
+    ["missingTimeout", "addTimeout"],
+    [9, 12],
     "{ headers: {} }",
     "{ headers: {}, timeout: 10_000 }",
   ),
-  withTimeoutFix(
+  withFix(
     `${AXIOS}export function make(opts) {\n  const api = opts.client ?? axios.create({ baseURL: opts.url });\n  return (id) => api.get(\`/orders/\${id}\`);\n}`,
-    4,
-    18,
+    ["missingTimeout", "addTimeout"],
+    [4, 18],
     "}`)",
     "}`, { timeout: 10_000 })",
   ),

@@ -11,6 +11,9 @@ const AXIOS = 'import axios from "axios";\n';
 const FR = 'import fetchRetry from "fetch-retry";\nconst retryingFetch = fetchRetry(fetch);\n';
 
 const valid: Valid<Options>[] = [
+  // fetch-retry given only reads by the calls of its function, or a key with the write
+  `${FR}function send(url, method) {\n  return retryingFetch(url, { method, retryOn: [503] });\n}\nsend("/a", "GET");\nsend("/b", "HEAD");`,
+  `${FR}function send(url, method, key) {\n  return retryingFetch(url, { method, headers: { "Idempotency-Key": key }, retryOn: [503] });\n}\nsend("/orders", "POST", crypto.randomUUID());`,
   // a method that runs its callback once is no retry; a retried write that carries a key
   'class Client {\n  timed(op) { return op(); }\n  send(url) { return this.timed(() => fetch(url, { method: "POST" })); }\n}',
   'class Client {\n  async send(url, key) {\n    return this.retryableRequest(() => fetch(url, { method: "POST", headers: { "Idempotency-Key": key } }));\n  }\n  async retryableRequest(op) {\n    for (let i = 0; i < 3; i++) { try { return await op(); } catch {} }\n  }\n}',
@@ -46,6 +49,19 @@ const valid: Valid<Options>[] = [
 ];
 
 const invalid: Invalid<MessageIds, Options>[] = [
+  // fetch-retry sending the verb its function is given: reported at the call that passes a write
+  {
+    code: `${FR}class Client {\n  doReq(url, method, body) {\n    return retryingFetch(url, { method, body, retryOn: [503] });\n  }\n  post(u, b) { return this.doReq(u, "POST", b); }\n  get(u) { return this.doReq(u, "GET"); }\n}`,
+    errors: [{ messageId: "retriedWithoutKey", line: 7, column: 23 }],
+  },
+  {
+    code: `${FR}function send(url, method, body) {\n  return retryingFetch(url, { method, body, retries: 2 });\n}\nexport const create = (order) => send("/orders", "PATCH", order);`,
+    errors: [{ messageId: "retriedWithoutKey", line: 6, column: 34 }],
+  },
+  {
+    code: 'import fetchRetry from "fetch-retry";\nconst request = (url, verb) => fetchRetry(fetch)(url, { method: verb, retryOn: [500] });\nrequest("/a", "GET");\nrequest("/b", "post");',
+    errors: [{ messageId: "retriedWithoutKey", line: 4, column: 1 }],
+  },
   // a retry helper that is a method of the class: its body runs the callback in a loop or catch
   {
     code: 'class Client {\n  async send(url, body) {\n    return this.retryableRequest(async () => fetch(url, { method: "POST", body }));\n  }\n  async retryableRequest(operation) {\n    let attempt = 0;\n    while (attempt < 3) {\n      try { return await operation(); } catch (e) { attempt++; }\n    }\n  }\n}',
