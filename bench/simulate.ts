@@ -1,9 +1,11 @@
 // Prints the runtime simulations (virtual time, seeded): `npm run simulate`.
 import {
+  adaptiveTrace,
   breakerTrace,
   cascade,
   outageAmplification,
   retryStorm,
+  type AdaptiveTraceOptions,
   type CascadeOptions,
 } from "./simulations.js";
 
@@ -77,5 +79,55 @@ for (const mode of ["naive", "stack"] as const) {
   const success = `${(r.successRate * 100).toFixed(1)} % (${r.succeeded}/${r.requests})`;
   console.log(
     `  ${label.padEnd(16)} ${success.padStart(21)}   ${String(r.rejected).padStart(11)}   ${String(r.peakInFlight).padStart(14)}   ${String(r.slowCalls).padStart(34)}   ${String(r.degraded).padStart(9)}`,
+  );
+}
+
+const adaptive: Omit<AdaptiveTraceOptions, "mode"> = {
+  maxConcurrent: 100,
+  startRate: 100,
+  peakRate: 800,
+  rampMs: 20_000,
+  durationMs: 80_000,
+  serviceMs: 50,
+  capacity: 20,
+  degradedCapacity: 8,
+  degradeFromMs: 40_000,
+  degradeToMs: 60_000,
+  attemptMs: 500,
+  stepMs: 4_000,
+  seed: 42,
+};
+console.log(
+  "\nAdaptive concurrency: offered load ramps 100 -> 800 calls/s over 20 s; the dependency takes 50 ms up to 20 calls in flight and shares it past them,",
+);
+console.log(
+  "  drops to 8 from 40 s to 60 s, attempt timeout 500 ms; bulkhead maxConcurrent 100, static or adaptive (Gradient2, tolerance 1.5, 1 s windows)",
+);
+const runs = [
+  ["static", await adaptiveTrace({ ...adaptive, mode: "static" })],
+  ["adaptive", await adaptiveTrace({ ...adaptive, mode: "adaptive" })],
+] as const;
+const columns = ["limit", "in flight", "latency", "answered/s", "rejected/s", "timeouts/s"];
+const widths = [5, 9, 8, 10, 10, 10];
+const line = (cells: readonly string[]) => cells.map((c, i) => c.padStart(widths[i]!)).join(" ");
+const cell = (r: (typeof runs)[number][1]["trace"][number]) =>
+  line([
+    String(r.limit),
+    String(r.inFlight),
+    `${r.latencyMs.toFixed(0)} ms`,
+    String(r.answered),
+    String(r.rejected),
+    String(r.timedOut),
+  ]);
+console.log(`  ${"".padStart(6)}  ${"static".padEnd(57)}|  adaptive`);
+console.log(`  ${"t".padStart(6)}  ${line(columns)}  |  ${line(columns)}`);
+runs[0][1].trace.forEach((row, i) => {
+  const other = runs[1][1].trace[i]!;
+  console.log(`  ${`${String(row.atMs / 1_000)} s`.padStart(6)}  ${cell(row)}  |  ${cell(other)}`);
+});
+console.log("  (in flight: most calls the dependency held at once, timed-out ones included)");
+for (const [mode, r] of runs) {
+  console.log(
+    `  ${mode.padEnd(8)} ${r.answered} answered, ${r.rejected} turned away by the bulkhead, ${r.timedOut} timed out; the limit changed ${r.limitChanges} times`,
   );
 }

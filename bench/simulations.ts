@@ -392,3 +392,178 @@ export async function cascade(options: CascadeOptions): Promise<CascadeResult> {
     degraded,
   };
 }
+
+/** Options of {@link adaptiveTrace}. */
+export interface AdaptiveTraceOptions {
+  /** `static`: a fixed bulkhead of `maxConcurrent`; `adaptive`: the limit starts there and follows latency. */
+  readonly mode: "static" | "adaptive";
+  readonly maxConcurrent: number;
+  /** Calls per second offered at time 0, rising linearly to `peakRate` at `rampMs`, then held. */
+  readonly startRate: number;
+  readonly peakRate: number;
+  readonly rampMs: number;
+  /** Simulated time during which calls arrive, in milliseconds. */
+  readonly durationMs: number;
+  /** The dependency's latency with `capacity` calls or fewer in flight (±20 % per response). */
+  readonly serviceMs: number;
+  /** Calls the dependency serves at once before each one slows (the knee). */
+  readonly capacity: number;
+  /** The dependency degrades to `degradedCapacity` from `degradeFromMs` until `degradeToMs`. */
+  readonly degradedCapacity: number;
+  readonly degradeFromMs: number;
+  readonly degradeToMs: number;
+  /** Attempt timeout, in milliseconds. */
+  readonly attemptMs: number;
+  /** Width of one row of the trace, in milliseconds. */
+  readonly stepMs: number;
+  readonly seed: number;
+}
+
+/** One row of {@link AdaptiveTraceResult.trace}: the end of a step. */
+export interface AdaptiveTraceRow {
+  readonly atMs: number;
+  /** The bulkhead's limit at the end of the step. */
+  readonly limit: number;
+  /** Most calls in flight at the dependency during the step. */
+  readonly inFlight: number;
+  /** Mean latency of the calls completed in the step (milliseconds; 0 with none). */
+  readonly latencyMs: number;
+  /** Calls per second offered, answered, and turned away by the bulkhead during the step. */
+  readonly offered: number;
+  readonly answered: number;
+  readonly rejected: number;
+  /** Calls that timed out during the step. */
+  readonly timedOut: number;
+}
+
+export interface AdaptiveTraceResult {
+  readonly trace: readonly AdaptiveTraceRow[];
+  readonly answered: number;
+  readonly rejected: number;
+  readonly timedOut: number;
+  /** Times the limit changed (`bulkhead-limit-changed` events). */
+  readonly limitChanges: number;
+}
+
+/**
+ * A dependency whose latency rises with load: up to `capacity` calls in flight each take about
+ * `serviceMs`; past the knee they share it, so each takes serviceMs × inFlight ÷ capacity (the
+ * latency is fixed when the call arrives). A ramp of offered load pushes past the knee, then the
+ * dependency loses capacity for a while and gets it back. A static bulkhead lets in flight what
+ * its size allows, so latency climbs with it; an adaptive one (docs/runtime.md, "Adaptive
+ * concurrency") cuts its limit when latency climbs past the long-term one and raises it again.
+ */
+export async function adaptiveTrace(options: AdaptiveTraceOptions): Promise<AdaptiveTraceResult> {
+  const clock = createVirtualClock(0);
+  const random = createSeededRandom(options.seed);
+  let limitChanges = 0;
+  const dep = createDependency(
+    {
+      name: "inventory",
+      deadline: null,
+      breaker: null,
+      bulkhead: {
+        maxConcurrent: options.maxConcurrent,
+        maxQueue: 0,
+        queueTimeoutMs: 0,
+        overflow: "reject",
+        adaptive:
+          options.mode === "adaptive"
+            ? {
+                minLimit: 1,
+                maxLimit: options.maxConcurrent * 2,
+                smoothing: 0.2,
+                tolerance: 1.5,
+                windowMs: 1_000,
+              }
+            : null,
+      },
+      budget: null,
+    },
+    {
+      clock,
+      random,
+      observer: (event) => {
+        if (event.type === "bulkhead-limit-changed") limitChanges++;
+      },
+    },
+  );
+  const op: OperationSettings<null> = {
+    name: "reserve",
+    repeatable: true,
+    idempotencyKey: null,
+    timeout: { attemptMs: options.attemptMs, totalMs: options.attemptMs * 2 },
+    retry: null,
+    hedge: null,
+    fallback: null,
+  };
+  let inFlight = 0;
+  let step = { peak: 0, latency: 0, done: 0, offered: 0, rejected: 0, timedOut: 0 };
+  const respond = (): Promise<string> => {
+    inFlight++;
+    if (inFlight > step.peak) step.peak = inFlight;
+    const now = clock.now();
+    const degraded = now >= options.degradeFromMs && now < options.degradeToMs;
+    const capacity = degraded ? options.degradedCapacity : options.capacity;
+    const latency = options.serviceMs * Math.max(1, inFlight / capacity) * (0.8 + 0.4 * random());
+    return new Promise<string>((resolve) => {
+      clock.setTimer(() => {
+        inFlight--;
+        resolve("ok");
+      }, latency);
+    });
+  };
+  const trace: AdaptiveTraceRow[] = [];
+  let answered = 0;
+  let rejected = 0;
+  let timedOut = 0;
+  const pending: Promise<void>[] = [];
+  const perSecond = (n: number) => Math.round((n * 1_000) / options.stepMs);
+  let nextRow = options.stepMs;
+  let t = 0;
+  while (t < options.durationMs) {
+    const share = Math.min(1, t / options.rampMs);
+    const rate = options.startRate + (options.peakRate - options.startRate) * share;
+    const started = clock.now();
+    step.offered++;
+    const counted = step;
+    pending.push(
+      dep.call(op, respond).then(
+        () => {
+          answered++;
+          counted.done++;
+          counted.latency += clock.now() - started;
+        },
+        (error: unknown) => {
+          if (error instanceof ResilienceError && error.kind === "bulkhead-full") {
+            rejected++;
+            counted.rejected++;
+          } else {
+            timedOut++;
+            counted.timedOut++;
+          }
+        },
+      ),
+    );
+    const gap = 1_000 / rate;
+    await clock.advance(gap);
+    t += gap;
+    if (t >= nextRow) {
+      trace.push({
+        atMs: nextRow,
+        limit: dep.bulkhead?.limit ?? 0,
+        inFlight: step.peak,
+        latencyMs: step.done === 0 ? 0 : step.latency / step.done,
+        offered: perSecond(step.offered),
+        answered: perSecond(step.done),
+        rejected: perSecond(step.rejected),
+        timedOut: perSecond(step.timedOut),
+      });
+      step = { peak: inFlight, latency: 0, done: 0, offered: 0, rejected: 0, timedOut: 0 };
+      nextRow += options.stepMs;
+    }
+  }
+  await clock.runAll();
+  await Promise.all(pending);
+  return { trace, answered, rejected, timedOut, limitChanges };
+}

@@ -1,11 +1,19 @@
 // The bulkhead: a dependency's concurrency limit, with a bounded queue.
+import {
+  GradientLimit,
+  type GradientLimitHealth,
+  type GradientLimitSettings,
+} from "./adaptive-limit.js";
 import type { Clock, TimerHandle } from "./clock.js";
 import { abortedError, ResilienceError } from "./errors.js";
 import type { Emitter } from "./events.js";
 
 /** Concurrency limit for one dependency. */
 export interface BulkheadSettings {
-  /** Logical calls allowed in flight at once (retries included in their call's permit). */
+  /**
+   * Logical calls allowed in flight at once (retries included in their call's permit); with
+   * `adaptive`, the limit it starts from.
+   */
   readonly maxConcurrent: number;
   /** Calls allowed to wait for a permit; 0 rejects at once when full. */
   readonly maxQueue: number;
@@ -19,6 +27,11 @@ export interface BulkheadSettings {
    * waiter (with a `bulkhead-full` error) to make room.
    */
   readonly overflow: "reject" | "drop-oldest";
+  /**
+   * Present when the limit follows the dependency's latency (docs/runtime.md, "Adaptive
+   * concurrency"); absent or null for a fixed `maxConcurrent`.
+   */
+  readonly adaptive?: GradientLimitSettings | null;
 }
 
 /** Snapshot returned by {@link Bulkhead.health}. */
@@ -27,10 +40,12 @@ export interface BulkheadHealth {
   readonly inFlight: number;
   /** Calls waiting for a permit. */
   readonly queued: number;
-  /** Permit count. */
+  /** Permit count: the adaptive limit's current value when there is one. */
   readonly maxConcurrent: number;
   /** Queue size. */
   readonly maxQueue: number;
+  /** The adaptive limit and the latencies it follows; only with `adaptive` settings. */
+  readonly adaptive?: GradientLimitHealth;
 }
 
 interface Waiter {
@@ -54,12 +69,27 @@ export class Bulkhead {
   readonly #events: Emitter;
   readonly #waiters = new Set<Waiter>();
   #inFlight = 0;
+  /** Permits: `maxConcurrent`, or the adaptive limit's current value. */
+  #limit: number;
+  /** The adaptive limit, or null for a fixed one. */
+  readonly adaptive: GradientLimit | null;
 
   constructor(dependency: string, settings: BulkheadSettings, clock: Clock, events: Emitter) {
     this.#dependency = dependency;
     this.settings = settings;
     this.#clock = clock;
     this.#events = events;
+    const adaptive = settings.adaptive;
+    this.adaptive =
+      adaptive === undefined || adaptive === null
+        ? null
+        : new GradientLimit(settings.maxConcurrent, adaptive);
+    this.#limit = this.adaptive === null ? settings.maxConcurrent : this.adaptive.limit;
+  }
+
+  /** Permits: `maxConcurrent`, or the adaptive limit's current value. */
+  get limit(): number {
+    return this.#limit;
   }
 
   /** Logical calls holding a permit. */
@@ -84,7 +114,7 @@ export class Bulkhead {
     deadlineMs: number,
     signal?: AbortSignal,
   ): Promise<void> | ResilienceError | undefined {
-    if (this.#inFlight < this.settings.maxConcurrent) {
+    if (this.#inFlight < this.#limit) {
       this.#inFlight++;
       return undefined;
     }
@@ -135,11 +165,43 @@ export class Bulkhead {
     });
   }
 
-  /** Returns a permit, admitting the oldest waiter if any. */
+  /**
+   * Feeds the adaptive limit one completed call (only with one): how long it held its permit.
+   * Call before {@link Bulkhead.leave}. A raised limit admits waiters at once; a lowered one
+   * admits no one until the calls in flight fall below it (none is cut short).
+   */
+  observe(operation: string, heldMs: number): void {
+    const adaptive = this.adaptive;
+    if (adaptive === null || !adaptive.sample(heldMs, this.#inFlight, this.#clock.now())) return;
+    const previous = this.#limit;
+    this.#limit = adaptive.limit;
+    if (this.#events.active) {
+      const health = adaptive.health();
+      this.#events.emit({
+        type: "bulkhead-limit-changed",
+        dependency: this.#dependency,
+        operation,
+        previous,
+        limit: this.#limit,
+        latencyMs: health.latencyMs,
+        baselineMs: health.baselineMs,
+      });
+    }
+    while (this.#inFlight < this.#limit && this.#waiters.size > 0) {
+      const next = this.#waiters.values().next().value;
+      if (next === undefined) break;
+      this.#remove(next);
+      this.#inFlight++;
+      next.resolve();
+    }
+  }
+
+  /** Returns a permit, admitting the oldest waiter if any (and if the limit has room for it). */
   leave(): void {
     // (reading the oldest waiter makes an iterator, so only when there is one)
     const next = this.#waiters.size === 0 ? undefined : this.#waiters.values().next().value;
-    if (next !== undefined) {
+    // a permit handed over keeps the count: only while the count is within a lowered limit
+    if (next !== undefined && this.#inFlight <= this.#limit) {
       this.#remove(next);
       next.resolve();
     } else if (this.#inFlight > 0) {
@@ -149,12 +211,13 @@ export class Bulkhead {
 
   /** A snapshot of occupancy. */
   health(): BulkheadHealth {
-    return {
+    const health: BulkheadHealth = {
       inFlight: this.#inFlight,
       queued: this.#waiters.size,
-      maxConcurrent: this.settings.maxConcurrent,
+      maxConcurrent: this.#limit,
       maxQueue: this.settings.maxQueue,
     };
+    return this.adaptive === null ? health : { ...health, adaptive: this.adaptive.health() };
   }
 
   #remove(waiter: Waiter): void {
@@ -199,9 +262,9 @@ export class Bulkhead {
     }
     const detail =
       reason === "full"
-        ? `all ${String(this.settings.maxConcurrent)} slots busy`
+        ? `all ${String(this.#limit)} slots busy`
         : reason === "queue-full"
-          ? `all ${String(this.settings.maxConcurrent)} slots busy and ` +
+          ? `all ${String(this.#limit)} slots busy and ` +
             `${String(this.settings.maxQueue)} waiting`
           : reason === "evicted"
             ? "evicted from the queue by a newer call"
