@@ -40,7 +40,79 @@ function unbounded(policy: ResolvedPolicy, ctx: AnalyzeContext): Finding[] {
   ];
 }
 
+/**
+ * The adaptive limit's bounds (docs/runtime.md, "Adaptive concurrency"), on the effective values:
+ * a start outside [minLimit, maxLimit] (inherited from two layers) is clamped at once; a maxLimit
+ * below rps × p99 rejects healthy traffic at peak however fast the dependency; a minLimit above
+ * rps × attempt timeout × 2 never lets the limit fall to where it would limit anything.
+ */
+function checkAdaptive(policy: ResolvedPolicy, ctx: AnalyzeContext): Finding[] {
+  const b = policy.bulkhead;
+  const a = b ? b.adaptive : undefined;
+  if (!b || a === undefined) return [];
+  const p = policy.provenance;
+  const at = (key: string) => [
+    { ref: setAt(p[`bulkhead.adaptive.${key}`]) },
+    { ref: sectionRef(policy, "bulkhead"), key: true },
+  ];
+  const start = b.maxConcurrent;
+  if (start < a.minLimit || start > a.maxLimit) {
+    const low = start < a.minLimit;
+    return [
+      finding(
+        ctx,
+        policy,
+        "RG234",
+        [
+          { ref: setAt(p["bulkhead.maxConcurrent"]) },
+          { ref: p["bulkhead.maxConcurrent"]?.source, key: true },
+          ...at(low ? "minLimit" : "maxLimit"),
+        ],
+        `the adaptive limit starts at bulkhead.maxConcurrent ${start}, ${low ? "below" : "above"} adaptive.${low ? "minLimit" : "maxLimit"} ${low ? a.minLimit : a.maxLimit}: it is clamped to ${low ? a.minLimit : a.maxLimit} at once`,
+        `declare maxConcurrent between ${a.minLimit} and ${a.maxLimit}, or widen the interval`,
+      ),
+    ];
+  }
+  const { rps, p99Ms } = policy.latency;
+  if (rps === undefined) return [];
+  if (p99Ms !== undefined) {
+    const healthy = rps * (p99Ms / 1000);
+    if (a.maxLimit < healthy) {
+      return [
+        finding(
+          ctx,
+          policy,
+          "RG234",
+          at("maxLimit"),
+          `adaptive maxLimit ${a.maxLimit} is below rps × p99 = ${num(rps)} × ${formatMs(p99Ms)} = ${num(healthy)} calls in flight when healthy: however fast ${policy.dependency} answers, the limit rejects healthy traffic at peak`,
+          `raise maxLimit to at least rps × p99 × 2 = ${Math.ceil(healthy * 2)}`,
+        ),
+      ];
+    }
+  }
+  const slowest = policy.operations.reduce((m, op) => Math.max(m, op.timeout.attemptMs), 0);
+  const ceiling = rps * (slowest / 1000) * 2;
+  if (slowest > 0 && a.minLimit > ceiling) {
+    return [
+      finding(
+        ctx,
+        policy,
+        "RG234",
+        at("minLimit"),
+        `adaptive minLimit ${a.minLimit} is above rps × attempt timeout × 2 = ${num(rps)} × ${formatMs(slowest)} × 2 = ${num(ceiling)}: even with every call hanging until its timeout the limit never falls to where it limits anything, so adapting changes nothing`,
+        `lower minLimit below ${Math.floor(ceiling)} (1, the default, lets the limit follow the dependency all the way down)`,
+      ),
+    ];
+  }
+  return [];
+}
+
 export function checkBulkhead(policy: ResolvedPolicy, ctx: AnalyzeContext): Finding[] {
+  const adaptive = checkAdaptive(policy, ctx);
+  return adaptive.length > 0 ? adaptive : checkStatic(policy, ctx);
+}
+
+function checkStatic(policy: ResolvedPolicy, ctx: AnalyzeContext): Finding[] {
   const b = policy.bulkhead;
   const { rps, p99Ms } = policy.latency;
   if (!b) return unbounded(policy, ctx);

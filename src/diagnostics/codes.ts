@@ -578,6 +578,15 @@ export const CODES = {
     example:
       "version: 1\ndependency: geocoder\ntransport: function\ntimeout: { attempt: 300ms }\nendpoints: {}\nbulkhead: false\noperations:\n  geocode: { idempotent: true }\n",
   },
+  RG234: {
+    severity: "warning",
+    exit: "findings",
+    title: "Adaptive concurrency bounds against Little's law",
+    help: 'An adaptive bulkhead (docs/runtime.md, "Adaptive concurrency") starts at `maxConcurrent` and moves between `adaptive.minLimit` and `adaptive.maxLimit` as latency changes. resgen compares the bounds, on their effective values, with Little\'s law (in flight = rps × time in system): a start outside the interval is clamped at once (the two were set in different layers); a `maxLimit` below `latency.rps` × p99 rejects healthy traffic at peak however fast the dependency answers; a `minLimit` above rps × attempt timeout × 2 keeps the limit where it never fills, so adapting changes nothing. The message shows the arithmetic.',
+    fix: "Size maxLimit at about rps × p99 × 2 or more, keep minLimit low (1, the default), and maxConcurrent between the two.",
+    example:
+      "version: 1\ndependency: inventory\nlatency: { p99: 100ms, rps: 500 }\nbulkhead: { maxConcurrent: 40, adaptive: { maxLimit: 40 } }\noperations:\n  reserve: { method: GET, path: /stock }\n",
+  },
   RG299: {
     severity: "warning",
     exit: "findings",

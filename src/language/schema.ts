@@ -119,6 +119,11 @@ export const RANGES = {
   retryAfter: { min: 0, max: HOUR },
   rateLimitWait: { min: 0, max: HOUR },
   rateLimitPause: { min: 0, max: DAY },
+  adaptiveWindow: {
+    min: 1,
+    max: MINUTE,
+    why: "a window of 0ms averages nothing: each update would follow a single call",
+  },
 } as const satisfies Record<string, DurationRange | RateRange | { max: number }>;
 
 export const NAME_PATTERN = "^[A-Za-z][A-Za-z0-9_-]*$";
@@ -651,12 +656,50 @@ export const Breaker = z
   })
   .meta({ description: "Circuit breaker over a sliding window of outcomes." });
 
+/** Adaptive concurrency (docs/runtime.md, "Adaptive concurrency"): defaults and bounds. */
+export const ADAPTIVE_DEFAULTS = {
+  minLimit: 1,
+  smoothing: 0.2,
+  tolerance: 1.5,
+  window: "1s",
+} as const;
+
+const AdaptiveConcurrency = z
+  .strictObject({
+    minLimit: int(
+      1,
+      RANGES.bulkhead.max,
+      "Lowest the limit goes, however slow the dependency; at most maxLimit. Defaults to 1.",
+    ).optional(),
+    maxLimit: int(
+      1,
+      RANGES.bulkhead.max,
+      "Highest the limit goes, however fast the dependency. Defaults to 2 × maxConcurrent.",
+    ).optional(),
+    smoothing: z.number().gt(0).max(1).optional().meta({
+      description:
+        "Share of each new estimate taken into the limit, more than 0 and at most 1: lower moves the limit more slowly. Defaults to 0.2.",
+    }),
+    tolerance: z.number().min(1).max(10).optional().meta({
+      description:
+        "How many times the long-term latency the recent latency may reach before the limit is cut, 1 to 10. Defaults to 1.5.",
+    }),
+    window: duration(
+      "Completed calls are averaged over windows this long (at least ten calls each); the limit moves once per window. Defaults to 1s.",
+      RANGES.adaptiveWindow,
+    ).optional(),
+  })
+  .meta({
+    description:
+      "Adapt the limit to latency (Gradient2): it starts at maxConcurrent and moves between minLimit and maxLimit, cut when the recent latency exceeds tolerance × the long-term one, raised while it does not. Off by default: the limit is maxConcurrent.",
+  });
+
 export const Bulkhead = z
   .strictObject({
     maxConcurrent: int(
       1,
       RANGES.bulkhead.max,
-      "Logical calls in flight at once. Defaults to rps × p99 (else p999) × 2 (Little's law with headroom), at least 10; else 10. Without a bulkhead section, latency with rps and p99 or p999 derives one.",
+      "Logical calls in flight at once (with adaptive: the limit it starts from). Defaults to rps × p99 (else p999) × 2 (Little's law with headroom), at least 10; else 10. Without a bulkhead section, latency with rps and p99 or p999 derives one.",
     ).optional(),
     maxQueue: int(0, 100_000, "Calls that may wait for a permit. Defaults to 0.").optional(),
     queueTimeout: duration(
@@ -667,6 +710,49 @@ export const Bulkhead = z
       description:
         "When the queue is full: reject the newcomer or evict the oldest waiter. Defaults to reject.",
     }),
+    adaptive: AdaptiveConcurrency.optional(),
+  })
+  .superRefine((b, ctx) => {
+    // the adaptive limit moves between minLimit and maxLimit: an empty interval cannot adapt
+    const a = b.adaptive;
+    if (a === undefined) return;
+    const { minLimit: min, maxLimit: max } = a;
+    if (typeof min === "number" && typeof max === "number" && min > max) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["adaptive", "minLimit"],
+        message: `bulkhead.adaptive.minLimit must be at most bulkhead.adaptive.maxLimit (${max}), got ${min}`,
+        params: {
+          range: true,
+          hint: `lower minLimit to ${max} or less, or raise maxLimit to ${min}`,
+        },
+      });
+      return;
+    }
+    // maxConcurrent is where the limit starts: outside the interval it would be clamped at once
+    const start = b.maxConcurrent;
+    if (typeof start !== "number") return;
+    if (typeof max === "number" && start > max) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["maxConcurrent"],
+        message: `bulkhead.maxConcurrent is where the adaptive limit starts, so at most bulkhead.adaptive.maxLimit (${max}), got ${start}`,
+        params: {
+          range: true,
+          hint: `lower maxConcurrent to ${max} or less, or raise maxLimit to ${start}`,
+        },
+      });
+    } else if (typeof min === "number" && start < min) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["maxConcurrent"],
+        message: `bulkhead.maxConcurrent is where the adaptive limit starts, so at least bulkhead.adaptive.minLimit (${min}), got ${start}`,
+        params: {
+          range: true,
+          hint: `raise maxConcurrent to ${min} or more, or lower minLimit to ${start}`,
+        },
+      });
+    }
   })
   .meta({ description: "Concurrency limit for calls to the dependency." });
 

@@ -16,6 +16,7 @@ import {
 } from "../language/durations.js";
 import type { Path } from "../language/parse.js";
 import type {
+  ResolvedAdaptiveConcurrency,
   ResolvedBackoff,
   ResolvedBreaker,
   ResolvedBudget,
@@ -41,9 +42,11 @@ import type {
   SourceRef,
 } from "./resolved.js";
 import {
+  ADAPTIVE_DEFAULTS,
   RANGES,
   resultPathSegments,
   type BreakerInput,
+  type BulkheadInput,
   type DefaultsInput,
   type FallbackInput,
   type OperationInput,
@@ -738,8 +741,10 @@ function resolveBulkhead(
       return littlesLaw(latency, file) ?? [d.maxConcurrent, builtIn(d.maxConcurrent)];
     },
   );
+  const adaptive = resolveAdaptive(own, project, maxConcurrent, t, layers);
   return {
     maxConcurrent,
+    ...(adaptive === undefined ? {} : { adaptive }),
     maxQueue: t.pick(
       "bulkhead.maxQueue",
       layers(["bulkhead", "maxQueue"], own?.maxQueue, project?.maxQueue),
@@ -757,6 +762,62 @@ function resolveBulkhead(
       layers(["bulkhead", "overflow"], own?.overflow, project?.overflow),
       same,
       () => [d.overflow, builtIn(d.overflow)],
+    ),
+  };
+}
+
+/**
+ * The adaptive limit (docs/runtime.md, "Adaptive concurrency"), when the policy or the project
+ * defaults declare `bulkhead.adaptive`: it starts at maxConcurrent (declared or derived by
+ * Little's law); maxLimit defaults to twice that, and never below minLimit.
+ */
+function resolveAdaptive(
+  own: BulkheadInput | undefined,
+  project: BulkheadInput | undefined,
+  maxConcurrent: number,
+  t: Tracer,
+  layers: Layers,
+): ResolvedAdaptiveConcurrency | undefined {
+  if (own?.adaptive === undefined && project?.adaptive === undefined) return undefined;
+  const a = ADAPTIVE_DEFAULTS;
+  const o = own?.adaptive;
+  const p = project?.adaptive;
+  const at = (leaf: string) => ["bulkhead", "adaptive", leaf];
+  const minLimit = t.pick(
+    "bulkhead.adaptive.minLimit",
+    layers(at("minLimit"), o?.minLimit, p?.minLimit),
+    same,
+    () => [a.minLimit, builtIn(a.minLimit)],
+  );
+  const maxLimit = t.pick(
+    "bulkhead.adaptive.maxLimit",
+    layers(at("maxLimit"), o?.maxLimit, p?.maxLimit),
+    same,
+    () => {
+      const value = Math.max(minLimit, Math.min(maxConcurrent * 2, RANGES.bulkhead.max));
+      return [value, builtIn(value)];
+    },
+  );
+  return {
+    minLimit,
+    maxLimit,
+    smoothing: t.pick(
+      "bulkhead.adaptive.smoothing",
+      layers(at("smoothing"), o?.smoothing, p?.smoothing),
+      same,
+      () => [a.smoothing, builtIn(a.smoothing)],
+    ),
+    tolerance: t.pick(
+      "bulkhead.adaptive.tolerance",
+      layers(at("tolerance"), o?.tolerance, p?.tolerance),
+      same,
+      () => [a.tolerance, builtIn(a.tolerance)],
+    ),
+    windowMs: t.pick(
+      "bulkhead.adaptive.window",
+      layers(at("window"), o?.window, p?.window),
+      ms,
+      () => [ms(a.window), builtIn(a.window)],
     ),
   };
 }

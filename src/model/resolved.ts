@@ -134,8 +134,20 @@ export interface ResolvedBreaker {
   readonly openBackoff?: { readonly capMs: number; readonly multiplier: number };
 }
 
+/** An adaptive bulkhead limit (docs/runtime.md, "Adaptive concurrency"). */
+export interface ResolvedAdaptiveConcurrency {
+  readonly minLimit: number;
+  readonly maxLimit: number;
+  readonly smoothing: number;
+  readonly tolerance: number;
+  readonly windowMs: number;
+}
+
 export interface ResolvedBulkhead {
+  /** The fixed limit, or where the adaptive limit starts. */
   readonly maxConcurrent: number;
+  /** Present only when declared: the limit then follows latency. */
+  readonly adaptive?: ResolvedAdaptiveConcurrency;
   readonly maxQueue: number;
   readonly queueTimeoutMs: number;
   readonly overflow: "reject" | "drop-oldest";

@@ -160,6 +160,12 @@ const CASES: readonly Case[] = [
     says: ["operation charge", "POST /charges", "not a retry-safe read"],
   },
   { code: "RG229", node: "coalesce", says: ["operation geocode", "function operation"] },
+  {
+    code: "RG234",
+    node: "maxLimit: 40",
+    skip: 10,
+    says: ["adaptive maxLimit 40", "rps × p99 = 500 × 100ms = 50", "rejects healthy traffic"],
+  },
 ];
 
 describe("analyzer codes through resgen check", () => {

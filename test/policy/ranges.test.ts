@@ -447,3 +447,82 @@ describe("docs/policy.md lists a range for every number and duration", () => {
     expect(all.filter((p) => !documented.has(p))).toEqual([]);
   });
 });
+
+describe("adaptive concurrency (bulkhead.adaptive)", () => {
+  const text = (adaptive: string, max = "") =>
+    policy(`bulkhead: {${max} adaptive: { ${adaptive} } }\n`);
+
+  it("accepts the settings within their ranges, and none at all", () => {
+    for (const t of [
+      text(""),
+      text(
+        "minLimit: 2, maxLimit: 200, smoothing: 1, tolerance: 10, window: 1m",
+        " maxConcurrent: 20,",
+      ),
+      text("smoothing: 0.05, tolerance: 1, window: 1ms"),
+    ]) {
+      expect(analyzed(t).found.filter((d) => d.severity === "error")).toEqual([]);
+    }
+  });
+
+  it.each([
+    ["smoothing: 0", "0", "bulkhead.adaptive.smoothing"],
+    ["smoothing: 1.5", "1.5", "bulkhead.adaptive.smoothing"],
+    ["tolerance: 0.9", "0.9", "bulkhead.adaptive.tolerance"],
+    ["tolerance: 11", "11", "bulkhead.adaptive.tolerance"],
+    ["minLimit: 0", "0", "bulkhead.adaptive.minLimit"],
+    ["maxLimit: 100001", "100001", "bulkhead.adaptive.maxLimit"],
+    ["window: 0ms", "0ms", "bulkhead.adaptive.window"],
+    ["window: 2m", "2m", "bulkhead.adaptive.window"],
+  ])("refuses %s at the value", (setting, value, key) => {
+    const t = text(setting);
+    const d = rangeError(t);
+    const where = at(t, setting);
+    expect(d).toMatchObject({
+      line: where.line,
+      column: where.column + setting.length - value.length,
+    });
+    expect(d.message).toContain(key);
+  });
+
+  it("refuses minLimit above maxLimit at minLimit, with both values", () => {
+    const t = text("minLimit: 50, maxLimit: 40");
+    const d = rangeError(t);
+    expect(d).toMatchObject({
+      ...at(t, "50"),
+      message: "bulkhead.adaptive.minLimit must be at most bulkhead.adaptive.maxLimit (40), got 50",
+    });
+    expect(d.hint).toBe("lower minLimit to 40 or less, or raise maxLimit to 50");
+  });
+
+  it("refuses a starting maxConcurrent outside [minLimit, maxLimit] at maxConcurrent", () => {
+    const high = text("maxLimit: 40", " maxConcurrent: 64,");
+    expect(rangeError(high)).toMatchObject({
+      ...at(high, "64"),
+      message:
+        "bulkhead.maxConcurrent is where the adaptive limit starts, so at most bulkhead.adaptive.maxLimit (40), got 64",
+    });
+    const low = text("minLimit: 8", " maxConcurrent: 4,");
+    expect(rangeError(low)).toMatchObject({
+      ...at(low, "4,"),
+      message:
+        "bulkhead.maxConcurrent is where the adaptive limit starts, so at least bulkhead.adaptive.minLimit (8), got 4",
+    });
+  });
+
+  it("resolves the defaults: the limit starts at maxConcurrent, maxLimit twice that", () => {
+    const { policies } = analyzed(text("", " maxConcurrent: 30,"));
+    expect(policies[0]!.bulkhead).toMatchObject({
+      maxConcurrent: 30,
+      adaptive: { minLimit: 1, maxLimit: 60, smoothing: 0.2, tolerance: 1.5, windowMs: 1_000 },
+    });
+  });
+
+  it("starts from the Little's law size when latency derives maxConcurrent", () => {
+    const { policies } = analyzed(
+      `version: 1\ndependency: things\nlatency: { p99: 100ms, rps: 200 }\nbulkhead: { adaptive: {} }\noperations:\n  get:\n    method: GET\n    path: /things/{id}\n`,
+    );
+    // ceil(200 × 0.1 × 2) = 40
+    expect(policies[0]!.bulkhead).toMatchObject({ maxConcurrent: 40, adaptive: { maxLimit: 80 } });
+  });
+});
