@@ -293,3 +293,46 @@ describe("explain: the rate limit", () => {
     expect(renderExplainText(report)).toContain("rate limit");
   });
 });
+
+describe("explain: an adaptive bulkhead", () => {
+  const text = (bulkhead: string) =>
+    [
+      "version: 1",
+      "dependency: inventory",
+      "latency: { p99: 100ms, rps: 200 }",
+      `bulkhead: ${bulkhead}`,
+      "operations:",
+      "  reserve: { method: GET, path: /stock }",
+    ].join("\n");
+  const layer = (bulkhead: string) => {
+    const { policies } = checkTexts([{ file: "inventory.yaml", text: text(bulkhead) }]);
+    const report = explain(policies[0]!);
+    return {
+      report,
+      layer: report.operations[0]!.stack.find((l) => l.layer === "bulkhead")!,
+    };
+  };
+
+  it("lists the adaptive settings after the starting limit, derived by Little's law, with their origins", () => {
+    const { report, layer: b } = layer("{ adaptive: { minLimit: 4, window: 500ms } }");
+    expect(b.settings.map((s) => [s.key, s.text, s.origin])).toEqual([
+      ["bulkhead.maxConcurrent", "40", "derived"],
+      ["bulkhead.adaptive.minLimit", "4", "policy"],
+      ["bulkhead.adaptive.maxLimit", "80", "default"],
+      ["bulkhead.adaptive.smoothing", "0.2", "default"],
+      ["bulkhead.adaptive.tolerance", "1.5", "default"],
+      ["bulkhead.adaptive.window", "500ms", "policy"],
+      ["bulkhead.maxQueue", "0", "default"],
+      ["bulkhead.queueTimeout", "0ms", "default"],
+      ["bulkhead.overflow", "reject", "default"],
+    ]);
+    expect(b.note).toBe("adaptive: from 40, within 4 to 80");
+    expect(renderExplainText(report)).toContain("(adaptive: from 40, within 4 to 80)");
+  });
+
+  it("says nothing of adaptation for a static bulkhead", () => {
+    const { layer: b } = layer("{ maxConcurrent: 30 }");
+    expect(b.note).toBeUndefined();
+    expect(b.settings.some((s) => s.key.startsWith("bulkhead.adaptive"))).toBe(false);
+  });
+});

@@ -505,7 +505,11 @@ export function summary(policies: readonly ResolvedPolicy[]): string {
     const layers = [
       p.essential ? "essential" : "optional",
       p.transport,
-      p.bulkhead ? `bulkhead ${p.bulkhead.maxConcurrent}` : undefined,
+      p.bulkhead
+        ? p.bulkhead.adaptive === undefined
+          ? `bulkhead ${p.bulkhead.maxConcurrent}`
+          : `adaptive bulkhead ${p.bulkhead.adaptive.minLimit}–${p.bulkhead.adaptive.maxLimit} from ${p.bulkhead.maxConcurrent}`
+        : undefined,
       p.breaker
         ? `breaker ${Math.round(p.breaker.failureRate * 100)}%/${p.breaker.window.kind === "time" ? formatMs(p.breaker.window.durationMs) : `${p.breaker.window.calls} calls`}`
         : undefined,

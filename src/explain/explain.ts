@@ -314,8 +314,38 @@ function explainOperation(
     ? {
         layer: "bulkhead",
         active: true,
+        ...(b.adaptive === undefined
+          ? {}
+          : {
+              note: `adaptive: from ${b.maxConcurrent}, within ${b.adaptive.minLimit} to ${b.adaptive.maxLimit}`,
+            }),
         settings: [
           setting("bulkhead.maxConcurrent", b.maxConcurrent, String(b.maxConcurrent)),
+          ...(b.adaptive === undefined
+            ? []
+            : [
+                setting(
+                  "bulkhead.adaptive.minLimit",
+                  b.adaptive.minLimit,
+                  String(b.adaptive.minLimit),
+                ),
+                setting(
+                  "bulkhead.adaptive.maxLimit",
+                  b.adaptive.maxLimit,
+                  String(b.adaptive.maxLimit),
+                ),
+                setting(
+                  "bulkhead.adaptive.smoothing",
+                  b.adaptive.smoothing,
+                  String(b.adaptive.smoothing),
+                ),
+                setting(
+                  "bulkhead.adaptive.tolerance",
+                  b.adaptive.tolerance,
+                  String(b.adaptive.tolerance),
+                ),
+                ms("bulkhead.adaptive.window", b.adaptive.windowMs),
+              ]),
           setting("bulkhead.maxQueue", b.maxQueue, String(b.maxQueue)),
           ms("bulkhead.queueTimeout", b.queueTimeoutMs),
           setting("bulkhead.overflow", b.overflow, b.overflow),

@@ -101,7 +101,7 @@ export class GradientLimit {
     } else {
       this.#baseline += (recent - this.#baseline) * LONG_WEIGHT;
     }
-    // back to normal after a long degradation: bring the baseline down faster than the average would
+    // back to normal after a long degradation: the baseline comes down faster than its average
     if (this.#baseline / recent > 2) this.#baseline *= 0.95;
     const before = this.limit;
     if (peak < this.#estimate / 2) return false;

@@ -41,7 +41,13 @@ const dependencySettings: DependencySettings = {
   name: "warehouse_db",
   deadline: { propagate: true, marginMs: 10, header: "grpc-timeout", format: "grpc-timeout" },
   breaker: null,
-  bulkhead: null,
+  bulkhead: {
+    maxConcurrent: 16,
+    adaptive: { minLimit: 2, maxLimit: 64, smoothing: 0.2, tolerance: 1.5, windowMs: 1000 },
+    maxQueue: 0,
+    queueTimeoutMs: 0,
+    overflow: "reject",
+  },
   budget: null,
 };
 
@@ -49,7 +55,7 @@ const dependencySettings: DependencySettings = {
  * Hash of the settings above: snapshots carry it, and a snapshot taken under other settings is
  * refused.
  */
-const policyHash = "31009b262557f77e";
+const policyHash = "736fee90cb005a04";
 
 const countStockOperation = {
   name: "countStock",

@@ -160,6 +160,8 @@ export class Call<T> {
   #resolve: (value: unknown) => void = ignore;
   #reject: (error: unknown) => void = ignore;
   #slot: Bulkhead | null = null;
+  // when the call took its slot: an adaptive bulkhead learns how long it held it
+  #heldFrom = 0;
   #done = false;
   #previousMs = 0;
   // The attempt after which the server last set the wait (0: never): the backoff counts its
@@ -413,6 +415,7 @@ export class Call<T> {
     this.#resolve = captured.resolve;
     this.#reject = captured.reject;
     this.#slot = slot;
+    this.#heldFrom = now;
     const signal = this.#signal;
     if (signal !== undefined) {
       this.#onAbort = () => {
@@ -847,7 +850,7 @@ export class Call<T> {
   // Ends the call with what the attempt ended with: no retry, no fallback.
   #end(error: unknown): void {
     if (this.#done) return;
-    this.#settle();
+    this.#settle(!isResilienceError(error) || error.kind !== "aborted");
     this.#annotate(error);
     this.#reject(error);
   }
@@ -1278,26 +1281,32 @@ export class Call<T> {
 
   #succeed(value: T, identity: string | undefined): void {
     if (this.#done) return;
-    this.#settle();
+    this.#settle(true);
     this.#resolve(this.#fallback === null ? value : this.#fresh(value, identity));
   }
 
   #fail(error: unknown): void {
     if (this.#done) return;
-    this.#settle();
+    // a caller's abort says nothing of the dependency's latency
+    this.#settle(!isResilienceError(error) || error.kind !== "aborted");
     this.#annotate(error);
     const degraded = this.#degrade(error);
     if (degraded === undefined) this.#reject(error);
     else degraded.then(this.#resolve, this.#reject);
   }
 
-  #settle(): void {
+  #settle(sampled: boolean): void {
     this.#done = true;
     this.#stopTimer();
     // the copies a hedged call no longer waits for
     if (this.#live !== undefined && this.#live.length > 0) this.#cancelLive(this.#lost());
     if (this.#onAbort !== undefined) this.#signal?.removeEventListener("abort", this.#onAbort);
-    this.#slot?.leave();
+    const slot = this.#slot;
+    if (slot === null) return;
+    if (sampled && slot.adaptive !== null) {
+      slot.observe(this.#op.name, this.#dep.clock.now() - this.#heldFrom);
+    }
+    slot.leave();
   }
 
   #lost(): ResilienceError {

@@ -168,6 +168,21 @@ export type ResilienceEvent =
       readonly reason: "full" | "queue-full" | "evicted" | "queue-timeout";
     })
   | (EventBase & {
+      /**
+       * The adaptive limit moved (docs/runtime.md, "Adaptive concurrency"); `operation` is the
+       * one whose completed call closed the window.
+       */
+      readonly type: "bulkhead-limit-changed";
+      /** The limit before, in calls. */
+      readonly previous: number;
+      /** The limit now, in calls. */
+      readonly limit: number;
+      /** Mean time a permit was held over the window, in milliseconds. */
+      readonly latencyMs: number;
+      /** The long-term latency it was compared with, in milliseconds. */
+      readonly baselineMs: number;
+    })
+  | (EventBase & {
       /** The bulkhead put a call in its queue. */
       readonly type: "bulkhead-queued";
       readonly inFlight: number;

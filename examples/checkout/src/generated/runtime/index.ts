@@ -65,6 +65,11 @@ export {
 } from "./budget.js";
 export { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead.js";
 export {
+  GradientLimit,
+  type GradientLimitHealth,
+  type GradientLimitSettings,
+} from "./adaptive-limit.js";
+export {
   isNetworkFailure,
   isProgrammingError,
   matchesErrorCondition,

@@ -79,6 +79,7 @@ export type {
 } from "./breaker.js";
 export { SnapshotError, type DependencySnapshot, type SnapshotProblem } from "./snapshot.js";
 export type { BulkheadHealth } from "./bulkhead.js";
+export type { GradientLimitHealth } from "./adaptive-limit.js";
 export type { HeaderLookup, PauseSource, RateLimitHealth } from "./rate-limit.js";
 export type { EndpointHealth, EndpointSettings } from "./endpoints.js";
 export type { BudgetHealth, BudgetSnapshot } from "./budget.js";
