@@ -70,6 +70,7 @@ export const ATTR = {
   breakerPreviousState: "resilience.breaker.previous_state",
   breakerTrigger: "resilience.breaker.trigger",
   bulkheadReason: "resilience.bulkhead.reason",
+  bulkheadDirection: "resilience.bulkhead.direction",
   rateLimitReason: "resilience.rate_limit.reason",
   rateLimitSource: "resilience.rate_limit.source",
   deadlineStage: "resilience.deadline.stage",
@@ -104,6 +105,7 @@ export const METRIC = {
   bulkheadQueued: "resilience.client.bulkhead.queued",
   bulkheadLimit: "resilience.client.bulkhead.limit",
   bulkheadRejections: "resilience.client.bulkhead.rejections",
+  bulkheadLimitChanges: "resilience.client.bulkhead.limit_changes",
   rateLimitRejections: "resilience.client.rate_limit.rejections",
   rateLimitWait: "resilience.client.rate_limit.wait",
   rateLimitPauses: "resilience.client.rate_limit.pauses",
@@ -222,6 +224,11 @@ export function installOpenTelemetry(
     METRIC.bulkheadRejections,
     "Calls the bulkhead turned away, by reason.",
     "{call}",
+  );
+  const bulkheadLimitChanges = counter(
+    METRIC.bulkheadLimitChanges,
+    "Times an adaptive bulkhead moved its limit, by direction (up or down).",
+    "{change}",
   );
   const rateLimitRejections = counter(
     METRIC.rateLimitRejections,
@@ -474,6 +481,13 @@ export function installOpenTelemetry(
         bulkheadRejections.add(1, { ...attrs(event), [ATTR.bulkheadReason]: event.reason });
         return;
       case "bulkhead-queued":
+        return;
+      case "bulkhead-limit-changed":
+        // the dependency's limit, whichever operation's call closed the window
+        bulkheadLimitChanges.add(1, {
+          ...base,
+          [ATTR.bulkheadDirection]: event.limit > event.previous ? "up" : "down",
+        });
         return;
       case "rate-limit-rejected":
         rateLimitRejections.add(1, { ...attrs(event), [ATTR.rateLimitReason]: event.reason });

@@ -525,3 +525,53 @@ describe("OpenTelemetry adapter: several endpoints", () => {
     expect([...labels].sort()).toEqual([A, B]);
   });
 });
+
+describe("OpenTelemetry adapter: an adaptive bulkhead", () => {
+  it("counts limit changes by direction and observes the current limit", async () => {
+    const sdk = createSdk();
+    const clock = createVirtualClock(1_000);
+    const dep = createDependency(
+      {
+        name: "payments",
+        deadline: null,
+        breaker: null,
+        bulkhead: {
+          maxConcurrent: 4,
+          maxQueue: 0,
+          queueTimeoutMs: 0,
+          overflow: "reject",
+          adaptive: { minLimit: 1, maxLimit: 16, smoothing: 1, tolerance: 1, windowMs: 1 },
+        },
+        budget: null,
+      },
+      { clock },
+    );
+    installOpenTelemetry(dep, {
+      meter: sdk.meterProvider.getMeter("test"),
+      tracer: sdk.tracerProvider.getTracer("test"),
+      logger: recordingLogger(),
+    });
+    const once = operation({ retry: null, timeout: { attemptMs: 1_000, totalMs: 5_000 } });
+    // rounds of 4 calls at once: 10 ms each (a window every 10 calls), then 200 ms
+    const round = async (ms: number) => {
+      const limit = dep.health().bulkhead?.maxConcurrent ?? 0;
+      for (let i = 0; i < limit; i++) {
+        track(
+          dep.call(once, () => new Promise((r) => clock.setTimer(() => r("ok"), ms))),
+          clock,
+        );
+      }
+      await clock.advance(ms);
+    };
+    for (let i = 0; i < 3; i++) await round(10);
+    const raised = dep.health().bulkhead?.maxConcurrent ?? 0;
+    expect(raised).toBeGreaterThan(4);
+    for (let i = 0; i < 3; i++) await round(200);
+    const m = await sdk.collect();
+    const direction = (d: string) => ({ ...DEP, [ATTR.bulkheadDirection]: d });
+    expect(m.sum(METRIC.bulkheadLimitChanges, direction("up"))).toBeGreaterThanOrEqual(1);
+    expect(m.sum(METRIC.bulkheadLimitChanges, direction("down"))).toBeGreaterThanOrEqual(1);
+    expect(dep.health().bulkhead?.maxConcurrent).toBeLessThan(raised);
+    expect(m.sum(METRIC.bulkheadLimit, DEP)).toBe(dep.health().bulkhead?.maxConcurrent);
+  });
+});
