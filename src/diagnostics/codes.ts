@@ -850,6 +850,12 @@ export const CODES = {
     title: "Endpoints stay in the application",
     help: "With `endpoints:` the generated client takes a list of base URLs, gives each its own breaker and sends a retry or hedge to an endpoint the call has not tried (docs/runtime.md, \"Endpoints\"). In a mesh the endpoints are the Service's pods, balanced by the proxy: Istio's DestinationRule outlierDetection (emitted from the breaker) ejects one pod at a time, and Istio's retries carry Envoy's previous_hosts predicate, so a retry goes to another pod. Linkerd balances with EWMA power-of-two choices and failure accrual (an annotation on the Service), but a retry may reach the endpoint that failed; gRPC's balancer (round_robin, outlier_detection from gRFC A50) picks anew for every retry or hedge (gRFC A6) without excluding the one that failed. Nothing is emitted for the list: the generated client keeps it.",
   },
+  RG421: {
+    severity: "warning",
+    exit: "findings",
+    title: "Adaptive concurrency stays in the application",
+    help: "An adaptive bulkhead (docs/runtime.md, \"Adaptive concurrency\") moves its limit with the latency its own calls see. No target expresses that: Istio's DestinationRule has only a fixed connection pool (it gets maxConcurrent, the limit the client starts from); Envoy has an adaptive concurrency HTTP filter, reachable from Istio only through an EnvoyFilter, which follows a minimum latency it re-measures by cutting concurrency to a few requests for a while (the others get 503 meanwhile) and is usually installed on the server's side; Linkerd and gRPC's service config have no concurrency limit that follows latency. Nothing is emitted for it: the generated client keeps the adaptive limit.",
+  },
   RG417: {
     severity: "error",
     exit: "internal",

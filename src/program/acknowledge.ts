@@ -57,7 +57,7 @@ export function acknowledgeProblems(
           source.file,
           source.spanOf(["targets", "acknowledge", target, index]),
           `${JSON.stringify(code)} cannot be acknowledged for ${target}: ${problem}`,
-          "list the warning codes of the target's notes (RG401–RG414, RG416, RG418–RG420) that were reviewed",
+          "list the warning codes of the target's notes (RG401–RG414, RG416, RG418–RG421) that were reviewed",
         ),
       );
     });

@@ -16,6 +16,7 @@ import {
   sortedPolicies,
   type Target,
   noteOpenBackoff,
+  noteAdaptive,
   noteRateLimits,
   noteEndpoints,
 } from "./report.js";
@@ -286,6 +287,7 @@ function notePolicy(policy: ResolvedPolicy, report: MappingReport): void {
     );
   noteRateLimits(report, "grpc", policy);
   noteEndpoints(report, "grpc", policy);
+  noteAdaptive(report, "grpc", policy);
   if (policy.deadline.propagate) {
     report.noteSection(
       policy,

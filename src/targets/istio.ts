@@ -22,6 +22,7 @@ import {
   type Target,
   type TargetContext,
   noteOpenBackoff,
+  noteAdaptive,
   noteRateLimits,
   noteEndpoints,
 } from "./report.js";
@@ -267,6 +268,7 @@ function destinationPolicy(policy: ResolvedPolicy, report: MappingReport): Recor
 
   noteRateLimits(report, "istio", policy);
   noteEndpoints(report, "istio", policy);
+  noteAdaptive(report, "istio", policy);
   const bulkhead = policy.bulkhead;
   if (bulkhead) {
     const queue = Math.max(1, bulkhead.maxQueue);

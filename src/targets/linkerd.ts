@@ -20,6 +20,7 @@ import {
   type Route,
   type Target,
   noteOpenBackoff,
+  noteAdaptive,
   noteRateLimits,
   noteEndpoints,
 } from "./report.js";
@@ -111,6 +112,7 @@ function serviceProfile(policy: ResolvedPolicy, report: MappingReport): object {
     );
   noteRateLimits(report, "linkerd", policy);
   noteEndpoints(report, "linkerd", policy);
+  noteAdaptive(report, "linkerd", policy);
   if (policy.deadline.propagate) {
     report.noteSection(
       policy,

@@ -137,7 +137,7 @@ export class MappingReport {
  * engines retry (RG416).
  */
 const INFORMATIONAL: Readonly<Record<MeshTarget, readonly Code[]>> = {
-  istio: ["RG401", "RG403", "RG405", "RG406", "RG412", "RG414", "RG418", "RG419", "RG420"],
+  istio: ["RG401", "RG403", "RG405", "RG406", "RG412", "RG414", "RG418", "RG419", "RG420", "RG421"],
   linkerd: [
     "RG401",
     "RG402",
@@ -150,8 +150,21 @@ const INFORMATIONAL: Readonly<Record<MeshTarget, readonly Code[]>> = {
     "RG418",
     "RG419",
     "RG420",
+    "RG421",
   ],
-  grpc: ["RG401", "RG402", "RG403", "RG404", "RG405", "RG412", "RG414", "RG418", "RG419", "RG420"],
+  grpc: [
+    "RG401",
+    "RG402",
+    "RG403",
+    "RG404",
+    "RG405",
+    "RG412",
+    "RG414",
+    "RG418",
+    "RG419",
+    "RG420",
+    "RG421",
+  ],
 };
 
 /** Whether `code` from `target` is an informational note (see INFORMATIONAL). */
@@ -449,4 +462,29 @@ export function noteEndpoints(
 ): void {
   if (policy.endpoints !== undefined)
     report.noteSection(policy, "RG420", "endpoints", ENDPOINTS_MAPPING[target]);
+}
+
+/**
+ * How each target expresses an adaptive bulkhead (docs/targets.md, "Adaptive concurrency"): none
+ * of them as the client runs it. Envoy has an adaptive concurrency HTTP filter (a gradient over a
+ * periodically measured minimum latency, during whose measurement the limit drops to a handful
+ * of requests and the rest get 503), which Istio exposes only through an EnvoyFilter; Linkerd
+ * and gRPC have no concurrency limit that follows latency.
+ */
+export const ADAPTIVE_MAPPING: Readonly<Record<MeshTarget, string>> = {
+  istio:
+    "Istio has no adaptive concurrency field: the DestinationRule's connection pool keeps maxConcurrent as a fixed limit. Envoy's adaptive concurrency filter (envoy.filters.http.adaptive_concurrency, an EnvoyFilter) follows latency with another algorithm (a gradient over a minimum latency it re-measures by cutting concurrency to a few requests for a while, answering 503 meanwhile), per proxy and usually on the server's side; nothing of it is emitted, the adaptive limit stays in the application",
+  linkerd:
+    "Linkerd has no concurrency limit that follows latency (and no client-side concurrency limit at all): the adaptive limit stays in the application",
+  grpc: "a gRPC service config has no concurrency limit that follows latency (and no client-side concurrency limit at all): the adaptive limit stays in the application",
+};
+
+/** The mapping note of an adaptive bulkhead, at `bulkhead.adaptive` (RG421). */
+export function noteAdaptive(
+  report: MappingReport,
+  target: MeshTarget,
+  policy: ResolvedPolicy,
+): void {
+  if (policy.bulkhead && policy.bulkhead.adaptive !== undefined)
+    report.noteSection(policy, "RG421", "bulkhead.adaptive", ADAPTIVE_MAPPING[target]);
 }
