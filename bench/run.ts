@@ -8,7 +8,7 @@
 //   --save            also writes the raw results as JSON to bench/results/
 //   --quick           shorter sampling (for a smoke run; figures are noisier)
 //   --only <group>    runs one group and its summary lines: baseline, happy, coalescing,
-//                     rejection, validation, endpoints or heap
+//                     rejection, validation, endpoints, adaptive or heap
 //   --baseline <rev>  the revision the baseline group compares the runtime with (default
 //                     68262f1, the last commit before the features that must not cost an
 //                     unconfigured call anything; see bench/baseline.ts)
@@ -67,6 +67,7 @@ const GROUPS = [
   "rejection",
   "validation",
   "endpoints",
+  "adaptive",
   "heap",
 ] as const;
 type Group = (typeof GROUPS)[number];
@@ -765,6 +766,28 @@ async function endpoints(): Promise<Row[]> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Adaptive concurrency: the full stack with its bulkhead's limit following latency
+// (docs/runtime.md, "Adaptive concurrency"), against the same stack with the static bulkhead.
+
+async function adaptiveConcurrency(): Promise<Row[]> {
+  const adaptive = createDependency({
+    ...FULL_DEPENDENCY,
+    bulkhead: {
+      ...BULKHEAD,
+      adaptive: { minLimit: 1, maxLimit: 50, smoothing: 0.2, tolerance: 1.5, windowMs: 1_000 },
+    },
+  });
+  const fixed = createDependency(FULL_DEPENDENCY);
+  return measure("adaptive concurrency (full stack)", [
+    ["bare await fn() (no-op)", () => noop()],
+    ["resgen full stack, static bulkhead (no-op)", () => fixed.call(fullOperation, noop)],
+    ["resgen full stack, adaptive bulkhead (no-op)", () => adaptive.call(fullOperation, noop)],
+    ["resgen full stack, static bulkhead (yield)", () => fixed.call(fullOperation, yieldOnce)],
+    ["resgen full stack, adaptive bulkhead (yield)", () => adaptive.call(fullOperation, yieldOnce)],
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Rejections: open breaker, full bulkhead.
 
 async function rejections(): Promise<Row[]> {
@@ -1002,6 +1025,12 @@ if (runs("endpoints")) {
   groups.push(endpointRows);
   printGroup(endpointRows);
 }
+let adaptiveRows: Row[] | undefined;
+if (runs("adaptive")) {
+  adaptiveRows = await adaptiveConcurrency();
+  groups.push(adaptiveRows);
+  printGroup(adaptiveRows);
+}
 
 // The comparisons the runtime is held to, as ratios within this run.
 if (baseline?.ok === true) {
@@ -1028,7 +1057,7 @@ if (baseline?.ok === true) {
     }
   }
 }
-if (runs("happy") || runs("coalescing") || runs("rejection") || runs("endpoints")) {
+if (["happy", "coalescing", "rejection", "endpoints", "adaptive"].some((g) => runs(g as Group))) {
   console.log("\nresgen against the libraries (how many times cheaper resgen is; > 1 is better)");
 }
 for (const [index, kind] of [
@@ -1084,6 +1113,14 @@ if (rejected !== undefined) {
   );
 }
 
+if (adaptiveRows !== undefined) {
+  for (const kind of ["no-op", "yield"] as const) {
+    const a = adaptiveRows;
+    console.log(
+      `  ${kind}: full stack with an adaptive bulkhead ${(ns(a, `resgen full stack, adaptive bulkhead (${kind})`) / ns(a, `resgen full stack, static bulkhead (${kind})`)).toFixed(2)}× the full stack with the static one`,
+    );
+  }
+}
 if (endpointRows !== undefined) {
   const e = endpointRows;
   const single = ns(e, "resgen full stack");

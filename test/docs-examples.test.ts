@@ -174,6 +174,29 @@ const log = { warn: (message: string): void => void warned.push(message) };`,
       ]);
     },
   },
+  adaptive: {
+    build: ["test/fixtures/adaptive/inventory.yaml"],
+    prelude: "",
+    epilogue: "return { start, bulkhead, changes };",
+    answer: (_method, path) => ({ status: 200, body: { sku: path.split("/").pop(), count: 3 } }),
+    check: (sent, result) => {
+      const { start, bulkhead, changes } = result as {
+        start: number;
+        bulkhead: { maxConcurrent: number; adaptive: { limit: number; maxLimit: number } };
+        changes: { previous: number; limit: number }[];
+      };
+      expect(sent).toHaveLength(6 * 16);
+      expect(start).toBe(16);
+      // the first completion of each next round closes the window before: five windows, each
+      // estimate × 0.8 + (estimate + √estimate) × 0.2: 16.8, 17.62, 18.46, 19.32, 20.2
+      expect(bulkhead.maxConcurrent).toBe(bulkhead.adaptive.limit);
+      expect(bulkhead.adaptive.limit).toBe(20);
+      expect(changes.map((c) => c.limit)).toEqual([17, 18, 19, 20]);
+      expect(bulkhead.adaptive.maxLimit).toBe(40);
+      expect(changes.length).toBeGreaterThan(0);
+      for (const c of changes) expect(c.limit).toBeGreaterThan(c.previous);
+    },
+  },
   "call-headers": {
     build: ["examples/checkout"],
     prelude: `const tokens = { issued: 0, current: (): Promise<string> => Promise.resolve(\`t\${++tokens.issued}\`) };
