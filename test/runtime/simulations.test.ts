@@ -115,61 +115,64 @@ describe("simulation: cascade (checkout at 200 rps, pool of 200, recommendations
   });
 });
 
-describe("simulation: adaptive concurrency (load ramps past the knee of 20 calls, then the dependency drops to 8 and recovers)", () => {
-  const scenario: Omit<AdaptiveTraceOptions, "mode"> = {
-    maxConcurrent: 100,
-    startRate: 100,
-    peakRate: 800,
-    rampMs: 20_000,
-    durationMs: 80_000,
-    serviceMs: 50,
-    capacity: 20,
-    degradedCapacity: 8,
-    degradeFromMs: 40_000,
-    degradeToMs: 60_000,
-    attemptMs: 500,
-    stepMs: 2_000,
-    seed: 42,
-  };
-  const row = (r: AdaptiveTraceResult, atMs: number) => r.trace.find((x) => x.atMs === atMs)!;
-  let fixed: AdaptiveTraceResult;
-  let adaptive: AdaptiveTraceResult;
-  beforeAll(async () => {
-    fixed = await adaptiveTrace({ ...scenario, mode: "static" });
-    adaptive = await adaptiveTrace({ ...scenario, mode: "adaptive" });
-  });
+describe.each([42, 1234])(
+  "simulation: adaptive concurrency (load ramps past the knee of 20 calls, then the dependency drops to 8 and recovers; seed %i)",
+  (seed) => {
+    const scenario: Omit<AdaptiveTraceOptions, "mode"> = {
+      maxConcurrent: 100,
+      startRate: 100,
+      peakRate: 800,
+      rampMs: 20_000,
+      durationMs: 80_000,
+      serviceMs: 50,
+      capacity: 20,
+      degradedCapacity: 8,
+      degradeFromMs: 40_000,
+      degradeToMs: 60_000,
+      attemptMs: 500,
+      stepMs: 2_000,
+      seed,
+    };
+    const row = (r: AdaptiveTraceResult, atMs: number) => r.trace.find((x) => x.atMs === atMs)!;
+    let fixed: AdaptiveTraceResult;
+    let adaptive: AdaptiveTraceResult;
+    beforeAll(async () => {
+      fixed = await adaptiveTrace({ ...scenario, mode: "static" });
+      adaptive = await adaptiveTrace({ ...scenario, mode: "adaptive" });
+    });
 
-  it("under overload the limit settles near the knee, and latency stays near the no-load 50 ms", () => {
-    // 30 s to 40 s: 800 calls/s offered, the dependency answers about 400/s at best
-    for (const at of [32_000, 36_000, 40_000]) {
-      const r = row(adaptive, at);
-      expect(r.limit).toBeGreaterThanOrEqual(scenario.capacity);
-      expect(r.limit).toBeLessThanOrEqual(scenario.capacity * 2.5);
-      expect(r.latencyMs).toBeLessThan(50 * 2.5);
-      // the static bulkhead fills to its 100: every call waits five times as long
-      expect(row(fixed, at).latencyMs).toBeGreaterThan(200);
-    }
-    // and no less gets through: the dependency's throughput is the same past the knee
-    expect(row(adaptive, 40_000).answered).toBeGreaterThanOrEqual(row(fixed, 40_000).answered);
-  });
+    it("under overload the limit settles near the knee, and latency stays near the no-load 50 ms", () => {
+      // 30 s to 40 s: 800 calls/s offered, the dependency answers about 400/s at best
+      for (const at of [32_000, 36_000, 40_000]) {
+        const r = row(adaptive, at);
+        expect(r.limit).toBeGreaterThanOrEqual(scenario.capacity);
+        expect(r.limit).toBeLessThanOrEqual(scenario.capacity * 2.5);
+        expect(r.latencyMs).toBeLessThan(50 * 2.5);
+        // the static bulkhead fills to its 100: every call waits five times as long
+        expect(row(fixed, at).latencyMs).toBeGreaterThan(200);
+      }
+      // and no less gets through: the dependency's throughput is the same past the knee
+      expect(row(adaptive, 40_000).answered).toBeGreaterThanOrEqual(row(fixed, 40_000).answered);
+    });
 
-  it("backs off when the dependency degrades, so calls stop timing out", () => {
-    const before = row(adaptive, 40_000).limit;
-    const during = row(adaptive, 60_000);
-    expect(during.limit).toBeLessThan(before * 0.6);
-    expect(during.latencyMs).toBeLessThan(scenario.attemptMs / 2);
-    expect(adaptive.timedOut).toBe(0);
-    // the static bulkhead keeps 100 in flight at a dependency serving 8: calls time out
-    expect(fixed.timedOut).toBeGreaterThan(1_000);
-    expect(adaptive.answered).toBeGreaterThan(fixed.answered * 1.2);
-  });
+    it("backs off when the dependency degrades, so calls stop timing out", () => {
+      const before = row(adaptive, 40_000).limit;
+      const during = row(adaptive, 60_000);
+      expect(during.limit).toBeLessThan(before * 0.6);
+      expect(during.latencyMs).toBeLessThan(scenario.attemptMs / 2);
+      expect(adaptive.timedOut).toBe(0);
+      // the static bulkhead keeps 100 in flight at a dependency serving 8: calls time out
+      expect(fixed.timedOut).toBeGreaterThan(1_000);
+      expect(adaptive.answered).toBeGreaterThan(fixed.answered * 1.2);
+    });
 
-  it("recovers after: the limit climbs back and latency returns near 50 ms", () => {
-    const during = row(adaptive, 60_000).limit;
-    const last = adaptive.trace.at(-1)!;
-    expect(last.limit).toBeGreaterThan(during * 1.5);
-    expect(row(adaptive, 64_000).latencyMs).toBeLessThan(50 * 1.5);
-    expect(adaptive.limitChanges).toBeGreaterThan(10);
-    expect(fixed.limitChanges).toBe(0);
-  });
-});
+    it("recovers after: the limit climbs back and latency returns near 50 ms", () => {
+      const during = row(adaptive, 60_000).limit;
+      const last = adaptive.trace.at(-1)!;
+      expect(last.limit).toBeGreaterThan(during * 1.5);
+      expect(row(adaptive, 64_000).latencyMs).toBeLessThan(50 * 1.5);
+      expect(adaptive.limitChanges).toBeGreaterThan(10);
+      expect(fixed.limitChanges).toBe(0);
+    });
+  },
+);
