@@ -351,7 +351,7 @@ describe("the output folder is the build's own", () => {
     const blocked = await run("build");
     expect(blocked.code).toBe(2);
     expect(blocked.stdout).toMatch(
-      /^src\/generated\/runtime\/[\w.]+:1:1 error RG307 cannot write src\/generated\/runtime\/[\w.]+: a file is where a folder should be; the output folder was left as it was$/m,
+      /^src\/generated\/runtime\/[\w.-]+:1:1 error RG307 cannot write src\/generated\/runtime\/[\w.-]+: a file is where a folder should be; the output folder was left as it was$/m,
     );
     expect(output(blocked)).not.toMatch(/\n\s+at /); // no stack trace
     // payments.ts, staged before runtime/ failed, was not swapped in, and no temporary file is left
