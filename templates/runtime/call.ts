@@ -848,7 +848,7 @@ export class Call<T> {
   // Ends the call with what the attempt ended with: no retry, no fallback.
   #end(error: unknown): void {
     if (this.#done) return;
-    this.#settle(!isResilienceError(error) || error.kind !== "aborted");
+    this.#settle(error);
     this.#annotate(error);
     this.#reject(error);
   }
@@ -1279,21 +1279,21 @@ export class Call<T> {
 
   #succeed(value: T, identity: string | undefined): void {
     if (this.#done) return;
-    this.#settle(true);
+    this.#settle(false);
     this.#resolve(this.#fallback === null ? value : this.#fresh(value, identity));
   }
 
   #fail(error: unknown): void {
     if (this.#done) return;
-    // a caller's abort says nothing of the dependency's latency
-    this.#settle(!isResilienceError(error) || error.kind !== "aborted");
+    this.#settle(error);
     this.#annotate(error);
     const degraded = this.#degrade(error);
     if (degraded === undefined) this.#reject(error);
     else degraded.then(this.#resolve, this.#reject);
   }
 
-  #settle(sampled: boolean): void {
+  // `failure` is what the call failed with, or false for a success
+  #settle(failure: unknown): void {
     this.#done = true;
     this.#stopTimer();
     // the copies a hedged call no longer waits for
@@ -1301,7 +1301,9 @@ export class Call<T> {
     if (this.#onAbort !== undefined) this.#signal?.removeEventListener("abort", this.#onAbort);
     const slot = this.#slot;
     if (slot === null) return;
-    if (sampled && slot.adaptive !== null) {
+    // an adaptive limit learns how long the call held its slot; a caller's abort says nothing
+    // of the dependency's latency
+    if (slot.adaptive !== null && !isResilienceError(failure, "aborted")) {
       slot.observe(this.#op.name, this.#dep.clock.now() - this.#heldFrom);
     }
     slot.leave();
