@@ -328,11 +328,18 @@ describe("explain: an adaptive bulkhead", () => {
     ]);
     expect(b.note).toBe("adaptive: from 40, within 4 to 80");
     expect(renderExplainText(report)).toContain("(adaptive: from 40, within 4 to 80)");
+    // Little's law's line names the bounds next to the start
+    expect(report.littlesLaw).toMatchObject({
+      maxConcurrent: 40,
+      adaptive: { minLimit: 4, maxLimit: 80 },
+    });
+    expect(renderExplainText(report)).toContain("maxConcurrent 40, adaptive between 4 and 80");
   });
 
   it("says nothing of adaptation for a static bulkhead", () => {
-    const { layer: b } = layer("{ maxConcurrent: 30 }");
+    const { report, layer: b } = layer("{ maxConcurrent: 30 }");
     expect(b.note).toBeUndefined();
+    expect(report.littlesLaw).not.toHaveProperty("adaptive");
     expect(b.settings.some((s) => s.key.startsWith("bulkhead.adaptive"))).toBe(false);
   });
 });

@@ -113,6 +113,8 @@ export interface ExplainReport {
     readonly attemptMs: number;
     readonly inFlightAllTimingOut: number;
     readonly maxConcurrent: number | null;
+    /** With an adaptive bulkhead: the bounds its limit moves between (maxConcurrent is its start). */
+    readonly adaptive?: { readonly minLimit: number; readonly maxLimit: number };
   } | null;
   readonly operations: readonly ExplainOperation[];
   /** Findings of `resgen check` for this policy (warnings only: explain refuses a policy with errors). */
@@ -192,6 +194,14 @@ export function explain(policy: ResolvedPolicy, options: ExplainOptions = {}): E
             attemptMs: slowest,
             inFlightAllTimingOut: round2(rps * (slowest / 1000)),
             maxConcurrent: policy.bulkhead?.maxConcurrent ?? null,
+            ...(policy.bulkhead?.adaptive === undefined
+              ? {}
+              : {
+                  adaptive: {
+                    minLimit: policy.bulkhead.adaptive.minLimit,
+                    maxLimit: policy.bulkhead.adaptive.maxLimit,
+                  },
+                }),
           },
     operations: ops.map((op) => explainOperation(policy, op, where)),
     findings: options.findings ?? [],
@@ -754,7 +764,7 @@ export function renderExplainText(report: ExplainReport): string {
         ? ""
         : `${ll.rps} rps × p99 ${formatMs(ll.p99Ms!)} = ${ll.inFlightHealthy} in flight when healthy; `;
     out.push(
-      `bulkhead (Little's law): ${healthy}${ll.rps} rps × attempt ${formatMs(ll.attemptMs)} = ${ll.inFlightAllTimingOut} when every attempt times out; ${ll.maxConcurrent === null ? "no bulkhead declared" : `maxConcurrent ${ll.maxConcurrent}`}`,
+      `bulkhead (Little's law): ${healthy}${ll.rps} rps × attempt ${formatMs(ll.attemptMs)} = ${ll.inFlightAllTimingOut} when every attempt times out; ${ll.maxConcurrent === null ? "no bulkhead declared" : `maxConcurrent ${ll.maxConcurrent}`}${ll.adaptive === undefined ? "" : `, adaptive between ${ll.adaptive.minLimit} and ${ll.adaptive.maxLimit}`}`,
     );
   } else {
     out.push("bulkhead (Little's law): declare latency.rps and p99 to size it");
