@@ -1304,7 +1304,8 @@ export class Call<T> {
     // an adaptive limit learns how long the call held its slot; a caller's abort says nothing
     // of the dependency's latency
     if (slot.adaptive !== null && !isResilienceError(failure, "aborted")) {
-      slot.observe(this.#op.name, this.#dep.clock.now() - this.#heldFrom);
+      const now = this.#dep.clock.now();
+      slot.observe(this.#op.name, now - this.#heldFrom, now);
     }
     slot.leave();
   }

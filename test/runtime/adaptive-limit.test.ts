@@ -181,7 +181,7 @@ describe("adaptive bulkhead", () => {
     for (let w = 0; w < 5; w++) {
       for (let i = 0; i < 10; i++) {
         await clock.advance(1);
-        bulkhead.observe("getCharge", 10);
+        bulkhead.observe("getCharge", 10, clock.now());
         bulkhead.leave();
         expect(bulkhead.enter("getCharge", 60_000)).toBeUndefined();
       }
@@ -198,11 +198,11 @@ describe("adaptive bulkhead", () => {
     // (nine calls complete without leaving yet: the window is still open, the limit still 8)
     await clock.advance(1_000);
     for (let i = 0; i < 9; i++) {
-      bulkhead.observe("getCharge", 1_000);
+      bulkhead.observe("getCharge", 1_000, clock.now());
       await clock.advance(1);
     }
     expect(bulkhead.limit).toBe(8);
-    bulkhead.observe("getCharge", 1_000);
+    bulkhead.observe("getCharge", 1_000, clock.now());
     expect(bulkhead.limit).toBe(6);
     expect(events.filter((e) => e.type === "bulkhead-limit-changed")).toEqual([
       expect.objectContaining({ previous: 8, limit: 6, latencyMs: 1_000 }),

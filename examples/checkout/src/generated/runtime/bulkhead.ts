@@ -168,13 +168,14 @@ export class Bulkhead {
   }
 
   /**
-   * Feeds the adaptive limit one completed call (only with one): how long it held its permit.
+   * Feeds the adaptive limit one completed call (only with one): how long it held its permit,
+   * and the clock's time it ended at.
    * Call before {@link Bulkhead.leave}. A raised limit admits waiters at once; a lowered one
    * admits no one until the calls in flight fall below it (none is cut short).
    */
-  observe(operation: string, heldMs: number): void {
+  observe(operation: string, heldMs: number, now: number): void {
     const adaptive = this.adaptive;
-    if (adaptive === null || !adaptive.sample(heldMs, this.#inFlight, this.#clock.now())) return;
+    if (adaptive === null || !adaptive.sample(heldMs, this.#inFlight, now)) return;
     const previous = this.#limit;
     this.#limit = adaptive.limit;
     if (this.#events.active) {
