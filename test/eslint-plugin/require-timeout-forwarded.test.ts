@@ -60,6 +60,8 @@ const valid: Valid<Options>[] = [
   "const f = getFetch();\nf(url, { signal: AbortSignal.timeout(1000) });",
   // a client made here unless the caller supplies one, with a timeout
   `${AXIOS}export function make(opts) {\n  const api = opts.client || axios.create({ timeout: 5000 });\n  return (id) => api.get(\`/orders/\${id}\`);\n}`,
+  // a parameter some call gives something other than an http module: not known to be one
+  `${HTTP}function send(mod) {\n  return mod.request({ hostname: "x" });\n}\nsend(http);\nsend(customTransport);`,
   // a request handed to other code, which may attach its own handlers
   `${HTTP}const req = http.request({ hostname: "x" });\nattachTimeout(req);`,
 ];
@@ -161,6 +163,18 @@ const invalid: Invalid<MessageIds, Options>[] = [
   // an http module reaching the call through a parameter, and requests fed by a pipe
   at(
     `${HTTP}function createExecutor(options, httpModule) {\n  return (body) => {\n    const req = httpModule.request({ method: "POST", hostname: options.host });\n    req.on("error", () => {});\n    body.pipe(req);\n  };\n}\nexport const run = createExecutor(opts, opts.httpModule ?? (secure ? https : http));`,
+    "missingTimeout",
+    5,
+    17,
+  ),
+  at(
+    `${HTTP}function post(transport, body) {\n  const req = transport.request({ method: "POST", path: "/v1" });\n  req.end(body);\n}\npost(http, a);\npost(https, b);`,
+    "missingTimeout",
+    4,
+    15,
+  ),
+  at(
+    `${HTTP}class Sender {\n  #send(mod, path) {\n    const req = mod.get(path, (res) => res.resume());\n    req.on("error", () => {});\n  }\n  ping() { this.#send(https, "/ping"); }\n}`,
     "missingTimeout",
     5,
     17,

@@ -146,6 +146,21 @@ run("require-timeout", requireTimeout, [
     syntactic: [],
   },
   {
+    code: "interface Base { timeoutMs?: number }\ntype Opts = Base & { retries: number };\nexport class Client {\n  constructor(private readonly opts: Opts) {}\n  get(url: string) {\n    return fetch(url, { signal: this.opts.timeoutMs ? AbortSignal.timeout(this.opts.timeoutMs) : undefined });\n  }\n}",
+    typed: ["optInTimeout"],
+    syntactic: [],
+  },
+  {
+    code: "type Opts = { timeoutMs: number } & { retries?: number };\nexport function get(url: string, opts: Opts) {\n  return fetch(url, { signal: opts.timeoutMs > 0 ? AbortSignal.timeout(opts.timeoutMs) : undefined });\n}",
+    typed: [],
+    syntactic: [],
+  },
+  {
+    code: "export function get(url: string, init: RequestInit & { retries?: number }) {\n  return fetch(url, { ...init, headers: { accept: 'application/json' } });\n}",
+    typed: ["untimedSignal"],
+    syntactic: [],
+  },
+  {
     code: "export function send(url: string, ctx: { timeout: number }) {\n  return fetch(url, { signal: ctx.timeout > 0 ? AbortSignal.timeout(ctx.timeout) : undefined });\n}",
     typed: [],
     syntactic: [],
