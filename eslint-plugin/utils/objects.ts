@@ -1,6 +1,16 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/types";
-import { memberName, propertyKey, skipWrappers, staticString, type Node } from "./ast.js";
+import {
+  isFunction,
+  memberName,
+  propertyKey,
+  skipWrappers,
+  staticString,
+  walk,
+  type FunctionNode,
+  type Node,
+} from "./ast.js";
 import type { Resolver } from "./resolve.js";
+import { DefinitionType } from "./scope.js";
 
 /**
  * What an object says about one key, the last word winning as at run time:
@@ -66,11 +76,77 @@ export function readKey(resolver: Resolver, node: Node, match: KeyMatcher, depth
         }
         return ABSENT;
       }
-      return UNKNOWN;
+      // a helper of this file that builds the object: what each of its returns holds
+      const fn = localFunctionOf(resolver, callee);
+      if (fn === null) return UNKNOWN;
+      const returned = returnedValues(fn);
+      if (returned.length === 0) return UNKNOWN;
+      return agree(returned.map((value) => readKey(resolver, value, match, depth + 1)));
     }
     default:
       return UNKNOWN;
   }
+}
+
+/**
+ * A spread's key. A spread parameter of a function that only this file calls (not exported, not
+ * a public method) holds what every call passes: `{ ...params, ...parameters }` where each call
+ * gives `{}`. A parameter that is the whole options object is left to the rules, which judge it
+ * at each call (require-timeout's forwarded options).
+ */
+function readSpread(resolver: Resolver, node: Node, match: KeyMatcher, depth: number): KeyLookup {
+  const inner = skipWrappers(node);
+  if (inner.type !== AST_NODE_TYPES.Identifier || resolver.constantBinding(inner))
+    return readKey(resolver, node, match, depth);
+  const variable = resolver.variableOf(inner);
+  if (!variable || variable.references.some((ref) => ref.isWrite() && !ref.init)) return UNKNOWN;
+  if (lastMutation(resolver, inner, match)) return UNKNOWN;
+  const sites = resolver.callerArguments(inner, true);
+  if (sites === null) return UNKNOWN;
+  return agree(
+    sites.map((site) =>
+      site.value === null ? ABSENT : readSpread(resolver, site.value, match, depth + 1),
+    ),
+  );
+}
+
+/**
+ * One answer from several possible objects: absent when none has the key, the value when there
+ * is a single one and it has it, unknown otherwise (some have it and some do not, or two values).
+ */
+function agree(lookups: readonly KeyLookup[]): KeyLookup {
+  if (lookups.length === 0 || lookups.some((lookup) => lookup.kind === "unknown")) return UNKNOWN;
+  if (lookups.every((lookup) => lookup.kind === "absent")) return ABSENT;
+  return lookups.length === 1 ? lookups[0]! : UNKNOWN;
+}
+
+/** `function f` or `const f = () => …` declared in this file, for a callee `f`. */
+function localFunctionOf(resolver: Resolver, callee: Node): FunctionNode | null {
+  if (callee.type !== AST_NODE_TYPES.Identifier) return null;
+  const variable = resolver.variableOf(callee);
+  const def = variable?.defs.length === 1 ? variable.defs[0] : undefined;
+  if (def?.type === DefinitionType.FunctionName && isFunction(def.node)) return def.node;
+  if (def?.type !== DefinitionType.Variable || !def.node.init) return null;
+  if ((def.parent as TSESTree.VariableDeclaration | null)?.kind !== "const") return null;
+  const init = skipWrappers(def.node.init);
+  return isFunction(init) ? init : null;
+}
+
+/** The values a function returns (its own `return`s, not those of functions inside it). */
+function returnedValues(fn: FunctionNode): Node[] {
+  if (fn.body.type !== AST_NODE_TYPES.BlockStatement) return [fn.body];
+  const values: Node[] = [];
+  const bare: Node[] = [];
+  walk(fn.body, (node) => {
+    if (node !== fn.body && isFunction(node)) return false;
+    if (node.type === AST_NODE_TYPES.ReturnStatement) {
+      if (node.argument) values.push(node.argument);
+      else bare.push(node);
+    }
+    return true;
+  });
+  // a bare `return` hands back undefined: not an object the rules can read
+  return bare.length > 0 ? [] : values;
 }
 
 function readObjectLiteral(
@@ -82,7 +158,7 @@ function readObjectLiteral(
   for (let i = object.properties.length - 1; i >= 0; i--) {
     const prop = object.properties[i]!;
     if (prop.type === AST_NODE_TYPES.SpreadElement) {
-      const found = readKey(resolver, prop.argument, match, depth + 1);
+      const found = readSpread(resolver, prop.argument, match, depth + 1);
       if (found.kind !== "absent") return found;
       continue;
     }

@@ -152,7 +152,11 @@ export class Resolver {
    * here is real but silence is not a proof. Each site is the argument, or the parameter's
    * default (`undefined` when it has none) where the call leaves it out.
    */
-  callerArguments(id: TSESTree.Identifier): readonly CallerArgument[] | null {
+  callerArguments(
+    id: TSESTree.Identifier,
+    /** Only when no call can come from another file: the function is neither exported nor public. */
+    complete = false,
+  ): readonly CallerArgument[] | null {
     const variable = this.variableOf(id);
     if (!variable || variable.defs.length !== 1) return null;
     const def = variable.defs[0]!;
@@ -163,14 +167,14 @@ export class Resolver {
       cached = callSitesOf(this, fn);
       this.#callers.set(fn, cached);
     }
-    if (cached === null) return null;
+    if (cached === null || (complete && cached.exported)) return null;
     const param = def.name.parent;
     const slot = param.type === AST_NODE_TYPES.AssignmentPattern ? param : def.name;
     const index = fn.params.indexOf(slot);
     if (index < 0) return null;
     const fallback = param.type === AST_NODE_TYPES.AssignmentPattern ? param.right : null;
     const sites: CallerArgument[] = [];
-    for (const call of cached) {
+    for (const call of cached.calls) {
       const args = call.arguments;
       if (args.slice(0, index + 1).some((arg) => arg.type === AST_NODE_TYPES.SpreadElement))
         return null;
@@ -180,7 +184,7 @@ export class Resolver {
     return sites;
   }
 
-  readonly #callers = new WeakMap<Node, readonly TSESTree.CallExpression[] | null>();
+  readonly #callers = new WeakMap<Node, CallSites | null>();
 
   /** The value an expression resolves to through `const`s, when that is a plain expression. */
   valueOf(node: Node, depth = 0): Node {
@@ -352,14 +356,23 @@ export interface CallerArgument {
   readonly value: Node | null;
 }
 
+/** The calls of a function in its file, and whether others may call it from elsewhere. */
+interface CallSites {
+  readonly calls: readonly TSESTree.CallExpression[];
+  /** Exported, or a method that is not private: callers in other files are possible. */
+  readonly exported: boolean;
+}
+
 /** Every call of `fn` in the file, or null when `fn` has no name or is used other than called. */
 function callSitesOf(
   resolver: Resolver,
   fn: TSESTree.FunctionDeclaration | TSESTree.FunctionExpression | TSESTree.ArrowFunctionExpression,
-): readonly TSESTree.CallExpression[] | null {
+): CallSites | null {
   const parent = fn.parent;
   if (parent.type === AST_NODE_TYPES.MethodDefinition && parent.value === fn) {
     if (parent.static || parent.kind !== "method") return null;
+    const exported =
+      parent.key.type !== AST_NODE_TYPES.PrivateIdentifier && parent.accessibility !== "private";
     const name = parent.computed ? null : memberKey(parent.key);
     const body = parent.parent;
     if (name === null) return null;
@@ -378,7 +391,7 @@ function callSitesOf(
       }
       return other.length === 0;
     });
-    return other.length > 0 || calls.length === 0 ? null : calls;
+    return other.length > 0 || calls.length === 0 ? null : { calls, exported };
   }
   let name: TSESTree.Identifier | null = null;
   if (fn.type === AST_NODE_TYPES.FunctionDeclaration) name = fn.id;
@@ -392,15 +405,20 @@ function callSitesOf(
   if (name === null) return null;
   const variable = resolver.variableOf(name);
   if (!variable) return null;
+  const declaration = fn.type === AST_NODE_TYPES.FunctionDeclaration ? fn : parent.parent;
+  let exported =
+    declaration?.parent?.type === AST_NODE_TYPES.ExportNamedDeclaration ||
+    declaration?.parent?.type === AST_NODE_TYPES.ExportDefaultDeclaration;
   const calls: TSESTree.CallExpression[] = [];
   for (const ref of variable.references) {
     const use = ref.identifier;
     if (use === name) continue;
     const up = use.parent;
     if (up.type === AST_NODE_TYPES.CallExpression && up.callee === use) calls.push(up);
-    else if (up.type !== AST_NODE_TYPES.ExportSpecifier) return null;
+    else if (up.type === AST_NODE_TYPES.ExportSpecifier) exported = true;
+    else return null;
   }
-  return calls.length === 0 ? null : calls;
+  return calls.length === 0 ? null : { calls, exported };
 }
 
 function memberKey(node: TSESTree.Expression | TSESTree.PrivateIdentifier): string | null {

@@ -58,6 +58,10 @@ const valid: Valid<Options>[] = [
   // a getter whose name only contains fetch returns something else
   "const rows = getFetchedRows();\nrows(url);",
   "const f = getFetch();\nf(url, { signal: AbortSignal.timeout(1000) });",
+  // options built by a helper of the file: its returns, and the spreads its callers fill
+  "function params(method) {\n  return { method, signal: AbortSignal.timeout(5000) };\n}\nfetch(url, { ...params('GET') });",
+  "function params(method, extra) {\n  return { method, ...extra };\n}\nfetch(url, { ...params('GET', { signal: AbortSignal.timeout(1000) }) });",
+  "export function params(method, extra) {\n  return { method, ...extra };\n}\nfetch(url, { ...params('GET', other) });",
   // a client made here unless the caller supplies one, with a timeout
   `${AXIOS}export function make(opts) {\n  const api = opts.client || axios.create({ timeout: 5000 });\n  return (id) => api.get(\`/orders/\${id}\`);\n}`,
   // a parameter some call gives something other than an http module: not known to be one
@@ -144,6 +148,27 @@ const invalid: Invalid<MessageIds, Options>[] = [
     [1, 27],
     "(url)",
     `(url, { ${SIGNAL} })`,
+  ),
+  // options built by a helper of the file, with no signal on any path
+  withFix(
+    "const build = (method, extra) => {\n  const p = { method };\n  if (method === 'GET') return p;\n  return { ...p, ...extra };\n};\nasync function handle(url, method, extra) {\n  const params = build(method, extra);\n  return fetch(url, { ...params });\n}\nexport const go = (u) => handle(u, 'POST', {});",
+    ["fetchWithoutSignal", "addSignal"],
+    [8, 10],
+    "{ ...params }",
+    `{ ...params, ${SIGNAL} }`,
+  ),
+  withFix(
+    "function opts(headers) {\n  return { headers, method: 'PUT' };\n}\nfetch(url, { ...opts(h) });",
+    ["fetchWithoutSignal", "addSignal"],
+    [4, 1],
+    "{ ...opts(h) }",
+    `{ ...opts(h), ${SIGNAL} }`,
+  ),
+  at(
+    "function params(extra) {\n  return { method: 'GET', ...extra };\n}\nconst r = params({ cache: 'no-store' });\nfetch(url, r);",
+    "fetchWithoutSignal",
+    5,
+    1,
   ),
   // a client made here unless the caller supplies one, without a timeout
   withFix(
