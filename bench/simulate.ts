@@ -5,7 +5,7 @@ import {
   cascade,
   outageAmplification,
   retryStorm,
-  type AdaptiveTraceOptions,
+  ADAPTIVE_SCENARIO,
   type CascadeOptions,
 } from "./simulations.js";
 
@@ -82,21 +82,7 @@ for (const mode of ["naive", "stack"] as const) {
   );
 }
 
-const adaptive: Omit<AdaptiveTraceOptions, "mode"> = {
-  maxConcurrent: 100,
-  startRate: 100,
-  peakRate: 800,
-  rampMs: 20_000,
-  durationMs: 80_000,
-  serviceMs: 50,
-  capacity: 20,
-  degradedCapacity: 8,
-  degradeFromMs: 40_000,
-  degradeToMs: 60_000,
-  attemptMs: 500,
-  stepMs: 4_000,
-  seed: 42,
-};
+const adaptive = ADAPTIVE_SCENARIO;
 console.log(
   "\nAdaptive concurrency: offered load ramps 100 -> 800 calls/s over 20 s; the dependency takes 50 ms up to 20 calls in flight and shares it past them,",
 );

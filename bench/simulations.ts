@@ -453,6 +453,27 @@ export interface AdaptiveTraceResult {
  * its size allows, so latency climbs with it; an adaptive one (docs/runtime.md, "Adaptive
  * concurrency") cuts its limit when latency climbs past the long-term one and raises it again.
  */
+/**
+ * The scenario `npm run simulate` prints and the simulation tests check: a load that ramps from
+ * 100 to 800 calls/s past a dependency whose knee is 20 calls in flight, which drops to 8 from
+ * 40 s to 60 s and recovers (docs/runtime.md, "Adaptive concurrency").
+ */
+export const ADAPTIVE_SCENARIO = {
+  maxConcurrent: 100,
+  startRate: 100,
+  peakRate: 800,
+  rampMs: 20_000,
+  durationMs: 80_000,
+  serviceMs: 50,
+  capacity: 20,
+  degradedCapacity: 8,
+  degradeFromMs: 40_000,
+  degradeToMs: 60_000,
+  attemptMs: 500,
+  stepMs: 4_000,
+  seed: 42,
+} as const satisfies Omit<AdaptiveTraceOptions, "mode">;
+
 export async function adaptiveTrace(options: AdaptiveTraceOptions): Promise<AdaptiveTraceResult> {
   const clock = createVirtualClock(0);
   const random = createSeededRandom(options.seed);

@@ -6,6 +6,7 @@ import {
   cascade,
   outageAmplification,
   retryStorm,
+  ADAPTIVE_SCENARIO,
   type AdaptiveTraceOptions,
   type AdaptiveTraceResult,
 } from "../../bench/simulations.js";
@@ -119,17 +120,7 @@ describe.each([42, 1234])(
   "simulation: adaptive concurrency (load ramps past the knee of 20 calls, then the dependency drops to 8 and recovers; seed %i)",
   (seed) => {
     const scenario: Omit<AdaptiveTraceOptions, "mode"> = {
-      maxConcurrent: 100,
-      startRate: 100,
-      peakRate: 800,
-      rampMs: 20_000,
-      durationMs: 80_000,
-      serviceMs: 50,
-      capacity: 20,
-      degradedCapacity: 8,
-      degradeFromMs: 40_000,
-      degradeToMs: 60_000,
-      attemptMs: 500,
+      ...ADAPTIVE_SCENARIO,
       stepMs: 2_000,
       seed,
     };
