@@ -165,9 +165,9 @@ export class Call<T> {
   // The attempt after which the server last set the wait (0: never): the backoff counts its
   // retries from there, so that it starts again from its base.
   #pushedBackAt = 0;
-  // with several endpoints: the one chosen for the next attempt, and the ones tried (bits)
-  #next: Endpoint | undefined = undefined;
-  #tried = 0;
+  // with several endpoints: the one chosen for the next attempt and the ones tried, made on
+  // first use, so that a call without them carries one field for both
+  #routing: Routing | undefined = undefined;
   // a backoff sleep, or the wait before the next hedged copy
   #timer: TimerHandle = undefined;
   #onAbort: (() => void) | undefined = undefined;
@@ -193,6 +193,9 @@ export class Call<T> {
    * @param fallback The fallback; `null` without one.
    * @param hedgeBudget The hedge budget of an operation that hedges; `null` to retry in sequence.
    * @param limiter The rate limit every attempt takes a permit from; `null` for none.
+   * @param classifier The call's own `classify` hook, if it has one.
+   * @param judges Whether outcomes go through a hook or `retry.on`'s body conditions (see
+   *   {@link judging}).
    */
   constructor(
     dep: DependencyParts,
@@ -207,7 +210,8 @@ export class Call<T> {
     fallbackInputs: FallbackInputs | undefined,
     hedgeBudget: HedgeBudget | null,
     limiter: RateLimiter | null,
-    classifier?: Classifier,
+    classifier: Classifier | undefined,
+    judges: boolean,
   ) {
     this.#dep = dep;
     this.#op = op;
@@ -221,10 +225,7 @@ export class Call<T> {
     this.#fallbackInputs = fallbackInputs;
     this.#hedgeBudget = hedgeBudget;
     this.#classifier = classifier;
-    this.judges =
-      classifier !== undefined ||
-      dep.classify !== undefined ||
-      (op.retry?.results !== undefined && op.retry.results.length > 0);
+    this.judges = judges;
     this.#limiter = limiter;
   }
 
@@ -480,7 +481,12 @@ export class Call<T> {
     const breaker = this.#dep.breaker;
     if (breaker === null) return 0;
     const permit = breaker.tryAcquire(now);
-    if (permit !== REJECTED) return permit;
+    return permit === REJECTED ? this.#circuitOpen(breaker, now) : permit;
+  }
+
+  // The breaker refused the attempt: reported, and the `circuit-open` error to end with. Out of
+  // #admit, which every attempt runs, so that it stays small enough to inline.
+  #circuitOpen(breaker: CircuitBreaker, now: number): ResilienceError {
     const { events, name } = this.#dep;
     const operation = this.#op.name;
     const state = breaker.state.state;
@@ -520,9 +526,10 @@ export class Call<T> {
    * fast, as a dependency with one open breaker does (docs/runtime.md, "Endpoints").
    */
   #admitEndpoint(pool: EndpointPool, now: number): Permit | ResilienceError {
-    const endpoint = pool.pick(now, this.#tried);
+    const routing = this.#routed();
+    const endpoint = pool.pick(now, routing.tried);
     if (endpoint !== undefined) {
-      this.#next = endpoint;
+      routing.next = endpoint;
       return pool.permit;
     }
     const { events, name } = this.#dep;
@@ -594,15 +601,8 @@ export class Call<T> {
     const byDeadline = left < attemptMs;
     const timeoutMs = byDeadline ? left : attemptMs;
     const headersMs = timeout.headersMs ?? Number.POSITIVE_INFINITY;
-    const endpoint = this.#next;
-    let breaker = this.#dep.breaker;
-    if (endpoint !== undefined) {
-      this.#next = undefined;
-      this.#tried |= endpoint.bit;
-      endpoint.inFlight++;
-      endpoint.attempts++;
-      breaker = endpoint.breaker;
-    }
+    const routing = this.#routing;
+    const endpoint = routing === undefined ? undefined : sendTo(routing);
     const attempt = new Attempt(
       this,
       ++this.#attempts,
@@ -612,25 +612,32 @@ export class Call<T> {
       permit,
       now,
       headersMs < timeoutMs ? headersMs : Number.POSITIVE_INFINITY,
-      breaker,
+      endpoint === undefined ? this.#dep.breaker : endpoint.breaker,
       endpoint,
     );
     if (this.#live === undefined) this.#current = attempt;
     else this.#live.push(attempt);
-    const events = this.#dep.events;
-    if (events.active) {
-      events.emit({
-        type: "attempt-start",
-        dependency: this.#dep.name,
-        operation: this.#op.name,
-        call: this.#id,
-        attempt: attempt.attempt,
-        hedge,
-        timeoutMs,
-        ...(endpoint === undefined ? {} : { endpoint: endpoint.url }),
-      });
-    }
+    if (this.#dep.events.active) this.#emitStart(attempt, endpoint);
     attempt.start(this.#transport);
+  }
+
+  // Out of #open, so that the attempt's hot path stays small when nobody listens.
+  #emitStart(attempt: Attempt, endpoint: Endpoint | undefined): void {
+    this.#dep.events.emit({
+      type: "attempt-start",
+      dependency: this.#dep.name,
+      operation: this.#op.name,
+      call: this.#id,
+      attempt: attempt.attempt,
+      hedge: attempt.hedge,
+      timeoutMs: attempt.timeoutMs,
+      ...(endpoint === undefined ? {} : { endpoint: endpoint.url }),
+    });
+  }
+
+  // The call's routing state, made on first use.
+  #routed(): Routing {
+    return (this.#routing ??= { next: undefined, tried: 0 });
   }
 
   #attemptSucceeded(attempt: Attempt, value: unknown): void {
@@ -638,7 +645,7 @@ export class Call<T> {
       this.#judge(attempt, true, value);
       return;
     }
-    this.#recordSuccess(attempt);
+    this.#recordSuccess(attempt, "built-in");
     if (this.#live !== undefined) this.#running--;
     this.#succeed(value as T, attempt.identity);
   }
@@ -1008,9 +1015,10 @@ export class Call<T> {
     if (endpoints === null) permit = breaker === null ? 0 : breaker.tryAcquire();
     else {
       // a hedge goes to an endpoint the call has not tried while one admits it
-      const endpoint = endpoints.pick(now, this.#tried);
+      const routing = this.#routed();
+      const endpoint = endpoints.pick(now, routing.tried);
       if (endpoint === undefined) return false;
-      this.#next = endpoint;
+      routing.next = endpoint;
       permit = endpoints.permit;
     }
     if (permit === REJECTED) return false;
@@ -1063,7 +1071,7 @@ export class Call<T> {
    * observers. The clock is read only when something needs the attempt's duration: a slow-call
    * check or an observer.
    */
-  #recordSuccess(attempt: Attempt, by: VerdictBy = "built-in"): void {
+  #recordSuccess(attempt: Attempt, by: VerdictBy): void {
     const { clock, events, budget } = this.#dep;
     const breaker = attempt.breaker;
     const timed = events.active || (breaker !== null && breaker.settings.slowCall !== null);
@@ -1301,13 +1309,16 @@ export class Call<T> {
     if (this.#onAbort !== undefined) this.#signal?.removeEventListener("abort", this.#onAbort);
     const slot = this.#slot;
     if (slot === null) return;
-    // an adaptive limit learns how long the call held its slot; a caller's abort says nothing
-    // of the dependency's latency
-    if (slot.adaptive !== null && !isResilienceError(failure, "aborted")) {
-      const now = this.#dep.clock.now();
-      slot.observe(this.#op.name, now - this.#heldFrom, now);
-    }
+    if (slot.adaptive !== null) this.#observe(slot, failure);
     slot.leave();
+  }
+
+  // An adaptive limit learns how long the call held its slot; a caller's abort says nothing of
+  // the dependency's latency.
+  #observe(slot: Bulkhead, failure: unknown): void {
+    if (isResilienceError(failure, "aborted")) return;
+    const now = this.#dep.clock.now();
+    slot.observe(this.#op.name, now - this.#heldFrom, now);
   }
 
   #lost(): ResilienceError {
@@ -1669,6 +1680,39 @@ class Attempt extends TimerEntry implements AttemptContext {
       withoutStack: true,
     });
   }
+}
+
+/** A call's state among several endpoints: the one chosen for the next attempt, those tried. */
+interface Routing {
+  next: Endpoint | undefined;
+  /** One bit per endpoint (`Endpoint.bit`). */
+  tried: number;
+}
+
+// The endpoint chosen for the attempt being opened, if one was: counted as tried and in flight.
+function sendTo(routing: Routing): Endpoint | undefined {
+  const endpoint = routing.next;
+  if (endpoint === undefined) return undefined;
+  routing.next = undefined;
+  routing.tried |= endpoint.bit;
+  endpoint.inFlight++;
+  endpoint.attempts++;
+  return endpoint;
+}
+
+/**
+ * Whether a call's outcomes go through its hooks: a `classify` hook (the call's or the client's)
+ * or body conditions in `retry.on`. The dependency works it out before it makes the call, so
+ * that the constructor, which every call runs, stays small.
+ */
+export function judging(
+  classifier: Classifier | undefined,
+  dep: DependencyParts,
+  op: OperationSettings,
+): boolean {
+  if (classifier !== undefined || dep.classify !== undefined) return true;
+  const results = op.retry?.results;
+  return results !== undefined && results.length > 0;
 }
 
 /** Who reached an attempt's verdict: the runtime's rules and the policy, or a `classify` hook. */

@@ -8,7 +8,7 @@ import {
 } from "./breaker.js";
 import { RetryBudget, type BudgetHealth, type BudgetSettings } from "./budget.js";
 import { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead.js";
-import { Call, type DependencyParts, type FallbackInputs } from "./call.js";
+import { Call, judging, type DependencyParts, type FallbackInputs } from "./call.js";
 import type { AttemptResult, Classifier } from "./classify.js";
 import { coalescedDeadline, CoalescedChain } from "./coalesce.js";
 import { systemClock, type Clock } from "./clock.js";
@@ -377,9 +377,14 @@ class DependencyStack implements Dependency {
     // coalescing needs the request's identity: without one, every call runs on its own
     if (operation.coalesce === true && identity !== undefined)
       return this.#coalesced(operation, transport, callOptions, identity, scope);
-    return this.#call(operation, transport, callOptions, identity, scope);
+    // the deadline is worked out here rather than in #enter, which is large enough already for
+    // what it inlines (docs/performance.md)
+    const now = this.#parts.clock.now();
+    const at = deadlineAt(operation, callOptions, scope, now);
+    return this.#enter(operation, transport, callOptions, identity, scope, now, at);
   }
 
+  // A call that starts now: the deadline from the clock's time, then #enter.
   #call<T, F extends FallbackSettings | null>(
     operation: OperationSettings<F>,
     transport: Transport<T>,
@@ -387,10 +392,22 @@ class DependencyStack implements Dependency {
     identity: string | (() => string | Promise<string>) | undefined,
     scope: AmbientScope | undefined,
   ): Promise<CallResult<T, F>> {
+    const now = this.#parts.clock.now();
+    const at = deadlineAt(operation, callOptions, scope, now);
+    return this.#enter(operation, transport, callOptions, identity, scope, now, at);
+  }
+
+  #enter<T, F extends FallbackSettings | null>(
+    operation: OperationSettings<F>,
+    transport: Transport<T>,
+    callOptions: CallOptionsFor<T, F>,
+    identity: string | (() => string | Promise<string>) | undefined,
+    scope: AmbientScope | undefined,
+    now: number,
+    at: number,
+  ): Promise<CallResult<T, F>> {
     const options = callOptions as ProvidedCallOptions<T>;
     const parts = this.#parts;
-    const now = parts.clock.now();
-    const at = deadlineAt(operation, options, scope, now);
 
     const id = ++this.#calls;
     const observed = this.#events.active;
@@ -430,6 +447,7 @@ class DependencyStack implements Dependency {
         : own === false
           ? null
           : this.#limiter(operation.name, own);
+    const classifier = options.classify as Classifier | undefined;
     const call = new Call(
       parts,
       operation,
@@ -452,7 +470,8 @@ class DependencyStack implements Dependency {
         : undefined,
       hedge !== null && repeatable ? this.#hedgeBudget(operation.name, hedge) : null,
       limiter,
-      options.classify as Classifier | undefined,
+      classifier,
+      judging(classifier, parts, operation),
     );
     const started = call.start(now, this.bulkhead);
     const result = joined === undefined ? started : releasedOnSettle(started, joined);
