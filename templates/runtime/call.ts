@@ -137,15 +137,9 @@ export class Call<T> {
   readonly #fallback: ActiveFallback | null;
   readonly #fallbackInputs: FallbackInputs | undefined;
   readonly #hedgeBudget: HedgeBudget | null;
-  // the call's own `classify` hook, asked before the client's
-  readonly #classifier: Classifier | undefined;
-  /**
-   * Whether outcomes go through {@link Call.#judge}: a hook (the call's or the client's) or
-   * body conditions in `retry.on`. Without them the engine keeps its plain path.
-   */
-  readonly judges: boolean;
-  // the rate limit this call's attempts take permits from (the operation's or the dependency's)
-  readonly #limiter: RateLimiter | null;
+  // what only a classify hook, a rate limit, several endpoints or an adaptive bulkhead need
+  // (see CallFeatures); undefined without them, so that a call with none carries one field
+  #features: CallFeatures | undefined;
   // attempts that reached the transport so far
   #attempts = 0;
   // the attempt in flight of a call in sequence; a hedged call keeps its copies in #live
@@ -158,16 +152,11 @@ export class Call<T> {
   #resolve: (value: unknown) => void = ignore;
   #reject: (error: unknown) => void = ignore;
   #slot: Bulkhead | null = null;
-  // when the call took its slot: an adaptive bulkhead learns how long it held it
-  #heldFrom = 0;
   #done = false;
   #previousMs = 0;
   // The attempt after which the server last set the wait (0: never): the backoff counts its
   // retries from there, so that it starts again from its base.
   #pushedBackAt = 0;
-  // with several endpoints: the one chosen for the next attempt and the ones tried, made on
-  // first use, so that a call without them carries one field for both
-  #routing: Routing | undefined = undefined;
   // a backoff sleep, or the wait before the next hedged copy
   #timer: TimerHandle = undefined;
   #onAbort: (() => void) | undefined = undefined;
@@ -192,10 +181,8 @@ export class Call<T> {
    * @param signal The caller's signal, joined with the ambient one.
    * @param fallback The fallback; `null` without one.
    * @param hedgeBudget The hedge budget of an operation that hedges; `null` to retry in sequence.
-   * @param limiter The rate limit every attempt takes a permit from; `null` for none.
-   * @param classifier The call's own `classify` hook, if it has one.
-   * @param judges Whether outcomes go through a hook or `retry.on`'s body conditions (see
-   *   {@link judging}).
+   * @param features What a classify hook, a rate limit, several endpoints or an adaptive
+   *   bulkhead need (see {@link callFeatures}); `undefined` without any of them.
    */
   constructor(
     dep: DependencyParts,
@@ -209,9 +196,7 @@ export class Call<T> {
     fallback: ActiveFallback | null,
     fallbackInputs: FallbackInputs | undefined,
     hedgeBudget: HedgeBudget | null,
-    limiter: RateLimiter | null,
-    classifier: Classifier | undefined,
-    judges: boolean,
+    features: CallFeatures | undefined,
   ) {
     this.#dep = dep;
     this.#op = op;
@@ -224,9 +209,19 @@ export class Call<T> {
     this.#fallback = fallback;
     this.#fallbackInputs = fallbackInputs;
     this.#hedgeBudget = hedgeBudget;
-    this.#classifier = classifier;
-    this.judges = judges;
-    this.#limiter = limiter;
+    this.#features = features;
+  }
+
+  /**
+   * Whether outcomes go through {@link Call.#judge}: a hook (the call's or the client's) or
+   * body conditions in `retry.on`. Without them the engine keeps its plain path.
+   */
+  get judges(): boolean {
+    return this.#features?.judges === true;
+  }
+  // the rate limit this call's attempts take permits from (the operation's or the dependency's)
+  get #limiter(): RateLimiter | null {
+    return this.#features?.limiter ?? null;
   }
 
   /** The clock of the call's dependency. */
@@ -414,7 +409,8 @@ export class Call<T> {
     this.#resolve = captured.resolve;
     this.#reject = captured.reject;
     this.#slot = slot;
-    this.#heldFrom = now;
+    const features = this.#features;
+    if (features !== undefined) features.heldFrom = now;
     const signal = this.#signal;
     if (signal !== undefined) {
       this.#onAbort = () => {
@@ -601,8 +597,8 @@ export class Call<T> {
     const byDeadline = left < attemptMs;
     const timeoutMs = byDeadline ? left : attemptMs;
     const headersMs = timeout.headersMs ?? Number.POSITIVE_INFINITY;
-    const routing = this.#routing;
-    const endpoint = routing === undefined ? undefined : sendTo(routing);
+    const features = this.#features;
+    const endpoint = features === undefined ? undefined : sendTo(features);
     const attempt = new Attempt(
       this,
       ++this.#attempts,
@@ -635,9 +631,9 @@ export class Call<T> {
     });
   }
 
-  // The call's routing state, made on first use.
-  #routed(): Routing {
-    return (this.#routing ??= { next: undefined, tried: 0 });
+  // The call's endpoint state (the dependency makes it for a call with several endpoints).
+  #routed(): CallFeatures {
+    return (this.#features ??= callFeatures(undefined, false, null));
   }
 
   #attemptSucceeded(attempt: Attempt, value: unknown): void {
@@ -755,7 +751,7 @@ export class Call<T> {
       attempt: attempt.attempt,
       builtIn,
     };
-    for (const hook of [this.#classifier, this.#dep.classify]) {
+    for (const hook of [this.#features?.classifier, this.#dep.classify]) {
       if (hook === undefined) continue;
       let verdict: Verdict | undefined;
       try {
@@ -1318,7 +1314,7 @@ export class Call<T> {
   #observe(slot: Bulkhead, failure: unknown): void {
     if (isResilienceError(failure, "aborted")) return;
     const now = this.#dep.clock.now();
-    slot.observe(this.#op.name, now - this.#heldFrom, now);
+    slot.observe(this.#op.name, now - (this.#features?.heldFrom ?? now), now);
   }
 
   #lost(): ResilienceError {
@@ -1682,15 +1678,38 @@ class Attempt extends TimerEntry implements AttemptContext {
   }
 }
 
-/** A call's state among several endpoints: the one chosen for the next attempt, those tried. */
-interface Routing {
+/**
+ * What a call needs only for features most calls lack: a `classify` hook or body conditions, a
+ * rate limit, several endpoints, an adaptive bulkhead. The dependency makes it for a call that has
+ * one of them; a call with none has `undefined` in its place, and the fields it would otherwise
+ * carry for them cost it nothing (docs/performance.md).
+ */
+export interface CallFeatures {
+  /** The call's own `classify` hook, asked before the client's. */
+  readonly classifier: Classifier | undefined;
+  /** Whether outcomes go through a hook or `retry.on`'s body conditions. */
+  readonly judges: boolean;
+  /** The rate limit every attempt takes a permit from; `null` for none. */
+  readonly limiter: RateLimiter | null;
+  /** When the call took its bulkhead slot: an adaptive bulkhead learns how long it held it. */
+  heldFrom: number;
+  /** With several endpoints: the one chosen for the next attempt. */
   next: Endpoint | undefined;
-  /** One bit per endpoint (`Endpoint.bit`). */
+  /** The endpoints tried, one bit each (`Endpoint.bit`). */
   tried: number;
 }
 
+/** A call's {@link CallFeatures}. */
+export function callFeatures(
+  classifier: Classifier | undefined,
+  judges: boolean,
+  limiter: RateLimiter | null,
+): CallFeatures {
+  return { classifier, judges, limiter, heldFrom: 0, next: undefined, tried: 0 };
+}
+
 // The endpoint chosen for the attempt being opened, if one was: counted as tried and in flight.
-function sendTo(routing: Routing): Endpoint | undefined {
+function sendTo(routing: CallFeatures): Endpoint | undefined {
   const endpoint = routing.next;
   if (endpoint === undefined) return undefined;
   routing.next = undefined;
@@ -1698,21 +1717,6 @@ function sendTo(routing: Routing): Endpoint | undefined {
   endpoint.inFlight++;
   endpoint.attempts++;
   return endpoint;
-}
-
-/**
- * Whether a call's outcomes go through its hooks: a `classify` hook (the call's or the client's)
- * or body conditions in `retry.on`. The dependency works it out before it makes the call, so
- * that the constructor, which every call runs, stays small.
- */
-export function judging(
-  classifier: Classifier | undefined,
-  dep: DependencyParts,
-  op: OperationSettings,
-): boolean {
-  if (classifier !== undefined || dep.classify !== undefined) return true;
-  const results = op.retry?.results;
-  return results !== undefined && results.length > 0;
 }
 
 /** Who reached an attempt's verdict: the runtime's rules and the policy, or a `classify` hook. */

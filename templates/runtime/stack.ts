@@ -8,7 +8,7 @@ import {
 } from "./breaker.js";
 import { RetryBudget, type BudgetHealth, type BudgetSettings } from "./budget.js";
 import { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead.js";
-import { Call, judging, type DependencyParts, type FallbackInputs } from "./call.js";
+import { Call, callFeatures, type DependencyParts, type FallbackInputs } from "./call.js";
 import type { AttemptResult, Classifier } from "./classify.js";
 import { coalescedDeadline, CoalescedChain } from "./coalesce.js";
 import { systemClock, type Clock } from "./clock.js";
@@ -273,6 +273,8 @@ class DependencyStack implements Dependency {
   readonly #policyHash: string;
   readonly rateLimiter: RateLimiter | null;
   readonly #pool: EndpointPool | null;
+  // whether every call needs its CallFeatures: several endpoints, or an adaptive bulkhead
+  readonly #routes: boolean;
   readonly #parts: DependencyParts;
   readonly #events: Emitter;
   // made on first use: most dependencies have no stale fallback and no hedging
@@ -330,6 +332,8 @@ class DependencyStack implements Dependency {
     this.bulkhead =
       settings.bulkhead === null ? null : new Bulkhead(name, settings.bulkhead, clock, events);
     this.budget = settings.budget === null ? null : new RetryBudget(settings.budget);
+    this.#routes =
+      this.#pool !== null || (this.bulkhead !== null && this.bulkhead.adaptive !== null);
     this.breakerControl =
       this.#pool !== null && settings.breaker !== null
         ? this.#pool.control()
@@ -448,6 +452,13 @@ class DependencyStack implements Dependency {
           ? null
           : this.#limiter(operation.name, own);
     const classifier = options.classify as Classifier | undefined;
+    // outcomes are judged with a hook (the call's or the client's) or body conditions in
+    // `retry.on`; a call with none of the features CallFeatures serves gets none
+    const results = operation.retry?.results;
+    const judges =
+      classifier !== undefined ||
+      parts.classify !== undefined ||
+      (results !== undefined && results.length > 0);
     const call = new Call(
       parts,
       operation,
@@ -469,9 +480,9 @@ class DependencyStack implements Dependency {
           )
         : undefined,
       hedge !== null && repeatable ? this.#hedgeBudget(operation.name, hedge) : null,
-      limiter,
-      classifier,
-      judging(classifier, parts, operation),
+      judges || limiter !== null || this.#routes
+        ? callFeatures(classifier, judges, limiter)
+        : undefined,
     );
     const started = call.start(now, this.bulkhead);
     const result = joined === undefined ? started : releasedOnSettle(started, joined);
