@@ -139,15 +139,9 @@ export class Call<T> {
   readonly #fallback: ActiveFallback | null;
   readonly #fallbackInputs: FallbackInputs | undefined;
   readonly #hedgeBudget: HedgeBudget | null;
-  // the call's own `classify` hook, asked before the client's
-  readonly #classifier: Classifier | undefined;
-  /**
-   * Whether outcomes go through {@link Call.#judge}: a hook (the call's or the client's) or
-   * body conditions in `retry.on`. Without them the engine keeps its plain path.
-   */
-  readonly judges: boolean;
-  // the rate limit this call's attempts take permits from (the operation's or the dependency's)
-  readonly #limiter: RateLimiter | null;
+  // what only a classify hook, a rate limit, several endpoints or an adaptive bulkhead need
+  // (see CallFeatures); undefined without them, so that a call with none carries one field
+  #features: CallFeatures | undefined;
   // attempts that reached the transport so far
   #attempts = 0;
   // the attempt in flight of a call in sequence; a hedged call keeps its copies in #live
@@ -160,16 +154,11 @@ export class Call<T> {
   #resolve: (value: unknown) => void = ignore;
   #reject: (error: unknown) => void = ignore;
   #slot: Bulkhead | null = null;
-  // when the call took its slot: an adaptive bulkhead learns how long it held it
-  #heldFrom = 0;
   #done = false;
   #previousMs = 0;
   // The attempt after which the server last set the wait (0: never): the backoff counts its
   // retries from there, so that it starts again from its base.
   #pushedBackAt = 0;
-  // with several endpoints: the one chosen for the next attempt, and the ones tried (bits)
-  #next: Endpoint | undefined = undefined;
-  #tried = 0;
   // a backoff sleep, or the wait before the next hedged copy
   #timer: TimerHandle = undefined;
   #onAbort: (() => void) | undefined = undefined;
@@ -194,7 +183,8 @@ export class Call<T> {
    * @param signal The caller's signal, joined with the ambient one.
    * @param fallback The fallback; `null` without one.
    * @param hedgeBudget The hedge budget of an operation that hedges; `null` to retry in sequence.
-   * @param limiter The rate limit every attempt takes a permit from; `null` for none.
+   * @param features What a classify hook, a rate limit, several endpoints or an adaptive
+   *   bulkhead need (see {@link callFeatures}); `undefined` without any of them.
    */
   constructor(
     dep: DependencyParts,
@@ -208,8 +198,7 @@ export class Call<T> {
     fallback: ActiveFallback | null,
     fallbackInputs: FallbackInputs | undefined,
     hedgeBudget: HedgeBudget | null,
-    limiter: RateLimiter | null,
-    classifier?: Classifier,
+    features: CallFeatures | undefined,
   ) {
     this.#dep = dep;
     this.#op = op;
@@ -222,12 +211,19 @@ export class Call<T> {
     this.#fallback = fallback;
     this.#fallbackInputs = fallbackInputs;
     this.#hedgeBudget = hedgeBudget;
-    this.#classifier = classifier;
-    this.judges =
-      classifier !== undefined ||
-      dep.classify !== undefined ||
-      (op.retry?.results !== undefined && op.retry.results.length > 0);
-    this.#limiter = limiter;
+    this.#features = features;
+  }
+
+  /**
+   * Whether outcomes go through {@link Call.#judge}: a hook (the call's or the client's) or
+   * body conditions in `retry.on`. Without them the engine keeps its plain path.
+   */
+  get judges(): boolean {
+    return this.#features?.judges === true;
+  }
+  // the rate limit this call's attempts take permits from (the operation's or the dependency's)
+  get #limiter(): RateLimiter | null {
+    return this.#features?.limiter ?? null;
   }
 
   /** The clock of the call's dependency. */
@@ -415,7 +411,8 @@ export class Call<T> {
     this.#resolve = captured.resolve;
     this.#reject = captured.reject;
     this.#slot = slot;
-    this.#heldFrom = now;
+    const features = this.#features;
+    if (features !== undefined) features.heldFrom = now;
     const signal = this.#signal;
     if (signal !== undefined) {
       this.#onAbort = () => {
@@ -482,7 +479,12 @@ export class Call<T> {
     const breaker = this.#dep.breaker;
     if (breaker === null) return 0;
     const permit = breaker.tryAcquire(now);
-    if (permit !== REJECTED) return permit;
+    return permit === REJECTED ? this.#circuitOpen(breaker, now) : permit;
+  }
+
+  // The breaker refused the attempt: reported, and the `circuit-open` error to end with. Out of
+  // #admit, which every attempt runs, so that it stays small enough to inline.
+  #circuitOpen(breaker: CircuitBreaker, now: number): ResilienceError {
     const { events, name } = this.#dep;
     const operation = this.#op.name;
     const state = breaker.state.state;
@@ -522,9 +524,10 @@ export class Call<T> {
    * fast, as a dependency with one open breaker does (docs/runtime.md, "Endpoints").
    */
   #admitEndpoint(pool: EndpointPool, now: number): Permit | ResilienceError {
-    const endpoint = pool.pick(now, this.#tried);
+    const routing = this.#routed();
+    const endpoint = pool.pick(now, routing.tried);
     if (endpoint !== undefined) {
-      this.#next = endpoint;
+      routing.next = endpoint;
       return pool.permit;
     }
     const { events, name } = this.#dep;
@@ -596,15 +599,8 @@ export class Call<T> {
     const byDeadline = left < attemptMs;
     const timeoutMs = byDeadline ? left : attemptMs;
     const headersMs = timeout.headersMs ?? Number.POSITIVE_INFINITY;
-    const endpoint = this.#next;
-    let breaker = this.#dep.breaker;
-    if (endpoint !== undefined) {
-      this.#next = undefined;
-      this.#tried |= endpoint.bit;
-      endpoint.inFlight++;
-      endpoint.attempts++;
-      breaker = endpoint.breaker;
-    }
+    const features = this.#features;
+    const endpoint = features === undefined ? undefined : sendTo(features);
     const attempt = new Attempt(
       this,
       ++this.#attempts,
@@ -614,25 +610,32 @@ export class Call<T> {
       permit,
       now,
       headersMs < timeoutMs ? headersMs : Number.POSITIVE_INFINITY,
-      breaker,
+      endpoint === undefined ? this.#dep.breaker : endpoint.breaker,
       endpoint,
     );
     if (this.#live === undefined) this.#current = attempt;
     else this.#live.push(attempt);
-    const events = this.#dep.events;
-    if (events.active) {
-      events.emit({
-        type: "attempt-start",
-        dependency: this.#dep.name,
-        operation: this.#op.name,
-        call: this.#id,
-        attempt: attempt.attempt,
-        hedge,
-        timeoutMs,
-        ...(endpoint === undefined ? {} : { endpoint: endpoint.url }),
-      });
-    }
+    if (this.#dep.events.active) this.#emitStart(attempt, endpoint);
     attempt.start(this.#transport);
+  }
+
+  // Out of #open, so that the attempt's hot path stays small when nobody listens.
+  #emitStart(attempt: Attempt, endpoint: Endpoint | undefined): void {
+    this.#dep.events.emit({
+      type: "attempt-start",
+      dependency: this.#dep.name,
+      operation: this.#op.name,
+      call: this.#id,
+      attempt: attempt.attempt,
+      hedge: attempt.hedge,
+      timeoutMs: attempt.timeoutMs,
+      ...(endpoint === undefined ? {} : { endpoint: endpoint.url }),
+    });
+  }
+
+  // The call's endpoint state (the dependency makes it for a call with several endpoints).
+  #routed(): CallFeatures {
+    return (this.#features ??= callFeatures(undefined, false, null));
   }
 
   #attemptSucceeded(attempt: Attempt, value: unknown): void {
@@ -640,7 +643,7 @@ export class Call<T> {
       this.#judge(attempt, true, value);
       return;
     }
-    this.#recordSuccess(attempt);
+    this.#recordSuccess(attempt, "built-in");
     if (this.#live !== undefined) this.#running--;
     this.#succeed(value as T, attempt.identity);
   }
@@ -750,7 +753,7 @@ export class Call<T> {
       attempt: attempt.attempt,
       builtIn,
     };
-    for (const hook of [this.#classifier, this.#dep.classify]) {
+    for (const hook of [this.#features?.classifier, this.#dep.classify]) {
       if (hook === undefined) continue;
       let verdict: Verdict | undefined;
       try {
@@ -1010,9 +1013,10 @@ export class Call<T> {
     if (endpoints === null) permit = breaker === null ? 0 : breaker.tryAcquire();
     else {
       // a hedge goes to an endpoint the call has not tried while one admits it
-      const endpoint = endpoints.pick(now, this.#tried);
+      const routing = this.#routed();
+      const endpoint = endpoints.pick(now, routing.tried);
       if (endpoint === undefined) return false;
-      this.#next = endpoint;
+      routing.next = endpoint;
       permit = endpoints.permit;
     }
     if (permit === REJECTED) return false;
@@ -1065,7 +1069,7 @@ export class Call<T> {
    * observers. The clock is read only when something needs the attempt's duration: a slow-call
    * check or an observer.
    */
-  #recordSuccess(attempt: Attempt, by: VerdictBy = "built-in"): void {
+  #recordSuccess(attempt: Attempt, by: VerdictBy): void {
     const { clock, events, budget } = this.#dep;
     const breaker = attempt.breaker;
     const timed = events.active || (breaker !== null && breaker.settings.slowCall !== null);
@@ -1303,13 +1307,16 @@ export class Call<T> {
     if (this.#onAbort !== undefined) this.#signal?.removeEventListener("abort", this.#onAbort);
     const slot = this.#slot;
     if (slot === null) return;
-    // an adaptive limit learns how long the call held its slot; a caller's abort says nothing
-    // of the dependency's latency
-    if (slot.adaptive !== null && !isResilienceError(failure, "aborted")) {
-      const now = this.#dep.clock.now();
-      slot.observe(this.#op.name, now - this.#heldFrom, now);
-    }
+    if (slot.adaptive !== null) this.#observe(slot, failure);
     slot.leave();
+  }
+
+  // An adaptive limit learns how long the call held its slot; a caller's abort says nothing of
+  // the dependency's latency.
+  #observe(slot: Bulkhead, failure: unknown): void {
+    if (isResilienceError(failure, "aborted")) return;
+    const now = this.#dep.clock.now();
+    slot.observe(this.#op.name, now - (this.#features?.heldFrom ?? now), now);
   }
 
   #lost(): ResilienceError {
@@ -1671,6 +1678,47 @@ class Attempt extends TimerEntry implements AttemptContext {
       withoutStack: true,
     });
   }
+}
+
+/**
+ * What a call needs only for features most calls lack: a `classify` hook or body conditions, a
+ * rate limit, several endpoints, an adaptive bulkhead. The dependency makes it for a call that has
+ * one of them; a call with none has `undefined` in its place, and the fields it would otherwise
+ * carry for them cost it nothing (docs/performance.md).
+ */
+export interface CallFeatures {
+  /** The call's own `classify` hook, asked before the client's. */
+  readonly classifier: Classifier | undefined;
+  /** Whether outcomes go through a hook or `retry.on`'s body conditions. */
+  readonly judges: boolean;
+  /** The rate limit every attempt takes a permit from; `null` for none. */
+  readonly limiter: RateLimiter | null;
+  /** When the call took its bulkhead slot: an adaptive bulkhead learns how long it held it. */
+  heldFrom: number;
+  /** With several endpoints: the one chosen for the next attempt. */
+  next: Endpoint | undefined;
+  /** The endpoints tried, one bit each (`Endpoint.bit`). */
+  tried: number;
+}
+
+/** A call's {@link CallFeatures}. */
+export function callFeatures(
+  classifier: Classifier | undefined,
+  judges: boolean,
+  limiter: RateLimiter | null,
+): CallFeatures {
+  return { classifier, judges, limiter, heldFrom: 0, next: undefined, tried: 0 };
+}
+
+// The endpoint chosen for the attempt being opened, if one was: counted as tried and in flight.
+function sendTo(routing: CallFeatures): Endpoint | undefined {
+  const endpoint = routing.next;
+  if (endpoint === undefined) return undefined;
+  routing.next = undefined;
+  routing.tried |= endpoint.bit;
+  endpoint.inFlight++;
+  endpoint.attempts++;
+  return endpoint;
 }
 
 /** Who reached an attempt's verdict: the runtime's rules and the policy, or a `classify` hook. */

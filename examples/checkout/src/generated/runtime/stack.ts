@@ -10,7 +10,7 @@ import {
 } from "./breaker.js";
 import { RetryBudget, type BudgetHealth, type BudgetSettings } from "./budget.js";
 import { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead.js";
-import { Call, type DependencyParts, type FallbackInputs } from "./call.js";
+import { Call, callFeatures, type DependencyParts, type FallbackInputs } from "./call.js";
 import type { AttemptResult, Classifier } from "./classify.js";
 import { coalescedDeadline, CoalescedChain } from "./coalesce.js";
 import { systemClock, type Clock } from "./clock.js";
@@ -275,6 +275,8 @@ class DependencyStack implements Dependency {
   readonly #policyHash: string;
   readonly rateLimiter: RateLimiter | null;
   readonly #pool: EndpointPool | null;
+  // whether every call needs its CallFeatures: several endpoints, or an adaptive bulkhead
+  readonly #routes: boolean;
   readonly #parts: DependencyParts;
   readonly #events: Emitter;
   // made on first use: most dependencies have no stale fallback and no hedging
@@ -332,6 +334,8 @@ class DependencyStack implements Dependency {
     this.bulkhead =
       settings.bulkhead === null ? null : new Bulkhead(name, settings.bulkhead, clock, events);
     this.budget = settings.budget === null ? null : new RetryBudget(settings.budget);
+    this.#routes =
+      this.#pool !== null || (this.bulkhead !== null && this.bulkhead.adaptive !== null);
     this.breakerControl =
       this.#pool !== null && settings.breaker !== null
         ? this.#pool.control()
@@ -379,9 +383,14 @@ class DependencyStack implements Dependency {
     // coalescing needs the request's identity: without one, every call runs on its own
     if (operation.coalesce === true && identity !== undefined)
       return this.#coalesced(operation, transport, callOptions, identity, scope);
-    return this.#call(operation, transport, callOptions, identity, scope);
+    // the deadline is worked out here rather than in #enter, which is large enough already for
+    // what it inlines (docs/performance.md)
+    const now = this.#parts.clock.now();
+    const at = deadlineAt(operation, callOptions, scope, now);
+    return this.#enter(operation, transport, callOptions, identity, scope, now, at);
   }
 
+  // A call that starts now: the deadline from the clock's time, then #enter.
   #call<T, F extends FallbackSettings | null>(
     operation: OperationSettings<F>,
     transport: Transport<T>,
@@ -389,10 +398,22 @@ class DependencyStack implements Dependency {
     identity: string | (() => string | Promise<string>) | undefined,
     scope: AmbientScope | undefined,
   ): Promise<CallResult<T, F>> {
+    const now = this.#parts.clock.now();
+    const at = deadlineAt(operation, callOptions, scope, now);
+    return this.#enter(operation, transport, callOptions, identity, scope, now, at);
+  }
+
+  #enter<T, F extends FallbackSettings | null>(
+    operation: OperationSettings<F>,
+    transport: Transport<T>,
+    callOptions: CallOptionsFor<T, F>,
+    identity: string | (() => string | Promise<string>) | undefined,
+    scope: AmbientScope | undefined,
+    now: number,
+    at: number,
+  ): Promise<CallResult<T, F>> {
     const options = callOptions as ProvidedCallOptions<T>;
     const parts = this.#parts;
-    const now = parts.clock.now();
-    const at = deadlineAt(operation, options, scope, now);
 
     const id = ++this.#calls;
     const observed = this.#events.active;
@@ -432,6 +453,14 @@ class DependencyStack implements Dependency {
         : own === false
           ? null
           : this.#limiter(operation.name, own);
+    const classifier = options.classify as Classifier | undefined;
+    // outcomes are judged with a hook (the call's or the client's) or body conditions in
+    // `retry.on`; a call with none of the features CallFeatures serves gets none
+    const results = operation.retry?.results;
+    const judges =
+      classifier !== undefined ||
+      parts.classify !== undefined ||
+      (results !== undefined && results.length > 0);
     const call = new Call(
       parts,
       operation,
@@ -453,8 +482,9 @@ class DependencyStack implements Dependency {
           )
         : undefined,
       hedge !== null && repeatable ? this.#hedgeBudget(operation.name, hedge) : null,
-      limiter,
-      options.classify as Classifier | undefined,
+      judges || limiter !== null || this.#routes
+        ? callFeatures(classifier, judges, limiter)
+        : undefined,
     );
     const started = call.start(now, this.bulkhead);
     const result = joined === undefined ? started : releasedOnSettle(started, joined);
