@@ -89,12 +89,18 @@ export function propertyKey(node: TSESTree.Property | TSESTree.PropertyDefinitio
   return staticString(node.key);
 }
 
+/** A class member's or property's key written as a name: `fetch`, or `#fetch` for a private one. */
+export function keyName(node: TSESTree.Expression | TSESTree.PrivateIdentifier): string | null {
+  if (node.type === AST_NODE_TYPES.PrivateIdentifier) return `#${node.name}`;
+  return node.type === AST_NODE_TYPES.Identifier ? node.name : null;
+}
+
 /** The name a call is made through: `f(...)` → f, `a.b.f(...)` → f, `this.#f(...)` → #f. */
 export function calleeName(call: CallLike): string | null {
   const callee = skipWrappers(call.callee);
   if (callee.type === AST_NODE_TYPES.Identifier) return callee.name;
   if (callee.type !== AST_NODE_TYPES.MemberExpression) return null;
-  if (callee.property.type === AST_NODE_TYPES.PrivateIdentifier) return `#${callee.property.name}`;
+  if (callee.property.type === AST_NODE_TYPES.PrivateIdentifier) return keyName(callee.property);
   return memberName(callee);
 }
 

@@ -10,7 +10,7 @@ import {
   type Node,
 } from "./ast.js";
 import type { Resolver } from "./resolve.js";
-import { DefinitionType } from "./scope.js";
+import { localFunction } from "./retry-helpers.js";
 
 /**
  * What an object says about one key, the last word winning as at run time:
@@ -77,7 +77,7 @@ export function readKey(resolver: Resolver, node: Node, match: KeyMatcher, depth
         return ABSENT;
       }
       // a helper of this file that builds the object: what each of its returns holds
-      const fn = localFunctionOf(resolver, callee);
+      const fn = localFunction(resolver, callee);
       if (fn === null) return UNKNOWN;
       const returned = returnedValues(fn);
       if (returned.length === 0) return UNKNOWN;
@@ -118,18 +118,6 @@ function agree(lookups: readonly KeyLookup[]): KeyLookup {
   if (lookups.length === 0 || lookups.some((lookup) => lookup.kind === "unknown")) return UNKNOWN;
   if (lookups.every((lookup) => lookup.kind === "absent")) return ABSENT;
   return lookups.length === 1 ? lookups[0]! : UNKNOWN;
-}
-
-/** `function f` or `const f = () => …` declared in this file, for a callee `f`. */
-function localFunctionOf(resolver: Resolver, callee: Node): FunctionNode | null {
-  if (callee.type !== AST_NODE_TYPES.Identifier) return null;
-  const variable = resolver.variableOf(callee);
-  const def = variable?.defs.length === 1 ? variable.defs[0] : undefined;
-  if (def?.type === DefinitionType.FunctionName && isFunction(def.node)) return def.node;
-  if (def?.type !== DefinitionType.Variable || !def.node.init) return null;
-  if ((def.parent as TSESTree.VariableDeclaration | null)?.kind !== "const") return null;
-  const init = skipWrappers(def.node.init);
-  return isFunction(init) ? init : null;
 }
 
 /** The values a function returns (its own `return`s, not those of functions inside it). */

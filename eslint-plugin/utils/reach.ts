@@ -5,6 +5,7 @@ import {
   calleeName,
   contains,
   isFunction,
+  keyName,
   memberName,
   outerParent,
   skipWrappers,
@@ -161,12 +162,6 @@ export function isFetchValue(resolver: Resolver, node: Node, depth = 0): boolean
   }
 }
 
-function fieldKey(node: TSESTree.Expression | TSESTree.PrivateIdentifier): string | null {
-  if (node.type === AST_NODE_TYPES.PrivateIdentifier) return `#${node.name}`;
-  if (node.type === AST_NODE_TYPES.Identifier) return node.name;
-  return null;
-}
-
 /** Every value given to `this.<name>` (or `this.#name`) in a class: field initialisers and assignments in any method. */
 export function classFieldValues(body: TSESTree.ClassBody, name: string): Node[] {
   let fields = fieldCache.get(body);
@@ -192,7 +187,7 @@ function collectFieldValues(body: TSESTree.ClassBody, name: string): Node[] {
       node.left.type === AST_NODE_TYPES.MemberExpression &&
       node.left.object.type === AST_NODE_TYPES.ThisExpression &&
       !node.left.computed &&
-      fieldKey(node.left.property) === name
+      keyName(node.left.property) === name
     )
       values.push(node.right);
   };
@@ -201,7 +196,7 @@ function collectFieldValues(body: TSESTree.ClassBody, name: string): Node[] {
       member.type === AST_NODE_TYPES.PropertyDefinition &&
       !member.static &&
       !member.computed &&
-      fieldKey(member.key) === name &&
+      keyName(member.key) === name &&
       member.value
     )
       values.push(member.value);
@@ -292,7 +287,7 @@ function fetchTarget(resolver: Resolver, node: Node): string | null {
     node.type === AST_NODE_TYPES.MemberExpression &&
     node.object.type === AST_NODE_TYPES.ThisExpression
   ) {
-    const key = node.computed ? null : fieldKey(node.property);
+    const key = node.computed ? null : keyName(node.property);
     const body = key === null ? null : enclosingClass(node);
     if (key === null || body === null) return null;
     return classFieldValues(body, key).some((value) => isFetchValue(resolver, value))
@@ -323,7 +318,7 @@ export function reachOutbound(resolver: Resolver, call: TSESTree.CallExpression)
         if (label !== null) return { ...fetchOutbound(call, label), through };
       }
       if (object.type === AST_NODE_TYPES.ThisExpression && !callee.computed) {
-        const key = fieldKey(callee.property);
+        const key = keyName(callee.property);
         const body = key === null ? null : enclosingClass(callee);
         if (key === null || body === null) return null;
         const values = classFieldValues(body, key);
@@ -667,7 +662,7 @@ export function settingDefault(
   }
   if (inner.type === AST_NODE_TYPES.MemberExpression) {
     const object = skipWrappers(inner.object);
-    const key = inner.computed ? null : fieldKey(inner.property);
+    const key = inner.computed ? null : keyName(inner.property);
     if (key === null) return "unknown";
     if (object.type === AST_NODE_TYPES.ThisExpression) {
       const body = enclosingClass(inner);

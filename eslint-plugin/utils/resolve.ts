@@ -3,6 +3,7 @@ import type { TSESLint } from "@typescript-eslint/utils";
 import { DefinitionType, findVariable } from "./scope.js";
 import {
   isFunction,
+  keyName,
   memberName,
   propertyKey,
   skipWrappers,
@@ -373,7 +374,7 @@ function callSitesOf(
     if (parent.static || parent.kind !== "method") return null;
     const exported =
       parent.key.type !== AST_NODE_TYPES.PrivateIdentifier && parent.accessibility !== "private";
-    const name = parent.computed ? null : memberKey(parent.key);
+    const name = parent.computed ? null : keyName(parent.key);
     const body = parent.parent;
     if (name === null) return null;
     const calls: TSESTree.CallExpression[] = [];
@@ -383,7 +384,7 @@ function callSitesOf(
         node.type === AST_NODE_TYPES.MemberExpression &&
         node.object.type === AST_NODE_TYPES.ThisExpression &&
         !node.computed &&
-        memberKey(node.property) === name
+        keyName(node.property) === name
       ) {
         if (node.parent.type === AST_NODE_TYPES.CallExpression && node.parent.callee === node)
           calls.push(node.parent);
@@ -419,11 +420,6 @@ function callSitesOf(
     else return null;
   }
   return calls.length === 0 ? null : { calls, exported };
-}
-
-function memberKey(node: TSESTree.Expression | TSESTree.PrivateIdentifier): string | null {
-  if (node.type === AST_NODE_TYPES.PrivateIdentifier) return `#${node.name}`;
-  return node.type === AST_NODE_TYPES.Identifier ? node.name : null;
 }
 
 function isInitWrite(

@@ -5,6 +5,7 @@ import {
   contains,
   isFunction,
   isRetryableLoop,
+  keyName,
   memberName,
   skipWrappers,
   type FunctionNode,
@@ -47,8 +48,7 @@ export function localFunction(resolver: Resolver, node: Node): FunctionNode | nu
 /** `this.m` inside a class that declares the method (or arrow field) `m`. */
 function thisMethod(member: TSESTree.MemberExpression): FunctionNode | null {
   if (member.object.type !== AST_NODE_TYPES.ThisExpression || member.computed) return null;
-  const key = member.property;
-  const name = key.type === AST_NODE_TYPES.PrivateIdentifier ? `#${key.name}` : memberName(member);
+  const name = keyName(member.property);
   const body = enclosingClass(member);
   if (name === null || body === null) return null;
   for (const element of body.body) {
@@ -59,13 +59,7 @@ function thisMethod(member: TSESTree.MemberExpression): FunctionNode | null {
       element.computed
     )
       continue;
-    const own =
-      element.key.type === AST_NODE_TYPES.PrivateIdentifier
-        ? `#${element.key.name}`
-        : element.key.type === AST_NODE_TYPES.Identifier
-          ? element.key.name
-          : null;
-    if (own !== name) continue;
+    if (keyName(element.key) !== name) continue;
     if (element.type === AST_NODE_TYPES.MethodDefinition)
       return element.kind === "method" && isFunction(element.value) ? element.value : null;
     const value = element.value && skipWrappers(element.value);
