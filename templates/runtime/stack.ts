@@ -3,6 +3,7 @@
 import {
   CircuitBreaker,
   type BreakerControl,
+  type BreakerTransitionListener,
   type BreakerHealth,
   type BreakerSettings,
 } from "./breaker.js";
@@ -298,37 +299,16 @@ class DependencyStack implements Dependency {
             settings.breaker,
             clock,
             random,
-            (endpoint) => (from, to, window, trigger) => {
-              if (events.active)
-                events.emit({
-                  type: "breaker-transition",
-                  dependency: name,
-                  operation: "",
-                  from,
-                  to,
-                  window,
-                  endpoint,
-                  ...(trigger === "manual" ? { manual: true } : {}),
-                  ...(to === "open" ? { openForMs: this.#openFor(endpoint) } : {}),
-                });
-            },
+            (endpoint) => this.#transitions(endpoint, () => this.#openFor(endpoint)),
           );
     this.breaker =
       settings.breaker === null || this.#pool !== null
         ? null
-        : new CircuitBreaker(settings.breaker, clock, (from, to, window, trigger) => {
-            if (events.active)
-              events.emit({
-                type: "breaker-transition",
-                dependency: name,
-                operation: "",
-                from,
-                to,
-                window,
-                ...(trigger === "manual" ? { manual: true } : {}),
-                ...(to === "open" ? { openForMs: this.breaker?.retryInMs() ?? 0 } : {}),
-              });
-          });
+        : new CircuitBreaker(
+            settings.breaker,
+            clock,
+            this.#transitions(undefined, () => this.breaker?.retryInMs() ?? 0),
+          );
     this.bulkhead =
       settings.bulkhead === null ? null : new Bulkhead(name, settings.bulkhead, clock, events);
     this.budget = settings.budget === null ? null : new RetryBudget(settings.budget);
@@ -639,6 +619,26 @@ class DependencyStack implements Dependency {
         ? {}
         : { rateLimit: this.rateLimiter.health(this.#parts.clock.now()) }),
       ...(this.#pool === null ? {} : { endpoints: this.#pool.health() }),
+    };
+  }
+
+  // The breaker-transition events of the dependency's breaker, or of one endpoint's.
+  #transitions(endpoint: string | undefined, openFor: () => number): BreakerTransitionListener {
+    const events = this.#events;
+    const dependency = this.name;
+    return (from, to, window, trigger) => {
+      if (events.active)
+        events.emit({
+          type: "breaker-transition",
+          dependency,
+          operation: "",
+          from,
+          to,
+          window,
+          ...(endpoint === undefined ? {} : { endpoint }),
+          ...(trigger === "manual" ? { manual: true } : {}),
+          ...(to === "open" ? { openForMs: openFor() } : {}),
+        });
     };
   }
 
