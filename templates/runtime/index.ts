@@ -242,3 +242,16 @@ export {
   type DependencySnapshot,
   type SnapshotProblem,
 } from "./snapshot.js";
+export {
+  createMemoryStore,
+  createRedisStore,
+  keySegment,
+  MemoryStore,
+  RedisStore,
+  StoreUnavailableError,
+  TtlMap,
+  type RedisScriptClient,
+  type SharedStore,
+  type StoreOptions,
+  type StoreScript,
+} from "./store.js";

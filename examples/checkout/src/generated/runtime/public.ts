@@ -78,6 +78,14 @@ export type {
   BreakerSnapshot,
 } from "./breaker.js";
 export { SnapshotError, type DependencySnapshot, type SnapshotProblem } from "./snapshot.js";
+export {
+  createMemoryStore,
+  createRedisStore,
+  StoreUnavailableError,
+  type RedisScriptClient,
+  type SharedStore,
+  type StoreOptions,
+} from "./store.js";
 export type { BulkheadHealth } from "./bulkhead.js";
 export type { GradientLimitHealth } from "./adaptive-limit.js";
 export type { HeaderLookup, PauseSource, RateLimitHealth } from "./rate-limit.js";

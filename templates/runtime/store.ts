@@ -1,0 +1,302 @@
+// State shared past one process: the store a service's replicas share, in memory or on Redis
+// (docs/store.md).
+import { systemClock, type Clock } from "./clock.js";
+
+/**
+ * The members of a connected node-redis client (`redis` 5 or 6, or `@redis/client`) that the Redis
+ * store uses. The runtime never imports the library: the application creates, connects and
+ * closes its client, with its own URL, TLS and credentials, and hands it over.
+ */
+export interface RedisScriptClient {
+  scriptLoad(script: string): Promise<string>;
+  evalSha(sha1: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+}
+
+/** Why a store could not answer: it is down, slow past `timeoutMs`, or refused the command. */
+export class StoreUnavailableError extends Error {
+  override readonly name = "StoreUnavailableError";
+  constructor(
+    message: string,
+    /** What the client library threw, when it threw. */
+    override readonly cause?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** One atomic step, written twice: as a Lua script for Redis and as a function for memory. */
+export interface StoreScript<Result> {
+  /** Names the step in errors and metrics. */
+  readonly name: string;
+  /**
+   * Runs on the Redis server with `KEYS` and `ARGV` (all strings). The script reads the time
+   * with `redis.call('TIME')`, so replicas' clocks never disagree about it.
+   */
+  readonly lua: string;
+  /** Reads the Redis reply into the step's result. */
+  readonly parse: (reply: unknown) => Result;
+  /**
+   * The same step over the memory store's map, at `now` (milliseconds of the store's clock).
+   * JavaScript runs it to the end before anything else touches the map, so it is atomic.
+   */
+  readonly memory: (
+    map: TtlMap,
+    keys: readonly string[],
+    args: readonly string[],
+    now: number,
+  ) => Result;
+}
+
+/** Settings shared by both kinds of store. */
+export interface StoreOptions {
+  /**
+   * First segment of every key (`<prefix>:<service or dependency>:<feature>:…`), so that several
+   * applications can share one Redis without meeting. Default `resgen`.
+   */
+  readonly prefix?: string | undefined;
+  /**
+   * Longest wait for one step, in milliseconds, after which the store counts as unavailable
+   * and the feature does what it does without it (docs/store.md, "When the store is down").
+   * Default 250. The memory store answers at once and ignores it.
+   */
+  readonly timeoutMs?: number | undefined;
+  /** Times the memory store's expiries and the Redis store's waits; default the system clock. */
+  readonly clock?: Clock | undefined;
+}
+
+/** What every feature that keeps shared state is given. */
+export interface SharedStore {
+  /** `memory`: this process alone; `redis`: every replica that uses the same server and prefix. */
+  readonly kind: "memory" | "redis";
+  /** A key in this store's namespace: `<prefix>:<parts joined by ':'>`. */
+  key(...parts: readonly string[]): string;
+  /** Runs one atomic step; rejects with {@link StoreUnavailableError} when the store cannot. */
+  run<Result>(
+    script: StoreScript<Result>,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+  ): Promise<Result>;
+}
+
+const DEFAULT_PREFIX = "resgen";
+const DEFAULT_TIMEOUT_MS = 250;
+
+/**
+ * A key segment as it goes into a key: `:` and `%` escaped, so that a segment taken from a
+ * request (an idempotency key) can never imitate a separator and reach another namespace.
+ */
+export function keySegment(part: string): string {
+  return part.replace(/[%:]/g, (c) => (c === "%" ? "%25" : "%3A"));
+}
+
+function joinKey(prefix: string, parts: readonly string[]): string {
+  let key = keySegment(prefix);
+  for (const part of parts) key += ":" + keySegment(part);
+  return key;
+}
+
+/** A store on a Redis server, through the application's node-redis client. */
+export class RedisStore implements SharedStore {
+  readonly kind = "redis";
+  readonly #client: RedisScriptClient;
+  readonly #prefix: string;
+  readonly #timeoutMs: number;
+  readonly #clock: Clock;
+  /** SHA1 of each script this client has loaded, by script. */
+  readonly #loaded = new Map<StoreScript<unknown>, Promise<string>>();
+
+  constructor(client: RedisScriptClient, options: StoreOptions = {}) {
+    this.#client = client;
+    this.#prefix = options.prefix ?? DEFAULT_PREFIX;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  key(...parts: readonly string[]): string {
+    return joinKey(this.#prefix, parts);
+  }
+
+  run<Result>(
+    script: StoreScript<Result>,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+  ): Promise<Result> {
+    const strings = args.map(String);
+    return this.#bounded(script.name, this.#eval(script, [...keys], strings)).then(script.parse);
+  }
+
+  async #eval(script: StoreScript<unknown>, keys: string[], args: string[]): Promise<unknown> {
+    const sha = await this.#sha(script);
+    try {
+      return await this.#client.evalSha(sha, { keys, arguments: args });
+    } catch (error) {
+      // A server restarted or flushed (SCRIPT FLUSH) has forgotten the script: load it again.
+      if (!String((error as { message?: unknown }).message).startsWith("NOSCRIPT")) throw error;
+      this.#loaded.delete(script);
+      return this.#client.evalSha(await this.#sha(script), { keys, arguments: args });
+    }
+  }
+
+  #sha(script: StoreScript<unknown>): Promise<string> {
+    let sha = this.#loaded.get(script);
+    if (sha === undefined) {
+      sha = this.#client.scriptLoad(script.lua);
+      // a failed load is not remembered, so the next step tries again
+      sha.catch(() => this.#loaded.delete(script));
+      this.#loaded.set(script, sha);
+    }
+    return sha;
+  }
+
+  /** The step, or a {@link StoreUnavailableError} once it fails or `timeoutMs` passes. */
+  #bounded<T>(name: string, step: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const timer = this.#clock.setTimer(() => {
+        reject(
+          new StoreUnavailableError(
+            `store step ${name} took longer than ${String(this.#timeoutMs)} ms`,
+          ),
+        );
+      }, this.#timeoutMs);
+      step.then(
+        (value) => {
+          this.#clock.clearTimer(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.#clock.clearTimer(timer);
+          reject(
+            error instanceof StoreUnavailableError
+              ? error
+              : new StoreUnavailableError(`store step ${name} failed: ${describe(error)}`, error),
+          );
+        },
+      );
+    });
+  }
+}
+
+function describe(error: unknown): string {
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === "string" ? message : String(error);
+}
+
+interface TtlEntry {
+  value: unknown;
+  expiresAt: number;
+}
+
+/**
+ * The memory store's keys: values with an expiry time, as Redis keeps them with `PX`. An expired
+ * key reads as absent. At most `maxKeys` live at once: past that, the entries nearest to expiry
+ * go first, so the map never grows without bound.
+ */
+export class TtlMap {
+  readonly #entries = new Map<string, TtlEntry>();
+  readonly #maxKeys: number;
+
+  constructor(maxKeys: number) {
+    this.#maxKeys = maxKeys;
+  }
+
+  /** The value of `key` at `now`, or `undefined` when it is absent or expired. */
+  get(key: string, now: number): unknown {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt <= now) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  /** Milliseconds `key` has left at `now`; 0 when it is absent. */
+  ttl(key: string, now: number): number {
+    const entry = this.#entries.get(key);
+    return entry === undefined || entry.expiresAt <= now ? 0 : entry.expiresAt - now;
+  }
+
+  /** Sets `key` to `value` until `now + ttlMs` (a `ttlMs` of 0 or less deletes it). */
+  set(key: string, value: unknown, ttlMs: number, now: number): void {
+    this.#entries.delete(key);
+    if (!(ttlMs > 0)) return;
+    if (this.#entries.size >= this.#maxKeys) this.#evict(now);
+    this.#entries.set(key, { value, expiresAt: now + ttlMs });
+  }
+
+  delete(key: string): void {
+    this.#entries.delete(key);
+  }
+
+  /** Live keys (expired ones not yet read may still count). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  #evict(now: number): void {
+    for (const [key, entry] of this.#entries) if (entry.expiresAt <= now) this.#entries.delete(key);
+    if (this.#entries.size < this.#maxKeys) return;
+    let soonest: string | undefined;
+    let at = Infinity;
+    for (const [key, entry] of this.#entries)
+      if (entry.expiresAt < at) {
+        at = entry.expiresAt;
+        soonest = key;
+      }
+    if (soonest !== undefined) this.#entries.delete(soonest);
+  }
+}
+
+/** A store for one process: the default, and what tests use. */
+export class MemoryStore implements SharedStore {
+  readonly kind = "memory";
+  readonly #prefix: string;
+  readonly #clock: Clock;
+  readonly #map: TtlMap;
+
+  constructor(options: StoreOptions & { readonly maxKeys?: number | undefined } = {}) {
+    this.#prefix = options.prefix ?? DEFAULT_PREFIX;
+    this.#clock = options.clock ?? systemClock;
+    this.#map = new TtlMap(options.maxKeys ?? 100_000);
+  }
+
+  key(...parts: readonly string[]): string {
+    return joinKey(this.#prefix, parts);
+  }
+
+  run<Result>(
+    script: StoreScript<Result>,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+  ): Promise<Result> {
+    try {
+      return Promise.resolve(script.memory(this.#map, keys, args.map(String), this.#clock.now()));
+    } catch (error) {
+      return Promise.reject(
+        new StoreUnavailableError(`store step ${script.name} failed: ${describe(error)}`, error),
+      );
+    }
+  }
+}
+
+/**
+ * A store on Redis, for state every replica shares (docs/store.md). `client` is a connected
+ * node-redis client:
+ *
+ * ```ts
+ * import { createClient } from "redis";
+ * const redis = await createClient({ url: process.env.REDIS_URL }).connect();
+ * const store = createRedisStore(redis, { prefix: "shop" });
+ * ```
+ */
+export function createRedisStore(
+  client: RedisScriptClient,
+  options: StoreOptions = {},
+): SharedStore {
+  return new RedisStore(client, options);
+}
+
+/** A store for this process alone: what a feature uses when no store is given. */
+export function createMemoryStore(options: StoreOptions = {}): SharedStore {
+  return new MemoryStore(options);
+}
