@@ -18,7 +18,14 @@ export async function connectRedis(url = REDIS_URL) {
   client.on("error", () => {
     // reported by the command that fails; a test that kills connections expects these
   });
-  await client.connect();
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new Error(
+      `no Redis server answers at ${url} (${String(error)}): the store's tests need one; ` +
+        "start one or set REDIS_URL (docs/store.md, Tests)",
+    );
+  }
   return client;
 }
 
