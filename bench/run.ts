@@ -8,7 +8,7 @@
 //   --save            also writes the raw results as JSON to bench/results/
 //   --quick           shorter sampling (for a smoke run; figures are noisier)
 //   --only <group>    runs one group and its summary lines: baseline, happy, coalescing,
-//                     rejection, validation, endpoints, adaptive or heap
+//                     rejection, validation, endpoints, adaptive, store or heap
 //   --baseline <rev>  the revision the baseline group compares the runtime with (default
 //                     68262f1, the last commit before the features that must not cost an
 //                     unconfigured call anything; see bench/baseline.ts)
@@ -38,11 +38,21 @@ import {
   type Baseline,
   type ComparableRuntime,
 } from "./baseline.js";
+import { randomUUID } from "node:crypto";
+import { createClient } from "redis";
 import {
   createDependency,
+  createInboundMiddleware,
+  createMemoryStore,
+  createRedisStore,
   type Dependency,
   type DependencySettings,
+  type InboundRequest,
+  type InboundResponse,
   type OperationSettings,
+  type RouteSettings,
+  type ServiceSettings,
+  type SharedStore,
 } from "../templates/runtime/index.js";
 
 const argv = process.argv.slice(2);
@@ -68,6 +78,7 @@ const GROUPS = [
   "validation",
   "endpoints",
   "adaptive",
+  "store",
   "heap",
 ] as const;
 type Group = (typeof GROUPS)[number];
@@ -788,6 +799,120 @@ async function adaptiveConcurrency(): Promise<Row[]> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The store: a request of an idempotent route through the inbound middleware (docs/services.md,
+// "Idempotent routes"), against the same middleware without one, with the memory store and with
+// Redis on loopback (REDIS_URL). A first request takes two store steps (begin, complete), a
+// repeat one (begin). Requests and responses are plain objects, so no socket is measured.
+
+const SERVICE: ServiceSettings = {
+  name: "bench",
+  deadline: {
+    edgeMs: 5_000,
+    maxMs: 5_000,
+    header: "x-request-timeout-ms",
+    format: "ms",
+    grpcTimeout: true,
+    expiredStatus: 504,
+  },
+  admission: null,
+  rejection: { status: 503, retryAfterS: 1 },
+  defaultPriority: "normal",
+  priorities: [],
+};
+const IDEMPOTENT_ORDERS: RouteSettings = {
+  method: "POST",
+  path: "/orders",
+  essential: false,
+  idempotency: {
+    header: "idempotency-key",
+    ttlMs: 60_000,
+    store: "memory",
+    required: false,
+    maxBytes: 65_536,
+    scope: ["authorization"],
+  },
+};
+
+/** One request through `handle`, resolved when the response has ended. */
+function inbound(
+  handle: (req: InboundRequest, res: InboundResponse) => void,
+  key: string,
+): Promise<void> {
+  return new Promise<void>((done) => {
+    const closed: Array<() => void> = [];
+    const res = {
+      headersSent: false,
+      writableFinished: false,
+      statusCode: 200,
+      getHeaders: () => ({}),
+      writeHead(status: number) {
+        this.statusCode = status;
+        this.headersSent = true;
+        return this;
+      },
+      end() {
+        this.writableFinished = true;
+        done();
+        for (const close of closed.splice(0)) close();
+        return this;
+      },
+      once(_event: "close", listener: () => void) {
+        closed.push(listener);
+        return this;
+      },
+      destroy() {
+        return this;
+      },
+    };
+    handle(
+      { method: "POST", url: "/orders", headers: { "idempotency-key": key, authorization: "b" } },
+      res,
+    );
+  });
+}
+
+async function storeCosts(): Promise<Row[] | string> {
+  const url = process.env["REDIS_URL"] ?? "redis://127.0.0.1:6379";
+  const client = createClient({ url, disableOfflineQueue: true });
+  client.on("error", () => undefined);
+  try {
+    await client.connect();
+  } catch (error) {
+    return `no Redis server answers at ${url} (${String(error)})`;
+  }
+  const prefix = `resgen-bench:${randomUUID()}`;
+  const handler = (_req: InboundRequest, res: InboundResponse) => {
+    res.writeHead(201, {});
+    res.end();
+  };
+  const door = (store?: SharedStore) =>
+    createInboundMiddleware(
+      { ...SERVICE, routes: store === undefined ? [] : [IDEMPOTENT_ORDERS] },
+      store === undefined ? {} : { store },
+    ).node(handler);
+  const plain = door();
+  const memory = door(createMemoryStore({ prefix }));
+  const redis = door(createRedisStore(client, { prefix, timeoutMs: 1_000 }));
+  // the repeats' keys, stored once before timing
+  await inbound(memory, "repeat");
+  await inbound(redis, "repeat");
+  let n = 0;
+  try {
+    return await measure("store: a request of an idempotent route", [
+      ["bare middleware, no idempotent route", () => inbound(plain, "k")],
+      ["idempotent, memory store, first request", () => inbound(memory, `m${String(n++)}`)],
+      ["idempotent, memory store, repeat (replayed)", () => inbound(memory, "repeat")],
+      ["idempotent, Redis loopback, first request", () => inbound(redis, `r${String(n++)}`)],
+      ["idempotent, Redis loopback, repeat (replayed)", () => inbound(redis, "repeat")],
+    ]);
+  } finally {
+    for await (const keys of client.scanIterator({ MATCH: `${prefix}:*`, COUNT: 1_000 }))
+      if (keys.length > 0) await client.del(keys);
+    await client.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Rejections: open breaker, full bulkhead.
 
 async function rejections(): Promise<Row[]> {
@@ -1030,6 +1155,14 @@ if (runs("adaptive")) {
   adaptiveRows = await adaptiveConcurrency();
   groups.push(adaptiveRows);
   printGroup(adaptiveRows);
+}
+if (runs("store")) {
+  const stored = await storeCosts();
+  if (typeof stored === "string") console.log(`\nstore group skipped: ${stored}`);
+  else {
+    groups.push(stored);
+    printGroup(stored);
+  }
 }
 
 // The comparisons the runtime is held to, as ratios within this run.

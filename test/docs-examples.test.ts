@@ -36,6 +36,8 @@ interface Harness {
   ) => { status: number; body?: unknown };
   /** Checks what the example sent and returned. */
   readonly check: (sent: readonly Sent[], result: unknown) => void;
+  /** The example talks to a real server on 127.0.0.1 it starts: fetch is left as it is. */
+  readonly realFetch?: boolean;
 }
 
 const CHARGE = { id: "ch_1", orderId: "o-1", amountCents: 1_250, status: "succeeded" };
@@ -197,6 +199,36 @@ const log = { warn: (message: string): void => void warned.push(message) };`,
       for (const c of changes) expect(c.limit).toBeGreaterThan(c.previous);
     },
   },
+  "idempotent-route": {
+    build: ["test/services/fixtures/orders"],
+    prelude: "",
+    // the example's keys are deleted, its server and client closed
+    epilogue: `const answers = [];
+for (const r of [first, retry, misuse])
+  answers.push({ status: r.status, replayed: r.headers.get("idempotent-replayed"), body: await r.text() });
+for await (const keys of redis.scanIterator({ MATCH: \`shop:orders:idempotency:*:\${key}\` }))
+  if (keys.length > 0) await redis.del(keys);
+server.closeAllConnections();
+server.close();
+await redis.close();
+return { answers, orders };`,
+    answer: () => ({ status: 500 }),
+    realFetch: true,
+    check: (sent, result) => {
+      expect(sent).toEqual([]);
+      const { answers, orders } = result as {
+        answers: { status: number; replayed: string | null; body: string }[];
+        orders: number;
+      };
+      expect(orders).toBe(1);
+      const stored = JSON.stringify({ order: 1, body: '{"sku":"a"}' });
+      expect(answers).toEqual([
+        { status: 201, replayed: null, body: stored },
+        { status: 201, replayed: "true", body: stored },
+        { status: 422, replayed: null, body: "" },
+      ]);
+    },
+  },
   "call-headers": {
     build: ["examples/checkout"],
     prelude: `const tokens = { issued: 0, current: (): Promise<string> => Promise.resolve(\`t\${++tokens.issued}\`) };
@@ -230,7 +262,7 @@ interface Example {
 /** Every `<!-- runs: name -->` block of the docs. */
 function examples(): Example[] {
   const out: Example[] = [];
-  for (const doc of ["docs/runtime.md", "docs/openapi.md", "docs/policy.md"]) {
+  for (const doc of ["docs/runtime.md", "docs/openapi.md", "docs/policy.md", "docs/services.md"]) {
     const text = readFileSync(join(PACKAGE_ROOT, doc), "utf8");
     for (const m of text.matchAll(/<!-- runs: ([\w-]+) -->\n```ts\n([\s\S]*?)```/g))
       out.push({ doc, name: m[1]!, code: m[2]! });
@@ -284,20 +316,21 @@ describe("examples in the docs that run", () => {
 
       const sent: Sent[] = [];
       const real = globalThis.fetch;
-      globalThis.fetch = ((url: string, init: RequestInit) => {
-        const parsed = new URL(url);
-        const headers: Record<string, string> = {};
-        new Headers(init.headers).forEach((value, name) => (headers[name] = value));
-        const method = init.method ?? "GET";
-        sent.push({ method, url, headers });
-        const { status, body } = harness.answer(method, parsed.pathname, parsed.host);
-        return Promise.resolve(
-          new Response(body === undefined ? null : JSON.stringify(body), {
-            status,
-            headers: { "content-type": "application/json" },
-          }),
-        );
-      }) as typeof fetch;
+      if (harness.realFetch !== true)
+        globalThis.fetch = ((url: string, init: RequestInit) => {
+          const parsed = new URL(url);
+          const headers: Record<string, string> = {};
+          new Headers(init.headers).forEach((value, name) => (headers[name] = value));
+          const method = init.method ?? "GET";
+          sent.push({ method, url, headers });
+          const { status, body } = harness.answer(method, parsed.pathname, parsed.host);
+          return Promise.resolve(
+            new Response(body === undefined ? null : JSON.stringify(body), {
+              status,
+              headers: { "content-type": "application/json" },
+            }),
+          );
+        }) as typeof fetch;
       try {
         const mod = (await import(pathToFileURL(file).href)) as { run(): Promise<unknown> };
         harness.check(sent, await mod.run());

@@ -1,8 +1,9 @@
 /**
  * Checks of service policies against themselves and against the dependencies they call: a
  * maximum deadline below the edge deadline, an edge deadline too short for one attempt at each
- * essential dependency, `calls:` naming a dependency nobody declared, and a service without
- * admission control.
+ * essential dependency, `calls:` naming a dependency nobody declared, a service without
+ * admission control, and idempotent routes whose keys expire too soon, sit on a safe method or
+ * are shared between callers.
  */
 import { formatMs } from "../language/durations.js";
 import type { ResolvedPolicy } from "../model/resolved.js";
@@ -100,6 +101,7 @@ export function analyzeServices(
           ),
         );
       }
+      out.push(...routeFindings(ctx, service));
       const called: ResolvedPolicy[] = [];
       if (service.calls === null) called.push(...policies);
       else {
@@ -150,4 +152,47 @@ export function analyzeServices(
     }
   }
   return out.map(toDiagnostic);
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS", "TRACE"]);
+
+/** RG505, RG506 and RG507 for each idempotent route of a service. */
+function routeFindings(ctx: AnalyzeContext, service: ResolvedService): Finding[] {
+  const out: Finding[] = [];
+  service.routes.forEach((route, i) => {
+    const idem = route.idempotency;
+    if (idem === null) return;
+    const base = ["routes", i] as const;
+    if (idem.ttlMs < service.deadline.maxMs)
+      out.push(
+        finding(
+          "RG505",
+          at(ctx, service, [
+            [...base, "idempotency", "ttl"],
+            [...base, "idempotency"],
+          ]),
+          `${route.route} keeps idempotency keys for ${formatMs(idem.ttlMs)}, less than the longest deadline a caller may have (deadline.max ${formatMs(service.deadline.maxMs)}): a retry after that runs the handler again`,
+          `give idempotency.ttl at least ${formatMs(service.deadline.maxMs)}`,
+        ),
+      );
+    if (route.method !== null && SAFE_METHODS.has(route.method))
+      out.push(
+        finding(
+          "RG506",
+          at(ctx, service, [[...base, "route"]]),
+          `${route.route} is a safe method: repeating it changes nothing, and a replayed answer may be stale`,
+          "name the unsafe method, or remove idempotency from the route",
+        ),
+      );
+    if (idem.scope.length === 0)
+      out.push(
+        finding(
+          "RG507",
+          at(ctx, service, [[...base, "idempotency", "scope"]]),
+          `${route.route} keeps one key space for every caller (scope: []): a caller who reuses another's key receives that caller's stored response`,
+          "remove scope to keep keys apart per Authorization and Cookie, or list the headers that identify the caller",
+        ),
+      );
+  });
+  return out;
 }

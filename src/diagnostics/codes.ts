@@ -633,6 +633,33 @@ export const CODES = {
     help: "A service policy without `admission` takes on every request that arrives: under overload nothing is shed, queues grow without bound and every request slows down together. Declare `admission: { maxConcurrent, maxQueue, queueTimeout }`.",
     example: "version: 1\nkind: service\nservice: checkout\ndeadline: { edge: 2s }\n",
   },
+  RG505: {
+    severity: "warning",
+    exit: "findings",
+    title: "Idempotency keys expire before the callers stop retrying",
+    help: "An idempotent route keeps a completed response for `idempotency.ttl`. A caller may retry the same logical request for as long as its deadline allows, at most the service's `deadline.max`. A key that expires sooner lets a late retry run the handler a second time: the duplicate the route exists to prevent.",
+    fix: "Give `idempotency.ttl` at least `deadline.max`; 24h, the default, covers clients that retry later by hand or from a queue.",
+    example:
+      'version: 1\nkind: service\nservice: checkout\ndeadline: { max: 30s }\nadmission: { maxConcurrent: 64 }\nroutes:\n  - route: "POST /orders"\n    idempotency: { ttl: 10s }\n',
+  },
+  RG506: {
+    severity: "warning",
+    exit: "findings",
+    title: "Idempotency on a safe method",
+    help: "GET, HEAD, OPTIONS and TRACE are safe (RFC 9110, section 9.2.1): repeating them changes nothing, so there is no duplicate to prevent, and replaying a stored answer serves a read that may be stale. A route without a method leaves these methods out; one that names them deduplicates them as told.",
+    fix: "Name the unsafe method (`POST /orders`), or remove `idempotency` from the route.",
+    example:
+      'version: 1\nkind: service\nservice: checkout\nadmission: { maxConcurrent: 64 }\nroutes:\n  - route: "GET /orders"\n    idempotency: {}\n',
+  },
+  RG507: {
+    severity: "warning",
+    exit: "findings",
+    title: "Idempotency keys shared between callers",
+    help: "`idempotency.scope` lists the request headers that identify the caller (by default Authorization and Cookie); keys are kept apart per value. With no header, every caller shares one key space: a caller who reuses or guesses another's key receives that caller's stored response, with its data.",
+    fix: "Leave `scope` at its default, or list the headers that carry the caller's identity.",
+    example:
+      'version: 1\nkind: service\nservice: checkout\nadmission: { maxConcurrent: 64 }\nroutes:\n  - route: "POST /orders"\n    idempotency: { scope: [] }\n',
+  },
   RG601: {
     severity: "error",
     exit: "findings",

@@ -26,6 +26,16 @@ export function serviceSettings(service: ResolvedService): unknown {
       value: r.value,
     })),
     ...(service.degradedHeader === undefined ? {} : { degradedHeader: service.degradedHeader }),
+    ...(service.routes.length === 0
+      ? {}
+      : {
+          routes: service.routes.map((r) => ({
+            method: r.method,
+            path: r.path,
+            essential: r.essential,
+            idempotency: r.idempotency,
+          })),
+        }),
   };
 }
 
@@ -50,8 +60,14 @@ export function emitService(
       ? ", and admits every request."
       : `, runs at most ${admission.maxConcurrent} requests at once with ${admission.maxQueue} waiting (at most ${admission.queueTimeoutMs} ms), and sheds the least important with ${service.rejection.status} and Retry-After.`) +
     " Handlers run inside the request's deadline and abort signal, so every generated client call they make inherits both." +
+    idempotencyDoc(service) +
     about +
     "\n\nCreate it once per process and use its `node`, `express` or `fastify` adapter.";
+  // a route that keeps its keys in Redis cannot work without the application's Redis store
+  const redis = service.routes.some((r) => r.idempotency?.store === "redis");
+  const options = redis
+    ? code`options: ${S.InboundOptions} & { readonly store: ${S.SharedStore} }`
+    : code`options: ${S.InboundOptions} = {}`;
   return printModule(
     join(blankLine, [
       code`
@@ -60,11 +76,21 @@ export function emitService(
       `,
       code`
         ${jsdoc(doc)}
-        export function ${names.factory}${list("(", [code`options: ${S.InboundOptions} = {}`], ")")}: ${S.InboundMiddleware} {
+        export function ${names.factory}${list("(", [options], ")")}: ${S.InboundMiddleware} {
           return ${S.createInboundMiddleware}(serviceSettings, options);
         }
       `,
     ]),
     specifier,
+  );
+}
+
+function idempotencyDoc(service: ResolvedService): string {
+  const routes = service.routes.filter((r) => r.idempotency !== null);
+  if (routes.length === 0) return "";
+  const redis = routes.some((r) => r.idempotency?.store === "redis");
+  return (
+    ` Deduplicates ${routes.map((r) => `\`${r.route}\``).join(", ")} by idempotency key` +
+    (redis ? ", in the Redis store `options.store` (required)." : ".")
   );
 }

@@ -117,6 +117,12 @@ export const RANGES = {
     why: "every request takes at least 0ms, so every request would cut the limit",
   },
   retryAfter: { min: 0, max: HOUR },
+  idempotencyTtl: {
+    min: 1_000,
+    max: 30 * DAY,
+    why: "a key kept under a second cannot catch a client's retry",
+  },
+  idempotencyMaxBytes: { min: 1, max: 16_777_216 },
   rateLimitWait: { min: 0, max: HOUR },
   rateLimitPause: { min: 0, max: DAY },
   adaptiveWindow: {

@@ -193,6 +193,54 @@ export const Priorities = z
   })
   .meta({ description: "Which requests are shed last (critical) and first (low) under overload." });
 
+export const RouteIdempotency = z
+  .strictObject({
+    header: header(
+      "Request header carrying the key the client sends once per logical request (resgen's clients send it on every attempt). Defaults to Idempotency-Key.",
+    ).optional(),
+    ttl: duration(
+      "How long a completed response is kept and replayed for its key. Defaults to 24h.",
+      RANGES.idempotencyTtl,
+    ).optional(),
+    store: z.enum(["memory", "redis"]).optional().meta({
+      description:
+        "Where keys and responses are kept: memory (this process alone) or redis (every replica; create<Name>Middleware then requires a Redis store). Defaults to memory.",
+    }),
+    required: z.boolean().optional().meta({
+      description:
+        "Answer 400 to a request of the route without a key. Defaults to false: such a request runs without deduplication.",
+    }),
+    maxBytes: int(
+      RANGES.idempotencyMaxBytes.min,
+      RANGES.idempotencyMaxBytes.max,
+      "Largest request body fingerprinted and largest response body stored, in bytes; a larger one is not stored, so a repeat runs again. Defaults to 1048576 (1 MiB).",
+    ).optional(),
+    scope: z.array(header("A request header.")).optional().meta({
+      description:
+        "Request headers that identify the caller: keys are kept apart per value, so one caller never receives another's stored response. Defaults to [authorization, cookie].",
+    }),
+  })
+  .meta({
+    description:
+      "Deduplicate the route's requests by their idempotency key: the first runs and its response is stored, a repeat gets that response back without running the handler.",
+  });
+
+export const RouteSchema = z
+  .strictObject({
+    route: z.string().regex(new RegExp(ROUTE_PATTERN)).meta({
+      description:
+        'Requests by method and path: "POST /orders", "/orders/*" (a path prefix; without a method, every method but GET, HEAD, OPTIONS and TRACE).',
+    }),
+    essential: z.boolean().optional().meta({
+      description:
+        "The route must not run without its guarantees: with the store down, its requests get 503 (fail closed) instead of running without deduplication (fail open). Defaults to false.",
+    }),
+    idempotency: RouteIdempotency.optional(),
+  })
+  .meta({
+    description: "A route with settings of its own. The first route that matches a request wins.",
+  });
+
 export const Service = z
   .strictObject({
     version: z.literal(1).meta({ description: "Version of the policy language. Always 1." }),
@@ -213,6 +261,9 @@ export const Service = z
     reject: Reject.optional(),
     responses: Responses.optional(),
     priorities: Priorities.optional(),
+    routes: z.array(RouteSchema).optional().meta({
+      description: "Routes with settings of their own, such as idempotency. First match wins.",
+    }),
   })
   .meta({
     title: "resgen service policy",

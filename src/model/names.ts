@@ -112,7 +112,7 @@ export const CLIENT_TELEMETRY = symbols(
 export const SERVICE_RUNTIME = symbols(
   RUNTIME_MODULE,
   ["createInboundMiddleware"],
-  ["InboundMiddleware", "InboundOptions", "ServiceSettings"],
+  ["InboundMiddleware", "InboundOptions", "ServiceSettings", "SharedStore"],
 );
 
 /**

@@ -24,6 +24,28 @@ export interface ResolvedPriorityRule {
   readonly source: SourceRef;
 }
 
+/** A route of a service policy (`routes:`), resolved. */
+export interface ResolvedRoute {
+  /** The route as written: `POST /orders`. */
+  readonly route: string;
+  /** Uppercase method, or null for every method but the safe ones. */
+  readonly method: string | null;
+  /** Exact path, or a prefix ending in `*`. */
+  readonly path: string;
+  readonly essential: boolean;
+  readonly idempotency: {
+    /** Lowercase. */
+    readonly header: string;
+    readonly ttlMs: number;
+    readonly store: "memory" | "redis";
+    readonly required: boolean;
+    readonly maxBytes: number;
+    /** Lowercase header names. */
+    readonly scope: readonly string[];
+  } | null;
+  readonly source: SourceRef;
+}
+
 /** A service policy, resolved: durations in milliseconds, defaults applied, header names lowercase. */
 export interface ResolvedService {
   readonly file: string;
@@ -64,6 +86,7 @@ export interface ResolvedService {
   readonly priorities: readonly ResolvedPriorityRule[];
   /** Header listing the dependencies that answered degraded (`responses.degradedHeader`, lowercase); present only when set. */
   readonly degradedHeader?: string;
+  readonly routes: readonly ResolvedRoute[];
   /** Where each value came from ("deadline.edge", "deadline.max", ...). */
   readonly provenance: Readonly<Record<string, Provenance>>;
 }
@@ -79,6 +102,10 @@ export const SERVICE_DEFAULTS = {
   rejectStatus: 503,
   retryAfterMs: 1_000,
   priority: "normal",
+  idempotencyHeader: "idempotency-key",
+  idempotencyTtlMs: 86_400_000,
+  idempotencyMaxBytes: 1_048_576,
+  idempotencyScope: ["authorization", "cookie"],
 } as const;
 
 /** Whether a loaded document declares `kind: service`. */
@@ -178,6 +205,28 @@ export function normalizeService(
       source: at(["priorities", "rules", i]),
     };
   });
+  const routes = (input.routes ?? []).map((r, i): ResolvedRoute => {
+    const space = r.route.indexOf(" ");
+    const idem = r.idempotency;
+    return {
+      route: r.route,
+      method: space > 0 ? r.route.slice(0, space) : null,
+      path: space > 0 ? r.route.slice(space + 1) : r.route,
+      essential: r.essential ?? false,
+      idempotency:
+        idem === undefined
+          ? null
+          : {
+              header: (idem.header ?? SERVICE_DEFAULTS.idempotencyHeader).toLowerCase(),
+              ttlMs: idem.ttl === undefined ? SERVICE_DEFAULTS.idempotencyTtlMs : ms(idem.ttl),
+              store: idem.store ?? "memory",
+              required: idem.required ?? false,
+              maxBytes: idem.maxBytes ?? SERVICE_DEFAULTS.idempotencyMaxBytes,
+              scope: (idem.scope ?? SERVICE_DEFAULTS.idempotencyScope).map((h) => h.toLowerCase()),
+            },
+      source: at(["routes", i]),
+    };
+  });
   return {
     file,
     source: at([]),
@@ -209,6 +258,7 @@ export function normalizeService(
     ...(input.responses?.degradedHeader === undefined
       ? {}
       : { degradedHeader: input.responses.degradedHeader.toLowerCase() }),
+    routes,
     provenance,
   };
 }
@@ -252,5 +302,10 @@ export function describeService(s: ResolvedService): string {
     `sheds with ${s.rejection.status} Retry-After ${s.rejection.retryAfterS}s`,
     `${s.priorities.length} priority ${s.priorities.length === 1 ? "rule" : "rules"}`,
   ];
+  const idempotent = s.routes.filter((r) => r.idempotency !== null);
+  if (idempotent.length > 0)
+    parts.push(
+      `idempotent ${idempotent.map((r) => `${r.route} (${r.idempotency?.store ?? "memory"})`).join(", ")}`,
+    );
   return `${s.service} (${s.file}): ${parts.join(", ")}`;
 }

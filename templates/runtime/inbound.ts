@@ -11,7 +11,14 @@ import {
 import { systemClock, type Clock } from "./clock.js";
 import { Deadline, withRequestScope, type DeadlineFormat } from "./deadline.js";
 import { abortedError } from "./errors.js";
+import {
+  IdempotentRoutes,
+  type IdempotencyEvent,
+  type Respond,
+  type RouteSettings,
+} from "./idempotent-route.js";
 import { consoleLogger, type Logger } from "./logger.js";
+import { createMemoryStore, type SharedStore } from "./store.js";
 
 /** How a service reads, bounds and stamps the deadlines of the requests it receives. */
 export interface InboundDeadlineSettings {
@@ -78,6 +85,11 @@ export interface ServiceSettings {
    * `null`: no header.
    */
   readonly degradedHeader?: string | null | undefined;
+  /**
+   * Routes with settings of their own (`routes:`, docs/services.md): first match wins. Absent:
+   * none.
+   */
+  readonly routes?: readonly RouteSettings[] | undefined;
 }
 
 /** The parts of an inbound request the middleware reads (Node's `IncomingMessage` has them). */
@@ -92,7 +104,7 @@ export interface InboundResponse {
   readonly headersSent: boolean;
   readonly writableFinished: boolean;
   writeHead(status: number, headers: Record<string, string>): unknown;
-  end(): unknown;
+  end(chunk?: Uint8Array): unknown;
   once(event: "close", listener: () => void): unknown;
   destroy(error?: Error): unknown;
 }
@@ -148,7 +160,8 @@ export type InboundEvent =
       readonly service: string;
       /** The header, lowercase (the configured one, or `grpc-timeout`). */
       readonly header: string;
-    };
+    }
+  | IdempotencyEvent;
 
 /**
  * Receives every {@link InboundEvent}. Errors it throws are swallowed: they never break a request.
@@ -171,6 +184,11 @@ export interface InboundOptions {
    * count since the last). Defaults to {@link consoleLogger}.
    */
   readonly logger?: Logger | undefined;
+  /**
+   * Where idempotent routes keep their keys and responses (docs/store.md). Required when a route
+   * declares `store: redis`, and then a Redis store; otherwise defaults to a memory store.
+   */
+  readonly store?: SharedStore | undefined;
 }
 
 /** Counters and occupancy of the middleware. */
@@ -377,6 +395,7 @@ class Inbound implements InboundMiddleware {
   // unreadable deadline headers since the last log line, and when that line was written
   #malformed = 0;
   #loggedAt = -Infinity;
+  readonly #routes: IdempotentRoutes | null;
 
   constructor(settings: ServiceSettings, options: InboundOptions) {
     this.settings = settings;
@@ -386,6 +405,9 @@ class Inbound implements InboundMiddleware {
     this.#onShed = options.onShed;
     this.#logger = options.logger ?? consoleLogger;
     if (options.observer !== undefined) this.subscribe(options.observer);
+    this.#routes = idempotentRoutes(settings, options, this.#clock, (event) => {
+      this.#emit(event);
+    });
     this.#overloadHeaders = {
       "retry-after": String(Math.max(0, Math.ceil(settings.rejection.retryAfterS))),
       "content-length": NO_BODY,
@@ -447,7 +469,7 @@ class Inbound implements InboundMiddleware {
     req: InboundRequest,
     res: InboundResponse,
     start: (scope: Scope) => void,
-    refuse: (status: number, headers: Record<string, string>) => void,
+    refuse: Respond,
   ): void {
     const now = this.#clock.now();
     const raw = readBudget(this.settings.deadline, req.headers);
@@ -466,7 +488,7 @@ class Inbound implements InboundMiddleware {
     }
     const deadline = new Deadline(now + budget, this.#clock);
     if (gate === null) {
-      this.#start(res, deadline, false, start, this.settings.defaultPriority, -1);
+      this.#start(req, res, deadline, false, start, refuse, this.settings.defaultPriority, -1);
       return;
     }
     const priority = priorityOf(this.settings, req);
@@ -480,7 +502,7 @@ class Inbound implements InboundMiddleware {
           gate.release();
           return;
         }
-        this.#start(res, deadline, true, start, priority, now);
+        this.#start(req, res, deadline, true, start, refuse, priority, now);
       },
       (reason, cause) => {
         settled = true;
@@ -488,7 +510,7 @@ class Inbound implements InboundMiddleware {
       },
     );
     if (entered === true) {
-      this.#start(res, deadline, true, start, priority, -1);
+      this.#start(req, res, deadline, true, start, refuse, priority, -1);
       return;
     }
     if (entered === false) {
@@ -506,10 +528,12 @@ class Inbound implements InboundMiddleware {
 
   // queuedAt: when the request joined the queue, -1 if it never waited
   #start(
+    req: InboundRequest,
     res: InboundResponse,
     deadline: Deadline,
     holdsSlot: boolean,
     start: (scope: Scope) => void,
+    respond: Respond,
     priority: Priority,
     queuedAt: number,
   ): void {
@@ -544,7 +568,22 @@ class Inbound implements InboundMiddleware {
     const header = this.settings.degradedHeader ?? null;
     const degraded = header !== null || this.#observers.length > 0 ? new Set<string>() : undefined;
     if (degraded !== undefined) this.#reportDegraded(res, header, degraded);
-    start({ deadline, signal: controller.signal, degraded });
+    const scope: Scope = { deadline, signal: controller.signal, degraded };
+    const routes = this.#routes;
+    const route = routes?.route(req.method ?? "GET", pathOf(req.url));
+    if (routes === null || route === undefined) {
+      start(scope);
+      return;
+    }
+    routes.handle(route, {
+      req,
+      res,
+      budgetMs: deadline.at - this.#clock.now(),
+      run: () => {
+        start(scope);
+      },
+      respond,
+    });
   }
 
   // Lists the degraded dependencies when the response starts: the first writeHead (explicit, or
@@ -566,7 +605,7 @@ class Inbound implements InboundMiddleware {
   }
 
   #refuse(
-    refuse: (status: number, headers: Record<string, string>) => void,
+    refuse: Respond,
     reason: ShedReason,
     cause: ShedCause,
     priority: Priority,
@@ -613,8 +652,8 @@ class Inbound implements InboundMiddleware {
             });
           }
         },
-        (status, headers) => {
-          writeRejection(res, status, headers);
+        (status, headers, body) => {
+          writeRejection(res, status, headers, body);
         },
       );
     };
@@ -648,8 +687,8 @@ class Inbound implements InboundMiddleware {
             scope.degraded,
           );
         },
-        (status, headers) => {
-          writeRejection(res, status, headers);
+        (status, headers, body) => {
+          writeRejection(res, status, headers, body);
         },
       );
     };
@@ -664,9 +703,9 @@ class Inbound implements InboundMiddleware {
           (request as Scoped)[SCOPE] = scope;
           done();
         },
-        (status, headers) => {
+        (status, headers, body) => {
           reply.hijack();
-          writeRejection(reply.raw, status, headers);
+          writeRejection(reply.raw, status, headers, body);
         },
       );
     });
@@ -713,11 +752,51 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 function writeRejection(
   res: InboundResponse,
   status: number,
-  headers: Record<string, string>,
+  headers: Readonly<Record<string, string | readonly string[]>>,
+  body?: Uint8Array,
 ): void {
   if (res.headersSent) return;
-  res.writeHead(status, headers);
-  res.end();
+  // Node takes a list for a repeated header (set-cookie of a replayed response)
+  res.writeHead(status, headers as Record<string, string>);
+  if (body === undefined || body.byteLength === 0) res.end();
+  else res.end(body);
+}
+
+function pathOf(url: string | undefined): string {
+  const q = (url ?? "/").indexOf("?");
+  return q === -1 ? (url ?? "/") : (url ?? "/").slice(0, q);
+}
+
+// the idempotency step of the service's routes, on the store they need; null when none has one
+function idempotentRoutes(
+  settings: ServiceSettings,
+  options: InboundOptions,
+  clock: Clock,
+  emit: (event: IdempotencyEvent) => void,
+): IdempotentRoutes | null {
+  const routes = settings.routes ?? [];
+  const idempotent = routes.filter((r) => r.idempotency !== null);
+  if (idempotent.length === 0) return null;
+  // a route that keeps its keys in Redis needs a store from the application (the generated
+  // factory's type requires one; a memory store is allowed, for tests)
+  const needsRedis = idempotent.filter((r) => r.idempotency?.store === "redis");
+  const store = options.store;
+  if (needsRedis.length > 0 && store === undefined) {
+    const names = needsRedis.map((r) => `${r.method ?? "*"} ${r.path}`).join(", ");
+    const verb = needsRedis.length === 1 ? "keeps" : "keep";
+    throw new Error(
+      `${settings.name}: ${names} ${verb} idempotency keys in Redis (store: redis), ` +
+        "but no store was given: pass { store: createRedisStore(client) } (docs/store.md)",
+    );
+  }
+  return new IdempotentRoutes(
+    settings.name,
+    routes,
+    store ?? createMemoryStore({ clock }),
+    clock,
+    Math.max(0, Math.ceil(settings.rejection.retryAfterS)),
+    emit,
+  );
 }
 
 // a handler that throws after admission: answer 500 if nothing was sent, else cut the response

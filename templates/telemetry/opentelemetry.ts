@@ -85,6 +85,9 @@ export const ATTR = {
   queued: "resilience.admission.queued",
   deadlineHeader: "resilience.deadline.header",
   degraded: "resilience.degraded",
+  route: "resilience.route",
+  idempotencyOutcome: "resilience.idempotency.outcome",
+  failOpen: "resilience.idempotency.fail_open",
 } as const;
 
 /** Metric names. */
@@ -121,6 +124,7 @@ export const METRIC = {
   serverLimit: "resilience.server.admission.limit",
   serverDeadlineMalformed: "resilience.server.deadline.malformed",
   serverDegraded: "resilience.server.degraded_responses",
+  serverIdempotency: "resilience.server.idempotency",
 } as const;
 
 const BREAKER_STATES = ["closed", "open", "half-open", "isolated"] as const;
@@ -568,6 +572,10 @@ export function installInboundOpenTelemetry(
     METRIC.serverDegraded,
     "Responses built with a fallback's answer, by dependency that answered degraded.",
   );
+  const idempotency = counter(
+    METRIC.serverIdempotency,
+    "Requests of idempotent routes, by route and outcome (executed, replayed, mismatch, in-progress, store-unavailable, ...).",
+  );
   const queueWait = meter.createHistogram(METRIC.serverQueueWait, {
     description:
       "Time requests spent in the queue, by priority and whether they were admitted or shed.",
@@ -627,6 +635,14 @@ export function installInboundOpenTelemetry(
         trace.getActiveSpan()?.setAttribute(ATTR.degraded, [...event.dependencies]);
         for (const dependency of event.dependencies)
           degraded.add(1, { [ATTR.service]: event.service, [ATTR.dependency]: dependency });
+        return;
+      case "request-idempotency":
+        idempotency.add(1, {
+          [ATTR.service]: event.service,
+          [ATTR.route]: event.route,
+          [ATTR.idempotencyOutcome]: event.outcome,
+          ...(event.failOpen === undefined ? {} : { [ATTR.failOpen]: event.failOpen }),
+        });
         return;
     }
   });

@@ -164,6 +164,15 @@ export {
 } from "./http.js";
 export { newIdempotencyKey, type IdempotencySettings } from "./idempotency.js";
 export {
+  readIdempotencyKey,
+  REPLAYED_HEADER,
+  routeMatches,
+  type IdempotencyEvent,
+  type IdempotencyOutcome,
+  type RouteIdempotencySettings,
+  type RouteSettings,
+} from "./idempotent-route.js";
+export {
   createInboundMiddleware,
   inboundBudget,
   priorityOf,

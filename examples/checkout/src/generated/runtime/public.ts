@@ -85,7 +85,15 @@ export {
   type RedisScriptClient,
   type SharedStore,
   type StoreOptions,
+  type StoreScript,
+  type TtlMap,
 } from "./store.js";
+export type {
+  IdempotencyEvent,
+  IdempotencyOutcome,
+  RouteIdempotencySettings,
+  RouteSettings,
+} from "./idempotent-route.js";
 export type { BulkheadHealth } from "./bulkhead.js";
 export type { GradientLimitHealth } from "./adaptive-limit.js";
 export type { HeaderLookup, PauseSource, RateLimitHealth } from "./rate-limit.js";
