@@ -871,7 +871,7 @@ function inbound(
   });
 }
 
-async function storeCosts(): Promise<Row[] | string> {
+async function storeCosts(): Promise<Row[][] | string> {
   const url = process.env["REDIS_URL"] ?? "redis://127.0.0.1:6379";
   const client = createClient({ url, disableOfflineQueue: true });
   client.on("error", () => undefined);
@@ -896,15 +896,36 @@ async function storeCosts(): Promise<Row[] | string> {
   // the repeats' keys, stored once before timing
   await inbound(memory, "repeat");
   await inbound(redis, "repeat");
+  // a limit no run reaches, so every call takes a permit and none waits or is refused
+  const limit = { rate: 1e12, periodMs: 1_000, burst: 1e12, maxWaitMs: 0, maxPauseMs: 0 };
+  // the schema's highest rate, for the limits kept in a store: still more than any run reaches
+  const shared = { ...limit, rate: 1e6, burst: 1e6, store: "redis", replicas: 4 } as const;
+  const limited = (rateLimit: DependencySettings["rateLimit"], store?: SharedStore) =>
+    createDependency(
+      { name: "bench", deadline: null, breaker: null, bulkhead: null, budget: null, rateLimit },
+      { store },
+    );
+  const op = plainOperation({});
+  const unlimited = limited(null);
+  const local = limited(limit);
+  const sharedMemory = limited(shared, createMemoryStore({ prefix }));
+  const sharedRedis = limited(shared, createRedisStore(client, { prefix, timeoutMs: 1_000 }));
   let n = 0;
   try {
-    return await measure("store: a request of an idempotent route", [
+    const idempotent = await measure("store: a request of an idempotent route", [
       ["bare middleware, no idempotent route", () => inbound(plain, "k")],
       ["idempotent, memory store, first request", () => inbound(memory, `m${String(n++)}`)],
       ["idempotent, memory store, repeat (replayed)", () => inbound(memory, "repeat")],
       ["idempotent, Redis loopback, first request", () => inbound(redis, `r${String(n++)}`)],
       ["idempotent, Redis loopback, repeat (replayed)", () => inbound(redis, "repeat")],
     ]);
+    const rated = await measure("store: a rate-limited call (one permit per call)", [
+      ["bare call, no rate limit", () => unlimited.call(op, noop)],
+      ["rate limit of this process", () => local.call(op, noop)],
+      ["rate limit shared, memory store", () => sharedMemory.call(op, noop)],
+      ["rate limit shared, Redis loopback", () => sharedRedis.call(op, noop)],
+    ]);
+    return [idempotent, rated];
   } finally {
     for await (const keys of client.scanIterator({ MATCH: `${prefix}:*`, COUNT: 1_000 }))
       if (keys.length > 0) await client.del(keys);
@@ -1159,10 +1180,11 @@ if (runs("adaptive")) {
 if (runs("store")) {
   const stored = await storeCosts();
   if (typeof stored === "string") console.log(`\nstore group skipped: ${stored}`);
-  else {
-    groups.push(stored);
-    printGroup(stored);
-  }
+  else
+    for (const group of stored) {
+      groups.push(group);
+      printGroup(group);
+    }
 }
 
 // The comparisons the runtime is held to, as ratios within this run.

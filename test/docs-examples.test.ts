@@ -229,6 +229,22 @@ return { answers, orders };`,
       ]);
     },
   },
+  "global-rate-limit": {
+    build: ["test/store/fixtures/quota"],
+    prelude: "",
+    // the example's key is deleted and its client closed
+    epilogue: `await redis.del("shop:quota:rate-limit");
+await redis.close();
+return { statuses: calls.map((c) => c.status), limited: limited.length };`,
+    answer: () => ({ status: 200, body: { items: [] } }),
+    check: (sent, result) => {
+      expect(result).toEqual({ statuses: ["fulfilled", "fulfilled", "rejected"], limited: 1 });
+      expect(sent.map((s) => `${s.method} ${s.url}`)).toEqual([
+        "GET https://quota.example/items",
+        "GET https://quota.example/items",
+      ]);
+    },
+  },
   "call-headers": {
     build: ["examples/checkout"],
     prelude: `const tokens = { issued: 0, current: (): Promise<string> => Promise.resolve(\`t\${++tokens.issued}\`) };
@@ -262,7 +278,13 @@ interface Example {
 /** Every `<!-- runs: name -->` block of the docs. */
 function examples(): Example[] {
   const out: Example[] = [];
-  for (const doc of ["docs/runtime.md", "docs/openapi.md", "docs/policy.md", "docs/services.md"]) {
+  for (const doc of [
+    "docs/runtime.md",
+    "docs/openapi.md",
+    "docs/policy.md",
+    "docs/services.md",
+    "docs/store.md",
+  ]) {
     const text = readFileSync(join(PACKAGE_ROOT, doc), "utf8");
     for (const m of text.matchAll(/<!-- runs: ([\w-]+) -->\n```ts\n([\s\S]*?)```/g))
       out.push({ doc, name: m[1]!, code: m[2]! });

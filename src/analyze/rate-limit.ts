@@ -91,6 +91,26 @@ export function checkRateLimit(policy: ResolvedPolicy, ctx: AnalyzeContext): Fin
       );
     }
   }
+  // a hedge never waits for a permit, and one from Redis costs a round trip: it would never go
+  for (const op of policy.operations) {
+    const limit = op.rateLimit === undefined ? shared : op.rateLimit;
+    if (op.plan.kind !== "hedge" || limit === undefined || limit === false) continue;
+    if (limit.store !== "redis") continue;
+    out.push(
+      finding(
+        ctx,
+        policy,
+        "RG233",
+        [
+          { ref: inOperation(policy, op, "hedge") },
+          { ref: { file: limit.source.file, path: [...limit.source.path, "store"] } },
+        ],
+        `${op.name} hedges under a rate limit kept in Redis: a hedged copy goes only with a permit free at once, and a permit from Redis takes a round trip, so the runtime never sends its hedges`,
+        `give ${op.name} its own rateLimit with store: memory (a share of the quota), or rateLimit: false, or retry instead of hedging`,
+        op,
+      ),
+    );
+  }
   // worst-case demand: every call retried (or hedged) to the last attempt
   const rps = policy.latency.rps;
   if (rps !== undefined && shared !== undefined) {

@@ -578,6 +578,15 @@ export const CODES = {
     example:
       "version: 1\ndependency: geocoder\ntransport: function\ntimeout: { attempt: 300ms }\nendpoints: {}\nbulkhead: false\noperations:\n  geocode: { idempotent: true }\n",
   },
+  RG233: {
+    severity: "error",
+    exit: "findings",
+    title: "Hedging under a rate limit kept in Redis",
+    help: 'A hedged copy goes at its delay only if a permit is free at that instant: it never waits for one (docs/runtime.md, "Hedging"). A rate limit with `store: redis` hands out permits one round trip to Redis at a time (docs/store.md, "Global rate limit"), so a hedge could only learn whether it may go after that round trip, and the runtime never sends hedges under such a limit. An operation that hedges under one would silently not hedge.',
+    fix: "Give the hedged operation its own rate limit in memory (`rateLimit: { rate: …, store: memory }`, a share of the quota), or `rateLimit: false`, or retry instead of hedging.",
+    example:
+      "version: 1\ndependency: search\nlatency: { p50: 20ms, p99: 200ms }\nrateLimit: { rate: 100/s, store: redis, replicas: 4 }\nbulkhead: false\noperations:\n  find: { method: GET, path: /find, hedge: { delay: 50ms } }\n",
+  },
   RG234: {
     severity: "warning",
     exit: "findings",

@@ -166,6 +166,13 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
   }
 
   // --- config, client interface and factory
+  // a rate limit kept in Redis cannot work without the application's store
+  const shared =
+    (policy.rateLimit !== undefined && policy.rateLimit.store === "redis") ||
+    policy.operations.some(
+      (op) =>
+        op.rateLimit !== undefined && op.rateLimit !== false && op.rateLimit.store === "redis",
+    );
   const config = [
     ...(http
       ? [
@@ -243,6 +250,16 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
       true,
       "A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.",
     ),
+    ...(shared
+      ? [
+          prop(
+            "store",
+            R.SharedStore,
+            false,
+            'The store the replicas share, where the rate limit kept in Redis lives: `createRedisStore(redisClient)` (resgen\'s docs/store.md, "Global rate limit"). `createMemoryStore()` runs it in this process, for tests.',
+          ),
+        ]
+      : []),
     ...(telemetry
       ? [
           prop(
@@ -310,10 +327,11 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
     CLIENT_LOCALS.policyHash,
     "state: config.state",
     ...(endpoints ? ["endpoints: config.baseUrl"] : []),
+    ...(shared ? ["store: config.store"] : []),
   ]);
   out.push(code`
     ${jsdoc(`Creates the ${policy.dependency} client. Create one per process and share it: the breaker, bulkhead and retry budget only protect calls that go through the same instance.`)}
-    export function ${names.factory}${list("(", [`config: ${names.config}${http ? "" : " = {}"}`], ")")}: ${names.client} {
+    export function ${names.factory}${list("(", [`config: ${names.config}${http || shared ? "" : " = {}"}`], ")")}: ${names.client} {
       const dependency = ${R.createDependency}(${CLIENT_LOCALS.settings}, ${clientConfig});
       ${endpoints ? code`const ${CLIENT_LOCALS.baseUrl} = ${R.firstEndpoint}(config.baseUrl);` : null}
       ${telemetry ? code`if (config.telemetry !== false) ${CLIENT_TELEMETRY.installOpenTelemetry}(dependency, config.telemetry);` : null}
@@ -687,7 +705,11 @@ function rateLimitDoc(limit: ResolvedRateLimit, own: boolean): string {
     limit.maxWaitMs > 0
       ? `a call waits up to ${String(limit.maxWaitMs)} ms (never past the deadline) for one, else fails`
       : "a call without a free one fails at once";
-  return `${own ? "its own " : ""}rate limit ${limit.rate.text}, burst ${String(limit.burst)}: every attempt takes a permit; ${then} with rate-limited (never retried, no breaker verdict)`;
+  const where =
+    limit.store === "redis"
+      ? ` kept in Redis, shared by ${String(limit.replicas ?? 1)} replicas`
+      : "";
+  return `${own ? "its own " : ""}rate limit ${limit.rate.text}, burst ${String(limit.burst)}${where}: every attempt takes a permit; ${then} with rate-limited (never retried, no breaker verdict)`;
 }
 
 /** A rate limit as the runtime takes it (templates/runtime/rate-limit.ts). */
@@ -698,6 +720,7 @@ function rateLimitSettings(limit: ResolvedRateLimit): unknown {
     burst: limit.burst,
     maxWaitMs: limit.maxWaitMs,
     maxPauseMs: limit.maxPauseMs,
+    ...(limit.store === "redis" ? { store: "redis", replicas: limit.replicas ?? 1 } : {}),
   };
 }
 

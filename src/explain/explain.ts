@@ -556,6 +556,16 @@ function explainOperation(
                 setting("rateLimit.burst", limit.burst, String(limit.burst), from),
                 setting("rateLimit.maxWait", limit.maxWaitMs, formatMs(limit.maxWaitMs), from),
                 setting("rateLimit.maxPause", limit.maxPauseMs, formatMs(limit.maxPauseMs), from),
+                ...(limit.store === "redis"
+                  ? [
+                      setting(
+                        "rateLimit.store",
+                        "redis",
+                        `redis, shared by ${String(limit.replicas ?? 1)} replicas (${String(round2(limit.rate.perSecond / (limit.replicas ?? 1)))}/s each while Redis cannot answer)`,
+                        from,
+                      ),
+                    ]
+                  : []),
                 setting(
                   "rateLimit.quota",
                   limit.quota?.perSecond ?? limit.rate.perSecond,

@@ -781,6 +781,33 @@ export const RateLimit = z
     quota: throughput(
       "The server's quota for this client, when it is not rate itself; resgen check compares the worst-case offered load (rate × attempts) with it. Defaults to rate.",
     ).optional(),
+    store: z.enum(["memory", "redis"]).optional().meta({
+      description:
+        "Where the limit is kept: memory (each process has the whole rate) or redis (every replica takes its permits from one limit in Redis, so together they never exceed rate; the client then needs a store). Defaults to memory.",
+    }),
+    replicas: int(
+      1,
+      10_000,
+      "Replicas that share a store: redis limit; while Redis cannot answer, each takes permits at rate ÷ replicas on its own. Required with store: redis.",
+    ).optional(),
+  })
+  .superRefine((limit, ctx) => {
+    if (limit.store === "redis" && limit.replicas === undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["store"],
+        message:
+          "rateLimit.store: redis needs rateLimit.replicas: while Redis cannot answer, each replica takes rate ÷ replicas on its own",
+        params: { range: true, hint: "add replicas: the number of replicas that share the limit" },
+      });
+    else if (limit.store !== "redis" && limit.replicas !== undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["replicas"],
+        message:
+          "rateLimit.replicas is read only with store: redis: a limit in memory is each process's own",
+        params: { range: true, hint: "add store: redis, or remove replicas" },
+      });
   })
   .meta({
     description:

@@ -98,6 +98,7 @@ export const CLIENT_RUNTIME = symbols(
     "ProvidedCallOptions",
     "Random",
     "ResilienceError",
+    "SharedStore",
   ],
 );
 

@@ -1081,6 +1081,8 @@ function resolveRateLimit(
     maxWaitMs: input.maxWait === undefined ? DEFAULTS.rateLimit.maxWaitMs : ms(input.maxWait),
     maxPauseMs: input.maxPause === undefined ? DEFAULTS.rateLimit.maxPauseMs : ms(input.maxPause),
     quota: quota ?? null,
+    store: input.store ?? "memory",
+    replicas: input.store === "redis" ? (input.replicas ?? null) : null,
     source,
   };
 }

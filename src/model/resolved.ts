@@ -179,6 +179,10 @@ export interface ResolvedRateLimit {
   readonly maxPauseMs: number;
   /** The server's quota the analyzer checks against; `null`: the rate itself. */
   readonly quota: ResolvedThroughput | null;
+  /** `redis`: the replicas share one limit in Redis; `memory`: each process has its own. */
+  readonly store: "memory" | "redis";
+  /** Replicas sharing a `redis` limit (its local share is rate ÷ replicas); `null` in memory. */
+  readonly replicas: number | null;
   /** Where the `rateLimit` section is. */
   readonly source: SourceRef;
 }

@@ -11,6 +11,7 @@ import { findingDiagnostic, mergeFindings, type Finding } from "../diagnostics/f
 import type {
   ResolvedOperation,
   ResolvedPolicy,
+  ResolvedRateLimit,
   ResolvedRetry,
   SourceRef,
 } from "../model/resolved.js";
@@ -423,17 +424,28 @@ export const RATE_LIMIT_MAPPING: Readonly<Record<MeshTarget, string>> = {
   grpc: "a gRPC service config has no rate limit (retryThrottling is a token ratio over failures, not a request rate): the rate limit stays in the application",
 };
 
+/** The same, for a limit the replicas share in Redis (`rateLimit.store: redis`). */
+export const SHARED_RATE_LIMIT_MAPPING: Readonly<Record<MeshTarget, string>> = {
+  istio:
+    "a limit the replicas share is what Envoy's global rate limit does (envoy.filters.http.ratelimit, asking an external rate limit service that keeps its counters in Redis), but that needs the service deployed beside the mesh, counts fixed windows rather than GCRA and answers 429 at once, with no wait bounded by the deadline and no fallback to a local share; nothing is emitted, the rate limit stays in the application",
+  linkerd:
+    "Linkerd has no client-side rate limit, shared or not (HTTPLocalRateLimitPolicy limits a server's inbound traffic, per proxy): the rate limit stays in the application",
+  grpc: "a gRPC service config has no rate limit, shared or not: the rate limit stays in the application",
+};
+
 /** The mapping note of the rate limits of `policy`: the dependency's and each operation's own. */
 export function noteRateLimits(
   report: MappingReport,
   target: MeshTarget,
   policy: ResolvedPolicy,
 ): void {
+  const mapping = (limit: ResolvedRateLimit): string =>
+    (limit.store === "redis" ? SHARED_RATE_LIMIT_MAPPING : RATE_LIMIT_MAPPING)[target];
   if (policy.rateLimit !== undefined)
-    report.noteSection(policy, "RG419", "rateLimit", RATE_LIMIT_MAPPING[target]);
+    report.noteSection(policy, "RG419", "rateLimit", mapping(policy.rateLimit));
   for (const op of policy.operations)
     if (op.rateLimit !== undefined && op.rateLimit !== false)
-      report.noteSetting(policy, op, "RG419", "rateLimit", RATE_LIMIT_MAPPING[target]);
+      report.noteSetting(policy, op, "RG419", "rateLimit", mapping(op.rateLimit));
 }
 
 /**

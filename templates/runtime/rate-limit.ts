@@ -20,6 +20,16 @@ export interface RateLimitSettings {
    * with no quota left); longer waits are cut to this. 0: the server's signals are ignored.
    */
   readonly maxPauseMs: number;
+  /**
+   * `redis`: every replica takes its permits from one limit in the store (docs/store.md,
+   * "Global rate limit"); absent or `memory`: this process has the whole rate.
+   */
+  readonly store?: "memory" | "redis" | undefined;
+  /**
+   * Replicas that share a `redis` limit: while the store cannot answer, each takes permits at
+   * rate ÷ replicas (and burst ÷ replicas, at least 1) on its own.
+   */
+  readonly replicas?: number | undefined;
 }
 
 /** Snapshot of a {@link RateLimiter}. */
@@ -33,6 +43,45 @@ export interface RateLimitHealth {
   readonly pausedForMs: number;
   /** The quota the server last announced in `RateLimit-Policy` (e.g. `100;w=60`), if any. */
   readonly serverPolicy: string | undefined;
+  /** For a limit the replicas share: its store, and whether this replica uses its local share. */
+  readonly shared?: SharedRateLimitHealth | undefined;
+}
+
+/** What {@link RateLimitHealth} says of a limit kept in a store. */
+export interface SharedRateLimitHealth {
+  readonly store: "memory" | "redis";
+  readonly replicas: number;
+  /** Permits come from rate ÷ replicas on this replica, because a recent store step failed. */
+  readonly localShare: boolean;
+}
+
+/** What a shared rate limit answered for one attempt. */
+export interface SharedGrant {
+  /** Whether a permit was taken. */
+  readonly granted: boolean;
+  /**
+   * Milliseconds the attempt waits before it goes (granted), or until a permit would have been
+   * free (refused).
+   */
+  readonly waitMs: number;
+  /** The permit came from this replica's share of the rate: the store could not answer. */
+  readonly local: boolean;
+  /** Refused because a server's response paused the limit, not for the rate. */
+  readonly paused: boolean;
+}
+
+/**
+ * Where a limit the replicas share takes its permits: the store's side, in shared-rate-limit.ts
+ * (`StorePermits`). `local` is the limiter itself: its pause, and its share of the rate.
+ */
+export interface SharedPermits {
+  readonly store: { readonly kind: "memory" | "redis" };
+  /** Permits free after the last step on the store; `undefined` before the first. */
+  readonly free: number | undefined;
+  /** Whether permits come from the local share now, because a recent step failed. */
+  usingLocalShare(now: number): boolean;
+  acquire(local: RateLimiter, boundMs: number, operation: string): Promise<SharedGrant>;
+  refund(local: RateLimiter, grant: SharedGrant): void;
 }
 
 /** What the limiter reads of a response: the Fetch API's `Headers` has it. */
@@ -58,6 +107,11 @@ const EPSILON = 1e-6;
 export class RateLimiter {
   /** The settings it was created with. */
   readonly settings: RateLimitSettings;
+  /**
+   * Where permits come from when the replicas share the limit; `null` for a limit of this
+   * process alone. Then this limiter's own timestamp runs at the local share of the rate.
+   */
+  readonly shared: SharedPermits | null;
   readonly #intervalMs: number;
   readonly #toleranceMs: number;
   readonly #onPause: PauseListener | undefined;
@@ -65,11 +119,14 @@ export class RateLimiter {
   #pausedUntil = Number.NEGATIVE_INFINITY;
   #policy: string | undefined = undefined;
 
-  constructor(settings: RateLimitSettings, onPause?: PauseListener) {
+  constructor(settings: RateLimitSettings, onPause?: PauseListener, shared?: SharedPermits) {
     this.settings = settings;
-    const rate = Math.max(Number.MIN_VALUE, settings.rate);
+    this.shared = shared ?? null;
+    const share = shared === undefined ? 1 : Math.max(1, Math.floor(settings.replicas ?? 1));
+    const rate = Math.max(Number.MIN_VALUE, settings.rate / share);
     this.#intervalMs = Math.max(0, settings.periodMs) / rate;
-    this.#toleranceMs = (Math.max(1, Math.floor(settings.burst)) - 1) * this.#intervalMs;
+    const burst = Math.max(1, Math.floor(Math.max(1, Math.floor(settings.burst)) / share));
+    this.#toleranceMs = (burst - 1) * this.#intervalMs;
     this.#onPause = onPause;
   }
 
@@ -92,6 +149,28 @@ export class RateLimiter {
   /** Whether the wait {@link RateLimiter.delayAt} reports for `at` is the server's pause. */
   pausedAt(at: number): boolean {
     return this.#pausedUntil - at > EPSILON && this.#pausedUntil >= this.#tat - this.#toleranceMs;
+  }
+
+  /** Milliseconds left at `at` of a pause a server asked for; 0 when none. */
+  pauseLeft(at: number): number {
+    const left = this.#pausedUntil - at;
+    return left > EPSILON ? left : 0;
+  }
+
+  /**
+   * A permit from the store the replicas share, for an attempt now that may wait `boundMs`
+   * (only when {@link RateLimiter.shared} is set), on behalf of `operation`. One round trip;
+   * never rejects.
+   */
+  acquire(boundMs: number, operation: string): Promise<SharedGrant> {
+    const shared = this.shared;
+    if (shared === null) throw new TypeError("acquire() is for a limit kept in a store");
+    return shared.acquire(this, boundMs, operation);
+  }
+
+  /** Gives back a permit {@link RateLimiter.acquire} granted, for an attempt that never went. */
+  giveBack(grant: SharedGrant): void {
+    this.shared?.refund(this, grant);
   }
 
   /** Takes a permit for an attempt at `at` (a time {@link RateLimiter.delayAt} said is free). */
@@ -152,13 +231,39 @@ export class RateLimiter {
       interval > 0
         ? Math.floor((this.#toleranceMs + interval - ahead) / interval + EPSILON)
         : burst;
+    const local = Math.max(0, Math.min(burst, free));
+    const pausedForMs = Math.max(0, Math.ceil(this.#pausedUntil - now));
+    const shared = this.shared;
+    if (shared === null)
+      return {
+        available: local,
+        perSecond: this.perSecond,
+        burst,
+        pausedForMs,
+        serverPolicy: this.#policy,
+      };
+    // the limit the replicas share, as the store last reported it
+    const { rate, periodMs, replicas } = this.settings;
+    const localShare = shared.usingLocalShare(now);
+    const whole = Math.max(1, Math.floor(this.settings.burst));
     return {
-      available: Math.max(0, Math.min(burst, free)),
-      perSecond: interval > 0 ? Math.round((1_000 / interval) * 1_000) / 1_000 : Infinity,
-      burst,
-      pausedForMs: Math.max(0, Math.ceil(this.#pausedUntil - now)),
+      available: localShare ? local : Math.min(whole, shared.free ?? whole),
+      perSecond: Math.round(((rate * 1_000) / periodMs) * 1_000) / 1_000,
+      burst: whole,
+      pausedForMs,
       serverPolicy: this.#policy,
+      shared: {
+        store: shared.store.kind,
+        replicas: Math.max(1, Math.floor(replicas ?? 1)),
+        localShare,
+      },
     };
+  }
+
+  /** Permits per second of this limiter's own timestamp (the local share, when shared). */
+  get perSecond(): number {
+    const interval = this.#intervalMs;
+    return interval > 0 ? Math.round((1_000 / interval) * 1_000) / 1_000 : Infinity;
   }
 }
 

@@ -50,6 +50,8 @@ import {
   type RateLimitHealth,
   type RateLimitSettings,
 } from "./rate-limit.js";
+import { StorePermits } from "./shared-rate-limit.js";
+import type { SharedStore } from "./store.js";
 import type { Transport } from "./transport.js";
 
 /** Deadline handling of a dependency. */
@@ -126,6 +128,11 @@ export interface RuntimeEnvironment {
    * HTTP clients pass their `baseUrl` list here; a function transport reads `ctx.endpoint`.
    */
   readonly endpoints?: string | readonly string[] | undefined;
+  /**
+   * The store the replicas share (docs/store.md): needed by a rate limit whose settings say
+   * `store: "redis"` (a `createMemoryStore()` runs one in this process, for tests).
+   */
+  readonly store?: SharedStore | undefined;
 }
 
 /**
@@ -278,6 +285,8 @@ class DependencyStack implements Dependency {
   readonly #routes: boolean;
   readonly #parts: DependencyParts;
   readonly #events: Emitter;
+  readonly #clock: Clock;
+  readonly #store: SharedStore | undefined;
   // made on first use: most dependencies have no stale fallback and no hedging
   #operations: Map<string, OperationState> | undefined;
   #calls = 0;
@@ -326,9 +335,10 @@ class DependencyStack implements Dependency {
       this.#pool === null || !isObject(env.state) ? env.state : { ...env.state, breaker: null };
     if (state !== undefined)
       restoreSnapshot(state, name, this.#policyHash, this.breaker, this.budget);
+    this.#clock = clock;
+    this.#store = env.store;
     const rateLimit = settings.rateLimit ?? null;
-    this.rateLimiter =
-      rateLimit === null ? null : new RateLimiter(rateLimit, this.#pauseListener(""));
+    this.rateLimiter = rateLimit === null ? null : this.#newLimiter("", rateLimit);
     const deadline = settings.deadline;
     this.#parts = {
       name,
@@ -697,10 +707,41 @@ class DependencyStack implements Dependency {
   }
 
   #limiter(operation: string, settings: RateLimitSettings): RateLimiter {
-    return (this.#state(operation).limiter ??= new RateLimiter(
+    return (this.#state(operation).limiter ??= this.#newLimiter(operation, settings));
+  }
+
+  // A rate limit of this process, or one kept in the store every replica shares ("" for the
+  // dependency's own): docs/store.md, "Global rate limit".
+  #newLimiter(operation: string, settings: RateLimitSettings): RateLimiter {
+    const onPause = this.#pauseListener(operation);
+    if (settings.store !== "redis") return new RateLimiter(settings, onPause);
+    const store = this.#store;
+    const where = operation === "" ? this.name : `${this.name}.${operation}`;
+    if (store === undefined)
+      throw new TypeError(
+        `${where}: the rate limit is kept in Redis (rateLimit.store: redis), so the client ` +
+          "needs the replicas' store: pass store: createRedisStore(redisClient)",
+      );
+    const parts =
+      operation === "" ? [this.name, "rate-limit"] : [this.name, "rate-limit", operation];
+    const permits = new StorePermits(
+      store,
+      store.key(...parts),
+      this.#clock,
       settings,
-      this.#pauseListener(operation),
-    ));
+      (op, perSecond, reason) => {
+        const events = this.#events;
+        if (events.active)
+          events.emit({
+            type: "rate-limit-local-share",
+            dependency: this.name,
+            operation: op,
+            perSecond,
+            reason,
+          });
+      },
+    );
+    return new RateLimiter(settings, onPause, permits);
   }
 
   // Reports the pauses a server's response imposes on a rate limit ("" for the dependency's).

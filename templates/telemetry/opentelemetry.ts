@@ -112,6 +112,7 @@ export const METRIC = {
   rateLimitRejections: "resilience.client.rate_limit.rejections",
   rateLimitWait: "resilience.client.rate_limit.wait",
   rateLimitPauses: "resilience.client.rate_limit.pauses",
+  rateLimitLocalShare: "resilience.client.rate_limit.local_share",
   rateLimitAvailable: "resilience.client.rate_limit.available",
   fallbacks: "resilience.client.fallbacks",
   coalesced: "resilience.client.calls.coalesced",
@@ -247,6 +248,11 @@ export function installOpenTelemetry(
     METRIC.rateLimitPauses,
     "Pauses a server's response imposed on the rate limit, by the header that asked for it.",
     "{pause}",
+  );
+  const rateLimitLocalShare = counter(
+    METRIC.rateLimitLocalShare,
+    "Permits a rate limit the replicas share took from this replica's share of the rate, because the store could not answer.",
+    "{permit}",
   );
   const fallbacks = counter(
     METRIC.fallbacks,
@@ -501,6 +507,9 @@ export function installOpenTelemetry(
         return;
       case "rate-limit-paused":
         rateLimitPauses.add(1, { ...attrs(event), [ATTR.rateLimitSource]: event.source });
+        return;
+      case "rate-limit-local-share":
+        rateLimitLocalShare.add(1, attrs(event));
         return;
       case "deadline-exceeded":
         deadlineExceeded.add(1, { ...attrs(event), [ATTR.deadlineStage]: event.stage });

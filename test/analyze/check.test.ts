@@ -147,6 +147,11 @@ const CASES: readonly Case[] = [
   },
   { code: "RG232", node: "endpoints", says: ["transport: function", "cannot send an attempt"] },
   {
+    code: "RG233",
+    node: "{ delay: 50ms }",
+    says: ["find hedges under a rate limit kept in Redis", "never sends its hedges"],
+  },
+  {
     code: "RG227",
     arg: `${DIR}/hops`,
     file: `${DIR}/hops/orders.yaml`,

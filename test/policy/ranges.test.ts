@@ -526,3 +526,42 @@ describe("adaptive concurrency (bulkhead.adaptive)", () => {
     expect(policies[0]!.bulkhead).toMatchObject({ maxConcurrent: 40, adaptive: { maxLimit: 80 } });
   });
 });
+
+describe("a rate limit kept in Redis (rateLimit.store, rateLimit.replicas)", () => {
+  const text = (limit: string) => policy(`rateLimit: { rate: 100/s, ${limit} }\n`);
+  const errors = (t: string) => analyzed(t).found.filter((d) => d.severity === "error");
+
+  it("accepts store: redis with its replicas, and a limit in memory without", () => {
+    for (const t of [text("store: redis, replicas: 4"), text("store: memory"), text("burst: 2")])
+      expect(errors(t)).toEqual([]);
+  });
+
+  it("refuses store: redis without replicas at the store, saying why it needs them", () => {
+    const t = text("store: redis");
+    expect(errors(t)).toEqual([
+      expect.objectContaining({
+        ...at(t, "redis"),
+        code: "RG106",
+        message: expect.stringContaining("needs rateLimit.replicas") as unknown,
+        hint: expect.stringContaining("add replicas") as unknown,
+      }),
+    ]);
+  });
+
+  it.each([
+    ["store: memory, replicas: 4", "4", "read only with store: redis"],
+    ["replicas: 2", "2", "read only with store: redis"],
+    ["store: redis, replicas: 0", "0", "rateLimit.replicas"],
+    ["store: redis, replicas: 10001", "10001", "rateLimit.replicas"],
+  ])("refuses %s at the value", (limit, value, says) => {
+    const t = text(limit);
+    const found = errors(t);
+    expect(found).toHaveLength(1);
+    const where = at(t, limit);
+    expect(found[0]).toMatchObject({
+      line: where.line,
+      column: where.column + limit.length - value.length,
+      message: expect.stringContaining(says) as unknown,
+    });
+  });
+});

@@ -21,6 +21,7 @@ import {
   type OperationSettings,
   type Outcome,
   type Random,
+  type SharedStore,
 } from "./runtime/index.js";
 
 /** Response of getSecret. */
@@ -85,7 +86,15 @@ const listExportsOperation = {
   retry: null,
   hedge: null,
   fallback: null,
-  rateLimit: { rate: 10, periodMs: 60000, burst: 1, maxWaitMs: 0, maxPauseMs: 300000 },
+  rateLimit: {
+    rate: 10,
+    periodMs: 60000,
+    burst: 1,
+    maxWaitMs: 0,
+    maxPauseMs: 300000,
+    store: "redis",
+    replicas: 3,
+  },
 } as const satisfies OperationSettings;
 
 const pingOperation = {
@@ -182,6 +191,12 @@ export interface VaultClientConfig {
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
    */
   readonly state?: DependencySnapshot | undefined;
+  /**
+   * The store the replicas share, where the rate limit kept in Redis lives:
+   * `createRedisStore(redisClient)` (resgen's docs/store.md, "Global rate limit").
+   * `createMemoryStore()` runs it in this process, for tests.
+   */
+  readonly store: SharedStore;
 }
 
 /** Client of vault. */
@@ -213,9 +228,9 @@ export interface VaultClient {
    * `GET /exports`
    *
    * Stack: attempt timeout 150 ms, total 160 ms; attempted once (no retry declared); its own rate
-   * limit 10/min, burst 1: every attempt takes a permit; a call without a free one fails at once
-   * with rate-limited (never retried, no breaker verdict); credentials: `auth.bearer` and
-   * `auth.apiKey["partner"]`.
+   * limit 10/min, burst 1 kept in Redis, shared by 3 replicas: every attempt takes a permit; a call
+   * without a free one fails at once with rate-limited (never retried, no breaker verdict);
+   * credentials: `auth.bearer` and `auth.apiKey["partner"]`.
    */
   listExports(options?: HttpCallOptions<void>): Promise<void>;
   /**
@@ -253,6 +268,7 @@ export function createVaultClient(config: VaultClientConfig): VaultClient {
     classify: config.classify as Classifier | undefined,
     policyHash,
     state: config.state,
+    store: config.store,
   });
   return {
     getSecret(input, options) {

@@ -36,7 +36,7 @@ import {
 import type { HedgeBudget } from "./hedge-budget.js";
 import type { OperationSettings } from "./operation.js";
 import type { Random } from "./random.js";
-import type { HeaderLookup, RateLimiter } from "./rate-limit.js";
+import type { HeaderLookup, RateLimiter, SharedGrant } from "./rate-limit.js";
 import {
   DEFAULT_RETRY_ON,
   matchesRetryOn,
@@ -304,6 +304,7 @@ export class Call<T> {
   // `rate-limited`. The permit is taken before the breaker is asked, so no breaker permit (a
   // half-open trial's) is held through the wait; a permit the breaker then refuses is given back.
   #limited(limiter: RateLimiter, now: number, slot: Bulkhead | null): Promise<unknown> {
+    if (limiter.shared !== null) return this.#sharedFirst(limiter, now, slot);
     const wait = this.#reserve(limiter, now, 0);
     if (typeof wait !== "number") {
       slot?.leave();
@@ -337,6 +338,57 @@ export class Call<T> {
     );
   }
 
+  // The first attempt under a limit the replicas share: the permit costs a round trip to the
+  // store, then the call goes on as under a local limit (docs/store.md, "Global rate limit").
+  #sharedFirst(limiter: RateLimiter, now: number, slot: Bulkhead | null): Promise<unknown> {
+    return limiter.acquire(this.#rateBound(limiter, now), this.#op.name).then((grant) => {
+      if (!grant.granted) {
+        slot?.leave();
+        return this.#refused(this.#rateLimited(limiter, grant.waitMs, grant.paused));
+      }
+      const signal = this.#signal;
+      if (signal?.aborted === true) {
+        limiter.giveBack(grant);
+        slot?.leave();
+        return this.#refused(abortedError(signal.reason));
+      }
+      const go = (): Promise<unknown> => {
+        const at = this.#dep.clock.now();
+        const permit = this.#admit(at);
+        if (typeof permit === "number") return this.#run(permit, at, slot);
+        limiter.giveBack(grant);
+        slot?.leave();
+        return this.#refused(permit);
+      };
+      if (grant.waitMs <= 0) return go();
+      this.#waited(grant.waitMs);
+      return sleep(this.#dep.clock, grant.waitMs, signal).then(go, (error: unknown) => {
+        limiter.giveBack(grant);
+        slot?.leave();
+        return this.#refused(error as ResilienceError);
+      });
+    });
+  }
+
+  // The longest an attempt at `now` may wait for a permit: maxWait, and what leaves the minimum
+  // attempt budget before the deadline.
+  #rateBound(limiter: RateLimiter, now: number): number {
+    const left = this.#timeLeft(now) - (this.#op.timeout.minAttemptMs ?? 0);
+    const max = limiter.settings.maxWaitMs;
+    return left < max ? left : max;
+  }
+
+  #waited(waitMs: number): void {
+    const events = this.#dep.events;
+    if (events.active)
+      events.emit({
+        type: "rate-limit-waited",
+        dependency: this.#dep.name,
+        operation: this.#op.name,
+        waitMs,
+      });
+  }
+
   /**
    * Takes a rate-limit permit for an attempt `delayMs` from `now` (after a backoff). Returns the
    * wait beyond `delayMs`, or the `rate-limited` error when that wait is longer than `maxWait`
@@ -348,24 +400,16 @@ export class Call<T> {
     const wait = limiter.delayAt(at);
     if (wait > 0) {
       if (wait > limiter.settings.maxWaitMs || this.#tooLittle(this.#timeLeft(at) - wait))
-        return this.#rateLimited(limiter, at, wait);
-      const events = this.#dep.events;
-      if (events.active)
-        events.emit({
-          type: "rate-limit-waited",
-          dependency: this.#dep.name,
-          operation: this.#op.name,
-          waitMs: wait,
-        });
+        return this.#rateLimited(limiter, wait, limiter.pausedAt(at));
+      this.#waited(wait);
     }
     limiter.take(at + wait);
     return wait;
   }
 
-  #rateLimited(limiter: RateLimiter, at: number, wait: number): ResilienceError {
+  #rateLimited(limiter: RateLimiter, wait: number, paused: boolean): ResilienceError {
     const { events, name } = this.#dep;
     const operation = this.#op.name;
-    const paused = limiter.pausedAt(at);
     if (events.active)
       events.emit({
         type: "rate-limit-rejected",
@@ -916,8 +960,9 @@ export class Call<T> {
     }
     // every retry takes a rate-limit permit for when it will start: the backoff and the wait
     // for a permit overlap, and a retry that would wait too long ends the call as `rate-limited`
+    // (a limit the replicas share is asked when the backoff is over: see #wake)
     const limiter = this.#limiter;
-    if (limiter !== null) {
+    if (limiter !== null && limiter.shared === null) {
       const wait = this.#reserve(limiter, now, delayMs);
       if (typeof wait !== "number") return wait;
       delayMs += wait;
@@ -942,6 +987,11 @@ export class Call<T> {
   #wake(): void {
     this.#timer = undefined;
     if (this.#done) return;
+    const limiter = this.#limiter;
+    if (limiter !== null && limiter.shared !== null) {
+      this.#wakeShared(limiter);
+      return;
+    }
     const now = this.#dep.clock.now();
     const permit = this.#admit(now);
     if (typeof permit === "number") this.#open(permit, false, now);
@@ -950,6 +1000,48 @@ export class Call<T> {
       this.#limiter?.refund();
       this.#fail(permit);
     }
+  }
+
+  // A retry under a limit the replicas share takes its permit once its backoff is over.
+  #wakeShared(limiter: RateLimiter): void {
+    const clock = this.#dep.clock;
+    const bound = this.#rateBound(limiter, clock.now());
+    if (bound < 0) {
+      // no time left for an attempt: #admit says so
+      this.#admitShared(limiter, undefined);
+      return;
+    }
+    void limiter.acquire(bound, this.#op.name).then((grant) => {
+      if (this.#done) {
+        limiter.giveBack(grant);
+        return;
+      }
+      if (!grant.granted) {
+        this.#fail(this.#rateLimited(limiter, grant.waitMs, grant.paused));
+        return;
+      }
+      if (grant.waitMs <= 0) {
+        this.#admitShared(limiter, grant);
+        return;
+      }
+      this.#waited(grant.waitMs);
+      this.#timer = clock.setTimer(() => {
+        this.#timer = undefined;
+        if (this.#done) limiter.giveBack(grant);
+        else this.#admitShared(limiter, grant);
+      }, grant.waitMs);
+    });
+  }
+
+  #admitShared(limiter: RateLimiter, grant: SharedGrant | undefined): void {
+    const now = this.#dep.clock.now();
+    const permit = this.#admit(now);
+    if (typeof permit === "number") {
+      this.#open(permit, false, now);
+      return;
+    }
+    if (grant !== undefined) limiter.giveBack(grant);
+    this.#fail(permit);
   }
 
   // Hedging (docs/runtime.md, "Hedging"): the first copy, then another each `delayMs` (or at
@@ -1005,10 +1097,11 @@ export class Call<T> {
     // the breaker is asked before the hedge token is spent, so a refused hedge costs nothing
     const hedgeBudget = this.#hedgeBudget;
     if (hedgeBudget === null || hedgeBudget.tokens < 1) return false;
-    // a hedge never waits for the rate limit: no free permit, no hedge
+    // a hedge never waits for the rate limit: no free permit, no hedge; nor for the round trip
+    // of a limit the replicas share (resgen check refuses hedging under one, RG233)
     const limiter = this.#limiter;
     const now = clock.now();
-    if (limiter !== null && limiter.delayAt(now) > 0) return false;
+    if (limiter !== null && (limiter.shared !== null || limiter.delayAt(now) > 0)) return false;
     let permit: Permit;
     if (endpoints === null) permit = breaker === null ? 0 : breaker.tryAcquire();
     else {

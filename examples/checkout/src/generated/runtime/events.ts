@@ -203,6 +203,17 @@ export type ResilienceEvent =
       readonly reason: "rate" | "paused";
     })
   | (EventBase & {
+      /**
+       * A limit the replicas share gave an attempt its permit from this replica's share of the
+       * rate (rate ÷ replicas), because the store could not answer (docs/store.md).
+       */
+      readonly type: "rate-limit-local-share";
+      /** Permits per second of the local share. */
+      readonly perSecond: number;
+      /** Why the store could not answer. */
+      readonly reason: string;
+    })
+  | (EventBase & {
       /** A response paused the rate limit (`operation` is the one whose response did). */
       readonly type: "rate-limit-paused";
       /** Milliseconds of the pause, after the cap. */

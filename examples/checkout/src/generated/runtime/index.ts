@@ -56,7 +56,11 @@ export {
   type PauseSource,
   type RateLimitHealth,
   type RateLimitSettings,
+  type SharedGrant,
+  type SharedPermits,
+  type SharedRateLimitHealth,
 } from "./rate-limit.js";
+export { StorePermits, STORE_RETRY_MS, type LocalShareListener } from "./shared-rate-limit.js";
 export {
   RetryBudget,
   type BudgetHealth,

@@ -96,7 +96,12 @@ export type {
 } from "./idempotent-route.js";
 export type { BulkheadHealth } from "./bulkhead.js";
 export type { GradientLimitHealth } from "./adaptive-limit.js";
-export type { HeaderLookup, PauseSource, RateLimitHealth } from "./rate-limit.js";
+export type {
+  HeaderLookup,
+  PauseSource,
+  RateLimitHealth,
+  SharedRateLimitHealth,
+} from "./rate-limit.js";
 export type { EndpointHealth, EndpointSettings } from "./endpoints.js";
 export type { BudgetHealth, BudgetSnapshot } from "./budget.js";
 export type { WindowCounts, WindowSnapshot } from "./window.js";
