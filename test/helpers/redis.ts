@@ -37,9 +37,12 @@ export async function connectRedis(url = REDIS_URL, reconnectMs = 50) {
   return client;
 }
 
-/** A prefix no other test or run uses, under `resgen-test:`. */
+/**
+ * A prefix no other test or run uses, `resgen-test-<uuid>`: no `:` in it, since the store escapes
+ * one in a key segment and `deletePrefix` must match the keys as written.
+ */
 export function testPrefix(): string {
-  return `resgen-test:${randomUUID()}`;
+  return `resgen-test-${randomUUID()}`;
 }
 
 /** Deletes every key under `prefix` (SCAN, never KEYS, so a shared server is not blocked). */
