@@ -245,6 +245,34 @@ return { statuses: calls.map((c) => c.status), limited: limited.length };`,
       ]);
     },
   },
+  "shared-stale": {
+    build: ["test/store/fixtures/profiles"],
+    prelude: "",
+    // the example's entries are deleted and its client closed
+    epilogue: `for await (const keys of redis.scanIterator({ MATCH: "shop:profiles:stale:*" }))
+  if (keys.length > 0) await redis.del(keys);
+await redis.close();
+return { fresh, served };`,
+    // the profile once, then the dependency is down
+    answer: () => {
+      const n = (asked.get("profiles") ?? 0) + 1;
+      asked.set("profiles", n);
+      return n === 1 ? { status: 200, body: { name: "Ada" } } : { status: 503 };
+    },
+    check: (sent, result) => {
+      expect(sent.map((s) => `${s.method} ${s.url}`)).toEqual([
+        "GET https://profiles.example/profiles/u1",
+        "GET https://profiles.example/profiles/u1",
+      ]);
+      const { fresh, served } = result as {
+        fresh: { data: unknown; degraded: boolean };
+        served: { data: unknown; degraded: boolean; ageMs: number };
+      };
+      expect(fresh).toEqual({ data: { name: "Ada" }, degraded: false });
+      expect(served).toMatchObject({ data: { name: "Ada" }, degraded: true });
+      expect(served.ageMs).toBeGreaterThanOrEqual(0);
+    },
+  },
   "call-headers": {
     build: ["examples/checkout"],
     prelude: `const tokens = { issued: 0, current: (): Promise<string> => Promise.resolve(\`t\${++tokens.issued}\`) };

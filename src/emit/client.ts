@@ -171,7 +171,8 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
     (policy.rateLimit !== undefined && policy.rateLimit.store === "redis") ||
     policy.operations.some(
       (op) =>
-        op.rateLimit !== undefined && op.rateLimit !== false && op.rateLimit.store === "redis",
+        (op.rateLimit !== undefined && op.rateLimit !== false && op.rateLimit.store === "redis") ||
+        (op.fallback?.kind === "stale" && op.fallback.store === "redis"),
     );
   const config = [
     ...(http
@@ -256,7 +257,7 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
             "store",
             R.SharedStore,
             false,
-            'The store the replicas share, where the rate limit kept in Redis lives: `createRedisStore(redisClient)` (resgen\'s docs/store.md, "Global rate limit"). `createMemoryStore()` runs it in this process, for tests.',
+            "The store the replicas share, where what the policy keeps in Redis lives (a rate limit, stale responses): `createRedisStore(redisClient)` (resgen's docs/store.md). `createMemoryStore()` runs it in this process, for tests.",
           ),
         ]
       : []),
@@ -514,7 +515,8 @@ function fallbackDoc(op: ResolvedOperation, http: boolean): string | undefined {
       : f.otherwise.kind === "value"
         ? "a miss (no entry for this request, or none young enough) serves the policy's value, labelled `degraded: true` without `ageMs`"
         : "a miss (no entry for this request, or none young enough) calls `options.fallback`";
-  return `fallback: stale, the last good response at most ${f.maxAgeMs} ms old for the same ${by}, labelled \`degraded: true\` with its \`ageMs\`; ${miss}`;
+  const where = f.store === "redis" ? " (kept in Redis: any replica's)" : "";
+  return `fallback: stale, the last good response${where} at most ${f.maxAgeMs} ms old for the same ${by}, labelled \`degraded: true\` with its \`ageMs\`; ${miss}`;
 }
 
 function methodDoc(

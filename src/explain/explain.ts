@@ -297,6 +297,12 @@ function explainOperation(
               op.provenance["fallback"],
             ),
             setting(
+              "fallback.store",
+              f.store ?? "memory",
+              f.store === "redis" ? "redis, shared by the replicas" : "memory, this process's",
+              op.provenance["fallback"],
+            ),
+            setting(
               "fallback.vary",
               f.vary,
               ["method", "URL", "Authorization", "Cookie", "per-call headers", ...f.vary].join(

@@ -875,6 +875,10 @@ export const Fallback = z
           description:
             "Headers that partition the cache besides Authorization, Cookie and every per-call header (which always do).",
         }),
+      store: z.enum(["memory", "redis"]).optional().meta({
+        description:
+          "Where the responses are kept: memory (this process) or redis (every replica serves what any of them stored, as JSON, up to maxAge; the client then needs a store). Defaults to memory.",
+      }),
       otherwise: z
         .discriminatedUnion("kind", [
           z.strictObject({

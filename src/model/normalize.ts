@@ -1310,6 +1310,7 @@ function resolveFallback(raw: FallbackInput): ResolvedFallback | null {
         maxAgeMs: raw.maxAge === undefined ? DEFAULTS.stale.maxAgeMs : ms(raw.maxAge),
         maxEntries: raw.maxEntries ?? DEFAULTS.stale.maxEntries,
         vary: raw.vary ?? [],
+        ...(raw.store === "redis" ? { store: "redis" as const } : {}),
         otherwise:
           raw.otherwise === undefined
             ? null

@@ -201,6 +201,8 @@ export type ResolvedFallback =
       readonly maxEntries: number;
       /** Headers listed under `fallback.vary` (Authorization, Cookie and per-call headers always partition). */
       readonly vary: readonly string[];
+      /** `redis`: the replicas share the entries (docs/store.md); absent: this process's own. */
+      readonly store?: "redis";
       /** What a miss does; `null`: the failure is thrown. */
       readonly otherwise:
         { readonly kind: "value"; readonly value: unknown } | { readonly kind: "provided" } | null;

@@ -51,6 +51,7 @@ import {
   type RateLimitSettings,
 } from "./rate-limit.js";
 import { StorePermits } from "./shared-rate-limit.js";
+import { StoreStale } from "./shared-stale.js";
 import type { SharedStore } from "./store.js";
 import type { Transport } from "./transport.js";
 
@@ -677,7 +678,7 @@ class DependencyStack implements Dependency {
   ): FallbackInputs | undefined {
     const cache =
       fallback.kind === "stale"
-        ? (this.#state(operation).cache ??= new StaleCache(fallback.maxEntries, fallback.maxAgeMs))
+        ? (this.#state(operation).cache ??= this.#staleCache(operation, fallback))
         : null;
     const provided = options.fallback;
     if (cache === null && provided === undefined && degraded === undefined) return undefined;
@@ -708,6 +709,27 @@ class DependencyStack implements Dependency {
 
   #limiter(operation: string, settings: RateLimitSettings): RateLimiter {
     return (this.#state(operation).limiter ??= this.#newLimiter(operation, settings));
+  }
+
+  // The stale cache of a `stale` fallback: this process's, or one the replicas share in the store.
+  #staleCache(
+    operation: string,
+    fallback: Extract<FallbackSettings, { kind: "stale" }>,
+  ): StaleCache {
+    if (fallback.store !== "redis") return new StaleCache(fallback.maxEntries, fallback.maxAgeMs);
+    const store = this.#store;
+    if (store === undefined)
+      throw new TypeError(
+        `${this.name}.${operation}: stale responses are kept in Redis ` +
+          "(fallback.store: redis), so the client needs the replicas' store: " +
+          "pass store: createRedisStore(redisClient)",
+      );
+    const keyOf = (key: string) => store.key(this.name, "stale", operation, key);
+    return new StaleCache(
+      fallback.maxEntries,
+      fallback.maxAgeMs,
+      new StoreStale(store, keyOf, fallback.maxAgeMs),
+    );
   }
 
   // A rate limit of this process, or one kept in the store every replica shares ("" for the

@@ -63,6 +63,7 @@ const getSecretOperation = {
     maxAgeMs: 60000,
     maxEntries: 1000,
     vary: [],
+    store: "redis",
     otherwise: { kind: "value", value: { value: "" } },
   },
 } as const satisfies OperationSettings;
@@ -192,9 +193,9 @@ export interface VaultClientConfig {
    */
   readonly state?: DependencySnapshot | undefined;
   /**
-   * The store the replicas share, where the rate limit kept in Redis lives:
-   * `createRedisStore(redisClient)` (resgen's docs/store.md, "Global rate limit").
-   * `createMemoryStore()` runs it in this process, for tests.
+   * The store the replicas share, where what the policy keeps in Redis lives (a rate limit, stale
+   * responses): `createRedisStore(redisClient)` (resgen's docs/store.md). `createMemoryStore()`
+   * runs it in this process, for tests.
    */
   readonly store: SharedStore;
 }
@@ -207,11 +208,11 @@ export interface VaultClient {
    * Stack: attempt timeout 150 ms, total 160 ms; attempted once (no retry declared); rate limit
    * 6000/min, burst 20: every attempt takes a permit; a call waits up to 20 ms (never past the
    * deadline) for one, else fails with rate-limited (never retried, no breaker verdict); fallback:
-   * stale, the last good response at most 60000 ms old for the same method, URL with query,
-   * Authorization, Cookie and every header of the call, then `cacheKey`, labelled `degraded: true`
-   * with its `ageMs`; a miss (no entry for this request, or none young enough) serves the policy's
-   * value, labelled `degraded: true` without `ageMs`; credentials: `auth.bearer`, else
-   * `auth.apiKey["legacy"]`.
+   * stale, the last good response (kept in Redis: any replica's) at most 60000 ms old for the same
+   * method, URL with query, Authorization, Cookie and every header of the call, then `cacheKey`,
+   * labelled `degraded: true` with its `ageMs`; a miss (no entry for this request, or none young
+   * enough) serves the policy's value, labelled `degraded: true` without `ageMs`; credentials:
+   * `auth.bearer`, else `auth.apiKey["legacy"]`.
    */
   getSecret(
     input: GetSecretInput,

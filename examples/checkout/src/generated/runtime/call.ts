@@ -1473,11 +1473,14 @@ export class Call<T> {
     const cache = inputs?.cache ?? null;
     if (inputs !== undefined && cache !== null) {
       const key = this.#lookupKey(inputs);
-      if (typeof key !== "string")
-        return key.then((k) =>
-          this.#serve(fallback, error, k === undefined ? undefined : cache.get(k, clock.now())),
-        );
-      return this.#serve(fallback, error, cache.get(key, clock.now()));
+      // a cache the replicas share answers a round trip later
+      const serve = (k: string | undefined): Promise<Outcome<unknown>> => {
+        const hit = k === undefined ? undefined : cache.lookup(k, clock.now());
+        return hit instanceof Promise
+          ? hit.then((found) => this.#serve(fallback, error, found))
+          : this.#serve(fallback, error, hit);
+      };
+      return typeof key === "string" ? serve(key) : key.then(serve);
     }
     return this.#serve(fallback, error, undefined);
   }

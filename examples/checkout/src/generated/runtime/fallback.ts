@@ -24,6 +24,11 @@ export type FallbackSettings =
        * every per-call header.
        */
       readonly vary?: readonly string[] | undefined;
+      /**
+       * `redis`: the replicas share the entries in the store (docs/store.md, "Shared stale
+       * cache"); absent or `memory`: this process keeps its own.
+       */
+      readonly store?: "memory" | "redis" | undefined;
       /** What a miss serves; `null` or absent: the failure is thrown. */
       readonly otherwise?: StaleMiss | null | undefined;
     }
@@ -125,7 +130,27 @@ export function hasFallback(
 interface Entry {
   readonly data: unknown;
   readonly storedAt: number;
+  /** When this process last wrote the key to the shared store (shared caches only). */
+  readonly sharedAt: number;
 }
+
+/** A stale entry as a lookup finds it. */
+export interface StaleHit {
+  readonly data: unknown;
+  readonly ageMs: number;
+}
+
+/**
+ * The store's side of a stale cache the replicas share (shared-stale.ts, `StoreStale`): writes
+ * that never reject, and reads that answer `undefined` for a miss or a store that cannot answer.
+ */
+export interface SharedStale {
+  put(key: string, data: unknown): void;
+  get(key: string): Promise<StaleHit | undefined>;
+}
+
+/** A key is written to the shared store at most this often by one process. */
+export const SHARE_EVERY_MS = 1_000;
 
 /** Last good responses by key, bounded by age and count (least recently used evicted first). */
 export class StaleCache {
@@ -134,10 +159,33 @@ export class StaleCache {
   /** Oldest entry served, in milliseconds. */
   readonly maxAgeMs: number;
   readonly #entries = new Map<string, Entry>();
+  readonly #shared: SharedStale | undefined;
+  readonly #shareEveryMs: number;
 
-  constructor(maxEntries: number, maxAgeMs: number) {
+  constructor(maxEntries: number, maxAgeMs: number, shared?: SharedStale) {
     this.maxEntries = Math.max(0, Math.floor(maxEntries));
     this.maxAgeMs = Math.max(0, maxAgeMs);
+    this.#shared = shared;
+    this.#shareEveryMs = Math.min(SHARE_EVERY_MS, this.maxAgeMs / 2);
+  }
+
+  /**
+   * The entry under `key` at `now`: this process's, or for a shared cache the youngest of this
+   * process's and the store's (a promise then, since the store is a round trip away).
+   */
+  lookup(key: string, now: number): StaleHit | undefined | Promise<StaleHit | undefined> {
+    const own = this.get(key, now);
+    const shared = this.#shared;
+    if (shared === undefined) return own;
+    return shared
+      .get(key)
+      .then((hit) =>
+        hit === undefined ||
+        hit.ageMs > this.maxAgeMs ||
+        (own !== undefined && own.ageMs <= hit.ageMs)
+          ? own
+          : hit,
+      );
   }
 
   /** Entries held. */
@@ -148,8 +196,15 @@ export class StaleCache {
   /** Stores `data` under `key` at clock time `now`. */
   set(key: string, data: unknown, now: number): void {
     if (this.maxEntries === 0) return;
+    const previous = this.#entries.get(key);
+    let sharedAt = previous?.sharedAt ?? Number.NEGATIVE_INFINITY;
+    // a shared cache writes a key through at most every SHARE_EVERY_MS (or maxAge / 2)
+    if (this.#shared !== undefined && now - sharedAt >= this.#shareEveryMs) {
+      sharedAt = now;
+      this.#shared.put(key, data);
+    }
     this.#entries.delete(key);
-    this.#entries.set(key, { data, storedAt: now });
+    this.#entries.set(key, { data, storedAt: now, sharedAt });
     if (this.#entries.size > this.maxEntries) {
       const oldest = this.#entries.keys().next().value;
       if (oldest !== undefined) this.#entries.delete(oldest);

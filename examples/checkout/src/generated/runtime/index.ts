@@ -144,9 +144,12 @@ export {
   hasFallback,
   requestIdentity,
   serveFallback,
+  SHARE_EVERY_MS,
   StaleCache,
   staleKey,
   type CallResult,
+  type SharedStale,
+  type StaleHit,
   type Degraded,
   type FallbackSettings,
   type Fresh,
@@ -154,6 +157,7 @@ export {
   type RequestIdentity,
   type StaleMiss,
 } from "./fallback.js";
+export { MAX_SHARED_BYTES, plainJson, StoreStale } from "./shared-stale.js";
 export { HedgeBudget, type HedgeSettings } from "./hedge-budget.js";
 export {
   buildUrl,
