@@ -7,7 +7,10 @@ import {
   type FallbackSettings,
   type OperationSettings,
   type ResilienceEvent,
+  type SharedStore,
+  type StoreScript,
   type VirtualClock,
+  StoreUnavailableError,
 } from "../../templates/runtime/index.js";
 
 export const breakerSettings = {
@@ -117,3 +120,25 @@ export function after<T>(clock: VirtualClock, ms: number, outcome: () => T): Pro
 }
 
 export const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
+
+/**
+ * A store over another that records the name of every step it is asked to run, and fails them
+ * all, as a Redis server that is down does, while `down`.
+ */
+export class CountingStore implements SharedStore {
+  readonly kind = "redis";
+  readonly steps: string[] = [];
+  down = false;
+  readonly #inner: SharedStore;
+  constructor(inner: SharedStore) {
+    this.#inner = inner;
+  }
+  key(...parts: readonly string[]): string {
+    return this.#inner.key(...parts);
+  }
+  run<R>(script: StoreScript<R>, keys: readonly string[], args: readonly (string | number)[]) {
+    this.steps.push(script.name);
+    if (this.down) return Promise.reject(new StoreUnavailableError("connection refused"));
+    return this.#inner.run(script, keys, args);
+  }
+}

@@ -11,16 +11,14 @@ import {
   RateLimiter,
   ResilienceError,
   STORE_RETRY_MS,
-  StoreUnavailableError,
   TtlMap,
   type Dependency,
   type RateLimitSettings,
   type ResilienceEvent,
   type SharedStore,
-  type StoreScript,
   type VirtualClock,
 } from "../../templates/runtime/index.js";
-import { breakerSettings, dependencySettings, operation, track } from "./helpers.js";
+import { breakerSettings, CountingStore, dependencySettings, operation, track } from "./helpers.js";
 
 const limit = (overrides: Partial<RateLimitSettings> = {}): RateLimitSettings => ({
   rate: 10,
@@ -56,25 +54,6 @@ function replicas(
     });
     return { dep, events };
   });
-}
-
-/** A store whose every step fails, as a Redis server that is down does; counts the steps. */
-class DownStore implements SharedStore {
-  readonly kind = "redis";
-  steps = 0;
-  down = true;
-  readonly #inner: SharedStore;
-  constructor(inner: SharedStore) {
-    this.#inner = inner;
-  }
-  key(...parts: readonly string[]): string {
-    return this.#inner.key(...parts);
-  }
-  run<R>(script: StoreScript<R>, keys: readonly string[], args: readonly (string | number)[]) {
-    this.steps++;
-    if (this.down) return Promise.reject(new StoreUnavailableError("connection refused"));
-    return this.#inner.run(script, keys, args);
-  }
 }
 
 describe("a rate limit the replicas share", () => {
@@ -230,7 +209,8 @@ describe("a rate limit the replicas share", () => {
 
   it("falls back to this replica's share when the store fails, says so, and asks again later", async () => {
     const clock = createVirtualClock(1_000);
-    const store = new DownStore(createMemoryStore({ clock }));
+    const store = new CountingStore(createMemoryStore({ clock }));
+    store.down = true;
     const [a] = replicas(1, store, clock, limit({ rate: 10, burst: 4, replicas: 2 }));
     // the share is 5/s and a burst of 2: two at once, the third refused
     const results = await Promise.all(
@@ -246,14 +226,14 @@ describe("a rate limit the replicas share", () => {
     });
     expect(a!.dep.health().rateLimit?.shared?.localShare).toBe(true);
     // the three asked at once; within STORE_RETRY_MS of the failure the store is not asked again
-    expect(store.steps).toBe(3);
+    expect(store.steps.length).toBe(3);
     await clock.advance(400);
     expect(await a!.dep.call(once, ok)).toBe("ok");
-    expect(store.steps).toBe(3);
+    expect(store.steps.length).toBe(3);
     await clock.advance(STORE_RETRY_MS);
     store.down = false;
     expect(await a!.dep.call(once, ok)).toBe("ok");
-    expect(store.steps).toBe(4);
+    expect(store.steps.length).toBe(4);
     expect(a!.dep.health().rateLimit?.shared?.localShare).toBe(false);
   });
 
@@ -265,8 +245,7 @@ describe("a rate limit the replicas share", () => {
 
   it("keeps a server's pause per replica, and waits it out before its permit", async () => {
     const clock = createVirtualClock(1_000);
-    const store = new DownStore(createMemoryStore({ clock }));
-    store.down = false;
+    const store = new CountingStore(createMemoryStore({ clock }));
     const [a, b] = replicas(2, store, clock, limit({ burst: 5, maxWaitMs: 1_000 }));
     const slowDown = new ResilienceError({
       kind: "http",
@@ -281,13 +260,13 @@ describe("a rate limit the replicas share", () => {
       })
       .catch(() => undefined);
     // a call that cannot wait 300 ms is refused as paused, without a step on the store
-    const steps = store.steps;
+    const steps = store.steps.length;
     const short = await a!.dep.call(once, ok, { deadline: 100 }).catch((e: unknown) => e);
     expect(short).toMatchObject({
       kind: "rate-limited",
       message: expect.stringMatching(/paused/) as unknown,
     });
-    expect(store.steps).toBe(steps);
+    expect(store.steps.length).toBe(steps);
     // the other replica heard nothing from the server: it goes at once
     expect(await b!.dep.call(once, ok)).toBe("ok");
     const waited = track(a!.dep.call(once, ok), clock);

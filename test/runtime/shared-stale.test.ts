@@ -7,37 +7,15 @@ import {
   createVirtualClock,
   plainJson,
   SHARE_EVERY_MS,
-  StoreUnavailableError,
-  type SharedStore,
-  type StoreScript,
   type VirtualClock,
 } from "../../templates/runtime/index.js";
-import { dependencySettings, httpFailure, operation } from "./helpers.js";
+import { CountingStore, dependencySettings, httpFailure, operation } from "./helpers.js";
 
 const op = operation({
   retry: null,
   fallback: { kind: "stale", maxAgeMs: 60_000, maxEntries: 10, store: "redis" },
 });
 const fails = () => Promise.reject(httpFailure(503));
-
-/** A store that counts its steps, and fails them while `down`. */
-class CountingStore implements SharedStore {
-  readonly kind = "redis";
-  readonly steps: string[] = [];
-  down = false;
-  readonly #inner: SharedStore;
-  constructor(inner: SharedStore) {
-    this.#inner = inner;
-  }
-  key(...parts: readonly string[]): string {
-    return this.#inner.key(...parts);
-  }
-  run<R>(script: StoreScript<R>, keys: readonly string[], args: readonly (string | number)[]) {
-    this.steps.push(script.name);
-    if (this.down) return Promise.reject(new StoreUnavailableError("connection refused"));
-    return this.#inner.run(script, keys, args);
-  }
-}
 
 function replicas(clock: VirtualClock) {
   const store = new CountingStore(createMemoryStore({ clock }));
