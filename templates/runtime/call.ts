@@ -339,7 +339,13 @@ export class Call<T> {
   // The first attempt under a limit the replicas share: the permit costs a round trip to the
   // store, then the call goes on as under a local limit (docs/store.md, "Global rate limit").
   #sharedFirst(limiter: RateLimiter, now: number, slot: Bulkhead | null): Promise<unknown> {
-    return limiter.acquire(this.#rateBound(limiter, now), this.#op.name).then((grant) => {
+    const bound = this.#rateBound(limiter, now);
+    if (bound < 0) {
+      // the queue's wait left less than the minimum attempt budget: a deadline, nothing taken
+      slot?.leave();
+      return this.#refused(this.#deadlineError(this.#timeLeft(now)));
+    }
+    return limiter.acquire(bound, this.#op.name).then((grant) => {
       if (!grant.granted) {
         slot?.leave();
         return this.#refused(this.#rateLimited(limiter, grant.waitMs, grant.paused));
