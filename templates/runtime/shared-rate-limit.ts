@@ -136,11 +136,6 @@ export class StorePermits implements SharedPermits {
     this.#onLocal = onLocal;
   }
 
-  /** The key the replicas share. */
-  get key(): string {
-    return this.#key;
-  }
-
   /** Permits free after the last step on the store; `undefined` before the first. */
   get free(): number | undefined {
     return this.#free;

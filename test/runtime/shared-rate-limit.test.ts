@@ -18,7 +18,14 @@ import {
   type SharedStore,
   type VirtualClock,
 } from "../../templates/runtime/index.js";
-import { breakerSettings, CountingStore, dependencySettings, operation, track } from "./helpers.js";
+import {
+  after,
+  breakerSettings,
+  CountingStore,
+  dependencySettings,
+  operation,
+  track,
+} from "./helpers.js";
 
 const limit = (overrides: Partial<RateLimitSettings> = {}): RateLimitSettings => ({
   rate: 10,
@@ -235,6 +242,28 @@ describe("a rate limit the replicas share", () => {
     expect(await a!.dep.call(once, ok)).toBe("ok");
     expect(store.steps.length).toBe(4);
     expect(a!.dep.health().rateLimit?.shared?.localShare).toBe(false);
+  });
+
+  it("sends no hedge under it, where a limit of the process's own would (RG233 refuses the policy)", async () => {
+    const hedged = operation({ retry: null, hedge: { delayMs: 10, maxAttempts: 2, budget: 1 } });
+    for (const [store, copies] of [
+      ["redis", 1],
+      ["memory", 2],
+    ] as const) {
+      const clock = createVirtualClock(1_000);
+      const [a] = replicas(1, createMemoryStore({ clock }), clock, limit({ burst: 5, store }));
+      let sent = 0;
+      const call = track(
+        a!.dep.call(hedged, () => {
+          sent++;
+          return after(clock, 50, () => "ok");
+        }),
+        clock,
+      );
+      await clock.advance(100);
+      expect(call.value).toBe("ok");
+      expect(sent).toBe(copies);
+    }
   });
 
   it("needs a store: without one the client throws at creation, naming what to pass", () => {
