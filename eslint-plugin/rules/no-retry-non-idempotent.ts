@@ -84,8 +84,8 @@ interface Problem {
 
 /** Whether a retry condition makes the retry harmless for this request. */
 function conditionIsSafe(resolver: Resolver, scope: RetryScope): boolean {
-  for (const node of conditionNodes(resolver, scope)) {
-    const text = resolver.sourceCode.getText(node);
+  for (const { resolver: at, node } of conditionNodes(resolver, scope)) {
+    const text = at.sourceCode.getText(node);
     if (onlyNeverProcessed(text) || /\bmethod\b/.test(text)) return true;
   }
   if (scope.kind === "loop" && scope.attempt.handler) {

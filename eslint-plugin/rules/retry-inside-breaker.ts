@@ -20,7 +20,7 @@ import {
   retriesDisabled,
   type RetryScope,
 } from "../utils/retry.js";
-import { localFunction } from "../utils/retry-helpers.js";
+import { factoryCall, madeValues, type Located } from "../utils/factories.js";
 import { typeKindOf, type TypeAware } from "../utils/types.js";
 
 export type Options = [
@@ -92,26 +92,18 @@ function isCockatielChain(origin: Origin): boolean {
   return false;
 }
 
-/** The expressions a function returns (an arrow's body, or each `return` outside nested functions). */
-function returnedValues(fn: FunctionNode): Node[] {
-  if (fn.body.type !== AST_NODE_TYPES.BlockStatement) return [fn.body];
-  const found: Node[] = [];
-  walk(fn.body, (node) => {
-    if (node !== fn.body && isFunction(node)) return false;
-    if (node.type === AST_NODE_TYPES.ReturnStatement && node.argument) found.push(node.argument);
-    return true;
-  });
-  return found;
-}
-
-/** The breaker a call to a factory declared in this file returns (`makeBreaker(fn)` around `new CircuitBreaker`). */
+/**
+ * The breaker a call to a function of the project returns (`makeBreaker(fn)` around
+ * `new CircuitBreaker`, `createServicePolicy()` around `wrap(retry, circuitBreaker(…))`): declared
+ * in this file, or, with type information, in another.
+ */
 export function factoryBreaker(resolver: Resolver, node: Node): BreakerKind | null {
   const value = resolver.valueOf(node);
   if (value.type !== AST_NODE_TYPES.CallExpression) return null;
-  const factory = localFunction(resolver, skipWrappers(value.callee));
+  const factory = factoryCall(resolver, value);
   if (!factory) return null;
-  for (const returned of returnedValues(factory)) {
-    const kind = breakerOf(resolver, resolver.origin(returned));
+  for (const made of madeValues(factory)) {
+    const kind = breakerOf(factory.resolver, factory.resolver.origin(made));
     if (kind) return kind;
   }
   return null;
@@ -122,7 +114,11 @@ function madeByFactory(resolver: Resolver, call: TSESTree.CallExpression): boole
 }
 
 /** A breaker made by a project factory on every request: the factory call is the construction. */
-function checkFactoryCall(resolver: Resolver, call: TSESTree.CallExpression): Problem | null {
+function checkFactoryCall(
+  resolver: Resolver,
+  call: TSESTree.CallExpression,
+  settings: Settings,
+): Problem | null {
   for (let current: Node | undefined = call.parent; current; current = current.parent) {
     if (isFunction(current) && isRequestHandler(resolver, current))
       return {
@@ -131,7 +127,10 @@ function checkFactoryCall(resolver: Resolver, call: TSESTree.CallExpression): Pr
         data: { where: "inside a request handler" },
       };
   }
-  return null;
+  if (!servesOneCall(call)) return null;
+  // a factory of this file called where a retry runs is reported at its construction
+  const local = factoryCall(resolver, call)?.resolver === resolver;
+  return local && findRetryScope(resolver, call, settings.wrappers) ? null : ONE_CALL(call);
 }
 
 /** A raw cockatiel breaker (`new ConsecutiveBreaker(5)`) put into a wrap in place of a policy. */
@@ -302,20 +301,18 @@ export function checkWrap(resolver: Resolver, call: TSESTree.CallExpression): Pr
 /** Whether the retry provably stops on the breaker's rejection (or can tell nothing). */
 function stopsOnOpenCircuit(resolver: Resolver, scope: RetryScope): boolean | null {
   if (scope.kind === "wrapper" && scope.policy) {
-    const handler = scope.policy.arguments[0];
-    if (!handler || handler.type === AST_NODE_TYPES.SpreadElement) return null;
-    const handles = handlerCatchesAll(resolver, handler);
+    const handler = scope.policy.handler;
+    if (!handler) return null;
+    const handles = handlerCatchesAll(handler.resolver, handler.node);
     return handles === null ? null : !handles;
   }
-  const texts: Node[] =
-    scope.kind === "wrapper"
-      ? [scope.fn, ...conditionNodes(resolver, scope)]
-      : scope.kind === "loop"
-        ? [scope.loop]
-        : [scope.fn];
-  if (scope.via.length > 0) texts.push(scope.region);
-  if (scope.kind === "wrapper" && scope.options !== undefined) texts.push(scope.options);
-  return texts.some((node) => mentionsStop(resolver, node));
+  const texts: Located[] = scope.kind === "wrapper" ? conditionNodes(resolver, scope) : [];
+  const own: Node[] =
+    scope.kind === "wrapper" ? [scope.fn] : scope.kind === "loop" ? [scope.loop] : [scope.fn];
+  if (scope.via.length > 0) own.push(scope.region);
+  if (scope.kind === "wrapper" && scope.options !== undefined) own.push(scope.options);
+  for (const node of own) texts.push({ resolver, node });
+  return texts.some((text) => mentionsStop(text.resolver, text.node));
 }
 
 /**
@@ -551,6 +548,27 @@ function isRequestHandler(resolver: Resolver, fn: FunctionNode): boolean {
   return false;
 }
 
+/**
+ * Whether a breaker is made inside a function and used at once for a single call, never kept:
+ * `createPolicy().execute(…)`, `new CircuitBreaker(fn).fire()`. Each run of the function makes a
+ * new breaker that sees one call, whatever calls the function.
+ */
+function servesOneCall(made: CallLike): boolean {
+  const member = made.parent;
+  if (member.type !== AST_NODE_TYPES.MemberExpression || member.object !== made) return false;
+  const use = member.parent;
+  if (use.type !== AST_NODE_TYPES.CallExpression || use.callee !== member) return false;
+  for (let current: Node | undefined = use.parent; current; current = current.parent)
+    if (isFunction(current)) return true;
+  return false;
+}
+
+const ONE_CALL = (node: Node): Problem => ({
+  node,
+  messageId: "breakerPerCall",
+  data: { where: "for a single call and never kept" },
+});
+
 /** A breaker constructed where it runs once per call, so it never accumulates failures. */
 export function checkBreakerConstruction(
   resolver: Resolver,
@@ -573,7 +591,7 @@ export function checkBreakerConstruction(
       return { node, messageId: "breakerPerCall", data: { where: "inside a request handler" } };
     }
   }
-  return null;
+  return servesOneCall(node) ? ONE_CALL(node) : null;
 }
 
 const REQUIRE_SOURCE = /\brequire\(\s*["'`]([^"'`]+)["'`]\s*\)/g;
@@ -701,7 +719,7 @@ export default createRule<Options, MessageIds>({
         else if (isModule(origin, "opossum"))
           report(checkBreakerConstruction(resolver, node, settings));
         else if (callee.type === AST_NODE_TYPES.Identifier && madeByFactory(resolver, node))
-          report(checkFactoryCall(resolver, node));
+          report(checkFactoryCall(resolver, node, settings));
         else if (isModule(origin, "cockatiel", "circuitBreaker"))
           report(checkBreakerConstruction(resolver, node, settings));
         else if (callee.type === AST_NODE_TYPES.MemberExpression)

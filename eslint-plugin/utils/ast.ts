@@ -171,3 +171,18 @@ export function someInside(
   });
   return found;
 }
+
+/**
+ * What a function's own `return`s hand back (an arrow's body; nested functions' returns are
+ * theirs): each returned expression, and null for a bare `return`.
+ */
+export function returnedValues(fn: FunctionNode): Array<Node | null> {
+  if (fn.body.type !== AST_NODE_TYPES.BlockStatement) return [fn.body];
+  const values: Array<Node | null> = [];
+  walk(fn.body, (node) => {
+    if (node !== fn.body && isFunction(node)) return false;
+    if (node.type === AST_NODE_TYPES.ReturnStatement) values.push(node.argument ?? null);
+    return true;
+  });
+  return values;
+}

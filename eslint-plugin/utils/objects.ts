@@ -1,12 +1,10 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/types";
 import {
-  isFunction,
   memberName,
   propertyKey,
+  returnedValues,
   skipWrappers,
   staticString,
-  walk,
-  type FunctionNode,
   type Node,
 } from "./ast.js";
 import type { Resolver } from "./resolve.js";
@@ -80,8 +78,9 @@ export function readKey(resolver: Resolver, node: Node, match: KeyMatcher, depth
       const fn = localFunction(resolver, callee);
       if (fn === null) return UNKNOWN;
       const returned = returnedValues(fn);
-      if (returned.length === 0) return UNKNOWN;
-      return agree(returned.map((value) => readKey(resolver, value, match, depth + 1)));
+      // a bare `return` hands back undefined: not an object the rules can read
+      if (returned.length === 0 || returned.includes(null)) return UNKNOWN;
+      return agree(returned.map((value) => readKey(resolver, value as Node, match, depth + 1)));
     }
     default:
       return UNKNOWN;
@@ -118,23 +117,6 @@ function agree(lookups: readonly KeyLookup[]): KeyLookup {
   if (lookups.length === 0 || lookups.some((lookup) => lookup.kind === "unknown")) return UNKNOWN;
   if (lookups.every((lookup) => lookup.kind === "absent")) return ABSENT;
   return lookups.length === 1 ? lookups[0]! : UNKNOWN;
-}
-
-/** The values a function returns (its own `return`s, not those of functions inside it). */
-function returnedValues(fn: FunctionNode): Node[] {
-  if (fn.body.type !== AST_NODE_TYPES.BlockStatement) return [fn.body];
-  const values: Node[] = [];
-  const bare: Node[] = [];
-  walk(fn.body, (node) => {
-    if (node !== fn.body && isFunction(node)) return false;
-    if (node.type === AST_NODE_TYPES.ReturnStatement) {
-      if (node.argument) values.push(node.argument);
-      else bare.push(node);
-    }
-    return true;
-  });
-  // a bare `return` hands back undefined: not an object the rules can read
-  return bare.length > 0 ? [] : values;
 }
 
 function readObjectLiteral(

@@ -219,12 +219,12 @@ export class Resolver {
       case AST_NODE_TYPES.Identifier:
         return this.#identifier(node, depth);
       case AST_NODE_TYPES.MemberExpression: {
-        const name = memberName(node);
-        if (name === null) return UNKNOWN;
         if (node.object.type === AST_NODE_TYPES.ThisExpression) {
-          const assigned = thisPropertyValue(node, name);
+          const assigned = thisPropertyValue(node);
           return assigned ? this.origin(assigned, depth + 1) : UNKNOWN;
         }
+        const name = memberName(node);
+        if (name === null) return UNKNOWN;
         return withMember(this.origin(node.object, depth + 1), name);
       }
       case AST_NODE_TYPES.AwaitExpression:
@@ -470,18 +470,19 @@ export function enclosingClass(node: Node): TSESTree.ClassBody | null {
 }
 
 /**
- * The single value assigned to `this.<name>` in the class around `node`: a class field
- * initialiser, or one `this.<name> = …` statement in the constructor.
+ * The single value assigned to `this.<name>` (or `this.#name`) in the class around `node`: a
+ * class field initialiser, or one `this.<name> = …` statement in the constructor.
  */
-function thisPropertyValue(node: TSESTree.MemberExpression, name: string): Node | null {
+export function thisPropertyValue(node: TSESTree.MemberExpression): Node | null {
+  const name = thisMemberKey(node);
   const current = enclosingClass(node);
-  if (!current) return null;
+  if (name === null || !current) return null;
   const found: Node[] = [];
   for (const member of current.body) {
     if (
       member.type === AST_NODE_TYPES.PropertyDefinition &&
       !member.static &&
-      propertyKey(member) === name &&
+      (member.computed ? propertyKey(member) : keyName(member.key)) === name &&
       member.value
     ) {
       found.push(member.value);
@@ -499,7 +500,7 @@ function thisPropertyValue(node: TSESTree.MemberExpression, name: string): Node 
           expr.operator === "=" &&
           expr.left.type === AST_NODE_TYPES.MemberExpression &&
           expr.left.object.type === AST_NODE_TYPES.ThisExpression &&
-          memberName(expr.left) === name
+          thisMemberKey(expr.left) === name
         ) {
           found.push(expr.right);
         }
@@ -507,4 +508,11 @@ function thisPropertyValue(node: TSESTree.MemberExpression, name: string): Node 
     }
   }
   return found.length === 1 ? found[0]! : null;
+}
+
+/** The key `this.<key>` reads: a static name, or `#name` for a private one. */
+function thisMemberKey(node: TSESTree.MemberExpression): string | null {
+  return node.property.type === AST_NODE_TYPES.PrivateIdentifier
+    ? keyName(node.property)
+    : memberName(node);
 }

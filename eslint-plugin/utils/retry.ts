@@ -15,16 +15,17 @@ import {
   type LoopNode,
   type Node,
 } from "./ast.js";
+import { boundValue, factoryCall, madeValues, type Located } from "./factories.js";
 import { isExported } from "./interceptors.js";
 import { exactKey, numberValue, readKey, type KeyLookup } from "./objects.js";
 import { selfRetryOf } from "./recursion.js";
-import { isModule, type Origin, type Resolver } from "./resolve.js";
+import { isModule, thisPropertyValue, UNKNOWN, type Origin, type Resolver } from "./resolve.js";
 import { localFunction, projectRetryHelper } from "./retry-helpers.js";
 
 /**
  * A region of code that runs more than once for one logical call:
  * - `wrapper`: a function handed to a retry library (`fn`), with the wrapper's options and,
- *   for cockatiel, the `retry(handler, options)` call that built the policy;
+ *   for cockatiel, the policy's handler and attempts (`CockatielPolicy`);
  * - `loop`: a hand-written loop whose body retries a `try` block after a caught failure;
  * - `recursion`: a function that runs itself again after a failure (`again` is where).
  * `region` is the code that runs again on every attempt, as seen from the node asked about: the
@@ -37,7 +38,7 @@ export type RetryScope = (
       readonly call: TSESTree.CallExpression;
       readonly fn: FunctionNode;
       readonly options: Node | undefined;
-      readonly policy: TSESTree.CallExpression | null;
+      readonly policy: CockatielPolicy | null;
     }
   | { readonly kind: "loop"; readonly loop: LoopNode; readonly attempt: TSESTree.TryStatement }
   | { readonly kind: "recursion"; readonly fn: FunctionNode; readonly again: Node }
@@ -47,7 +48,7 @@ interface WrapperShape {
   readonly library: string;
   readonly fn: Node | undefined;
   readonly options: Node | undefined;
-  readonly policy: TSESTree.CallExpression | null;
+  readonly policy: CockatielPolicy | null;
 }
 
 function plainArg(call: TSESTree.CallExpression, index: number): Node | undefined {
@@ -55,27 +56,97 @@ function plainArg(call: TSESTree.CallExpression, index: number): Node | undefine
   return arg === undefined || arg.type === AST_NODE_TYPES.SpreadElement ? undefined : arg;
 }
 
-/** The cockatiel `retry(...)` call inside a policy origin (`retry(...)` or `wrap(..., retry(...), ...)`). */
+/**
+ * A cockatiel retry policy as one use of it gets it. `handler` and `attempts` are the
+ * `retry(handler, { maxAttempts })` arguments, with a factory's parameters bound to what its call
+ * passes; each is null when that cannot be read.
+ */
+export interface CockatielPolicy {
+  readonly handler: Located | null;
+  readonly attempts: Located | null;
+}
+
+const MAX_POLICY_DEPTH = 8;
+
+/**
+ * The cockatiel retry policy a value is: `retry(...)`, `wrap(..., retry(...), ...)`, or what a
+ * function of the project returns that builds one (in this file, or, with type information, in
+ * another), e.g. `createServicePolicy(options)` around `wrap(retry(filter, …), breaker)`.
+ */
 export function cockatielRetryPolicy(
   resolver: Resolver,
   origin: Origin,
   depth = 0,
-): TSESTree.CallExpression | null {
+): CockatielPolicy | null {
   if (
-    depth > 4 ||
+    depth > MAX_POLICY_DEPTH ||
     origin.kind !== "result" ||
     origin.path.length !== 0 ||
     origin.call.type !== AST_NODE_TYPES.CallExpression
   )
     return null;
-  if (isModule(origin.callee, "cockatiel", "retry")) return origin.call;
+  const call = origin.call;
+  if (isModule(origin.callee, "cockatiel", "retry")) {
+    const handler = plainArg(call, 0);
+    const options = plainArg(call, 1);
+    const attempts = options && readKey(resolver, options, exactKey("maxAttempts"));
+    return {
+      handler: handler ? { resolver, node: handler } : null,
+      attempts: attempts?.kind === "value" ? { resolver, node: attempts.node } : null,
+    };
+  }
   if (isModule(origin.callee, "cockatiel", "wrap")) {
-    for (const arg of origin.call.arguments) {
-      const found = cockatielRetryPolicy(resolver, resolver.origin(arg), depth + 1);
+    for (const arg of call.arguments) {
+      const found = policyOf(resolver, arg, depth + 1);
       if (found) return found;
     }
+    return null;
+  }
+  if (origin.callee.kind === "module" && origin.callee.module === "cockatiel") return null;
+  const factory = factoryCall(resolver, call);
+  if (!factory) return null;
+  for (const made of madeValues(factory)) {
+    const inner = factory.resolver;
+    const found = policyOf(inner, made, depth + 1);
+    if (!found) continue;
+    const bind = (value: Located | null): Located | null =>
+      value && value.resolver === inner ? boundValue(factory, value.node) : value;
+    return { handler: bind(found.handler), attempts: bind(found.attempts) };
   }
   return null;
+}
+
+/**
+ * The cockatiel retry policy a value holds: by its origin, or, where the origin is a call the
+ * resolver does not name (a function of this file), through consts, `this` fields and
+ * `??`/`||` fallbacks to that call (`options.policy ?? this.#policy`).
+ */
+export function policyOf(resolver: Resolver, node: Node, depth = 0): CockatielPolicy | null {
+  if (depth > MAX_POLICY_DEPTH) return null;
+  const byOrigin = cockatielRetryPolicy(resolver, resolver.origin(node), depth);
+  if (byOrigin) return byOrigin;
+  const value = skipWrappers(resolver.valueOf(node));
+  if (value.type === AST_NODE_TYPES.LogicalExpression && value.operator !== "&&")
+    return policyOf(resolver, value.left, depth + 1) ?? policyOf(resolver, value.right, depth + 1);
+  if (
+    value.type === AST_NODE_TYPES.MemberExpression &&
+    value.object.type === AST_NODE_TYPES.ThisExpression
+  ) {
+    const assigned = thisPropertyValue(value);
+    return assigned ? policyOf(resolver, assigned, depth + 1) : null;
+  }
+  if (value.type !== AST_NODE_TYPES.CallExpression) return null;
+  return cockatielRetryPolicy(
+    resolver,
+    { kind: "result", call: value, callee: UNKNOWN, path: [] },
+    depth + 1,
+  );
+}
+
+/** Whether a policy's `maxAttempts` (cockatiel counts retries, not attempts) is 0. */
+function neverRetries(policy: CockatielPolicy): boolean {
+  const attempts = policy.attempts && numberValue(policy.attempts.resolver, policy.attempts.node);
+  return attempts !== null && attempts <= 0;
 }
 
 /** What kind of retry wrapper a call is, if any. */
@@ -125,10 +196,10 @@ export function retryWrapperOf(
       policy: null,
     };
   }
-  if (origin.kind === "result" && origin.path.length === 1 && origin.path[0] === "execute") {
-    const policy = cockatielRetryPolicy(resolver, { ...origin, path: [] });
-    if (policy)
-      return { library: "cockatiel", fn: plainArg(call, 0), options: plainArg(policy, 1), policy };
+  if (callee.type === AST_NODE_TYPES.MemberExpression && memberName(callee) === "execute") {
+    const policy = policyOf(resolver, callee.object);
+    if (policy && !neverRetries(policy))
+      return { library: "cockatiel", fn: plainArg(call, 0), options: undefined, policy };
   }
   const name = calleeName(call);
   if (name !== null && extraWrappers.has(name)) {
@@ -501,22 +572,20 @@ export const CONDITION_KEYS = [
   "shouldRetryError",
 ];
 
-/** The text of the wrapper's retry condition, when one is given. */
-export function conditionNodes(resolver: Resolver, scope: RetryScope): Node[] {
-  const nodes: Node[] = [];
+/** The wrapper's retry condition, when one is given, each in the file that holds it. */
+export function conditionNodes(resolver: Resolver, scope: RetryScope): Located[] {
+  const nodes: Located[] = [];
   if (scope.kind === "wrapper") {
     if (scope.options !== undefined) {
       for (const key of CONDITION_KEYS) {
         const found = readKey(resolver, scope.options, exactKey(key));
-        if (found.kind === "value") nodes.push(resolver.valueOf(found.node));
+        if (found.kind === "value") nodes.push({ resolver, node: resolver.valueOf(found.node) });
       }
       const onFailed = readKey(resolver, scope.options, exactKey("onFailedAttempt"));
-      if (onFailed.kind === "value") nodes.push(resolver.valueOf(onFailed.node));
+      if (onFailed.kind === "value")
+        nodes.push({ resolver, node: resolver.valueOf(onFailed.node) });
     }
-    if (scope.policy) {
-      const handler = plainArg(scope.policy, 0);
-      if (handler) nodes.push(handler);
-    }
+    if (scope.policy?.handler) nodes.push(scope.policy.handler);
   }
   return nodes;
 }

@@ -4,10 +4,12 @@ import type { TSESLint } from "@typescript-eslint/utils";
 import { afterAll, describe, it } from "vitest";
 import noRetry from "../../eslint-plugin/rules/no-retry-non-idempotent.js";
 import requireTimeout from "../../eslint-plugin/rules/require-timeout.js";
+import retryInsideBreaker from "../../eslint-plugin/rules/retry-inside-breaker.js";
 
 // What the rules learn from the type checker (`useTypeInformation`, on in
 // configs["recommended-type-checked"]): fetch functions known by their type, typed options
-// objects, and retry helpers read from the other file of the project that declares them. Each
+// objects, retry helpers read from the other file of the project that declares them, and
+// cockatiel policies made by a factory there (fixtures/typed-reach/policies.ts). Each
 // case runs twice, with and without type information, to show what the types add.
 
 RuleTester.afterAll = afterAll;
@@ -245,5 +247,46 @@ run("no-retry-non-idempotent", noRetry, [
     code: "export async function pay(send: typeof fetch) {\n  for (let i = 0; i < 3; i++) {\n    try { return await send('/orders', { method: 'POST' }); } catch {}\n  }\n}",
     typed: ["retriedWithoutKey"],
     syntactic: ["retriedWithoutKey"],
+  }, // a cockatiel policy made by a factory of another file: its retry handles every error unless
+  // the call passes a filter, and maxRetries: 0 turns it off
+  {
+    code: `import { createServicePolicy } from "./policies.js";\nexport const pay = () => createServicePolicy().execute(() => ${POST});`,
+    typed: ["retriedWithoutKey"],
+    syntactic: [],
+  },
+  {
+    code: `import { createServicePolicy } from "./policies.js";\nconst policy = createServicePolicy({ maxRetries: 2 });\nexport class Orders {\n  #policy = policy;\n  pay(options: { policy?: typeof policy }) {\n    return (options.policy ?? this.#policy).execute(() => ${POST});\n  }\n}`,
+    typed: ["retriedWithoutKey"],
+    syntactic: [],
+  },
+  {
+    code: `import { createServicePolicy } from "./policies.js";\nconst policy = createServicePolicy({ maxRetries: 0 });\nexport const pay = () => policy.execute(() => ${POST});`,
+    typed: [],
+    syntactic: [],
+  },
+  {
+    code: `import { handleWhen } from "cockatiel";\nimport { createServicePolicy } from "./policies.js";\nconst policy = createServicePolicy({ retryFilterPolicy: handleWhen((e) => (e as { code?: string }).code === "ECONNREFUSED") });\nexport const pay = () => policy.execute(() => ${POST});`,
+    typed: [],
+    syntactic: [],
+  },
+]);
+
+run("retry-inside-breaker", retryInsideBreaker, [
+  // a breaker made by a factory of another file and used for one call: it never opens
+  {
+    code: 'import { createServicePolicy } from "./policies.js";\nexport async function notify(send: () => Promise<void>) {\n  await createServicePolicy().execute(send);\n}',
+    typed: ["breakerPerCall"],
+    syntactic: [],
+  },
+  {
+    code: 'import { createServicePolicy as make } from "./policies.js";\nexport const notify = (send: () => Promise<void>) => make({ maxRetries: 1 }).execute(send);',
+    typed: ["breakerPerCall"],
+    syntactic: [],
+  },
+  // made once and kept: the breaker sees every call
+  {
+    code: 'import { createServicePolicy } from "./policies.js";\nconst policy = createServicePolicy();\nexport async function notify(send: () => Promise<void>) {\n  await policy.execute(send);\n}',
+    typed: [],
+    syntactic: [],
   },
 ]);

@@ -59,7 +59,8 @@ const valid: Valid<Options>[] = [
   `${P}await pRetry(() => fetch(url, { method: "POST" }), { retries: 0 });`,
   `${AR}await retry(async () => fetch(url, { method: "POST" }), { retries: 0 });`,
   'import got from "got";\nawait got.post(url, { json, retry: { limit: 0, methods: ["POST"] } });',
-  `${COCKATIEL}const policy = retry(handleAll, { maxAttempts: 1 });\nawait policy.execute(() => fetch(url, { method: "POST" }));`,
+  // cockatiel's maxAttempts counts retries: 0 never runs the function twice
+  `${COCKATIEL}const policy = retry(handleAll, { maxAttempts: 0 });\nawait policy.execute(() => fetch(url, { method: "POST" }));`,
   `${AXR}axiosRetry(axios, { retries: 0 });\naxios.post(u, d);`,
   'import { backOff } from "exponential-backoff";\nawait backOff(() => fetch(url, { method: "POST" }), { numOfAttempts: 1 });',
   // axios-retry on another client than the one sending the POST
@@ -135,6 +136,13 @@ const invalid: Invalid<MessageIds, Options>[] = [
         column: 29,
         data: { method: "PATCH", retrier: "async-retry" },
       },
+    ],
+  },
+  {
+    // maxAttempts: 1 is one retry after the first attempt
+    code: `${COCKATIEL}const policy = retry(handleAll, { maxAttempts: 1 });\nawait policy.execute(() => fetch(url, { method: "POST" }));`,
+    errors: [
+      { messageId: "retriedWithoutKey", line: 3, data: { method: "POST", retrier: "cockatiel" } },
     ],
   },
   {

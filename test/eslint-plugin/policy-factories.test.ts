@@ -1,0 +1,107 @@
+import noRetry, {
+  type MessageIds as NoRetryIds,
+  type Options as NoRetryOptions,
+} from "../../eslint-plugin/rules/no-retry-non-idempotent.js";
+import retryInsideBreaker, {
+  type MessageIds as BreakerIds,
+  type Options as BreakerOptions,
+} from "../../eslint-plugin/rules/retry-inside-breaker.js";
+import { runUnderBothParsers } from "./rule-tester.js";
+
+// Cockatiel policies made by a function of the file (a factory) rather than in place: the
+// factory's returns are read, with its parameters bound to what each call passes, and a
+// breaker made and used for one call is reported wherever it is. Another file's factories are
+// followed with type information (typed-reach.test.ts).
+
+const C =
+  'import { wrap, retry, circuitBreaker, handleAll, handleWhen, isBrokenCircuitError, ConsecutiveBreaker } from "cockatiel";\n';
+const O = 'import CircuitBreaker from "opossum";\n';
+const BREAKER =
+  "circuitBreaker(handleAll, { halfOpenAfter: 1000, breaker: new ConsecutiveBreaker(3) })";
+/** A factory whose retry handles every error and retries 3 times unless told otherwise. */
+const FACTORY = `${C}function createPolicy(options = {}) {\n  const { filter = handleAll, maxRetries = 3 } = options;\n  const policy = wrap(${BREAKER}, retry(filter, { maxAttempts: maxRetries }));\n  return { ...policy, reset() {} };\n}\n`;
+const POST = 'fetch("/orders", { method: "POST", body })';
+
+const retriedPost = { messageId: "retriedWithoutKey" as const, line: 7 };
+
+runUnderBothParsers<NoRetryIds, NoRetryOptions>(
+  "no-retry-non-idempotent: policy factories",
+  noRetry,
+  {
+    valid: [
+      // the call turns the retries off, or passes a filter that admits only "never sent"
+      `${FACTORY}await createPolicy({ maxRetries: 0 }).execute(() => ${POST});`,
+      `${FACTORY}const policy = createPolicy({ filter: handleWhen((e) => e.code === "ECONNREFUSED") });\nawait policy.execute(() => ${POST});`,
+      // a read through the same policy, and a key made once for every attempt
+      `${FACTORY}await createPolicy().execute(() => fetch("/orders"));`,
+      `${FACTORY}const key = crypto.randomUUID();\nawait createPolicy().execute(() => fetch("/orders", { method: "POST", headers: { "Idempotency-Key": key } }));`,
+      // a factory that makes only a breaker: nothing retries
+      `${C}const makeBreaker = () => ${BREAKER};\nconst breaker = makeBreaker();\nawait breaker.execute(() => ${POST});`,
+    ],
+    invalid: [
+      // the default filter handles every error: through the call, a const, a field, a fallback
+      { code: `${FACTORY}await createPolicy().execute(() => ${POST});`, errors: [retriedPost] },
+      {
+        code: `${FACTORY}const policy = createPolicy({ maxRetries: 2 });\nawait policy.execute(() => ${POST});`,
+        errors: [{ ...retriedPost, line: 8 }],
+      },
+      {
+        code: `${FACTORY}class Orders {\n  #policy;\n  constructor(options) { this.#policy = createPolicy(options); }\n  pay(body, options) {\n    const policy = options.policy ?? this.#policy;\n    return policy.execute(() => ${POST});\n  }\n}`,
+        errors: [{ ...retriedPost, line: 12 }],
+      },
+      // a filter the call passes that still retries every error
+      {
+        code: `${FACTORY}await createPolicy({ filter: handleAll }).execute(() => ${POST});`,
+        errors: [retriedPost],
+      },
+      // an arrow factory returning the policy itself, and one built by another factory
+      {
+        code: `${C}const make = (attempts) => retry(handleAll, { maxAttempts: attempts });\nawait make(2).execute(() => ${POST});`,
+        errors: [{ ...retriedPost, line: 3 }],
+      },
+      {
+        code: `${C}function inner(n) { return retry(handleAll, { maxAttempts: n }); }\nfunction outer() { return wrap(${BREAKER}, inner(3)); }\nawait outer().execute(() => ${POST});`,
+        errors: [{ ...retriedPost, line: 4 }],
+      },
+    ],
+  },
+);
+
+const once = {
+  messageId: "breakerPerCall" as const,
+  data: { where: "for a single call and never kept" },
+};
+
+runUnderBothParsers<BreakerIds, BreakerOptions>(
+  "retry-inside-breaker: breakers used once",
+  retryInsideBreaker,
+  {
+    valid: [
+      // made once and kept, at module scope or in a constructor
+      `${FACTORY}const shared = createPolicy();\nexport const send = (fn) => shared.execute(fn);`,
+      `${O}class Api {\n  constructor(fn) { this.breaker = new CircuitBreaker(fn); }\n  call() { return this.breaker.fire(); }\n}`,
+      // used once at startup, outside any function
+      `${O}await new CircuitBreaker(load).fire();`,
+      // a factory that returns something other than a breaker
+      `${C}const makeRetry = () => retry(handleWhen((e) => !isBrokenCircuitError(e)), { maxAttempts: 2 });\nexport const send = (fn) => makeRetry().execute(fn);`,
+    ],
+    invalid: [
+      {
+        code: `${FACTORY}export const send = (fn) => createPolicy().execute(fn);`,
+        errors: [{ ...once, line: 7 }],
+      },
+      {
+        code: `${O}export async function send(fn) {\n  return new CircuitBreaker(fn, { timeout: 1000 }).fire();\n}`,
+        errors: [{ ...once, line: 3 }],
+      },
+      {
+        code: `${C}export async function send(fn) {\n  return ${BREAKER}.execute(fn);\n}`,
+        errors: [{ ...once, line: 3 }],
+      },
+      {
+        code: `${O}const make = (fn) => new CircuitBreaker(fn);\nexport class Jobs {\n  run(fn) { return make(fn).fire(); }\n}`,
+        errors: [{ ...once, line: 4 }],
+      },
+    ],
+  },
+);
