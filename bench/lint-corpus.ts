@@ -9,7 +9,8 @@
 //   in its tree   when a bare git mirror of the repository (<mirrors>/<owner>+<name>/repo) has
 //                 the pinned commit, the file's package folder (nearest package.json up from the
 //                 file; only its source and JSON files, bounded in count and size) is extracted
-//                 at that commit into the scratch folder, so relative imports resolve;
+//                 at that commit into the scratch folder, so relative imports resolve, with the
+//                 repository's own packages it depends on (workspaceSiblings), mapped by name;
 //   alone         otherwise the file <files>/<id>.<ext>, fetched beforehand, is linted by itself.
 //
 // Two configurations per row: `configs.recommended` with @typescript-eslint/parser and no type
@@ -78,6 +79,9 @@ const SCRATCH_DEPENDENCIES: Readonly<Record<string, string>> = {
 /** Bounds on a package folder extracted from a mirror; past them only the file's folder is. */
 const MAX_TREE_FILES = 3000;
 const MAX_TREE_BYTES = 40 * 1024 * 1024;
+/** Workspace packages extracted beside the file's own, and package.json files read to find them. */
+const MAX_SIBLINGS = 12;
+const MAX_MANIFESTS = 400;
 const SOURCE_FILE = /\.(?:[cm]?[jt]sx?|json)$/;
 const CONFIGS = ["syntactic", "type-checked"] as const;
 type ConfigName = (typeof CONFIGS)[number];
@@ -99,6 +103,8 @@ interface Placed {
   readonly root: string;
   readonly source: "tree" | "alone";
   readonly note?: string;
+  /** Workspace packages of the repository the file's package depends on: name → folder. */
+  readonly siblings: Readonly<Record<string, string>>;
 }
 
 interface Finding {
@@ -390,14 +396,29 @@ function place(row: Row): Placed | null {
     const root = path.join(scratch, "trees", slug);
     const abs = path.join(root, row.file);
     const pkg = packageFolder(mirror, row.commit, row.file);
-    const marker = path.join(root, `.extracted-${createHash("sha1").update(pkg).digest("hex")}`);
+    const siblings = workspaceSiblings(mirror, row.commit, pkg);
+    const folders = [pkg, ...Object.values(siblings)];
+    const marker = path.join(
+      root,
+      `.extracted-${createHash("sha1").update(folders.join("\n")).digest("hex")}`,
+    );
     let note: string | undefined = pkg === "" ? "package root: repository root" : `package ${pkg}`;
+    const names = Object.keys(siblings);
+    if (names.length > 0) note += `, with workspace packages ${names.join(", ")}`;
     if (!fs.existsSync(marker)) {
       const listing = treeFiles(mirror, row.commit, pkg);
       let files = listing.files;
       if (listing.files.length > MAX_TREE_FILES || listing.bytes > MAX_TREE_BYTES) {
         files = treeFiles(mirror, row.commit, path.posix.dirname(row.file), false).files;
         note = `package ${pkg || "(root)"} too large; the file's folder only`;
+      }
+      let bytes = listing.bytes;
+      for (const folder of Object.values(siblings)) {
+        const more = treeFiles(mirror, row.commit, folder);
+        if (files.length + more.files.length > MAX_TREE_FILES) break;
+        if (bytes + more.bytes > MAX_TREE_BYTES) break;
+        files = files.concat(more.files);
+        bytes += more.bytes;
       }
       if (!files.includes(row.file)) files.push(row.file);
       fs.mkdirSync(root, { recursive: true });
@@ -407,7 +428,7 @@ function place(row: Row): Placed | null {
       if (x.status !== 0) throw new Error(`tar failed for ${row.id}: ${x.stderr.toString()}`);
       fs.writeFileSync(marker, `${files.length} files\n`);
     }
-    return { abs, root, source: "tree", note };
+    return { abs, root, source: "tree", note, siblings };
   }
   const lone = fs.existsSync(filesDir)
     ? fs.readdirSync(filesDir).find((f) => f.startsWith(`${row.id}.`))
@@ -418,7 +439,68 @@ function place(row: Row): Placed | null {
   fs.mkdirSync(path.dirname(abs), { recursive: true });
   fs.copyFileSync(path.join(filesDir, lone), abs);
   const reason = fs.existsSync(mirror) ? "pinned commit not in the mirror" : "no mirror";
-  return { abs, root, source: "alone", note: reason };
+  return { abs, root, source: "alone", note: reason, siblings: {} };
+}
+
+/**
+ * The packages of the repository's workspace that the file's package depends on, directly or
+ * through each other (at most MAX_SIBLINGS): in a monorepo checkout they are linked (or mapped by
+ * the repository's tsconfig `paths`), so a user's type checker reads their sources.
+ */
+function workspaceSiblings(
+  mirror: string,
+  commit: string,
+  pkg: string,
+): Readonly<Record<string, string>> {
+  if (pkg === "") return {};
+  const manifests = new Map<string, string>();
+  const listing = git(mirror, ["ls-tree", "-r", "--name-only", "--full-tree", commit]);
+  for (const file of (listing ?? Buffer.alloc(0)).toString("utf8").split("\n")) {
+    if (!/(^|\/)package\.json$/.test(file) || file.includes("node_modules/")) continue;
+    if (manifests.size >= MAX_MANIFESTS) break;
+    const manifest = readManifest(mirror, commit, file);
+    if (manifest?.name) manifests.set(manifest.name, path.posix.dirname(file));
+  }
+  const found: Record<string, string> = {};
+  const queue = [pkg];
+  while (queue.length > 0 && Object.keys(found).length < MAX_SIBLINGS) {
+    const folder = queue.shift()!;
+    const manifest = readManifest(mirror, commit, `${folder}/package.json`);
+    for (const name of dependencyNames(manifest)) {
+      const dir = manifests.get(name);
+      if (dir === undefined || dir === pkg || dir === "." || name in found) continue;
+      if (Object.keys(found).length >= MAX_SIBLINGS) break;
+      found[name] = dir;
+      queue.push(dir);
+    }
+  }
+  return found;
+}
+
+interface Manifest {
+  readonly name?: string;
+  readonly dependencies?: Record<string, string>;
+  readonly devDependencies?: Record<string, string>;
+  readonly peerDependencies?: Record<string, string>;
+}
+
+function readManifest(mirror: string, commit: string, file: string): Manifest | null {
+  const text = git(mirror, ["show", `${commit}:${file}`]);
+  if (!text) return null;
+  try {
+    return JSON.parse(text.toString("utf8")) as Manifest;
+  } catch {
+    return null;
+  }
+}
+
+function dependencyNames(manifest: Manifest | null): string[] {
+  if (!manifest) return [];
+  return [
+    ...Object.keys(manifest.dependencies ?? {}),
+    ...Object.keys(manifest.peerDependencies ?? {}),
+    ...Object.keys(manifest.devDependencies ?? {}),
+  ];
 }
 
 /** The nearest folder at or above the file that has a package.json at that commit ("" = root). */
@@ -522,6 +604,16 @@ function tsconfigFor(where: Placed): string {
       strict: false,
       types: ["node"],
       typeRoots: [path.join(scratch, "node_modules", "@types")],
+      // workspace packages resolve to their sources, as a monorepo's own tsconfig maps them
+      paths: Object.fromEntries(
+        Object.entries(where.siblings).flatMap(([name, dir]) => {
+          const at = path.join(where.root, dir);
+          return [
+            [name, [`${at}/src/index.ts`, `${at}/src/index.tsx`, `${at}/index.ts`, `${at}/src`]],
+            [`${name}/*`, [`${at}/src/*`, `${at}/*`]],
+          ];
+        }),
+      ),
     },
     files: [where.abs],
   };
