@@ -20,7 +20,16 @@ import {
   retriesDisabled,
   type RetryScope,
 } from "../utils/retry.js";
-import { factoryCall, madeValues, type Located } from "../utils/factories.js";
+import {
+  boundValue,
+  factoryCall,
+  madeValues,
+  superCall,
+  type FactoryCall,
+  type Located,
+} from "../utils/factories.js";
+import { exactKey, readKey } from "../utils/objects.js";
+import { localFunction } from "../utils/retry-helpers.js";
 import { typeKindOf, type TypeAware } from "../utils/types.js";
 
 export type Options = [
@@ -208,8 +217,7 @@ function isRetryPolicy(origin: Origin): origin is Extract<Origin, { kind: "resul
 export function handlesBrokenCircuit(resolver: Resolver, handler: Node, depth = 0): boolean | null {
   if (depth > 6) return null;
   const value = resolver.valueOf(handler);
-  const origin = resolver.origin(value);
-  if (isModule(origin, "cockatiel", "handleAll")) return true;
+  if (cockatielExport(resolver, value) === "handleAll") return true;
   if (value.type !== AST_NODE_TYPES.CallExpression) return null;
   const callee = skipWrappers(value.callee);
   let base: boolean | null = false;
@@ -218,9 +226,8 @@ export function handlesBrokenCircuit(resolver: Resolver, handler: Node, depth = 
     name = memberName(callee);
     base = handlesBrokenCircuit(resolver, callee.object, depth + 1);
   } else if (callee.type === AST_NODE_TYPES.Identifier) {
-    const calleeOrigin = resolver.origin(callee);
-    if (calleeOrigin.kind !== "module" || calleeOrigin.module !== "cockatiel") return null;
-    name = calleeOrigin.path[0] ?? null;
+    name = cockatielExport(resolver, callee);
+    if (name === null) return null;
   }
   if (base === true) return true;
   let own: boolean | null = null;
@@ -240,10 +247,11 @@ export function handlesBrokenCircuit(resolver: Resolver, handler: Node, depth = 
     first &&
     first.type !== AST_NODE_TYPES.SpreadElement
   ) {
-    const predicate = resolver.valueOf(first);
+    const predicate = localFunction(resolver, first) ?? resolver.valueOf(first);
     const text = resolver.sourceCode.getText(predicate);
     if (OPEN_CIRCUIT.test(text)) own = false;
-    else if (isFunction(predicate) && returnsTrue(predicate)) own = true;
+    else if (isFunction(predicate) && (returnsTrue(predicate) || truthyForOthers(predicate)))
+      own = true;
     else own = null;
   } else if (
     name === "handleResultType" ||
@@ -256,6 +264,51 @@ export function handlesBrokenCircuit(resolver: Resolver, handler: Node, depth = 
   if (own === true) return true;
   if (own === false && base === false) return false;
   return null;
+}
+
+/**
+ * What a name is among cockatiel's exports: imported from cockatiel, or, with type information,
+ * from a module of the project that re-exports it.
+ */
+function cockatielExport(resolver: Resolver, node: Node): string | null {
+  const origin = resolver.origin(node);
+  if (origin.kind !== "module" || origin.path.length !== 1) return null;
+  if (origin.module === "cockatiel") return origin.path[0]!;
+  return resolver.project?.packageOf(node) === "cockatiel" ? origin.path[0]! : null;
+}
+
+/**
+ * A predicate that answers true for every error not of the classes it tests:
+ * `if (error instanceof HttpError) return error.status >= 500; return true;`. The
+ * open-circuit rejection is none of them (unless a test names Error itself), so it is retried.
+ */
+function truthyForOthers(fn: FunctionNode): boolean {
+  const body = fn.body;
+  if (body.type !== AST_NODE_TYPES.BlockStatement || body.body.length < 2) return false;
+  const last = body.body[body.body.length - 1]!;
+  if (
+    last.type !== AST_NODE_TYPES.ReturnStatement ||
+    last.argument?.type !== AST_NODE_TYPES.Literal ||
+    last.argument.value !== true
+  )
+    return false;
+  return body.body
+    .slice(0, -1)
+    .every(
+      (statement) =>
+        statement.type === AST_NODE_TYPES.IfStatement && testsOtherClass(statement.test),
+    );
+}
+
+/** A test that only an instance of a class other than Error can pass (`e instanceof X && …`). */
+function testsOtherClass(test: Node): boolean {
+  const inner = skipWrappers(test);
+  if (inner.type === AST_NODE_TYPES.LogicalExpression && inner.operator === "&&")
+    return testsOtherClass(inner.left) || testsOtherClass(inner.right);
+  if (inner.type !== AST_NODE_TYPES.BinaryExpression || inner.operator !== "instanceof")
+    return false;
+  const type = skipWrappers(inner.right);
+  return type.type === AST_NODE_TYPES.Identifier && !/^(Error|BrokenCircuitError)$/.test(type.name);
 }
 
 function returnsTrue(fn: FunctionNode): boolean {
@@ -296,6 +349,99 @@ export function checkWrap(resolver: Resolver, call: TSESTree.CallExpression): Pr
     }
   }
   return null;
+}
+
+/** How deep calls are followed from a call to the wrap its retry handler reaches. */
+const MAX_FACTORY_DEPTH = 3;
+
+/**
+ * A call that configures the retry of a wrap made elsewhere: `createPolicy({ filter: handleAll })`
+ * around `wrap(retry(filter), breaker)`, or a `super({ policyOptions })` whose base constructor
+ * passes the options on to such a factory. Reported at the call when the handler it passes
+ * (directly, or through a constant of defaults it spreads) retries the open-circuit rejection;
+ * a handler the factory itself defaults to is reported at the factory's wrap.
+ */
+function checkConfiguredWrap(resolver: Resolver, call: TSESTree.CallExpression): Problem | null {
+  const factory = superCall(resolver, call) ?? factoryCall(resolver, call);
+  if (!factory) return null;
+  const followed: Located[] = [];
+  const caught = passedHandlers(factory, followed, 0).some(
+    (handler) =>
+      handler.resolver === resolver &&
+      !followed.some((fn) => fn.resolver === resolver && contains(fn.node, handler.node)) &&
+      handlerCatchesAll(resolver, handler.node) === true,
+  );
+  return caught ? { node: call, messageId: "retryWrapsBreaker", data: {} } : null;
+}
+
+/** The retry handlers of the wraps a factory's body makes, bound to what its call passes. */
+function passedHandlers(factory: FactoryCall, followed: Located[], depth: number): Located[] {
+  const found: Located[] = [];
+  followed.push({ resolver: factory.resolver, node: factory.fn });
+  walk(factory.fn.body, (node) => {
+    if (isFunction(node)) return false;
+    if (node.type !== AST_NODE_TYPES.CallExpression) return true;
+    const own = factory.resolver;
+    if (isModule(own.origin(node.callee), "cockatiel", "wrap")) {
+      for (const retried of wrappedRetries(own, node)) {
+        const attempts = retried.attempts && boundValue(factory, retried.attempts, "configured");
+        if (attempts && staticNumber(attempts.resolver, attempts.node) === 0) continue;
+        const bound = boundValue(factory, retried.handler, "configured");
+        if (bound) found.push(bound);
+      }
+    } else if (depth < MAX_FACTORY_DEPTH && node.callee.type === AST_NODE_TYPES.Identifier) {
+      const inner = factoryCall(own, node);
+      if (inner) found.push(...passedHandlers({ ...inner, outer: factory }, followed, depth + 1));
+    }
+    return true;
+  });
+  return found;
+}
+
+function contains(outer: Node, inner: Node): boolean {
+  return outer.range[0] <= inner.range[0] && inner.range[1] <= outer.range[1];
+}
+
+/** A literal number a node holds, through consts. */
+function staticNumber(resolver: Resolver, node: Node): number | null {
+  const value = skipWrappers(resolver.valueOf(node));
+  return value.type === AST_NODE_TYPES.Literal && typeof value.value === "number"
+    ? value.value
+    : null;
+}
+
+/**
+ * The retry policies a wrap puts outside a breaker: each one's handler, and its `maxAttempts`
+ * where written.
+ */
+function wrappedRetries(
+  resolver: Resolver,
+  call: TSESTree.CallExpression,
+): Array<{ handler: Node; attempts: Node | null }> {
+  const handlers: Array<{ handler: Node; attempts: Node | null }> = [];
+  const args = call.arguments;
+  for (let i = 0; i < args.length; i++) {
+    const origin = resolver.origin(args[i]!);
+    if (!isRetryPolicy(origin)) continue;
+    const first = origin.call.arguments[0];
+    if (!first || first.type === AST_NODE_TYPES.SpreadElement) continue;
+    if (retriesDisabled(resolver, origin.call.arguments[1])) continue;
+    const inner = args.slice(i + 1).some((later) => {
+      const laterOrigin = resolver.origin(later);
+      return breakerOf(resolver, laterOrigin) !== null || isRawBreaker(laterOrigin);
+    });
+    const options = origin.call.arguments[1];
+    const attempts =
+      options && options.type !== AST_NODE_TYPES.SpreadElement
+        ? readKey(resolver, options, exactKey("maxAttempts"))
+        : null;
+    if (inner)
+      handlers.push({
+        handler: first,
+        attempts: attempts?.kind === "value" ? attempts.node : null,
+      });
+  }
+  return handlers;
 }
 
 /** Whether the retry provably stops on the breaker's rejection (or can tell nothing). */
@@ -698,6 +844,10 @@ export default createRule<Options, MessageIds>({
     return {
       CallExpression(node) {
         const callee = skipWrappers(node.callee);
+        if (callee.type === AST_NODE_TYPES.Super) {
+          report(checkConfiguredWrap(resolver, node));
+          return;
+        }
         if (
           callee.type !== AST_NODE_TYPES.Identifier &&
           callee.type !== AST_NODE_TYPES.MemberExpression
@@ -718,9 +868,10 @@ export default createRule<Options, MessageIds>({
         if (isModule(origin, "cockatiel", "wrap") || wrapByName) report(checkWrap(resolver, node));
         else if (isModule(origin, "opossum"))
           report(checkBreakerConstruction(resolver, node, settings));
-        else if (callee.type === AST_NODE_TYPES.Identifier && madeByFactory(resolver, node))
+        else if (callee.type === AST_NODE_TYPES.Identifier && madeByFactory(resolver, node)) {
           report(checkFactoryCall(resolver, node, settings));
-        else if (isModule(origin, "cockatiel", "circuitBreaker"))
+          report(checkConfiguredWrap(resolver, node));
+        } else if (isModule(origin, "cockatiel", "circuitBreaker"))
           report(checkBreakerConstruction(resolver, node, settings));
         else if (callee.type === AST_NODE_TYPES.MemberExpression)
           report(checkRetriedCall(resolver, node, settings));

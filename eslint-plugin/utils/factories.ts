@@ -7,7 +7,7 @@ import {
   type FunctionNode,
   type Node,
 } from "./ast.js";
-import { exactKey, readKey } from "./objects.js";
+import { exactKey, readKey, type KeyLookup } from "./objects.js";
 import type { Resolver } from "./resolve.js";
 import { localFunction } from "./retry-helpers.js";
 import { DefinitionType } from "./scope.js";
@@ -24,10 +24,15 @@ export interface Located {
  * reads. `site` is the resolver of the file that makes the call.
  */
 export interface FactoryCall {
-  readonly call: TSESTree.CallExpression;
+  readonly call: TSESTree.CallExpression | TSESTree.NewExpression;
   readonly site: Resolver;
   readonly fn: FunctionNode;
   readonly resolver: Resolver;
+  /**
+   * The factory whose body makes this call, when the call was found by following one (a base
+   * constructor's `createPolicy(options)`): the call's arguments are bound through it in turn.
+   */
+  readonly outer?: FactoryCall;
 }
 
 /** The factory a call runs, when its body can be read. */
@@ -37,6 +42,43 @@ export function factoryCall(site: Resolver, call: TSESTree.CallExpression): Fact
   if (local) return { call, site, fn: local, resolver: site };
   const followed = site.project?.followFunction(callee);
   return followed ? { call, site, fn: followed.fn, resolver: followed.resolver } : null;
+}
+
+/**
+ * The base constructor a `super(...)` call runs: the class `extends` names, declared in this
+ * file, or, with type information, in another file of the project.
+ */
+export function superCall(site: Resolver, call: TSESTree.CallExpression): FactoryCall | null {
+  if (call.callee.type !== AST_NODE_TYPES.Super) return null;
+  let owner: Node | undefined = call.parent;
+  while (owner && owner.type !== AST_NODE_TYPES.ClassBody) owner = owner.parent;
+  const base = owner?.parent;
+  if (
+    (base?.type === AST_NODE_TYPES.ClassDeclaration ||
+      base?.type === AST_NODE_TYPES.ClassExpression) &&
+    base.superClass
+  ) {
+    const local = constructorOf(site, base.superClass);
+    if (local) return { call, site, fn: local, resolver: site };
+  }
+  const followed = site.project?.followFunction(call);
+  return followed ? { call, site, fn: followed.fn, resolver: followed.resolver } : null;
+}
+
+/** The constructor of a class declared in this file, named by `node`. */
+function constructorOf(resolver: Resolver, node: Node): FunctionNode | null {
+  const value = skipWrappers(node);
+  if (value.type !== AST_NODE_TYPES.Identifier) return null;
+  const def = resolver.variableOf(value)?.defs[0];
+  if (def?.type !== DefinitionType.ClassName) return null;
+  for (const element of def.node.body.body)
+    if (
+      element.type === AST_NODE_TYPES.MethodDefinition &&
+      element.kind === "constructor" &&
+      element.value.type === AST_NODE_TYPES.FunctionExpression
+    )
+      return element.value;
+  return null;
 }
 
 /**
@@ -63,14 +105,18 @@ export function madeValues(factory: FactoryCall): Node[] {
  * passes nothing (or an object without that key). Any other node is itself. Null when the
  * caller's value cannot be read, or is `undefined` with no default.
  */
-export function boundValue(factory: FactoryCall, node: Node): Located | null {
+export function boundValue(
+  factory: FactoryCall,
+  node: Node,
+  reading: Reading = "exact",
+): Located | null {
   const value = skipWrappers(node);
   const own: Located = { resolver: factory.resolver, node };
   if (value.type !== AST_NODE_TYPES.Identifier) return own;
   const def = factory.resolver.variableOf(value)?.defs[0];
   if (def?.type === DefinitionType.Parameter) {
     const param = parameterHolding(factory.fn, def.name);
-    return param ? fromCaller(factory, param, param.pattern, def.name) : own;
+    return param ? fromCaller(factory, param, param.pattern, def.name, reading) : own;
   }
   // const { maxRetries = 3 } = options, with `options` a parameter of the factory
   if (
@@ -81,10 +127,18 @@ export function boundValue(factory: FactoryCall, node: Node): Located | null {
     const root = factory.resolver.variableOf(def.node.init)?.defs[0];
     if (root?.type !== DefinitionType.Parameter) return own;
     const param = parameterHolding(factory.fn, root.name);
-    return param ? fromCaller(factory, param, def.node.id, def.name) : own;
+    return param ? fromCaller(factory, param, def.node.id, def.name, reading) : own;
   }
   return own;
 }
+
+/**
+ * How a key of an object the caller passes is read. `exact`: a spread the rules cannot read
+ * makes the key unknown. `configured`: a spread of the enclosing function's own parameter
+ * (`{ ...DEFAULTS, ...options }`) is taken to add nothing, so the key is what the code
+ * configures unless its caller overrides it, as a parameter's default is.
+ */
+export type Reading = "exact" | "configured";
 
 interface Parameter {
   readonly index: number;
@@ -108,6 +162,7 @@ function fromCaller(
   param: Parameter,
   pattern: Node,
   target: Node,
+  reading: Reading,
 ): Located | null {
   const paramDefault =
     param.pattern.type === AST_NODE_TYPES.AssignmentPattern
@@ -115,7 +170,11 @@ function fromCaller(
       : null;
   const arg = factory.call.arguments[param.index];
   if (arg?.type === AST_NODE_TYPES.SpreadElement) return null;
-  const given: Located | null = arg ? { resolver: factory.site, node: arg } : paramDefault;
+  let given: Located | null = paramDefault;
+  if (arg && factory.outer) {
+    given = boundValue(factory.outer, arg, reading);
+    if (!given) return null;
+  } else if (arg) given = { resolver: factory.site, node: arg };
   const inner = pattern.type === AST_NODE_TYPES.AssignmentPattern ? pattern.left : pattern;
   if (inner === target) return given;
   if (inner.type !== AST_NODE_TYPES.ObjectPattern) return null;
@@ -132,9 +191,35 @@ function fromCaller(
         : null;
     if (key === null) return null;
     if (!given) return fallback;
-    const found = readKey(given.resolver, given.node, exactKey(key));
+    const found =
+      reading === "configured"
+        ? readConfigured(given.resolver, given.node, key)
+        : readKey(given.resolver, given.node, exactKey(key));
     if (found.kind === "value") return { resolver: given.resolver, node: found.node };
     return found.kind === "absent" ? fallback : null;
   }
   return null;
+}
+
+/** A key of an object literal, reading past spreads of parameters (`configured` above). */
+function readConfigured(resolver: Resolver, node: Node, key: string): KeyLookup {
+  const exact = readKey(resolver, node, exactKey(key));
+  const object = skipWrappers(resolver.valueOf(node));
+  if (exact.kind !== "unknown" || object.type !== AST_NODE_TYPES.ObjectExpression) return exact;
+  for (const property of [...object.properties].reverse()) {
+    if (property.type === AST_NODE_TYPES.SpreadElement) {
+      if (isParameter(resolver, property.argument)) continue;
+      const found = readKey(resolver, property.argument, exactKey(key));
+      if (found.kind !== "absent") return found;
+    } else if (propertyKey(property) === key)
+      return { kind: "value", node: property.value, via: "" };
+    else if (propertyKey(property) === null) return exact;
+  }
+  return { kind: "absent" };
+}
+
+function isParameter(resolver: Resolver, node: Node): boolean {
+  const value = skipWrappers(node);
+  if (value.type !== AST_NODE_TYPES.Identifier) return false;
+  return resolver.variableOf(value)?.defs[0]?.type === DefinitionType.Parameter;
 }

@@ -13,8 +13,11 @@ import { Resolver, resolverFor, type Origin } from "./resolve.js";
  * - `typedOrigin`: where a value the file does not pin down comes from, judged by its type (a
  *   `fetcher` typed as `typeof fetch`, a parameter typed `AxiosStatic`);
  * - `keyOfType`: whether an options object's type has a key, and whether it is optional;
- * - `followFunction`: the body of a function imported from another file of the project, parsed
- *   with the same parser so the syntactic analyses can read it.
+ * - `followFunction`: the body of a function imported from another file of the project (or of
+ *   the base constructor a `super(...)` call runs), parsed with the same parser so the syntactic
+ *   analyses can read it;
+ * - `packageOf`: the package a name's declaration is in, through a project's re-exports (cockatiel's
+ *   `handleWhen` imported from a project module).
  *
  * docs/eslint-plugin.md ("With type information") lists what each rule asks.
  */
@@ -22,6 +25,8 @@ export interface Project {
   typedOrigin(node: Node): Origin;
   keyOfType(node: Node, key: string): "absent" | "optional" | "required" | null;
   followFunction(callee: Node): { resolver: Resolver; fn: FunctionLike } | null;
+  /** The npm package that declares what a name refers to, through re-exports (`cockatiel`). */
+  packageOf(node: Node): string | null;
 }
 
 type FunctionLike =
@@ -126,7 +131,18 @@ class TypedProject {
       typedOrigin: (node) => this.#typedOrigin(this.#tsNode(map, node)),
       keyOfType: (node, key) => this.#keyOfType(this.#tsNode(map, node), key),
       followFunction: (callee) => this.#follow(this.#tsNode(map, callee)),
+      packageOf: (node) => this.#packageOf(this.#tsNode(map, node)),
     };
+  }
+
+  #packageOf(node: TS.Node | null): string | null {
+    let symbol = node ? this.checker.getSymbolAtLocation(node) : undefined;
+    if (!symbol) return null;
+    if (symbol.getFlags() & ts.SymbolFlags.Alias) symbol = this.checker.getAliasedSymbol(symbol);
+    const declaration = symbol.getDeclarations()?.[0];
+    if (!declaration) return null;
+    const match = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(fileOf(declaration));
+    return match ? match[1]! : null;
   }
 
   #tsNode(map: NodeMap, node: Node): TS.Node | null {
@@ -225,12 +241,18 @@ class TypedProject {
   /** The ESTree function an imported or project-wide callee is declared as, in its own file. */
   #follow(node: TS.Node | null): { resolver: Resolver; fn: FunctionLike } | null {
     if (!node) return null;
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.SuperKeyword)
+      return this.#read(this.checker.getResolvedSignature(node)?.declaration);
     let at = ts.isCallExpression(node) ? node.expression : node;
     if (ts.isPropertyAccessExpression(at)) at = at.name;
     let symbol = this.checker.getSymbolAtLocation(at);
     if (!symbol) return null;
     if (symbol.getFlags() & ts.SymbolFlags.Alias) symbol = this.checker.getAliasedSymbol(symbol);
-    const declaration = symbol.getDeclarations()?.[0];
+    return this.#read(symbol.getDeclarations()?.[0]);
+  }
+
+  /** A declaration's function, parsed from its file when that is a source file of the project. */
+  #read(declaration: TS.Declaration | undefined): { resolver: Resolver; fn: FunctionLike } | null {
     if (!declaration) return null;
     const target = functionOf(declaration);
     if (!target) return null;
@@ -280,6 +302,7 @@ class TypedProject {
     return {
       typedOrigin: () => UNKNOWN,
       keyOfType: () => null,
+      packageOf: () => null,
       followFunction: (callee) => {
         if (callee.type !== AST_NODE_TYPES.Identifier) return null;
         const found = findIdentifier(file, callee.range[0]);
@@ -305,7 +328,11 @@ function isFunctionWithBody(node: TS.Node): boolean {
 
 /** `function f() {}`, or `const f = () => …` / `function () {}`: the function node itself. */
 function functionOf(declaration: TS.Declaration): TS.FunctionLikeDeclaration | null {
-  if (ts.isFunctionDeclaration(declaration) && declaration.body) return declaration;
+  if (
+    (ts.isFunctionDeclaration(declaration) || ts.isConstructorDeclaration(declaration)) &&
+    declaration.body
+  )
+    return declaration;
   if (ts.isVariableDeclaration(declaration) && declaration.initializer) {
     let init: TS.Expression = declaration.initializer;
     while (ts.isParenthesizedExpression(init) || ts.isAsExpression(init)) init = init.expression;
@@ -316,9 +343,12 @@ function functionOf(declaration: TS.Declaration): TS.FunctionLikeDeclaration | n
 
 /**
  * Where a function starts, as both trees agree: a declaration at its name (TypeScript counts
- * `export` as part of it, ESTree wraps it), an expression at its first token.
+ * `export` as part of it, ESTree wraps it), an expression at its first token, a constructor at
+ * its parameters.
  */
 function startOf(fn: TS.FunctionLikeDeclaration, file: TS.SourceFile): number {
+  // ESTree's constructor is the function expression of its method: it starts at the `(`
+  if (ts.isConstructorDeclaration(fn)) return fn.parameters.pos - 1;
   return ts.isFunctionDeclaration(fn) && fn.name ? fn.name.getStart(file) : fn.getStart(file);
 }
 

@@ -7,13 +7,14 @@ import type { TSESLint, TSESTree } from "@typescript-eslint/utils";
 
 type Definitions = typeof TSESLint.Scope.DefinitionType;
 type Scopes = typeof TSESLint.Scope.ScopeType;
-type DefinitionName = "FunctionName" | "ImportBinding" | "Parameter" | "Variable";
+type DefinitionName = "ClassName" | "FunctionName" | "ImportBinding" | "Parameter" | "Variable";
 type ScopeName = "global" | "module";
 
 // ESLint's own scope manager (for espree) and typescript-eslint's name definitions and scopes
 // with the same strings; `satisfies` checks each against typescript-eslint's enum, and the cast
 // gives them the enum's types so comparisons with `def.type` still narrow.
 const definitionNames = {
+  ClassName: "ClassName",
   FunctionName: "FunctionName",
   ImportBinding: "ImportBinding",
   Parameter: "Parameter",

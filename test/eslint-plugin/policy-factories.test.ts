@@ -105,3 +105,54 @@ runUnderBothParsers<BreakerIds, BreakerOptions>(
     ],
   },
 );
+
+/** A factory whose retry sits outside the breaker and, by default, stops on the open circuit. */
+const OUTER = `${C}function createPolicy(options = {}) {\n  const { filter = handleWhen((e) => !isBrokenCircuitError(e)), maxRetries = 3 } = options;\n  return wrap(retry(filter, { maxAttempts: maxRetries }), ${BREAKER});\n}\n`;
+/** A predicate that answers true for every error but one class's. */
+const RETRYABLE =
+  "class HttpError extends Error {}\nfunction isRetryable(error) {\n  if (error instanceof HttpError) return error.status >= 500;\n  return true;\n}\n";
+const wraps = { messageId: "retryWrapsBreaker" as const };
+
+runUnderBothParsers<BreakerIds, BreakerOptions>(
+  "retry-inside-breaker: a wrap configured by its caller",
+  retryInsideBreaker,
+  {
+    valid: [
+      // the factory's own default, a filter that stops on the open circuit, no retries at all
+      `${OUTER}export const policy = createPolicy();`,
+      `${OUTER}export const policy = createPolicy({ filter: handleWhen((e) => !isBrokenCircuitError(e) && e.retryable) });`,
+      `${OUTER}export const policy = createPolicy({ filter: handleAll, maxRetries: 0 });`,
+      // a predicate that falls through to false, or whose test Error itself passes
+      `${OUTER}class NetworkError extends Error {}\nexport const policy = createPolicy({ filter: handleWhen((e) => { if (e instanceof NetworkError) return true; return false; }) });`,
+      `${OUTER}function isRetryable(error) {\n  if (error instanceof Error) return false;\n  return true;\n}\nexport const policy = createPolicy({ filter: handleWhen(isRetryable) });`,
+      // options a subclass only forwards: what its caller passes is not known here
+      `${OUTER}class Base {\n  constructor({ policyOptions }) { this.policy = createPolicy(policyOptions); }\n}\nexport class Orders extends Base {\n  constructor(options) { super({ policyOptions: options }); }\n}`,
+    ],
+    invalid: [
+      // a handler the call passes that retries every error
+      {
+        code: `${OUTER}export const policy = createPolicy({ filter: handleAll });`,
+        errors: [{ ...wraps, line: 6 }],
+      },
+      // passed up through super(...) in a constant of defaults that the subclass's options spread over
+      {
+        code: `${OUTER}const DEFAULTS = { filter: handleAll };\nclass Base {\n  constructor({ policyOptions }) { this.policy = createPolicy(policyOptions); }\n}\nexport class Orders extends Base {\n  constructor(options = {}) { super({ policyOptions: { ...DEFAULTS, ...options } }); }\n}`,
+        errors: [{ ...wraps, line: 11 }],
+      },
+      // a predicate that answers true for every error but HttpError: BrokenCircuitError too
+      {
+        code: `${OUTER}${RETRYABLE}export const policy = createPolicy({ filter: handleWhen(isRetryable) });`,
+        errors: [{ ...wraps, line: 11 }],
+      },
+      {
+        code: `${C}${RETRYABLE}export const policy = wrap(retry(handleWhen(isRetryable), { maxAttempts: 3 }), ${BREAKER});`,
+        errors: [{ ...wraps, line: 7 }],
+      },
+      // a default that retries every error is reported once, at the factory's wrap
+      {
+        code: `${C}function createPolicy({ filter = handleAll } = {}) {\n  return wrap(retry(filter, { maxAttempts: 3 }), ${BREAKER});\n}\nexport const policy = createPolicy();`,
+        errors: [{ ...wraps, line: 3 }],
+      },
+    ],
+  },
+);

@@ -283,6 +283,35 @@ run("retry-inside-breaker", retryInsideBreaker, [
     typed: ["breakerPerCall"],
     syntactic: [],
   },
+  // a retry outside the breaker, configured by the call (services.ts): the handler a subclass
+  // passes up through super(...) in a constant of defaults, the handler a factory call passes,
+  // through cockatiel's handlers re-exported by the project
+  {
+    code: `import { BaseService, HttpError, handleWhen, type PolicyOptions } from "./services.js";\nfunction isRetryable(error: unknown): boolean {\n  if (error instanceof HttpError) return error.status >= 500;\n  return true;\n}\nconst DEFAULTS: PolicyOptions = { retryFilterPolicy: handleWhen(isRetryable) };\nexport class Orders extends BaseService {\n  constructor(policyOptions: PolicyOptions = {}) {\n    super({ name: "orders", policyOptions: { ...DEFAULTS, ...policyOptions } });\n  }\n}`,
+    typed: ["retryWrapsBreaker"],
+    syntactic: [],
+  },
+  {
+    code: 'import { createOuterRetryPolicy, handleAll } from "./services.js";\nexport const policy = createOuterRetryPolicy({ maxRetries: 2, retryFilterPolicy: handleAll });',
+    typed: ["retryWrapsBreaker"],
+    syntactic: [],
+  },
+  // the factory's default, a filter that stops on the open circuit, or no retries at all
+  {
+    code: 'import { BaseService } from "./services.js";\nexport class Orders extends BaseService {\n  constructor() {\n    super({ name: "orders" });\n  }\n}',
+    typed: [],
+    syntactic: [],
+  },
+  {
+    code: 'import { isBrokenCircuitError } from "cockatiel";\nimport { BaseService, handleWhen } from "./services.js";\nexport class Orders extends BaseService {\n  constructor() {\n    super({ name: "orders", policyOptions: { retryFilterPolicy: handleWhen((e) => !isBrokenCircuitError(e)) } });\n  }\n}',
+    typed: [],
+    syntactic: [],
+  },
+  {
+    code: 'import { createOuterRetryPolicy, handleAll } from "./services.js";\nexport const policy = createOuterRetryPolicy({ maxRetries: 0, retryFilterPolicy: handleAll });',
+    typed: [],
+    syntactic: [],
+  },
   // made once and kept: the breaker sees every call
   {
     code: 'import { createServicePolicy } from "./policies.js";\nconst policy = createServicePolicy();\nexport async function notify(send: () => Promise<void>) {\n  await policy.execute(send);\n}',
