@@ -34,7 +34,7 @@ function otlpJson(rm: ResourceMetrics): unknown {
               histogram: {
                 aggregationTemporality: 2,
                 dataPoints: m.dataPoints.map((p) => {
-                  const h = p.value as Histogram;
+                  const h = p.value;
                   return {
                     attributes: Object.entries(p.attributes).map(([key, value]) => ({
                       key,
