@@ -2,13 +2,16 @@
  * The TypeScript examples of the docs marked `<!-- runs: name -->` compile under tsc --strict
  * against a generated output and run: each is wrapped in a function, with what it leaves
  * undeclared (a token source, a request id) given by its harness below, over a fetch that
- * records what it is sent; the harness then checks what the example did.
+ * records what it is sent; the harness then checks what the example did. A marked `console`
+ * block (`$ npx resgen …` and its output) is run through the CLI on the committed files, and
+ * prints exactly what the docs show.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { build } from "../src/build/build.js";
+import { main } from "../src/cli/cli.js";
 import { PACKAGE_ROOT } from "../src/version.js";
 import { compile } from "./helpers/tsc.js";
 
@@ -388,5 +391,55 @@ describe("examples in the docs that run", () => {
         globalThis.fetch = real;
       }
     }, 60_000);
+  }
+});
+
+/** The command examples: what each checks besides its output, by name. */
+const COMMANDS: Readonly<
+  Record<string, { readonly exit: number; readonly unchanged: readonly string[] }>
+> = {
+  // tune on the committed export: shows, writes nothing
+  tune: { exit: 0, unchanged: ["examples/checkout/resilience/inventory.yaml"] },
+};
+
+/** Every `<!-- runs: name -->` console block of the docs: the command and what it prints. */
+function commandExamples(): { doc: string; name: string; args: string[]; output: string }[] {
+  const out: { doc: string; name: string; args: string[]; output: string }[] = [];
+  for (const doc of ["docs/tune.md"]) {
+    const text = readFileSync(join(PACKAGE_ROOT, doc), "utf8");
+    for (const m of text.matchAll(
+      /<!-- runs: ([\w-]+) -->\n```console\n\$ npx resgen ([^\n]*)\n([\s\S]*?)```/g,
+    ))
+      out.push({ doc, name: m[1]!, args: m[2]!.split(" "), output: m[3]! });
+  }
+  return out;
+}
+
+describe("commands in the docs that run", () => {
+  const commands = commandExamples();
+
+  it("each has a harness, and each harness an example", () => {
+    expect(commands.map((c) => c.name).sort()).toEqual(Object.keys(COMMANDS).sort());
+  });
+
+  for (const example of commands) {
+    it(`${example.doc}: ${example.name} prints what the docs show`, async () => {
+      const harness = COMMANDS[example.name]!;
+      const before = harness.unchanged.map((f) => readFileSync(join(PACKAGE_ROOT, f), "utf8"));
+      let stdout = "";
+      let stderr = "";
+      const code = await main(["node", "resgen", ...example.args], {
+        stdout: (t) => void (stdout += t),
+        stderr: (t) => void (stderr += t),
+        cwd: PACKAGE_ROOT,
+        color: false,
+      });
+      expect(stderr).toBe("");
+      expect(stdout).toBe(example.output);
+      expect(code).toBe(harness.exit);
+      expect(harness.unchanged.map((f) => readFileSync(join(PACKAGE_ROOT, f), "utf8"))).toEqual(
+        before,
+      );
+    });
   }
 });

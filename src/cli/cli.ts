@@ -24,7 +24,7 @@ import {
   type Diagnostic,
 } from "../diagnostics/diagnostic.js";
 import { FORMATS, format, SourceTexts, type Format } from "../diagnostics/format.js";
-import { formatMs } from "../language/durations.js";
+import { formatMs, parseDuration } from "../language/durations.js";
 import type { ResolvedOperation, ResolvedPolicy } from "../model/resolved.js";
 import { VERSION } from "../version.js";
 import { describeService } from "../model/service.js";
@@ -32,6 +32,15 @@ import { clientNames } from "../model/names.js";
 import { camelCase } from "../model/identifiers.js";
 import { applyInit, planInit, type InitPlan } from "../init/init.js";
 import { parseTargets, TARGETS, type TargetName } from "../targets/index.js";
+import {
+  DEFAULT_DEPENDENCY_LABEL,
+  DEFAULT_METRIC,
+  DEFAULT_MIN_SAMPLES,
+  DEFAULT_OPERATION_LABEL,
+  tune,
+  writeTuned,
+} from "../tune/tune.js";
+import { renderTune } from "../tune/report.js";
 
 export interface Io {
   readonly stdout: (text: string) => void;
@@ -202,6 +211,44 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
     );
 
   program
+    .command("tune")
+    .description(
+      "Derive each policy's latency (p50, p95, p99, p999, rps) from a histogram export, and show what changes.",
+    )
+    .argument("[paths...]", "policy files, directories or globs (default: the project's policies)")
+    .requiredOption(
+      "--from <export>",
+      "Prometheus text-format or OTLP JSON metrics export with duration histograms",
+    )
+    .option("--write", "apply the new latency to the policy files (nothing is written on an error)")
+    .option(
+      "--window <duration>",
+      "the period the counters of a Prometheus export cover, for rps (e.g. 10m)",
+      parseWindow,
+    )
+    .option(
+      "--min-samples <n>",
+      `leave a dependency with fewer successful observations unchanged (default: ${DEFAULT_MIN_SAMPLES})`,
+      parseCount,
+    )
+    .option("--metric <name>", `the histogram to read (default: ${DEFAULT_METRIC})`)
+    .option(
+      "--dependency-label <label>",
+      `the label naming the dependency (default: ${DEFAULT_DEPENDENCY_LABEL})`,
+    )
+    .option(
+      "--operation-label <label>",
+      `the label naming the operation (default: ${DEFAULT_OPERATION_LABEL})`,
+    )
+    .option(
+      "--allow-outside-project",
+      "read policies, OpenAPI documents and $refs outside the project root too",
+    )
+    .action(async (paths: string[], opts: TuneFlags) => {
+      exitCode = await runTune(paths, opts, io);
+    });
+
+  program
     .command("init")
     .description(
       "Scaffold resgen in a project: resgen.config.yaml, a first policy, ESLint and git settings.",
@@ -349,6 +396,66 @@ async function runExplain(
   });
   io.stdout(opts.format === "json" ? renderExplainJson(report) : renderExplainText(report));
   return 0;
+}
+
+/** The options of `resgen tune`, as commander parses them. */
+interface TuneFlags {
+  from: string;
+  write?: boolean;
+  window?: number;
+  minSamples?: number;
+  metric?: string;
+  dependencyLabel?: string;
+  operationLabel?: string;
+  allowOutsideProject?: boolean;
+}
+
+/** `resgen tune`: the report, then what was written; exit 1 on any error, with nothing written. */
+async function runTune(paths: string[], opts: TuneFlags, io: Io): Promise<number> {
+  const result = await tune(paths, {
+    cwd: io.cwd,
+    from: opts.from,
+    ...(opts.metric === undefined ? {} : { metric: opts.metric }),
+    ...(opts.dependencyLabel === undefined ? {} : { dependencyLabel: opts.dependencyLabel }),
+    ...(opts.operationLabel === undefined ? {} : { operationLabel: opts.operationLabel }),
+    ...(opts.window === undefined ? {} : { windowMs: opts.window }),
+    ...(opts.minSamples === undefined ? {} : { minSamples: opts.minSamples }),
+    allowOutsideProject: opts.allowOutsideProject === true,
+  });
+  if (result.committed.unmatched.length > 0)
+    return report(result.committed, "pretty", undefined, io);
+  io.stdout(renderTune(result, { color: io.color, write: opts.write === true }));
+  const changed = result.policies.filter((p) => p.tuned !== p.text).length;
+  if (result.exit !== 0) {
+    io.stdout("nothing written: fix the errors above first\n");
+    return result.exit;
+  }
+  if (opts.write !== true) {
+    io.stdout(
+      changed === 0
+        ? "every latency is as observed: nothing to write\n"
+        : `nothing written: pass --write to apply the change${changed === 1 ? "" : "s"} to ${changed} polic${changed === 1 ? "y" : "ies"}\n`,
+    );
+    return 0;
+  }
+  const written = await writeTuned(result);
+  if ("error" in written) {
+    io.stderr(`resgen: ${written.error}\n`);
+    return 2;
+  }
+  io.stdout(
+    written.written.length === 0
+      ? "every latency is as observed: nothing to write\n"
+      : written.written.map((f) => `wrote ${f}\n`).join(""),
+  );
+  return 0;
+}
+
+function parseWindow(value: string): number {
+  const parsed = parseDuration(value);
+  if (!parsed.ok) throw new InvalidArgumentError(parsed.message);
+  if (parsed.value <= 0) throw new InvalidArgumentError("the window must be longer than 0");
+  return parsed.value;
 }
 
 /** The inputs a watch rebuilds on: policies, project files and the OpenAPI documents they read. */

@@ -21,7 +21,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["analyze", "explain", "emit", "targets"],
   ["program"],
   ["build"],
-  ["init"],
+  ["init", "tune"],
   ["cli"],
   ["index.ts"],
 ];

@@ -6,6 +6,7 @@ import {
   MetricReader,
   type DataPoint,
   type Histogram,
+  type ResourceMetrics,
 } from "@opentelemetry/sdk-metrics";
 import {
   BasicTracerProvider,
@@ -29,6 +30,8 @@ export interface Sdk {
   readonly spans: InMemorySpanExporter;
   /** Collects every metric now: data points by metric name. */
   collect(): Promise<Metrics>;
+  /** Collects every metric now, as the SDK hands them to an exporter. */
+  resourceMetrics(): Promise<ResourceMetrics>;
 }
 
 export interface Metrics {
@@ -53,6 +56,11 @@ export function createSdk(): Sdk {
     meterProvider,
     tracerProvider,
     spans,
+    async resourceMetrics() {
+      const { resourceMetrics, errors } = await reader.collect();
+      if (errors.length > 0) throw new Error(`metric collection failed: ${String(errors[0])}`);
+      return resourceMetrics;
+    },
     async collect() {
       const { resourceMetrics, errors } = await reader.collect();
       if (errors.length > 0) throw new Error(`metric collection failed: ${String(errors[0])}`);
