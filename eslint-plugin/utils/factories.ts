@@ -24,7 +24,7 @@ export interface Located {
  * reads. `site` is the resolver of the file that makes the call.
  */
 export interface FactoryCall {
-  readonly call: TSESTree.CallExpression | TSESTree.NewExpression;
+  readonly call: TSESTree.CallExpression;
   readonly site: Resolver;
   readonly fn: FunctionNode;
   readonly resolver: Resolver;
