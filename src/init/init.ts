@@ -28,7 +28,7 @@ import { checkProgram } from "../program/check.js";
 import { CONFIG_FILE, DEFAULT_POLICY_GLOB } from "../source/inputs.js";
 import { isWithin, readInput } from "../source/read.js";
 import { runAsync } from "../source/task.js";
-import { overlayHost } from "./host.js";
+import { overlayHost } from "../source/overlay.js";
 import { detectTools } from "./project.js";
 import {
   baseUrlPolicy,

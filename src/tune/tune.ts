@@ -7,13 +7,14 @@
  * texts in place of the committed ones), so the derived values and the analyzer's findings are
  * the project's own. Writing (`--write`) happens only when nothing went wrong.
  */
-import { readFile, rename, rm, writeFile } from "node:fs/promises";
+import { rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { check, checkProgram, type CheckResult } from "../program/check.js";
 import { countBySeverity, exitCode } from "../diagnostics/diagnostic.js";
 import { formatMs } from "../language/durations.js";
 import type { ResolvedLatency, ResolvedPolicy } from "../model/resolved.js";
-import { fileSystemHost, type Host } from "../source/host.js";
+import { overlayHost } from "../source/overlay.js";
+import { readInput } from "../source/read.js";
 import { runAsync } from "../source/task.js";
 import { secondsPer, type HistogramSeries, type Problem, type ReadExport } from "./histogram.js";
 import { readOtlp } from "./otlp.js";
@@ -28,6 +29,8 @@ export const DEFAULT_DEPENDENCY_LABEL = "resilience.dependency";
 export const DEFAULT_OPERATION_LABEL = "resilience.operation";
 /** Observations below which a dependency's latency is left as it is. */
 export const DEFAULT_MIN_SAMPLES = 100;
+/** The largest export read: a day of scrapes of a few hundred series is well under it. */
+export const MAX_EXPORT_BYTES = 64 * 1024 * 1024;
 /** The label whose value says how an attempt ended; only `success` counts towards latency. */
 const OUTCOME_LABEL = "resilience.outcome";
 /** OpenTelemetry's HTTP conventions mark a failed request with this attribute. */
@@ -118,18 +121,13 @@ export async function tune(paths: readonly string[], options: TuneOptions): Prom
     return refused(Math.max(1, exitCode(committed.diagnostics)) as 1 | 2);
 
   const exportFile = resolve(options.cwd, options.from);
-  let text: string;
-  try {
-    text = await readFile(exportFile, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    problems.push({
-      severity: "error",
-      where: options.from,
-      message: code === "ENOENT" ? "no such file" : `cannot read it: ${(error as Error).message}`,
-    });
+  // a FIFO, a device or an export past the limit is refused, not read until it ends
+  const input = await readInput(exportFile, MAX_EXPORT_BYTES);
+  if ("problem" in input) {
+    problems.push({ severity: "error", where: options.from, message: input.problem });
     return refused(2);
   }
+  const text = input.text;
   if (text.trim() === "") {
     problems.push({ severity: "error", where: options.from, message: "the export is empty" });
     return refused(1);
@@ -196,7 +194,7 @@ export async function tune(paths: readonly string[], options: TuneOptions): Prom
   }
 
   const tunedCheck = await runAsync(
-    checkProgram(overlay(fileSystemHost(options.cwd), tunedTexts), paths, {
+    checkProgram(overlayHost(options.cwd, tunedTexts), paths, {
       allowOutsideProject: options.allowOutsideProject === true,
     }),
   );
@@ -230,17 +228,6 @@ export async function writeTuned(
   }
   for (const [temp, target] of temps) await rename(temp, target);
   return { written: changed.map((p) => p.file) };
-}
-
-/** The file system with some files' texts replaced. */
-function overlay(host: Host, texts: ReadonlyMap<string, string>): Host {
-  return {
-    ...host,
-    readFile: (file) => {
-      const text = texts.get(resolve(file));
-      return text === undefined ? host.readFile(file) : { text };
-    },
-  };
 }
 
 // --- which series count ---------------------------------------------------------------------
@@ -505,20 +492,11 @@ function derivedChanges(before: ResolvedPolicy, after: ResolvedPolicy): DerivedC
   for (const op of after.operations) {
     const was = before.operations.find((o) => o.name === op.name);
     if (!was) continue;
-    push(
-      "timeout.attempt",
-      ms(was.timeout.attemptMs),
-      ms(op.timeout.attemptMs),
-      op.provenance["timeout.attempt"],
-      op.name,
-    );
-    push(
-      "timeout.total",
-      ms(was.timeout.totalMs),
-      ms(op.timeout.totalMs),
-      op.provenance["timeout.total"],
-      op.name,
-    );
+    for (const [setting, key] of [
+      ["timeout.attempt", "attemptMs"],
+      ["timeout.total", "totalMs"],
+    ] as const)
+      push(setting, ms(was.timeout[key]), ms(op.timeout[key]), op.provenance[setting], op.name);
     if (was.plan.hedge || op.plan.hedge)
       push(
         "hedge.delay",

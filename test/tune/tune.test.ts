@@ -225,6 +225,13 @@ describe("resgen tune", () => {
     expect(policyText()).toBe(POLICY);
   });
 
+  it("refuses an export that is a device rather than reading it without end", async () => {
+    const { code, stdout } = await run("--from", "/dev/zero", "--write");
+    expect(code).toBe(2);
+    expect(stdout).toContain("/dev/zero: error: it is a device, not a regular file\n");
+    expect(policyText()).toBe(POLICY);
+  });
+
   it("writes nothing when the tuned policy has an analyzer error", async () => {
     // the attempt timeout derived from the observed p999 (1.5 × 999ms) reaches the total of 1s
     writeFileSync(

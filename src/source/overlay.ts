@@ -1,10 +1,11 @@
 /**
- * The files `init` would write, laid over the project on disk, as one host for the check pipeline
- * (src/source/host.ts): `init` checks the project as `resgen build` will read it once the new
- * files exist, before it writes any of them (docs/quickstart.md).
+ * Texts laid over the project on disk, as one host for the check pipeline (host.ts): `init`
+ * checks the project as `resgen build` will read it once the new files exist, before it writes
+ * any of them (docs/quickstart.md), and `tune` checks its tuned policies in place of the
+ * committed ones before it writes any (docs/tune.md).
  */
 import { basename, dirname, join, resolve } from "node:path";
-import { fileSystemHost, MemoryHost, type Host } from "../source/host.js";
+import { fileSystemHost, MemoryHost, type Host } from "./host.js";
 
 export function overlayHost(cwd: string, files: ReadonlyMap<string, string>): Host {
   const disk = fileSystemHost(cwd);
