@@ -51,6 +51,7 @@ import {
   type InboundResponse,
   type OperationSettings,
   type RouteSettings,
+  type RuntimeEnvironment,
   type ServiceSettings,
   type SharedStore,
 } from "../templates/runtime/index.js";
@@ -205,15 +206,21 @@ const plainOperation = (patch: Partial<OperationSettings<null>>): OperationSetti
   fallback: null,
   ...patch,
 });
-const onlyDependency = (patch: Partial<DependencySettings>): Dependency =>
-  createDependency({
-    name: "bench",
-    deadline: null,
-    breaker: null,
-    bulkhead: null,
-    budget: null,
-    ...patch,
-  });
+const onlyDependency = (
+  patch: Partial<DependencySettings>,
+  env: RuntimeEnvironment = {},
+): Dependency =>
+  createDependency(
+    {
+      name: "bench",
+      deadline: null,
+      breaker: null,
+      bulkhead: null,
+      budget: null,
+      ...patch,
+    },
+    env,
+  );
 
 // ---------------------------------------------------------------------------------------------
 // cockatiel and opossum, in the configuration their documentation leads with.
@@ -405,6 +412,12 @@ async function happyPath(kind: "no-op" | "yield", fn: () => Promise<number>): Pr
   const limited = onlyDependency({
     rateLimit: { rate: 1e12, periodMs: 1_000, burst: 1e12, maxWaitMs: 0, maxPauseMs: 0 },
   });
+  // the chaos option (docs/runtime.md, "Chaos"): killed, it costs a check per call; on, a draw
+  // per fault per attempt (a rate of 0 draws and injects nothing)
+  const chaos = (rate: number) => ({ seed: 1, faults: [{ kind: "network" as const, rate }] });
+  const chaosOff = onlyDependency({}, { chaos: chaos(1) });
+  chaosOff.chaos.disable();
+  const chaosDrawing = onlyDependency({}, { chaos: chaos(0) });
   const cockBulkhead = cockatielBulkhead(25, 0);
   const retryOp = plainOperation({ retry: { ...RETRY, maxAttempts: 2 } });
   const timeoutOp = plainOperation({ timeout: { attemptMs: 500, totalMs: null } });
@@ -431,6 +444,8 @@ async function happyPath(kind: "no-op" | "yield", fn: () => Promise<number>): Pr
     ["cockatiel bulkhead", () => cockBulkhead.execute(() => fn())],
     ["resgen, nothing configured", () => bare.call(plainOp, () => fn())],
     ["resgen rate limit", () => limited.call(plainOp, () => fn())],
+    ["resgen, chaos disabled", () => chaosOff.call(plainOp, () => fn())],
+    ["resgen, chaos drawing at rate 0", () => chaosDrawing.call(plainOp, () => fn())],
   ]);
 }
 
@@ -1245,6 +1260,10 @@ for (const [index, kind] of [
   );
   console.log(
     `  ${kind}: a rate limit costs ${(ns(g, "resgen rate limit") / ns(g, "resgen, nothing configured")).toFixed(2)}× a call with nothing configured`,
+  );
+  const nothing = ns(g, "resgen, nothing configured");
+  console.log(
+    `  ${kind}: chaos disabled costs ${(ns(g, "resgen, chaos disabled") / nothing).toFixed(2)}× a call with nothing configured, drawing at rate 0 ${(ns(g, "resgen, chaos drawing at rate 0") / nothing).toFixed(2)}×`,
   );
 }
 if (coalesced !== undefined) {

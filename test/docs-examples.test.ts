@@ -135,6 +135,39 @@ const log = { warn: (message: string): void => void warned.push(message) };`,
       });
     },
   },
+  chaos: {
+    build: ["examples/checkout"],
+    prelude: "",
+    epilogue:
+      "return { answers, injected, after, later: inventory.chaos.injected(), enabled: inventory.chaos.enabled };",
+    answer: (_method, path) => ({
+      status: 200,
+      body: { sku: path.split("/")[2], available: 3 },
+    }),
+    check: (sent, result) => {
+      const { answers, injected, after, later, enabled } = result as {
+        answers: string[];
+        injected: Record<string, number>;
+        after: unknown;
+        later: Record<string, number>;
+        enabled: boolean;
+      };
+      const skus = ["a", "b", "c", "d", "e", "f"];
+      // a call the faults let through reached the server exactly once; one they failed, never
+      for (const [i, sku] of skus.entries()) {
+        const reached = sent.filter((s) => s.url.endsWith(`/items/${sku}/stock`)).length;
+        expect(answers[i]).toMatch(reached === 1 ? `${sku}: 3` : /: (http|network)$/);
+        expect(reached).toBeLessThanOrEqual(1);
+      }
+      expect(injected.status).toBeGreaterThan(0);
+      expect([injected.latency, injected.hang]).toEqual([0, 0]);
+      // after the kill switch: the call went through, and nothing more was injected
+      expect(after).toEqual({ sku: "g", available: 3 });
+      expect(sent.at(-1)?.url).toBe("https://inventory.internal/items/g/stock");
+      expect(later).toEqual(injected);
+      expect(enabled).toBe(false);
+    },
+  },
   coalesce: {
     build: ["test/e2e/coalesce/catalog.yaml"],
     prelude: "",

@@ -82,6 +82,11 @@ const MEMBERS: Readonly<
     signature: code`snapshot(): ${R.DependencySnapshot};`,
     value: "snapshot: () => dependency.snapshot(),",
   },
+  chaos: {
+    doc: "The `chaos` option's faults: `enabled`, `disable()` (the kill switch: no attempt that starts after it gets a fault) and `injected()` counts. Inert on a client created without the option (resgen's docs/runtime.md, \"Chaos\").",
+    signature: code`readonly chaos: ${R.ChaosControl};`,
+    value: "chaos: dependency.chaos,",
+  },
 };
 
 /** The client's own members for `policy`: `breaker` only where the policy has a breaker. */
@@ -251,6 +256,12 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
       true,
       "A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.",
     ),
+    prop(
+      "chaos",
+      code`${R.ChaosOptions}${typeArguments([unionDoc(ops.map(({ op }) => JSON.stringify(op.name)))])} | undefined`,
+      true,
+      "Faults to inject into this client's attempts, for drills and tests: latency, error statuses, network errors and hangs, each at a rate, seeded (resgen's docs/runtime.md, \"Chaos\"). Only code turns chaos on, never a policy file; `RESGEN_CHAOS=off` in the environment keeps it off. Off when absent, and then free.",
+    ),
     ...(shared
       ? [
           prop(
@@ -327,6 +338,7 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
     code`classify: config.classify as ${R.Classifier} | undefined`,
     CLIENT_LOCALS.policyHash,
     "state: config.state",
+    "chaos: config.chaos",
     ...(endpoints ? ["endpoints: config.baseUrl"] : []),
     ...(shared ? ["store: config.store"] : []),
   ]);

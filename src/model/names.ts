@@ -81,6 +81,8 @@ export const CLIENT_RUNTIME = symbols(
     "BreakerControl",
     "CallHeaders",
     "CallOptions",
+    "ChaosControl",
+    "ChaosOptions",
     "Clock",
     "DependencyHealth",
     "DependencySettings",
@@ -120,7 +122,7 @@ export const SERVICE_RUNTIME = symbols(
  * Members every generated client has besides the methods of its operations. src/emit/client.ts
  * emits the interface and the object literal from this list, so it is the list of what they hold.
  */
-export const CLIENT_MEMBERS = ["health", "subscribe", "breaker", "snapshot"] as const;
+export const CLIENT_MEMBERS = ["health", "subscribe", "breaker", "snapshot", "chaos"] as const;
 export type ClientMember = (typeof CLIENT_MEMBERS)[number];
 
 /** What the module of one dependency exports, for the barrel. */

@@ -23,7 +23,7 @@ import {
   isResilienceError,
   ResilienceError,
 } from "./errors.js";
-import type { AttemptOutcome, Emitter } from "./events.js";
+import type { AttemptOutcome, ChaosFaultKind, Emitter } from "./events.js";
 import {
   serveFallback,
   staleKey,
@@ -118,6 +118,8 @@ function capture(resolve: (value: unknown) => void, reject: (error: unknown) => 
 let attemptEnded: (call: Call<unknown>, attempt: Attempt, ok: boolean, result: unknown) => void;
 // How an attempt reports the identity of the request it sends (set like `attemptEnded`).
 let attemptIdentified: (call: Call<unknown>, identity: string) => void;
+// Reports a fault the chaos option injected into an attempt (AttemptContext.injected).
+let attemptInjected: (call: Call<unknown>, attempt: Attempt, fault: ChaosFaultKind) => void;
 
 /**
  * One logical call, from admission until it settles: the retry loop (or hedging), the caller's
@@ -171,6 +173,18 @@ export class Call<T> {
     };
     attemptIdentified = (call, identity) => {
       call.#identity = identity;
+    };
+    attemptInjected = (call, attempt, fault) => {
+      const events = call.#dep.events;
+      if (!events.active) return;
+      events.emit({
+        type: "chaos-injected",
+        dependency: call.#dep.name,
+        operation: call.#op.name,
+        call: call.#id,
+        attempt: attempt.attempt,
+        fault,
+      });
     };
   }
 
@@ -1311,6 +1325,7 @@ export class Call<T> {
       verdict,
       verdictBy,
       ...(attempt.target === undefined ? {} : { endpoint: attempt.target.url }),
+      ...(attempt.faults === undefined ? {} : { injected: attempt.faults }),
     });
   }
 
@@ -1554,6 +1569,8 @@ class Attempt extends TimerEntry implements AttemptContext {
   #settled = false;
   #identity: string | undefined = undefined;
   #response: Received | undefined = undefined;
+  /** The faults the chaos option injected into it, if any. */
+  faults: ChaosFaultKind[] | undefined = undefined;
   /** Whether the transport handed this attempt's response to the rate limit itself. */
   signalled = false;
 
@@ -1641,6 +1658,11 @@ class Attempt extends TimerEntry implements AttemptContext {
   identify(identity: string): void {
     this.#identity = identity;
     if (!this.#settled) attemptIdentified(this.#call, identity);
+  }
+
+  injected(fault: ChaosFaultKind): void {
+    (this.faults ??= []).push(fault);
+    attemptInjected(this.#call, this, fault);
   }
 
   rateLimitSignals(status: number, headers: HeaderLookup): void {

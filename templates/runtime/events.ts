@@ -7,6 +7,9 @@ import type { WindowCounts } from "./window.js";
 /** How one attempt ended. `cancelled` covers caller aborts and hedged copies that lost the race. */
 export type AttemptOutcome = "success" | "failure" | "timeout" | "cancelled";
 
+/** What a fault of the `chaos` option does to an attempt (docs/runtime.md, "Chaos"). */
+export type ChaosFaultKind = "latency" | "status" | "network" | "hang";
+
 /** Names of the circuit breaker states. */
 export type BreakerStateName = "closed" | "open" | "half-open" | "isolated";
 
@@ -94,6 +97,17 @@ export type ResilienceEvent =
       readonly verdictBy?: "built-in" | "hook" | undefined;
       /** The endpoint it went to, for a dependency with several (docs/runtime.md, "Endpoints"). */
       readonly endpoint?: string | undefined;
+      /** The faults the client's `chaos` option injected into it (docs/runtime.md, "Chaos"). */
+      readonly injected?: readonly ChaosFaultKind[] | undefined;
+    })
+  | (EventBase & {
+      /**
+       * The client's `chaos` option injected a fault into an attempt (docs/runtime.md, "Chaos").
+       */
+      readonly type: "chaos-injected";
+      readonly call: number;
+      readonly attempt: number;
+      readonly fault: ChaosFaultKind;
     })
   | (EventBase & {
       /**

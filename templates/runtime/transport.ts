@@ -1,6 +1,7 @@
 // The contract between the call engine and a transport: what one attempt receives, and the function
 // that sends it.
 import type { Deadline } from "./deadline.js";
+import type { ChaosFaultKind } from "./events.js";
 import type { HeaderLookup } from "./rate-limit.js";
 import type { RetryCondition } from "./retry.js";
 
@@ -75,6 +76,12 @@ export interface AttemptContext {
    * for every response. Optional, so a test's own context need not have it.
    */
   rateLimitSignals?(status: number, headers: HeaderLookup): void;
+  /**
+   * Labels this attempt with a fault the client's `chaos` option injected into it: its
+   * `attempt-end` event carries it, and a `chaos-injected` event is emitted (docs/runtime.md,
+   * "Chaos"). Optional, like `identify`.
+   */
+  injected?(fault: ChaosFaultKind): void;
 }
 
 /** Sends one attempt. Throw (or reject) to report failure; see `networkError` and `http.ts`. */

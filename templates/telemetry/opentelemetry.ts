@@ -88,6 +88,8 @@ export const ATTR = {
   route: "resilience.route",
   idempotencyOutcome: "resilience.idempotency.outcome",
   failOpen: "resilience.idempotency.fail_open",
+  /** The faults the `chaos` option injected into an attempt, joined by `+` (`latency+status`). */
+  chaosFault: "resilience.chaos.fault",
 } as const;
 
 /** Metric names. */
@@ -116,6 +118,7 @@ export const METRIC = {
   rateLimitAvailable: "resilience.client.rate_limit.available",
   fallbacks: "resilience.client.fallbacks",
   coalesced: "resilience.client.calls.coalesced",
+  chaosInjected: "resilience.client.chaos.injected",
   serverAdmitted: "resilience.server.admission.admitted",
   serverQueued: "resilience.server.admission.queued",
   serverShed: "resilience.server.admission.shed",
@@ -264,6 +267,11 @@ export function installOpenTelemetry(
     METRIC.coalesced,
     "Calls that joined an identical call in flight instead of sending their own (coalesce).",
     "{call}",
+  );
+  const chaosInjected = counter(
+    METRIC.chaosInjected,
+    "Faults the chaos option injected into attempts, by fault (docs/runtime.md, Chaos).",
+    "{fault}",
   );
 
   const breakerState = meter.createObservableGauge(METRIC.breakerState, {
@@ -431,6 +439,8 @@ export function installOpenTelemetry(
         // what the attempt counted as: success, transient, failure or ignore (docs/runtime.md)
         if (event.verdict !== undefined) attributes[ATTR.verdict] = event.verdict;
         if (event.endpoint !== undefined) attributes[ATTR.endpoint] = event.endpoint;
+        // an injected fault's attempt is told apart, so a drill never passes for the dependency
+        if (event.injected !== undefined) attributes[ATTR.chaosFault] = event.injected.join("+");
         const error = event.error;
         if (error !== undefined) {
           attributes[ATTR.errorType] = error.kind;
@@ -516,6 +526,9 @@ export function installOpenTelemetry(
         return;
       case "call-coalesced":
         coalesced.add(1, attrs(event));
+        return;
+      case "chaos-injected":
+        chaosInjected.add(1, { ...attrs(event), [ATTR.chaosFault]: event.fault });
         return;
       case "fallback-served":
         fallbacks.add(1, {

@@ -6,6 +6,8 @@ import {
   pathSegment,
   sendHttp,
   type BreakerControl,
+  type ChaosControl,
+  type ChaosOptions,
   type Classifier,
   type Clock,
   type DependencyHealth,
@@ -143,6 +145,13 @@ export interface RecommendationsClientConfig {
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
    */
   readonly state?: DependencySnapshot | undefined;
+  /**
+   * Faults to inject into this client's attempts, for drills and tests: latency, error statuses,
+   * network errors and hangs, each at a rate, seeded (resgen's docs/runtime.md, "Chaos"). Only code
+   * turns chaos on, never a policy file; `RESGEN_CHAOS=off` in the environment keeps it off. Off
+   * when absent, and then free.
+   */
+  readonly chaos?: ChaosOptions<"getRecommendations" | "recordClick"> | undefined;
 }
 
 /** Upsell module on the checkout page. Checkout works without it. */
@@ -186,6 +195,12 @@ export interface RecommendationsClient {
    * client after a cold start (resgen's docs/runtime.md, "Snapshot and restore").
    */
   snapshot(): DependencySnapshot;
+  /**
+   * The `chaos` option's faults: `enabled`, `disable()` (the kill switch: no attempt that starts
+   * after it gets a fault) and `injected()` counts. Inert on a client created without the option
+   * (resgen's docs/runtime.md, "Chaos").
+   */
+  readonly chaos: ChaosControl;
 }
 
 /**
@@ -210,6 +225,7 @@ export function createRecommendationsClient(
     classify: config.classify as Classifier | undefined,
     policyHash,
     state: config.state,
+    chaos: config.chaos,
   });
   return {
     getRecommendations(input, options) {
@@ -263,5 +279,6 @@ export function createRecommendationsClient(
     subscribe: (observer) => dependency.subscribe(observer),
     breaker: controlOf(dependency),
     snapshot: () => dependency.snapshot(),
+    chaos: dependency.chaos,
   };
 }

@@ -6,6 +6,8 @@ import {
   pathSegment,
   sendHttp,
   type BreakerControl,
+  type ChaosControl,
+  type ChaosOptions,
   type Classifier,
   type Clock,
   type DependencyHealth,
@@ -146,6 +148,13 @@ export interface InventoryClientConfig {
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
    */
   readonly state?: DependencySnapshot | undefined;
+  /**
+   * Faults to inject into this client's attempts, for drills and tests: latency, error statuses,
+   * network errors and hangs, each at a rate, seeded (resgen's docs/runtime.md, "Chaos"). Only code
+   * turns chaos on, never a policy file; `RESGEN_CHAOS=off` in the environment keeps it off. Off
+   * when absent, and then free.
+   */
+  readonly chaos?: ChaosOptions<"getStock" | "reserve"> | undefined;
 }
 
 /** Stock levels and reservations. */
@@ -192,6 +201,12 @@ export interface InventoryClient {
    * client after a cold start (resgen's docs/runtime.md, "Snapshot and restore").
    */
   snapshot(): DependencySnapshot;
+  /**
+   * The `chaos` option's faults: `enabled`, `disable()` (the kill switch: no attempt that starts
+   * after it gets a fault) and `injected()` counts. Inert on a client created without the option
+   * (resgen's docs/runtime.md, "Chaos").
+   */
+  readonly chaos: ChaosControl;
 }
 
 /**
@@ -206,6 +221,7 @@ export function createInventoryClient(config: InventoryClientConfig): InventoryC
     classify: config.classify as Classifier | undefined,
     policyHash,
     state: config.state,
+    chaos: config.chaos,
   });
   return {
     getStock(input, options) {
@@ -266,5 +282,6 @@ export function createInventoryClient(config: InventoryClientConfig): InventoryC
     subscribe: (observer) => dependency.subscribe(observer),
     breaker: controlOf(dependency),
     snapshot: () => dependency.snapshot(),
+    chaos: dependency.chaos,
   };
 }

@@ -4,6 +4,8 @@ import {
   createDependency,
   pathSegment,
   sendHttp,
+  type ChaosControl,
+  type ChaosOptions,
   type Classifier,
   type Clock,
   type DependencyHealth,
@@ -148,6 +150,13 @@ export interface ConstructorClientConfig {
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
    */
   readonly state?: DependencySnapshot | undefined;
+  /**
+   * Faults to inject into this client's attempts, for drills and tests: latency, error statuses,
+   * network errors and hangs, each at a rate, seeded (resgen's docs/runtime.md, "Chaos"). Only code
+   * turns chaos on, never a policy file; `RESGEN_CHAOS=off` in the environment keeps it off. Off
+   * when absent, and then free.
+   */
+  readonly chaos?: ChaosOptions<"delete" | "get-thing"> | undefined;
 }
 
 /**
@@ -191,6 +200,12 @@ export interface ConstructorClient {
    * client after a cold start (resgen's docs/runtime.md, "Snapshot and restore").
    */
   snapshot(): DependencySnapshot;
+  /**
+   * The `chaos` option's faults: `enabled`, `disable()` (the kill switch: no attempt that starts
+   * after it gets a fault) and `injected()` counts. Inert on a client created without the option
+   * (resgen's docs/runtime.md, "Chaos").
+   */
+  readonly chaos: ChaosControl;
 }
 
 /**
@@ -213,6 +228,7 @@ export function createConstructorClient(config: ConstructorClientConfig): Constr
     classify: config.classify as Classifier | undefined,
     policyHash,
     state: config.state,
+    chaos: config.chaos,
   });
   return {
     delete(input, options) {
@@ -271,5 +287,6 @@ export function createConstructorClient(config: ConstructorClientConfig): Constr
     health: () => dependency.health(),
     subscribe: (observer) => dependency.subscribe(observer),
     snapshot: () => dependency.snapshot(),
+    chaos: dependency.chaos,
   };
 }

@@ -9,6 +9,8 @@ import {
   sendHttp,
   type BreakerControl,
   type CallHeaders,
+  type ChaosControl,
+  type ChaosOptions,
   type Classifier,
   type Clock,
   type DependencyHealth,
@@ -210,6 +212,13 @@ export interface CatalogV2ClientConfig {
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
    */
   readonly state?: DependencySnapshot | undefined;
+  /**
+   * Faults to inject into this client's attempts, for drills and tests: latency, error statuses,
+   * network errors and hangs, each at a rate, seeded (resgen's docs/runtime.md, "Chaos"). Only code
+   * turns chaos on, never a policy file; `RESGEN_CHAOS=off` in the environment keeps it off. Off
+   * when absent, and then free.
+   */
+  readonly chaos?: ChaosOptions<"search" | "getProduct" | "ping" | "patchProduct"> | undefined;
 }
 
 /** Product catalogue. */
@@ -284,6 +293,12 @@ export interface CatalogV2Client {
    * client after a cold start (resgen's docs/runtime.md, "Snapshot and restore").
    */
   snapshot(): DependencySnapshot;
+  /**
+   * The `chaos` option's faults: `enabled`, `disable()` (the kill switch: no attempt that starts
+   * after it gets a fault) and `injected()` counts. Inert on a client created without the option
+   * (resgen's docs/runtime.md, "Chaos").
+   */
+  readonly chaos: ChaosControl;
 }
 
 /**
@@ -306,6 +321,7 @@ export function createCatalogV2Client(config: CatalogV2ClientConfig): CatalogV2C
     classify: config.classify as Classifier | undefined,
     policyHash,
     state: config.state,
+    chaos: config.chaos,
     endpoints: config.baseUrl,
   });
   const baseUrl = firstEndpoint(config.baseUrl);
@@ -416,5 +432,6 @@ export function createCatalogV2Client(config: CatalogV2ClientConfig): CatalogV2C
     subscribe: (observer) => dependency.subscribe(observer),
     breaker: controlOf(dependency),
     snapshot: () => dependency.snapshot(),
+    chaos: dependency.chaos,
   };
 }

@@ -11,6 +11,8 @@ import {
   propertyPath,
   sendHttp,
   unexpectedProperty,
+  type ChaosControl,
+  type ChaosOptions,
   type Classifier,
   type Clock,
   type DependencyHealth,
@@ -240,6 +242,13 @@ export interface ShopClientConfig {
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
    */
   readonly state?: DependencySnapshot | undefined;
+  /**
+   * Faults to inject into this client's attempts, for drills and tests: latency, error statuses,
+   * network errors and hangs, each at a rate, seeded (resgen's docs/runtime.md, "Chaos"). Only code
+   * turns chaos on, never a policy file; `RESGEN_CHAOS=off` in the environment keeps it off. Off
+   * when absent, and then free.
+   */
+  readonly chaos?: ChaosOptions<"listItems" | "getPet" | "ping"> | undefined;
 }
 
 /** Client of shop. */
@@ -278,6 +287,12 @@ export interface ShopClient {
    * client after a cold start (resgen's docs/runtime.md, "Snapshot and restore").
    */
   snapshot(): DependencySnapshot;
+  /**
+   * The `chaos` option's faults: `enabled`, `disable()` (the kill switch: no attempt that starts
+   * after it gets a fault) and `injected()` counts. Inert on a client created without the option
+   * (resgen's docs/runtime.md, "Chaos").
+   */
+  readonly chaos: ChaosControl;
 }
 
 /**
@@ -292,6 +307,7 @@ export function createShopClient(config: ShopClientConfig): ShopClient {
     classify: config.classify as Classifier | undefined,
     policyHash,
     state: config.state,
+    chaos: config.chaos,
   });
   return {
     listItems(options) {
@@ -358,5 +374,6 @@ export function createShopClient(config: ShopClientConfig): ShopClient {
     health: () => dependency.health(),
     subscribe: (observer) => dependency.subscribe(observer),
     snapshot: () => dependency.snapshot(),
+    chaos: dependency.chaos,
   };
 }

@@ -7,6 +7,8 @@ import {
   sendHttp,
   type AuthRequirement,
   type BasicCredentials,
+  type ChaosControl,
+  type ChaosOptions,
   type Classifier,
   type Clock,
   type CredentialSource,
@@ -193,6 +195,13 @@ export interface VaultClientConfig {
    */
   readonly state?: DependencySnapshot | undefined;
   /**
+   * Faults to inject into this client's attempts, for drills and tests: latency, error statuses,
+   * network errors and hangs, each at a rate, seeded (resgen's docs/runtime.md, "Chaos"). Only code
+   * turns chaos on, never a policy file; `RESGEN_CHAOS=off` in the environment keeps it off. Off
+   * when absent, and then free.
+   */
+  readonly chaos?: ChaosOptions<"getSecret" | "openSession" | "listExports" | "ping"> | undefined;
+  /**
    * The store the replicas share, where what the policy keeps in Redis lives (a rate limit, stale
    * responses): `createRedisStore(redisClient)` (resgen's docs/store.md). `createMemoryStore()`
    * runs it in this process, for tests.
@@ -255,6 +264,12 @@ export interface VaultClient {
    * client after a cold start (resgen's docs/runtime.md, "Snapshot and restore").
    */
   snapshot(): DependencySnapshot;
+  /**
+   * The `chaos` option's faults: `enabled`, `disable()` (the kill switch: no attempt that starts
+   * after it gets a fault) and `injected()` counts. Inert on a client created without the option
+   * (resgen's docs/runtime.md, "Chaos").
+   */
+  readonly chaos: ChaosControl;
 }
 
 /**
@@ -269,6 +284,7 @@ export function createVaultClient(config: VaultClientConfig): VaultClient {
     classify: config.classify as Classifier | undefined,
     policyHash,
     state: config.state,
+    chaos: config.chaos,
     store: config.store,
   });
   return {
@@ -358,5 +374,6 @@ export function createVaultClient(config: VaultClientConfig): VaultClient {
     health: () => dependency.health(),
     subscribe: (observer) => dependency.subscribe(observer),
     snapshot: () => dependency.snapshot(),
+    chaos: dependency.chaos,
   };
 }

@@ -6,6 +6,8 @@ import {
   expectedType,
   type AttemptContext,
   type CallOptions,
+  type ChaosControl,
+  type ChaosOptions,
   type Classifier,
   type Clock,
   type DependencyHealth,
@@ -127,6 +129,13 @@ export interface WarehouseDbClientConfig {
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
    */
   readonly state?: DependencySnapshot | undefined;
+  /**
+   * Faults to inject into this client's attempts, for drills and tests: latency, error statuses,
+   * network errors and hangs, each at a rate, seeded (resgen's docs/runtime.md, "Chaos"). Only code
+   * turns chaos on, never a policy file; `RESGEN_CHAOS=off` in the environment keeps it off. Off
+   * when absent, and then free.
+   */
+  readonly chaos?: ChaosOptions<"countStock" | "rawQuery" | "insertRow"> | undefined;
 }
 
 /** Client of warehouse_db. */
@@ -176,6 +185,12 @@ export interface WarehouseDbClient {
    * client after a cold start (resgen's docs/runtime.md, "Snapshot and restore").
    */
   snapshot(): DependencySnapshot;
+  /**
+   * The `chaos` option's faults: `enabled`, `disable()` (the kill switch: no attempt that starts
+   * after it gets a fault) and `injected()` counts. Inert on a client created without the option
+   * (resgen's docs/runtime.md, "Chaos").
+   */
+  readonly chaos: ChaosControl;
 }
 
 /**
@@ -190,6 +205,7 @@ export function createWarehouseDbClient(config: WarehouseDbClientConfig = {}): W
     classify: config.classify as Classifier | undefined,
     policyHash,
     state: config.state,
+    chaos: config.chaos,
   });
   return {
     runCountStock(
@@ -217,5 +233,6 @@ export function createWarehouseDbClient(config: WarehouseDbClientConfig = {}): W
     health: () => dependency.health(),
     subscribe: (observer) => dependency.subscribe(observer),
     snapshot: () => dependency.snapshot(),
+    chaos: dependency.chaos,
   };
 }

@@ -23,6 +23,16 @@ export {
   type CredentialSource,
   type HttpAuth,
 } from "./auth.js";
+export {
+  Chaos,
+  CHAOS_KILL_SWITCH,
+  chaosKilled,
+  chaosProblems,
+  NO_CHAOS,
+  type ChaosControl,
+  type ChaosFault,
+  type ChaosOptions,
+} from "./chaos.js";
 export { backoffDelay, exponentialDelay, type BackoffSettings, type Jitter } from "./backoff.js";
 export {
   CircuitBreaker,
@@ -135,6 +145,7 @@ export {
   type AttemptOutcome,
   type BreakerStateName,
   type CallOutcome,
+  type ChaosFaultKind,
   type DeadlineStage,
   type Observer,
   type ResilienceEvent,

@@ -32,6 +32,7 @@ export {
 export type {
   AttemptOutcome,
   BreakerStateName,
+  ChaosFaultKind,
   CallOutcome,
   DeadlineStage,
   Observer,
@@ -107,6 +108,12 @@ export type { BudgetHealth, BudgetSnapshot } from "./budget.js";
 export type { WindowCounts, WindowSnapshot } from "./window.js";
 export type { AttemptContext, Transport } from "./transport.js";
 export type { RetryCondition } from "./retry.js";
+export {
+  CHAOS_KILL_SWITCH,
+  type ChaosControl,
+  type ChaosFault,
+  type ChaosOptions,
+} from "./chaos.js";
 export type {
   ExpressMiddleware,
   FastifyLike,

@@ -12,6 +12,7 @@ import {
 import { RetryBudget, type BudgetHealth, type BudgetSettings } from "./budget.js";
 import { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead.js";
 import { Call, callFeatures, type DependencyParts, type FallbackInputs } from "./call.js";
+import { Chaos, NO_CHAOS, type ChaosControl, type ChaosOptions } from "./chaos.js";
 import type { AttemptResult, Classifier } from "./classify.js";
 import { coalescedDeadline, CoalescedChain } from "./coalesce.js";
 import { systemClock, type Clock } from "./clock.js";
@@ -136,6 +137,12 @@ export interface RuntimeEnvironment {
    * `store: "redis"` (a `createMemoryStore()` runs one in this process, for tests).
    */
   readonly store?: SharedStore | undefined;
+  /**
+   * Faults to inject into attempts (docs/runtime.md, "Chaos"); absent for none. An invalid one
+   * throws a `RangeError` listing every problem. `RESGEN_CHAOS=off` in the environment keeps it
+   * off.
+   */
+  readonly chaos?: ChaosOptions | undefined;
 }
 
 /**
@@ -259,6 +266,8 @@ export interface Dependency {
   snapshot(): DependencySnapshot;
   /** Adds an observer; returns a function that removes it. */
   subscribe(observer: Observer): () => void;
+  /** The chaos option's state and kill switch (`client.chaos`); inert without the option. */
+  readonly chaos: ChaosControl;
 }
 
 /** State an operation keeps across its calls, made when first needed. */
@@ -281,6 +290,9 @@ class DependencyStack implements Dependency {
   readonly bulkhead: Bulkhead | null;
   readonly budget: RetryBudget | null;
   readonly breakerControl: BreakerControl | null;
+  readonly chaos: ChaosControl;
+  // null without the chaos option: then a call's transport is used as it is
+  readonly #chaos: Chaos | null;
   readonly #policyHash: string;
   readonly rateLimiter: RateLimiter | null;
   readonly #pool: EndpointPool | null;
@@ -339,6 +351,8 @@ class DependencyStack implements Dependency {
     if (state !== undefined)
       restoreSnapshot(state, name, this.#policyHash, this.breaker, this.budget);
     this.#clock = clock;
+    this.#chaos = env.chaos === undefined ? null : new Chaos(env.chaos, clock, name);
+    this.chaos = this.#chaos ?? NO_CHAOS;
     this.#store = env.store;
     const rateLimit = settings.rateLimit ?? null;
     this.rateLimiter = rateLimit === null ? null : this.#newLimiter("", rateLimit);
@@ -452,11 +466,12 @@ class DependencyStack implements Dependency {
       classifier !== undefined ||
       parts.classify !== undefined ||
       (results !== undefined && results.length > 0);
+    const chaos = this.#chaos;
     const call = new Call(
       parts,
       operation,
       id,
-      transport,
+      chaos === null ? transport : chaos.wrap(operation.name, transport),
       at,
       repeatable,
       options.idempotencyKey ??
