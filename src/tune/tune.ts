@@ -35,6 +35,8 @@ export const MAX_EXPORT_BYTES = 64 * 1024 * 1024;
 const OUTCOME_LABEL = "resilience.outcome";
 /** OpenTelemetry's HTTP conventions mark a failed request with this attribute. */
 const ERROR_LABEL = "error.type";
+/** Set on attempts the client's `chaos` option injected faults into: a drill, not the dependency. */
+const CHAOS_LABEL = "resilience.chaos.fault";
 
 export interface TuneOptions {
   readonly cwd: string;
@@ -267,7 +269,9 @@ function select(read: ReadExport, options: TuneOptions, problems: Problem[]): Se
     success: (s: HistogramSeries) => {
       const outcome = labelOf(s, OUTCOME_LABEL);
       return (
-        (outcome === undefined || outcome === "success") && labelOf(s, ERROR_LABEL) === undefined
+        (outcome === undefined || outcome === "success") &&
+        labelOf(s, ERROR_LABEL) === undefined &&
+        labelOf(s, CHAOS_LABEL) === undefined
       );
     },
   };

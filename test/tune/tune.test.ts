@@ -105,6 +105,19 @@ describe("resgen tune", () => {
     expect(policyText()).toBe(POLICY);
   });
 
+  it("leaves out attempts the chaos option injected faults into: a drill is not the dependency", async () => {
+    const injected = `${OK},resilience_chaos_fault="latency"`;
+    writeFileSync(
+      join(dir, "m.prom"),
+      exportOf(uniform(OK, 10_000, 0.01, 1), uniform(injected, 5_000, 1, 10)),
+    );
+    const { code, stdout } = await run("stock.yaml", "--from", "m.prom", "--window", "100s");
+    expect(code).toBe(0);
+    // the quantiles are the healthy ones; the injected attempts still count towards rps
+    expect(stdout).toContain("  observed: p50 500ms (490ms–500ms), p95 950ms (940ms–950ms),");
+    expect(stdout).toContain(", rps 150\n");
+  });
+
   it("--write changes the latency line only, comments and layout kept", async () => {
     writeFileSync(join(dir, "m.prom"), exportOf(uniform(OK, 10_000, 0.01, 1)));
     const { code, stdout } = await run("--from", "m.prom", "--window", "100s", "--write");
