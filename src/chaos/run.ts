@@ -54,7 +54,11 @@ export interface Transition {
 /** What one drill measured, from the stack's events and the server's count. */
 export interface Measured {
   readonly calls: number;
-  readonly outcomes: { readonly success: number; readonly fallback: number; readonly failure: number };
+  readonly outcomes: {
+    readonly success: number;
+    readonly fallback: number;
+    readonly failure: number;
+  };
   /** Attempts the stack started, per call. */
   readonly attempts: { readonly total: number; readonly max: number };
   /** Attempts that succeeded (they earn the retry budget tokens). */
@@ -204,7 +208,7 @@ async function drive(
   const still = async (): Promise<void> => {
     const limit = stallAt();
     // two quiet turns: a settled fetch's continuation may itself take a turn to send the next
-    for (let quiet = 0; quiet < 2; ) {
+    for (let quiet = 0; quiet < 2;) {
       await turn();
       if (requests.moving === 0) quiet++;
       else {
@@ -248,7 +252,11 @@ async function drive(
     budget:
       budgetStart === undefined
         ? null
-        : { start: budgetStart, min: events.minTokens(budgetStart), end: dependency.budget!.tokens },
+        : {
+            start: budgetStart,
+            min: events.minTokens(budgetStart),
+            end: dependency.budget!.tokens,
+          },
     requests: server.received,
     virtualMs: virtual.now(),
   };
