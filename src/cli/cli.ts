@@ -41,6 +41,9 @@ import {
   writeTuned,
 } from "../tune/tune.js";
 import { renderTune } from "../tune/report.js";
+import { chaos, DEFAULT_SEED } from "../chaos/chaos.js";
+import { DEFAULT_CALLS } from "../chaos/drills.js";
+import { renderChaosJson, renderChaosText } from "../chaos/report.js";
 
 export interface Io {
   readonly stdout: (text: string) => void;
@@ -249,6 +252,36 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
     });
 
   program
+    .command("chaos")
+    .description(
+      "Drill each policy against a local fault server (slow, down, 503 with Retry-After, flapping, partial) and check its promises.",
+    )
+    .argument("[paths...]", "policy files, directories or globs (default: the project's policies)")
+    .option("--operation <name>", "only this operation of each policy that has it")
+    .option(
+      "--calls <n>",
+      `calls a drill makes (default: ${DEFAULT_CALLS}; flapping makes enough to fill the breaker's window)`,
+      parsePositive,
+    )
+    .option(
+      "--seed <n>",
+      `seed of the faults and the jitter (default: ${DEFAULT_SEED})`,
+      parseCount,
+    )
+    .addOption(
+      new Option("-f, --format <format>", "output format")
+        .choices(["text", "json"])
+        .default("text"),
+    )
+    .option(
+      "--allow-outside-project",
+      "read policies, OpenAPI documents and $refs outside the project root too",
+    )
+    .action(async (paths: string[], opts: ChaosFlags) => {
+      exitCode = await runChaos(paths, opts, io);
+    });
+
+  program
     .command("init")
     .description(
       "Scaffold resgen in a project: resgen.config.yaml, a first policy, ESLint and git settings.",
@@ -451,6 +484,33 @@ async function runTune(paths: string[], opts: TuneFlags, io: Io): Promise<number
   return 0;
 }
 
+/** The options of `resgen chaos`, as commander parses them. */
+interface ChaosFlags {
+  operation?: string;
+  calls?: number;
+  seed?: number;
+  format: "text" | "json";
+  allowOutsideProject?: boolean;
+}
+
+/** `resgen chaos`: the drills' report; exit 1 when a promise broke, so CI can run it. */
+async function runChaos(paths: string[], opts: ChaosFlags, io: Io): Promise<number> {
+  const result = await chaos(paths, {
+    cwd: io.cwd,
+    ...(opts.operation === undefined ? {} : { operation: opts.operation }),
+    ...(opts.calls === undefined ? {} : { calls: opts.calls }),
+    ...(opts.seed === undefined ? {} : { seed: opts.seed }),
+    allowOutsideProject: opts.allowOutsideProject === true,
+  });
+  if (result.refusal !== undefined) {
+    io.stderr(`resgen: ${result.refusal}\n`);
+    return result.exit;
+  }
+  if (result.policies.length === 0) return report(result.checked, "pretty", undefined, io);
+  io.stdout(opts.format === "json" ? renderChaosJson(result) : renderChaosText(result));
+  return result.exit;
+}
+
 function parseWindow(value: string): number {
   const parsed = parseDuration(value);
   if (!parsed.ok) throw new InvalidArgumentError(parsed.message);
@@ -578,6 +638,13 @@ function parseCount(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0)
     throw new InvalidArgumentError("expected a whole number, 0 or more");
+  return n;
+}
+
+function parsePositive(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new InvalidArgumentError("expected a whole number, 1 or more");
   return n;
 }
 

@@ -738,7 +738,11 @@ function rateLimitSettings(limit: ResolvedRateLimit): unknown {
   };
 }
 
-function dependencySettings(policy: ResolvedPolicy): unknown {
+/**
+ * The settings the runtime gets for the dependency, as the generated client passes them to
+ * `createDependency` (exported for `resgen chaos`, which drills the same stack).
+ */
+export function dependencySettings(policy: ResolvedPolicy): unknown {
   return {
     name: policy.dependency,
     deadline: {

@@ -25,6 +25,7 @@ import {
   describeResult,
   describeRetryOn,
   type AttemptPlan,
+  type OperationPlan,
 } from "../model/plan.js";
 
 export type LayerName =
@@ -661,19 +662,10 @@ function worst(policy: ResolvedPolicy, op: ResolvedOperation): ExplainWorstCase 
   const rps = policy.latency.rps;
   const calls = Math.max(1, Math.round(rps ?? 100));
   const callsBasis = rps === undefined ? "100 calls (no rps declared)" : `one second at ${rps} rps`;
-  const without = calls * maxAttempts;
-  let withBudget: number | null = null;
-  let budgetFormula: string | undefined;
-  const budget = p.budget;
-  if (budget?.kind === "retry") {
-    const half = budget.maxTokens / 2;
-    withBudget = Math.min(without, Math.floor(calls + half + 1));
-    budgetFormula = `gRPC A6 retry budget: N + maxTokens/2 + 1 = ${calls} + ${budget.maxTokens}/2 + 1 = ${calls + half + 1}`;
-  } else if (budget?.kind === "hedge") {
-    const hedged = Math.ceil(calls * budget.ratio);
-    withBudget = calls + hedged * (maxAttempts - 1);
-    budgetFormula = `hedge budget ${pct(budget.ratio)}: N + ceil(N × ${budget.ratio}) × ${maxAttempts - 1} = ${withBudget}`;
-  }
+  const bound = attemptBound(p, calls);
+  const without = bound.without;
+  const withBudget = bound.withBudget;
+  const budgetFormula = bound.formula;
   return {
     maxAttempts,
     plan,
@@ -692,6 +684,50 @@ function worst(policy: ResolvedPolicy, op: ResolvedOperation): ExplainWorstCase 
       ...(budgetFormula === undefined ? {} : { budgetFormula }),
     },
   };
+}
+
+/** The most attempts a number of calls can make: {@link attemptBound}. */
+export interface AttemptBound {
+  /** Every call making all its attempts. */
+  readonly without: number;
+  /** With the retry or hedge budget; null when there is none. */
+  readonly withBudget: number | null;
+  /** How `withBudget` is reached, in words; absent without a budget. */
+  readonly formula?: string;
+}
+
+/**
+ * The most attempts `calls` logical calls of an operation make when they fail. Without a budget
+ * each makes all its attempts. The retry budget (gRPC A6) lets a retry through only while more
+ * than half its tokens are left, and every failure costs one, so at most maxTokens/2 + 1 retries
+ * get through, plus tokenRatio for each of `successes` successful attempts (0 in an outage: the
+ * figure explain prints). The hedge budget lets ceil(N × ratio) calls send their hedged copies.
+ * `resgen chaos` checks the load it measures against this same bound.
+ */
+export function attemptBound(plan: OperationPlan, calls: number, successes = 0): AttemptBound {
+  const without = calls * plan.attempts;
+  const budget = plan.budget;
+  if (budget?.kind === "retry") {
+    const half = budget.maxTokens / 2;
+    // thousandths, as the runtime counts tokens: no float drift in the earned tokens
+    const earned = Math.round(budget.tokenRatio * 1000 * successes) / 1000;
+    const total = calls + half + 1 + earned;
+    const formula =
+      successes === 0
+        ? `gRPC A6 retry budget: N + maxTokens/2 + 1 = ${calls} + ${budget.maxTokens}/2 + 1 = ${total}`
+        : `gRPC A6 retry budget: N + maxTokens/2 + 1 + tokenRatio × successes = ${calls} + ${budget.maxTokens}/2 + 1 + ${budget.tokenRatio} × ${successes} = ${total}`;
+    return { without, withBudget: Math.min(without, Math.floor(total)), formula };
+  }
+  if (budget?.kind === "hedge") {
+    const hedged = Math.ceil(calls * budget.ratio);
+    const withBudget = calls + hedged * (plan.attempts - 1);
+    return {
+      without,
+      withBudget,
+      formula: `hedge budget ${pct(budget.ratio)}: N + ceil(N × ${budget.ratio}) × ${plan.attempts - 1} = ${withBudget}`,
+    };
+  }
+  return { without, withBudget: null };
 }
 
 // ---------------------------------------------------------------------------------------------

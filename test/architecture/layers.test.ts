@@ -21,7 +21,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["analyze", "explain", "emit", "targets"],
   ["program"],
   ["build"],
-  ["init", "tune"],
+  ["init", "tune", "chaos"],
   ["cli"],
   ["index.ts"],
 ];
