@@ -162,7 +162,8 @@ describe("resgen explain", () => {
       plan: "hedge",
       maxAttempts: 2,
       maxTimeMs: 295,
-      outage: { calls: 200, attemptsWithoutBudget: 400, attemptsWithBudget: 210 },
+      // the hedge budget starts with max(1, 100 × 5%) = 5 tokens and earns 5% a call
+      outage: { calls: 200, attemptsWithoutBudget: 400, attemptsWithBudget: 215 },
     });
   });
 

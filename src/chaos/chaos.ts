@@ -103,10 +103,14 @@ export async function chaos(paths: readonly string[], options: ChaosOptions): Pr
     if (operations.length > 0)
       policies.push({ policy, rps: policy.latency.rps ?? DEFAULT_RPS, operations });
   }
-  const broken = policies.some((p) =>
+  return { ...base, policies, exit: brokePromise(policies) ? 1 : 0 };
+}
+
+/** Whether a drill of `policies` broke one of its policy's promises: then the command exits 1. */
+export function brokePromise(policies: readonly ChaosPolicy[]): boolean {
+  return policies.some((p) =>
     p.operations.some((o) => o.drills.some((d) => !d.time.holds || !d.load.holds)),
   );
-  return { ...base, policies, exit: broken ? 1 : 0 };
 }
 
 /**

@@ -701,7 +701,8 @@ export interface AttemptBound {
  * each makes all its attempts. The retry budget (gRPC A6) lets a retry through only while more
  * than half its tokens are left, and every failure costs one, so at most maxTokens/2 + 1 retries
  * get through, plus tokenRatio for each of `successes` successful attempts (0 in an outage: the
- * figure explain prints). The hedge budget lets ceil(N × ratio) calls send their hedged copies.
+ * figure explain prints). The hedge budget starts with max(1, 100 × ratio) tokens and earns
+ * ratio per call, and each hedged copy spends one, so at most that many copies are sent.
  * `resgen chaos` checks the load it measures against this same bound.
  */
 export function attemptBound(plan: OperationPlan, calls: number, successes = 0): AttemptBound {
@@ -719,12 +720,16 @@ export function attemptBound(plan: OperationPlan, calls: number, successes = 0):
     return { without, withBudget: Math.min(without, Math.floor(total)), formula };
   }
   if (budget?.kind === "hedge") {
-    const hedged = Math.ceil(calls * budget.ratio);
-    const withBudget = calls + hedged * (plan.attempts - 1);
+    // the runtime's bucket (templates/runtime/hedge-budget.ts) starts full with max(1, 100 ×
+    // ratio) tokens and earns `ratio` per call; every hedged copy spends one
+    const start = Math.max(1, Math.round(100 * budget.ratio * 1000) / 1000);
+    const earned = Math.round(calls * budget.ratio * 1000) / 1000;
+    const copies = Math.min(calls * (plan.attempts - 1), Math.floor(start + earned));
+    const withBudget = calls + copies;
     return {
       without,
       withBudget,
-      formula: `hedge budget ${pct(budget.ratio)}: N + ceil(N × ${budget.ratio}) × ${plan.attempts - 1} = ${withBudget}`,
+      formula: `hedge budget ${pct(budget.ratio)}: N + max(1, 100 × ${budget.ratio}) + N × ${budget.ratio} = ${calls} + ${start} + ${earned} → ${withBudget}`,
     };
   }
   return { without, withBudget: null };

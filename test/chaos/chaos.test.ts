@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/cli.js";
-import { chaos, promises } from "../../src/chaos/chaos.js";
+import { brokePromise, chaos, promises } from "../../src/chaos/chaos.js";
 import { planDrills, healthyLatency, sampleValue } from "../../src/chaos/drills.js";
 import { renderChaosText, quantile } from "../../src/chaos/report.js";
 import { runDrill, type Measured } from "../../src/chaos/run.js";
@@ -188,17 +188,34 @@ describe("resgen chaos", () => {
     expect(code).toBe(0);
   }, 60_000);
 
-  // the hedge budget starts full (5 tokens at 5%), so a drill's calls hedge more often than
-  // explain's N + ceil(N × 5%) allows: a promise the runtime does not keep
-  it("exits 1 when a drill breaks a promise", async () => {
+  // the hedge budget starts full (5 tokens at 5%) and earns 5% a call: 200 calls may send
+  // 200 + 5 + 10 requests, and explain's bound says so
+  it("holds a hedging operation to the bound of a budget that starts full", async () => {
     const { code, stdout } = await run([
       "chaos",
       `${EXAMPLE}/recommendations.yaml`,
       "--operation",
       "getRecommendations",
     ]);
-    expect(stdout).toContain("FAIL  load within the budget's bound");
-    expect(code).toBe(1);
+    expect(stdout).toContain("N + max(1, 100 × 0.05) + N × 0.05 = 200 + 5 + 10 → 215");
+    expect(stdout).toContain("PASS  load within the budget's bound");
+    expect(code).toBe(0);
+  }, 60_000);
+
+  it("exits 1 when any drill of any operation broke a promise", async () => {
+    const result = await chaos([`${EXAMPLE}/inventory.yaml`], {
+      cwd: PACKAGE_ROOT,
+      operation: "getStock",
+      calls: 40,
+    });
+    expect(result.exit).toBe(0);
+    expect(brokePromise(result.policies)).toBe(false);
+    const [policy] = result.policies;
+    const [operation] = policy!.operations;
+    const last = operation!.drills.at(-1)!;
+    const broken = { ...last, load: { ...last.load, holds: false } };
+    const drills = [...operation!.drills.slice(0, -1), broken];
+    expect(brokePromise([{ ...policy!, operations: [{ ...operation!, drills }] }])).toBe(true);
   }, 60_000);
 
   it("prints the same text on every run, and JSON with the same figures", async () => {
