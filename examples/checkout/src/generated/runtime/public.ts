@@ -35,8 +35,16 @@ export type {
   CallOutcome,
   DeadlineStage,
   Observer,
+  ReconfigurationSource,
   ResilienceEvent,
 } from "./events.js";
+export {
+  overridesVariable,
+  ReconfigurationError,
+  type EffectiveSettings,
+  type Reconfiguration,
+  type ReconfigureResult,
+} from "./reconfigure.js";
 export { consoleLogger, logEvents, silentLogger, type LogFields, type Logger } from "./logger.js";
 export { systemClock, type Clock, type TimerHandle } from "./clock.js";
 export { createVirtualClock, type VirtualClock } from "./virtual-clock.js";
