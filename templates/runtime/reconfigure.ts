@@ -72,7 +72,7 @@ export interface Reconfiguration<Operation extends string = string> {
 /** What a value is: the unit its range is written in, and whether it is whole. */
 type Unit = "ms" | "count" | "ratio" | "factor";
 
-/** One reconfigurable leaf: the policy leaf it is resolved from, and the range the compiler gives it. */
+/** One reconfigurable leaf: the policy leaf it is resolved from, and the compiler's range of it. */
 export interface ReconfigurableLeaf {
   /** The policy's name for it, as the compiler's messages give it (`timeout.attempt`). */
   readonly leaf: string;
@@ -198,6 +198,14 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+function ms(value: number | null): string {
+  return `${String(value)}ms`;
+}
+
+function shown(value: unknown): string {
+  return typeof value === "string" ? JSON.stringify(value) : String(value);
+}
+
 function formatValue(unit: Unit, value: number): string {
   return unit === "ms" ? `${String(value)}ms` : String(value);
 }
@@ -214,11 +222,11 @@ function rangeText(spec: ReconfigurableLeaf): string {
 function leafProblem(path: string, spec: ReconfigurableLeaf, value: unknown): string | undefined {
   const where = `${path} (${spec.leaf})`;
   if (typeof value !== "number" || !Number.isFinite(value))
-    return `${where}: must be a finite number, got ${typeof value === "string" ? JSON.stringify(value) : String(value)}`;
+    return `${where}: must be a finite number, got ${shown(value)}`;
   // resolved durations are whole milliseconds, and counts whole
   const whole = spec.unit === "ms" || spec.unit === "count";
   if (whole && !Number.isInteger(value))
-    return `${where}: must be a whole number${spec.unit === "ms" ? " of milliseconds" : ""}, got ${String(value)}`;
+    return `${where}: must be whole${spec.unit === "ms" ? " milliseconds" : ""}, got ${String(value)}`;
   const low = spec.aboveMin === true ? value <= spec.min : value < spec.min;
   if (low || value > spec.max)
     return `${where}: must be ${rangeText(spec)}, got ${formatValue(spec.unit, value)}`;
@@ -337,19 +345,23 @@ function operationProblems(before: OperationSettings, after: OperationSettings, 
     (attemptMs > totalMs || (attemptMs === totalMs && n > 1))
   )
     problems.push(
-      `${at}.timeout: attempt timeout ${String(attemptMs)}ms (timeout.attempt) must be below the total ${String(totalMs)}ms (timeout.total)` +
+      `${at}.timeout: attempt timeout ${ms(attemptMs)} (timeout.attempt) must be below ` +
+        `the total ${ms(totalMs)} (timeout.total)` +
         (n > 1
-          ? `: one slow attempt would use the whole deadline and leave none of the other ${String(n - 1)}`
+          ? ": one slow attempt would use the whole deadline and leave none of the other " +
+            String(n - 1)
           : ""),
     );
   const b = after.retry?.backoff;
   if (b !== undefined && b.baseMs > b.capMs)
     problems.push(
-      `${at}.retry.backoff: baseMs ${String(b.baseMs)}ms (retry.backoff.base) must be at most capMs ${String(b.capMs)}ms (retry.backoff.cap)`,
+      `${at}.retry.backoff: baseMs ${ms(b.baseMs)} (retry.backoff.base) must be at most ` +
+        `capMs ${ms(b.capMs)} (retry.backoff.cap)`,
     );
   if (problems.length === 0 && overrun(after) > overrun(before))
     problems.push(
-      `${at}: worst case ${String(operationWorstCaseMs(after))}ms (every attempt at its timeout, every backoff at its cap) exceeds the total timeout ${String(totalMs)}ms (timeout.total)`,
+      `${at}: worst case ${ms(operationWorstCaseMs(after))} (every attempt at its timeout, ` +
+        `every backoff at its cap) exceeds the total timeout ${ms(totalMs)} (timeout.total)`,
     );
   return problems;
 }
@@ -377,12 +389,15 @@ function changeBreaker(b: BreakerSettings, values: Values, problems: string[]): 
   };
   if (next.window.kind === "count" && next.minCalls > next.window.calls)
     problems.push(
-      `breaker.minCalls ${String(next.minCalls)} (breaker.minCalls) must be at most the window's ${String(next.window.calls)} calls (breaker.window.calls): the breaker could never open`,
+      `breaker.minCalls ${String(next.minCalls)} (breaker.minCalls) must be at most the ` +
+        `window's ${String(next.window.calls)} calls (breaker.window.calls): ` +
+        "the breaker could never open",
     );
   const backoff = next.openBackoff;
   if (backoff !== undefined && backoff.capMs < next.openForMs)
     problems.push(
-      `breaker.openForMs ${String(next.openForMs)}ms (breaker.openFor.base) must be at most the open-duration cap ${String(backoff.capMs)}ms (breaker.openFor.cap)`,
+      `breaker.openForMs ${ms(next.openForMs)} (breaker.openFor.base) must be at most ` +
+        `the open-duration cap ${ms(backoff.capMs)} (breaker.openFor.cap)`,
     );
   return next;
 }
@@ -390,7 +405,8 @@ function changeBreaker(b: BreakerSettings, values: Values, problems: string[]): 
 function changeBulkhead(b: BulkheadSettings, values: Values, problems: string[]): BulkheadSettings {
   if (values.has("maxConcurrent") && b.adaptive !== undefined && b.adaptive !== null)
     problems.push(
-      "bulkhead.maxConcurrent (bulkhead.maxConcurrent): an adaptive bulkhead's limit follows latency and is not reconfigurable",
+      "bulkhead.maxConcurrent (bulkhead.maxConcurrent): " +
+        "an adaptive bulkhead's limit follows latency and is not reconfigurable",
     );
   return {
     ...b,

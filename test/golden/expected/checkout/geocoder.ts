@@ -10,12 +10,15 @@ import {
   type DependencyHealth,
   type DependencySettings,
   type DependencySnapshot,
+  type EffectiveSettings,
   type FunctionAttemptResult,
   type Observer,
   type OperationSettings,
   type Outcome,
   type ProvidedCallOptions,
   type Random,
+  type Reconfiguration,
+  type ReconfigureResult,
   type ResilienceError,
 } from "./runtime/index.js";
 
@@ -91,6 +94,13 @@ export interface GeocoderClientConfig {
    */
   readonly classify?: Classifier<FunctionAttemptResult<GeocodeResponse, "geocode">> | undefined;
   /**
+   * Settings to start from instead of the policy's: a reconfiguration, or its JSON text (read from
+   * a file, say), applied before the `RESGEN_OVERRIDES_GEOCODER` environment variable's. Both go
+   * through the validator of `reconfigure`; one it refuses throws a `ReconfigurationError` listing
+   * every problem (resgen's docs/runtime.md, "Overrides at creation").
+   */
+  readonly overrides?: Reconfiguration<"geocode"> | string | undefined;
+  /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
    */
@@ -134,6 +144,15 @@ export interface GeocoderClient {
    * client after a cold start (resgen's docs/runtime.md, "Snapshot and restore").
    */
   snapshot(): DependencySnapshot;
+  /**
+   * Changes timeouts, retry attempts and backoff, breaker thresholds, bulkhead size and rate-limit
+   * waits at run time, for the calls that start after it (calls in flight keep theirs). The change
+   * is checked by the compiler's rules first; a bad one is refused whole, with every problem
+   * listed, and nothing of it applies. Never throws (resgen's docs/runtime.md, "Reconfiguration").
+   */
+  reconfigure(change: Reconfiguration<"geocode">): ReconfigureResult;
+  /** The settings in force: the dependency's and each operation's, after every reconfiguration. */
+  settings(): EffectiveSettings<DependencySettings>;
 }
 
 /**
@@ -149,6 +168,7 @@ export function createGeocoderClient(config: GeocoderClientConfig = {}): Geocode
     policyHash,
     state: config.state,
   });
+  const operations = dependency.operations({ geocode: geocodeOperation }, config.overrides);
   return {
     runGeocode(
       input: GeocodeBody,
@@ -158,7 +178,7 @@ export function createGeocoderClient(config: GeocoderClientConfig = {}): Geocode
       },
     ) {
       return dependency.call(
-        geocodeOperation,
+        operations.geocode,
         (ctx) => fn(input, ctx),
         options,
         JSON.stringify(input),
@@ -168,5 +188,7 @@ export function createGeocoderClient(config: GeocoderClientConfig = {}): Geocode
     subscribe: (observer) => dependency.subscribe(observer),
     breaker: controlOf(dependency),
     snapshot: () => dependency.snapshot(),
+    reconfigure: (change) => dependency.reconfigure(change),
+    settings: () => dependency.settings(),
   };
 }

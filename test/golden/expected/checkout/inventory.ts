@@ -11,6 +11,7 @@ import {
   type DependencyHealth,
   type DependencySettings,
   type DependencySnapshot,
+  type EffectiveSettings,
   type HeaderSource,
   type HttpAttemptResult,
   type HttpCallOptions,
@@ -18,6 +19,8 @@ import {
   type Observer,
   type OperationSettings,
   type Random,
+  type Reconfiguration,
+  type ReconfigureResult,
 } from "./runtime/index.js";
 
 /** Response of getStock. */
@@ -142,6 +145,13 @@ export interface InventoryClientConfig {
     HttpAttemptResult<GetStockResponse, "getStock"> | HttpAttemptResult<ReserveResponse, "reserve">
   > | undefined;
   /**
+   * Settings to start from instead of the policy's: a reconfiguration, or its JSON text (read from
+   * a file, say), applied before the `RESGEN_OVERRIDES_INVENTORY` environment variable's. Both go
+   * through the validator of `reconfigure`; one it refuses throws a `ReconfigurationError` listing
+   * every problem (resgen's docs/runtime.md, "Overrides at creation").
+   */
+  readonly overrides?: Reconfiguration<"getStock" | "reserve"> | string | undefined;
+  /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
    */
@@ -192,6 +202,15 @@ export interface InventoryClient {
    * client after a cold start (resgen's docs/runtime.md, "Snapshot and restore").
    */
   snapshot(): DependencySnapshot;
+  /**
+   * Changes timeouts, retry attempts and backoff, breaker thresholds, bulkhead size and rate-limit
+   * waits at run time, for the calls that start after it (calls in flight keep theirs). The change
+   * is checked by the compiler's rules first; a bad one is refused whole, with every problem
+   * listed, and nothing of it applies. Never throws (resgen's docs/runtime.md, "Reconfiguration").
+   */
+  reconfigure(change: Reconfiguration<"getStock" | "reserve">): ReconfigureResult;
+  /** The settings in force: the dependency's and each operation's, after every reconfiguration. */
+  settings(): EffectiveSettings<DependencySettings>;
 }
 
 /**
@@ -207,6 +226,10 @@ export function createInventoryClient(config: InventoryClientConfig): InventoryC
     policyHash,
     state: config.state,
   });
+  const operations = dependency.operations(
+    { getStock: getStockOperation, reserve: reserveOperation },
+    config.overrides,
+  );
   return {
     getStock(input, options) {
       let path: string;
@@ -228,7 +251,7 @@ export function createInventoryClient(config: InventoryClientConfig): InventoryC
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        getStockOperation,
+        operations.getStock,
         (ctx) => sendHttp<GetStockResponse>(request, ctx),
         options,
       );
@@ -257,7 +280,7 @@ export function createInventoryClient(config: InventoryClientConfig): InventoryC
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        reserveOperation,
+        operations.reserve,
         (ctx) => sendHttp<ReserveResponse>(request, ctx),
         options,
       );
@@ -266,5 +289,7 @@ export function createInventoryClient(config: InventoryClientConfig): InventoryC
     subscribe: (observer) => dependency.subscribe(observer),
     breaker: controlOf(dependency),
     snapshot: () => dependency.snapshot(),
+    reconfigure: (change) => dependency.reconfigure(change),
+    settings: () => dependency.settings(),
   };
 }

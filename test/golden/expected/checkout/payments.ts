@@ -11,6 +11,7 @@ import {
   type DependencyHealth,
   type DependencySettings,
   type DependencySnapshot,
+  type EffectiveSettings,
   type HeaderSource,
   type HttpAttemptResult,
   type HttpCallOptions,
@@ -18,6 +19,8 @@ import {
   type Observer,
   type OperationSettings,
   type Random,
+  type Reconfiguration,
+  type ReconfigureResult,
 } from "./runtime/index.js";
 
 export interface Charge {
@@ -143,6 +146,13 @@ export interface PaymentsClientConfig {
       | HttpAttemptResult<CreateChargeResponse, "createCharge">
   > | undefined;
   /**
+   * Settings to start from instead of the policy's: a reconfiguration, or its JSON text (read from
+   * a file, say), applied before the `RESGEN_OVERRIDES_PAYMENTS` environment variable's. Both go
+   * through the validator of `reconfigure`; one it refuses throws a `ReconfigurationError` listing
+   * every problem (resgen's docs/runtime.md, "Overrides at creation").
+   */
+  readonly overrides?: Reconfiguration<"getCharge" | "createCharge"> | string | undefined;
+  /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
    */
@@ -196,6 +206,15 @@ export interface PaymentsClient {
    * client after a cold start (resgen's docs/runtime.md, "Snapshot and restore").
    */
   snapshot(): DependencySnapshot;
+  /**
+   * Changes timeouts, retry attempts and backoff, breaker thresholds, bulkhead size and rate-limit
+   * waits at run time, for the calls that start after it (calls in flight keep theirs). The change
+   * is checked by the compiler's rules first; a bad one is refused whole, with every problem
+   * listed, and nothing of it applies. Never throws (resgen's docs/runtime.md, "Reconfiguration").
+   */
+  reconfigure(change: Reconfiguration<"getCharge" | "createCharge">): ReconfigureResult;
+  /** The settings in force: the dependency's and each operation's, after every reconfiguration. */
+  settings(): EffectiveSettings<DependencySettings>;
 }
 
 /**
@@ -211,6 +230,10 @@ export function createPaymentsClient(config: PaymentsClientConfig): PaymentsClie
     policyHash,
     state: config.state,
   });
+  const operations = dependency.operations(
+    { getCharge: getChargeOperation, createCharge: createChargeOperation },
+    config.overrides,
+  );
   return {
     getCharge(input, options) {
       let path: string;
@@ -232,7 +255,7 @@ export function createPaymentsClient(config: PaymentsClientConfig): PaymentsClie
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        getChargeOperation,
+        operations.getCharge,
         (ctx) => sendHttp<GetChargeResponse>(request, ctx),
         options,
       );
@@ -252,7 +275,7 @@ export function createPaymentsClient(config: PaymentsClientConfig): PaymentsClie
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        createChargeOperation,
+        operations.createCharge,
         (ctx) => sendHttp<CreateChargeResponse>(request, ctx),
         options,
       );
@@ -261,5 +284,7 @@ export function createPaymentsClient(config: PaymentsClientConfig): PaymentsClie
     subscribe: (observer) => dependency.subscribe(observer),
     breaker: controlOf(dependency),
     snapshot: () => dependency.snapshot(),
+    reconfigure: (change) => dependency.reconfigure(change),
+    settings: () => dependency.settings(),
   };
 }

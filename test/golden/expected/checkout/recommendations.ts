@@ -11,6 +11,7 @@ import {
   type DependencyHealth,
   type DependencySettings,
   type DependencySnapshot,
+  type EffectiveSettings,
   type HeaderSource,
   type HttpAttemptResult,
   type HttpCallOptions,
@@ -19,6 +20,8 @@ import {
   type OperationSettings,
   type Outcome,
   type Random,
+  type Reconfiguration,
+  type ReconfigureResult,
 } from "./runtime/index.js";
 
 export interface Click {
@@ -139,6 +142,13 @@ export interface RecommendationsClientConfig {
       | HttpAttemptResult<undefined, "recordClick">
   > | undefined;
   /**
+   * Settings to start from instead of the policy's: a reconfiguration, or its JSON text (read from
+   * a file, say), applied before the `RESGEN_OVERRIDES_RECOMMENDATIONS` environment variable's.
+   * Both go through the validator of `reconfigure`; one it refuses throws a `ReconfigurationError`
+   * listing every problem (resgen's docs/runtime.md, "Overrides at creation").
+   */
+  readonly overrides?: Reconfiguration<"getRecommendations" | "recordClick"> | string | undefined;
+  /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
    */
@@ -186,6 +196,15 @@ export interface RecommendationsClient {
    * client after a cold start (resgen's docs/runtime.md, "Snapshot and restore").
    */
   snapshot(): DependencySnapshot;
+  /**
+   * Changes timeouts, retry attempts and backoff, breaker thresholds, bulkhead size and rate-limit
+   * waits at run time, for the calls that start after it (calls in flight keep theirs). The change
+   * is checked by the compiler's rules first; a bad one is refused whole, with every problem
+   * listed, and nothing of it applies. Never throws (resgen's docs/runtime.md, "Reconfiguration").
+   */
+  reconfigure(change: Reconfiguration<"getRecommendations" | "recordClick">): ReconfigureResult;
+  /** The settings in force: the dependency's and each operation's, after every reconfiguration. */
+  settings(): EffectiveSettings<DependencySettings>;
 }
 
 /**
@@ -211,6 +230,10 @@ export function createRecommendationsClient(
     policyHash,
     state: config.state,
   });
+  const operations = dependency.operations(
+    { getRecommendations: getRecommendationsOperation, recordClick: recordClickOperation },
+    config.overrides,
+  );
   return {
     getRecommendations(input, options) {
       let path: string;
@@ -234,7 +257,7 @@ export function createRecommendationsClient(
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        getRecommendationsOperation,
+        operations.getRecommendations,
         (ctx) => sendHttp<GetRecommendationsResponse>(request, ctx),
         options,
       );
@@ -254,7 +277,7 @@ export function createRecommendationsClient(
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        recordClickOperation,
+        operations.recordClick,
         (ctx) => sendHttp<undefined>(request, ctx),
         options,
       );
@@ -263,5 +286,7 @@ export function createRecommendationsClient(
     subscribe: (observer) => dependency.subscribe(observer),
     breaker: controlOf(dependency),
     snapshot: () => dependency.snapshot(),
+    reconfigure: (change) => dependency.reconfigure(change),
+    settings: () => dependency.settings(),
   };
 }

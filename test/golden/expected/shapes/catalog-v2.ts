@@ -14,6 +14,7 @@ import {
   type DependencyHealth,
   type DependencySettings,
   type DependencySnapshot,
+  type EffectiveSettings,
   type HeaderSource,
   type HttpAttemptResult,
   type HttpCallOptions,
@@ -23,6 +24,8 @@ import {
   type Outcome,
   type ProvidedCallOptions,
   type Random,
+  type Reconfiguration,
+  type ReconfigureResult,
   type ResilienceError,
 } from "./runtime/index.js";
 
@@ -206,6 +209,15 @@ export interface CatalogV2ClientConfig {
       | HttpAttemptResult<PatchProductResponse, "patchProduct">
   > | undefined;
   /**
+   * Settings to start from instead of the policy's: a reconfiguration, or its JSON text (read from
+   * a file, say), applied before the `RESGEN_OVERRIDES_CATALOG_V2` environment variable's. Both go
+   * through the validator of `reconfigure`; one it refuses throws a `ReconfigurationError` listing
+   * every problem (resgen's docs/runtime.md, "Overrides at creation").
+   */
+  readonly overrides?: Reconfiguration<
+    "search" | "getProduct" | "ping" | "patchProduct"
+  > | string | undefined;
+  /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
    */
@@ -284,6 +296,17 @@ export interface CatalogV2Client {
    * client after a cold start (resgen's docs/runtime.md, "Snapshot and restore").
    */
   snapshot(): DependencySnapshot;
+  /**
+   * Changes timeouts, retry attempts and backoff, breaker thresholds, bulkhead size and rate-limit
+   * waits at run time, for the calls that start after it (calls in flight keep theirs). The change
+   * is checked by the compiler's rules first; a bad one is refused whole, with every problem
+   * listed, and nothing of it applies. Never throws (resgen's docs/runtime.md, "Reconfiguration").
+   */
+  reconfigure(change: Reconfiguration<
+    "search" | "getProduct" | "ping" | "patchProduct"
+  >): ReconfigureResult;
+  /** The settings in force: the dependency's and each operation's, after every reconfiguration. */
+  settings(): EffectiveSettings<DependencySettings>;
 }
 
 /**
@@ -309,6 +332,15 @@ export function createCatalogV2Client(config: CatalogV2ClientConfig): CatalogV2C
     endpoints: config.baseUrl,
   });
   const baseUrl = firstEndpoint(config.baseUrl);
+  const operations = dependency.operations(
+    {
+      search: searchOperation,
+      getProduct: getProductOperation,
+      ping: pingOperation,
+      patchProduct: patchProductOperation,
+    },
+    config.overrides,
+  );
   return {
     search(input, options) {
       const path = "/products";
@@ -331,7 +363,7 @@ export function createCatalogV2Client(config: CatalogV2ClientConfig): CatalogV2C
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        searchOperation,
+        operations.search,
         (ctx) => sendHttp<SearchResponse>(request, ctx),
         options,
       );
@@ -360,7 +392,7 @@ export function createCatalogV2Client(config: CatalogV2ClientConfig): CatalogV2C
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        getProductOperation,
+        operations.getProduct,
         (ctx) => sendHttp<GetProductResponse>(request, ctx),
         options,
         () => httpIdentity(request),
@@ -380,7 +412,7 @@ export function createCatalogV2Client(config: CatalogV2ClientConfig): CatalogV2C
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        pingOperation,
+        operations.ping,
         (ctx) => sendHttp<undefined>(request, ctx),
         options,
         () => httpIdentity(request),
@@ -407,7 +439,7 @@ export function createCatalogV2Client(config: CatalogV2ClientConfig): CatalogV2C
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        patchProductOperation,
+        operations.patchProduct,
         (ctx) => sendHttp<PatchProductResponse>(request, ctx),
         options,
       );
@@ -416,5 +448,7 @@ export function createCatalogV2Client(config: CatalogV2ClientConfig): CatalogV2C
     subscribe: (observer) => dependency.subscribe(observer),
     breaker: controlOf(dependency),
     snapshot: () => dependency.snapshot(),
+    reconfigure: (change) => dependency.reconfigure(change),
+    settings: () => dependency.settings(),
   };
 }

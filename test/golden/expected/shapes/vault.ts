@@ -13,6 +13,7 @@ import {
   type DependencyHealth,
   type DependencySettings,
   type DependencySnapshot,
+  type EffectiveSettings,
   type HeaderSource,
   type HttpAttemptResult,
   type HttpCallOptions,
@@ -21,6 +22,8 @@ import {
   type OperationSettings,
   type Outcome,
   type Random,
+  type Reconfiguration,
+  type ReconfigureResult,
   type SharedStore,
 } from "./runtime/index.js";
 
@@ -188,6 +191,15 @@ export interface VaultClientConfig {
       | HttpAttemptResult<undefined, "ping">
   > | undefined;
   /**
+   * Settings to start from instead of the policy's: a reconfiguration, or its JSON text (read from
+   * a file, say), applied before the `RESGEN_OVERRIDES_VAULT` environment variable's. Both go
+   * through the validator of `reconfigure`; one it refuses throws a `ReconfigurationError` listing
+   * every problem (resgen's docs/runtime.md, "Overrides at creation").
+   */
+  readonly overrides?: Reconfiguration<
+    "getSecret" | "openSession" | "listExports" | "ping"
+  > | string | undefined;
+  /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
    */
@@ -255,6 +267,17 @@ export interface VaultClient {
    * client after a cold start (resgen's docs/runtime.md, "Snapshot and restore").
    */
   snapshot(): DependencySnapshot;
+  /**
+   * Changes timeouts, retry attempts and backoff, breaker thresholds, bulkhead size and rate-limit
+   * waits at run time, for the calls that start after it (calls in flight keep theirs). The change
+   * is checked by the compiler's rules first; a bad one is refused whole, with every problem
+   * listed, and nothing of it applies. Never throws (resgen's docs/runtime.md, "Reconfiguration").
+   */
+  reconfigure(change: Reconfiguration<
+    "getSecret" | "openSession" | "listExports" | "ping"
+  >): ReconfigureResult;
+  /** The settings in force: the dependency's and each operation's, after every reconfiguration. */
+  settings(): EffectiveSettings<DependencySettings>;
 }
 
 /**
@@ -271,6 +294,15 @@ export function createVaultClient(config: VaultClientConfig): VaultClient {
     state: config.state,
     store: config.store,
   });
+  const operations = dependency.operations(
+    {
+      getSecret: getSecretOperation,
+      openSession: openSessionOperation,
+      listExports: listExportsOperation,
+      ping: pingOperation,
+    },
+    config.overrides,
+  );
   return {
     getSecret(input, options) {
       let path: string;
@@ -294,7 +326,7 @@ export function createVaultClient(config: VaultClientConfig): VaultClient {
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        getSecretOperation,
+        operations.getSecret,
         (ctx) => sendHttp<GetSecretResponse>(request, ctx),
         options,
         () => httpIdentity(request),
@@ -315,7 +347,7 @@ export function createVaultClient(config: VaultClientConfig): VaultClient {
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        openSessionOperation,
+        operations.openSession,
         (ctx) => sendHttp<undefined>(request, ctx),
         options,
       );
@@ -335,7 +367,7 @@ export function createVaultClient(config: VaultClientConfig): VaultClient {
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        listExportsOperation,
+        operations.listExports,
         (ctx) => sendHttp<undefined>(request, ctx),
         options,
       );
@@ -353,10 +385,12 @@ export function createVaultClient(config: VaultClientConfig): VaultClient {
         responseType: "none",
         maxResponseBytes: 8388608,
       };
-      return dependency.call(pingOperation, (ctx) => sendHttp<undefined>(request, ctx), options);
+      return dependency.call(operations.ping, (ctx) => sendHttp<undefined>(request, ctx), options);
     },
     health: () => dependency.health(),
     subscribe: (observer) => dependency.subscribe(observer),
     snapshot: () => dependency.snapshot(),
+    reconfigure: (change) => dependency.reconfigure(change),
+    settings: () => dependency.settings(),
   };
 }

@@ -11,11 +11,14 @@ import {
   type DependencyHealth,
   type DependencySettings,
   type DependencySnapshot,
+  type EffectiveSettings,
   type FunctionAttemptResult,
   type Observer,
   type OperationSettings,
   type Outcome,
   type Random,
+  type Reconfiguration,
+  type ReconfigureResult,
 } from "./runtime/index.js";
 
 /** Request body of countStock. */
@@ -123,6 +126,15 @@ export interface WarehouseDbClientConfig {
       | FunctionAttemptResult<unknown, "insertRow">
   > | undefined;
   /**
+   * Settings to start from instead of the policy's: a reconfiguration, or its JSON text (read from
+   * a file, say), applied before the `RESGEN_OVERRIDES_WAREHOUSE_DB` environment variable's. Both
+   * go through the validator of `reconfigure`; one it refuses throws a `ReconfigurationError`
+   * listing every problem (resgen's docs/runtime.md, "Overrides at creation").
+   */
+  readonly overrides?: Reconfiguration<
+    "countStock" | "rawQuery" | "insertRow"
+  > | string | undefined;
+  /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
    */
@@ -176,6 +188,15 @@ export interface WarehouseDbClient {
    * client after a cold start (resgen's docs/runtime.md, "Snapshot and restore").
    */
   snapshot(): DependencySnapshot;
+  /**
+   * Changes timeouts, retry attempts and backoff, breaker thresholds, bulkhead size and rate-limit
+   * waits at run time, for the calls that start after it (calls in flight keep theirs). The change
+   * is checked by the compiler's rules first; a bad one is refused whole, with every problem
+   * listed, and nothing of it applies. Never throws (resgen's docs/runtime.md, "Reconfiguration").
+   */
+  reconfigure(change: Reconfiguration<"countStock" | "rawQuery" | "insertRow">): ReconfigureResult;
+  /** The settings in force: the dependency's and each operation's, after every reconfiguration. */
+  settings(): EffectiveSettings<DependencySettings>;
 }
 
 /**
@@ -191,6 +212,10 @@ export function createWarehouseDbClient(config: WarehouseDbClientConfig = {}): W
     policyHash,
     state: config.state,
   });
+  const operations = dependency.operations(
+    { countStock: countStockOperation, rawQuery: rawQueryOperation, insertRow: insertRowOperation },
+    config.overrides,
+  );
   return {
     runCountStock(
       input: CountStockBody,
@@ -198,24 +223,26 @@ export function createWarehouseDbClient(config: WarehouseDbClientConfig = {}): W
       options?: CallOptions<CountStockResponse>,
     ) {
       return dependency.call(
-        countStockOperation,
+        operations.countStock,
         (ctx) => checkedResult(fn(input, ctx), checkCountStockResponse, ctx),
         options,
         JSON.stringify(input),
       );
     },
     runRawQuery<R>(fn: (ctx: AttemptContext) => Promise<R>, options?: CallOptions<R>) {
-      return dependency.call(rawQueryOperation, fn, options);
+      return dependency.call(operations.rawQuery, fn, options);
     },
     runInsertRow<R>(
       input: InsertRowBody,
       fn: (input: InsertRowBody, ctx: AttemptContext) => Promise<R>,
       options?: CallOptions<R>,
     ) {
-      return dependency.call(insertRowOperation, (ctx) => fn(input, ctx), options);
+      return dependency.call(operations.insertRow, (ctx) => fn(input, ctx), options);
     },
     health: () => dependency.health(),
     subscribe: (observer) => dependency.subscribe(observer),
     snapshot: () => dependency.snapshot(),
+    reconfigure: (change) => dependency.reconfigure(change),
+    settings: () => dependency.settings(),
   };
 }

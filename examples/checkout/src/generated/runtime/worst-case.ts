@@ -29,7 +29,7 @@ export function retryWorstCaseMs(
   return attemptMs * maxAttempts + delays.reduce((a, b) => a + b, 0);
 }
 
-/** A hedged plan's worst case: the last copy launched after every delay, then run to its timeout. */
+/** A hedged plan's worst case: the last copy, launched after every delay, at its timeout. */
 export function hedgeWorstCaseMs(attemptMs: number, maxAttempts: number, delayMs: number): number {
   return delayMs * (maxAttempts - 1) + attemptMs;
 }
