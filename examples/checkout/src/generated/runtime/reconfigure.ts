@@ -228,7 +228,7 @@ function leafProblem(path: string, spec: ReconfigurableLeaf, value: unknown): st
   // resolved durations are whole milliseconds, and counts whole
   const whole = spec.unit === "ms" || spec.unit === "count";
   if (whole && !Number.isInteger(value))
-    return `${where}: must be whole${spec.unit === "ms" ? " milliseconds" : ""}, got ${String(value)}`;
+    return `${where}: must be a whole number, got ${String(value)}`;
   const low = spec.aboveMin === true ? value <= spec.min : value < spec.min;
   if (low || value > spec.max)
     return `${where}: must be ${rangeText(spec)}, got ${formatValue(spec.unit, value)}`;
