@@ -204,6 +204,7 @@ export { consoleLogger, logEvents, silentLogger, type LogFields, type Logger } f
 export { createSeededRandom, defaultRandom, type Random } from "./random.js";
 export {
   operationWorstCaseMs,
+  rangeProblem,
   overridesVariable,
   RECONFIGURABLE,
   ReconfigurationError,
