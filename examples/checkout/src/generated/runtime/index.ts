@@ -206,6 +206,7 @@ export { consoleLogger, logEvents, silentLogger, type LogFields, type Logger } f
 export { createSeededRandom, defaultRandom, type Random } from "./random.js";
 export {
   operationWorstCaseMs,
+  rangeProblem,
   overridesVariable,
   RECONFIGURABLE,
   ReconfigurationError,

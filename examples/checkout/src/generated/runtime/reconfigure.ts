@@ -236,6 +236,16 @@ function leafProblem(path: string, spec: ReconfigurableLeaf, value: unknown): st
 }
 
 /**
+ * The problem with `value` for the setting at `path` of `section` (`"operation"`,
+ * `"timeout.attemptMs"`), by its range alone; `undefined` when it is in range.
+ */
+export function rangeProblem(section: Section, path: string, value: unknown): string | undefined {
+  const spec = (RECONFIGURABLE[section] as Leaves)[path];
+  if (spec === undefined) return `${path}: not reconfigurable`;
+  return leafProblem(path, spec, value);
+}
+
+/**
  * Reads the numbers of one section's change into `out` by path, with a problem for every key that
  * is not reconfigurable, every value out of range and every object that is not one.
  */
