@@ -76,6 +76,8 @@ export const ATTR = {
   deadlineStage: "resilience.deadline.stage",
   deadlineRemaining: "resilience.deadline.remaining",
   fallbackKind: "resilience.fallback.kind",
+  reconfigurationOutcome: "resilience.reconfiguration.outcome",
+  reconfigurationSource: "resilience.reconfiguration.source",
   retries: "resilience.call.retries",
   hedges: "resilience.call.hedges",
   attempts: "resilience.call.attempts",
@@ -116,6 +118,7 @@ export const METRIC = {
   rateLimitAvailable: "resilience.client.rate_limit.available",
   fallbacks: "resilience.client.fallbacks",
   coalesced: "resilience.client.calls.coalesced",
+  reconfigurations: "resilience.client.reconfigurations",
   serverAdmitted: "resilience.server.admission.admitted",
   serverQueued: "resilience.server.admission.queued",
   serverShed: "resilience.server.admission.shed",
@@ -264,6 +267,12 @@ export function installOpenTelemetry(
     METRIC.coalesced,
     "Calls that joined an identical call in flight instead of sending their own (coalesce).",
     "{call}",
+  );
+
+  const reconfigurations = counter(
+    METRIC.reconfigurations,
+    "Reconfigurations of the client's settings, applied or refused, by where they came from.",
+    "{change}",
   );
 
   const breakerState = meter.createObservableGauge(METRIC.breakerState, {
@@ -516,6 +525,15 @@ export function installOpenTelemetry(
         return;
       case "call-coalesced":
         coalesced.add(1, attrs(event));
+        return;
+      case "reconfigured":
+      case "reconfigure-refused":
+        reconfigurations.add(1, {
+          ...base,
+          [ATTR.reconfigurationOutcome]: event.type === "reconfigured" ? "applied" : "refused",
+          [ATTR.reconfigurationSource]: event.source,
+        });
+        log(event);
         return;
       case "fallback-served":
         fallbacks.add(1, {
