@@ -759,7 +759,8 @@ function rateLimitSettings(limit: ResolvedRateLimit): unknown {
   };
 }
 
-function dependencySettings(policy: ResolvedPolicy): unknown {
+/** The dependency's settings literal (templates/runtime/stack.ts, DependencySettings). */
+export function dependencySettings(policy: ResolvedPolicy): unknown {
   return {
     name: policy.dependency,
     deadline: {
