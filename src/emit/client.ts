@@ -83,11 +83,6 @@ const MEMBERS: Readonly<
     signature: "",
     value: "reconfigure: (change) => dependency.reconfigure(change),",
   },
-  settings: {
-    doc: "The settings in force: the dependency's and each operation's, after every reconfiguration.",
-    signature: code`settings(): ${R.EffectiveSettings}<${R.DependencySettings}>;`,
-    value: "settings: () => dependency.settings(),",
-  },
   snapshot: {
     doc: "The breaker's and the retry budget's state as versioned JSON, to pass as `state` to a new client after a cold start (resgen's docs/runtime.md, \"Snapshot and restore\").",
     signature: code`snapshot(): ${R.DependencySnapshot};`,

@@ -85,7 +85,6 @@ export const CLIENT_RUNTIME = symbols(
     "DependencyHealth",
     "DependencySettings",
     "DependencySnapshot",
-    "EffectiveSettings",
     "CredentialSource",
     "Classifier",
     "FunctionAttemptResult",
@@ -129,7 +128,6 @@ export const CLIENT_MEMBERS = [
   "breaker",
   "snapshot",
   "reconfigure",
-  "settings",
 ] as const;
 export type ClientMember = (typeof CLIENT_MEMBERS)[number];
 

@@ -39,9 +39,14 @@ export type {
 export {
   overridesVariable,
   ReconfigurationError,
-  type EffectiveSettings,
+  type BreakerChange,
+  type BulkheadChange,
+  type OperationChange,
+  type RateLimitChange,
   type Reconfiguration,
   type ReconfigureResult,
+  type RetryChange,
+  type TimeoutChange,
 } from "./reconfigure.js";
 export { consoleLogger, logEvents, silentLogger, type LogFields, type Logger } from "./logger.js";
 export { systemClock, type Clock, type TimerHandle } from "./clock.js";
