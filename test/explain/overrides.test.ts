@@ -91,7 +91,7 @@ describe("explain --overrides", () => {
     expect(stdout).toBe("");
     expect(stderr.split("\n")).toEqual([
       `resgen: ${file} refused for payments:`,
-      "  - operations.getCharge.timeout: attempt timeout 5000ms (timeout.attempt) must be below the total 2000ms (timeout.total): one slow attempt would use the whole deadline and leave none of the other 2",
+      "  - operations.getCharge.timeout: attempt timeout 5000ms (timeout.attempt) must be below the total 2000ms (timeout.total): one slow attempt would use the whole deadline, so the other 2 attempts could never run",
       "  - operations.nope: no such operation (operations: getCharge, createCharge)",
       "  - bulkhead.size: not reconfigurable (reconfigurable here: maxConcurrent, maxQueue, queueTimeoutMs)",
       "",

@@ -188,7 +188,7 @@ describe("reconfigure: refusals", () => {
     expect(result).toEqual({
       applied: false,
       problems: [
-        "operations.getCharge.timeout: attempt timeout 1000ms (timeout.attempt) must be below the total 1000ms (timeout.total): one slow attempt would use the whole deadline and leave none of the other 2",
+        "operations.getCharge.timeout: attempt timeout 1000ms (timeout.attempt) must be below the total 1000ms (timeout.total): one slow attempt would use the whole deadline, so the other 2 attempts could never run",
       ],
     });
   });

@@ -360,8 +360,9 @@ function operationProblems(before: OperationSettings, after: OperationSettings, 
       `${at}.timeout: attempt timeout ${ms(attemptMs)} (timeout.attempt) must be below ` +
         `the total ${ms(totalMs)} (timeout.total)` +
         (n > 1
-          ? ": one slow attempt would use the whole deadline and leave none of the other " +
-            String(n - 1)
+          ? ": one slow attempt would use the whole deadline, so the other " +
+            (n === 2 ? "attempt" : `${String(n - 1)} attempts`) +
+            " could never run"
           : ""),
     );
   const b = after.retry?.backoff;
