@@ -10,7 +10,6 @@ import {
   type DependencyHealth,
   type DependencySettings,
   type DependencySnapshot,
-  type EffectiveSettings,
   type FunctionAttemptResult,
   type Observer,
   type OperationSettings,
@@ -151,8 +150,6 @@ export interface GeocoderClient {
    * listed, and nothing of it applies. Never throws (resgen's docs/runtime.md, "Reconfiguration").
    */
   reconfigure(change: Reconfiguration<"geocode">): ReconfigureResult;
-  /** The settings in force: the dependency's and each operation's, after every reconfiguration. */
-  settings(): EffectiveSettings<DependencySettings>;
 }
 
 /**
@@ -189,6 +186,5 @@ export function createGeocoderClient(config: GeocoderClientConfig = {}): Geocode
     breaker: controlOf(dependency),
     snapshot: () => dependency.snapshot(),
     reconfigure: (change) => dependency.reconfigure(change),
-    settings: () => dependency.settings(),
   };
 }

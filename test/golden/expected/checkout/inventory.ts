@@ -11,7 +11,6 @@ import {
   type DependencyHealth,
   type DependencySettings,
   type DependencySnapshot,
-  type EffectiveSettings,
   type HeaderSource,
   type HttpAttemptResult,
   type HttpCallOptions,
@@ -209,8 +208,6 @@ export interface InventoryClient {
    * listed, and nothing of it applies. Never throws (resgen's docs/runtime.md, "Reconfiguration").
    */
   reconfigure(change: Reconfiguration<"getStock" | "reserve">): ReconfigureResult;
-  /** The settings in force: the dependency's and each operation's, after every reconfiguration. */
-  settings(): EffectiveSettings<DependencySettings>;
 }
 
 /**
@@ -290,6 +287,5 @@ export function createInventoryClient(config: InventoryClientConfig): InventoryC
     breaker: controlOf(dependency),
     snapshot: () => dependency.snapshot(),
     reconfigure: (change) => dependency.reconfigure(change),
-    settings: () => dependency.settings(),
   };
 }

@@ -9,7 +9,6 @@ import {
   type DependencyHealth,
   type DependencySettings,
   type DependencySnapshot,
-  type EffectiveSettings,
   type HeaderSource,
   type HttpAttemptResult,
   type HttpCallOptions,
@@ -208,8 +207,6 @@ export interface ConstructorClient {
    * listed, and nothing of it applies. Never throws (resgen's docs/runtime.md, "Reconfiguration").
    */
   reconfigure(change: Reconfiguration<"delete" | "get-thing">): ReconfigureResult;
-  /** The settings in force: the dependency's and each operation's, after every reconfiguration. */
-  settings(): EffectiveSettings<DependencySettings>;
 }
 
 /**
@@ -295,6 +292,5 @@ export function createConstructorClient(config: ConstructorClientConfig): Constr
     subscribe: (observer) => dependency.subscribe(observer),
     snapshot: () => dependency.snapshot(),
     reconfigure: (change) => dependency.reconfigure(change),
-    settings: () => dependency.settings(),
   };
 }

@@ -14,7 +14,6 @@ import {
   type DependencyHealth,
   type DependencySettings,
   type DependencySnapshot,
-  type EffectiveSettings,
   type HeaderSource,
   type HttpAttemptResult,
   type HttpCallOptions,
@@ -305,8 +304,6 @@ export interface CatalogV2Client {
   reconfigure(change: Reconfiguration<
     "search" | "getProduct" | "ping" | "patchProduct"
   >): ReconfigureResult;
-  /** The settings in force: the dependency's and each operation's, after every reconfiguration. */
-  settings(): EffectiveSettings<DependencySettings>;
 }
 
 /**
@@ -449,6 +446,5 @@ export function createCatalogV2Client(config: CatalogV2ClientConfig): CatalogV2C
     breaker: controlOf(dependency),
     snapshot: () => dependency.snapshot(),
     reconfigure: (change) => dependency.reconfigure(change),
-    settings: () => dependency.settings(),
   };
 }

@@ -16,7 +16,6 @@ import {
   type DependencyHealth,
   type DependencySettings,
   type DependencySnapshot,
-  type EffectiveSettings,
   type HeaderSource,
   type HttpAttemptResult,
   type HttpCallOptions,
@@ -295,8 +294,6 @@ export interface ShopClient {
    * listed, and nothing of it applies. Never throws (resgen's docs/runtime.md, "Reconfiguration").
    */
   reconfigure(change: Reconfiguration<"listItems" | "getPet" | "ping">): ReconfigureResult;
-  /** The settings in force: the dependency's and each operation's, after every reconfiguration. */
-  settings(): EffectiveSettings<DependencySettings>;
 }
 
 /**
@@ -386,6 +383,5 @@ export function createShopClient(config: ShopClientConfig): ShopClient {
     subscribe: (observer) => dependency.subscribe(observer),
     snapshot: () => dependency.snapshot(),
     reconfigure: (change) => dependency.reconfigure(change),
-    settings: () => dependency.settings(),
   };
 }

@@ -13,7 +13,6 @@ import {
   type DependencyHealth,
   type DependencySettings,
   type DependencySnapshot,
-  type EffectiveSettings,
   type HeaderSource,
   type HttpAttemptResult,
   type HttpCallOptions,
@@ -276,8 +275,6 @@ export interface VaultClient {
   reconfigure(change: Reconfiguration<
     "getSecret" | "openSession" | "listExports" | "ping"
   >): ReconfigureResult;
-  /** The settings in force: the dependency's and each operation's, after every reconfiguration. */
-  settings(): EffectiveSettings<DependencySettings>;
 }
 
 /**
@@ -391,6 +388,5 @@ export function createVaultClient(config: VaultClientConfig): VaultClient {
     subscribe: (observer) => dependency.subscribe(observer),
     snapshot: () => dependency.snapshot(),
     reconfigure: (change) => dependency.reconfigure(change),
-    settings: () => dependency.settings(),
   };
 }

@@ -11,7 +11,6 @@ import {
   type DependencyHealth,
   type DependencySettings,
   type DependencySnapshot,
-  type EffectiveSettings,
   type FunctionAttemptResult,
   type Observer,
   type OperationSettings,
@@ -195,8 +194,6 @@ export interface WarehouseDbClient {
    * listed, and nothing of it applies. Never throws (resgen's docs/runtime.md, "Reconfiguration").
    */
   reconfigure(change: Reconfiguration<"countStock" | "rawQuery" | "insertRow">): ReconfigureResult;
-  /** The settings in force: the dependency's and each operation's, after every reconfiguration. */
-  settings(): EffectiveSettings<DependencySettings>;
 }
 
 /**
@@ -243,6 +240,5 @@ export function createWarehouseDbClient(config: WarehouseDbClientConfig = {}): W
     subscribe: (observer) => dependency.subscribe(observer),
     snapshot: () => dependency.snapshot(),
     reconfigure: (change) => dependency.reconfigure(change),
-    settings: () => dependency.settings(),
   };
 }
