@@ -79,7 +79,7 @@ const MEMBERS: Readonly<
     value: code`breaker: ${R.controlOf}(dependency),`,
   },
   reconfigure: {
-    doc: 'Changes timeouts, retry attempts and backoff, breaker thresholds, bulkhead size and rate-limit waits at run time, for the calls that start after it (calls in flight keep theirs). The change is checked by the compiler\'s rules first; a bad one is refused whole, with every problem listed, and nothing of it applies. Never throws (resgen\'s docs/runtime.md, "Reconfiguration").',
+    doc: "Changes timeouts, retry attempts and backoff, breaker thresholds, bulkhead size and rate-limit waits at run time, for the calls that start after it (calls in flight keep theirs). The change is checked by the compiler's rules first; a bad one is refused whole, with every problem listed, and nothing of it applies. Never throws (resgen's docs/runtime.md, \"Reconfiguration\").",
     signature: "",
     value: "reconfigure: (change) => dependency.reconfigure(change),",
   },

@@ -353,3 +353,20 @@ describe("reconfiguration events", () => {
     ]);
   });
 });
+
+describe("reconfigure: several endpoints", () => {
+  it("gives every endpoint's breaker the new thresholds", async () => {
+    const clock = createVirtualClock(1_000);
+    const dep = createDependency(dependencySettings({ breaker: breakerSettings }), {
+      clock,
+      random: () => 0.5,
+      endpoints: ["https://a.internal", "https://b.internal"],
+    });
+    const ops = dep.operations({ getCharge: operation({ retry: null }) });
+    expect(dep.reconfigure({ breaker: { minCalls: 1 } })).toMatchObject({ applied: true });
+    for (let i = 0; i < 2; i++)
+      await dep.call(ops.getCharge, () => Promise.reject(httpFailure(503))).catch(() => undefined);
+    // one failure each opens both breakers: with minCalls 20 none would have opened
+    expect(dep.health().endpoints?.map((e) => e.breaker?.state)).toEqual(["open", "open"]);
+  });
+});
