@@ -548,11 +548,19 @@ export function overridesVariable(dependency: string): string {
   return `RESGEN_OVERRIDES_${dependency.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;
 }
 
-/** The value of an environment variable where there is a `process` (none on workerd). */
+/**
+ * The value of an environment variable where there is a `process` (none on workerd) and it may
+ * be read: Deno without `--allow-env` throws on the read, and that means no variable.
+ */
 function environmentValue(name: string): string | undefined {
-  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process
-    ?.env;
-  const value = env?.[name];
+  let value: string | undefined;
+  try {
+    const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process
+      ?.env;
+    value = env?.[name];
+  } catch {
+    return undefined;
+  }
   return value === undefined || value.trim() === "" ? undefined : value;
 }
 
