@@ -168,6 +168,37 @@ const log = { warn: (message: string): void => void warned.push(message) };`,
       expect(enabled).toBe(false);
     },
   },
+  reconfigure: {
+    build: ["examples/checkout"],
+    prelude: "",
+    epilogue: "return { applied, refused, health, charge };",
+    answer: () => ({ status: 200, body: CHARGE }),
+    check: (sent, result) => {
+      expect(sent).toHaveLength(1);
+      expect(result).toEqual({
+        applied: {
+          applied: true,
+          changed: [
+            "operations.getCharge.timeout.attemptMs",
+            "operations.getCharge.retry.maxAttempts",
+            "bulkhead.maxConcurrent",
+          ],
+        },
+        refused: {
+          applied: false,
+          problems: [
+            "operations.getCharge.timeout: attempt timeout 5000ms (timeout.attempt) must be below the total 2000ms (timeout.total): one slow attempt would use the whole deadline, so the other attempt could never run",
+            "breaker.failureRate (breaker.failureRate): must be more than 0 and at most 1, got 0",
+          ],
+        },
+        // the refused change left the bulkhead as the applied one made it
+        health: expect.objectContaining({
+          bulkhead: expect.objectContaining({ maxConcurrent: 10 }) as unknown,
+        }) as unknown,
+        charge: CHARGE,
+      });
+    },
+  },
   coalesce: {
     build: ["test/e2e/coalesce/catalog.yaml"],
     prelude: "",

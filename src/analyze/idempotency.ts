@@ -12,6 +12,7 @@ const ORIGIN_TEXT = {
   derived: "a derived default",
   default: "a built-in default",
   absent: "nowhere",
+  override: "an overrides document",
 } as const;
 
 function kind(op: ResolvedOperation): string {

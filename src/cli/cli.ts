@@ -16,6 +16,16 @@ import {
   sourceLocator,
 } from "../explain/explain.js";
 import { displayPath } from "../source/inputs.js";
+import { readInput } from "../source/read.js";
+import { withOverrides } from "../explain/overrides.js";
+import { dependencySettings, operationSettings } from "../emit/client.js";
+import {
+  parseOverrides,
+  ReconfigurationError,
+  validateReconfiguration,
+} from "../../templates/runtime/reconfigure.js";
+import type { DependencySettings } from "../../templates/runtime/stack.js";
+import type { OperationSettings } from "../../templates/runtime/operation.js";
 import { MANIFEST } from "../build/write.js";
 import {
   countBySeverity,
@@ -195,6 +205,10 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
     )
     .argument("<policy>", "one policy file")
     .option("--operation <name>", "only this operation")
+    .option(
+      "--overrides <file>",
+      "a JSON overrides document (as the client's overrides option takes): show the stack after it",
+    )
     .addOption(
       new Option("-f, --format <format>", "output format")
         .choices(["text", "json"])
@@ -207,7 +221,12 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
     .action(
       async (
         file: string,
-        opts: { operation?: string; format: "text" | "json"; allowOutsideProject?: boolean },
+        opts: {
+          operation?: string;
+          overrides?: string;
+          format: "text" | "json";
+          allowOutsideProject?: boolean;
+        },
       ) => {
         exitCode = await runExplain(file, opts, io);
       },
@@ -380,9 +399,44 @@ function reportBuild(
   return exitCode(result.diagnostics, { maxWarnings: opts.maxWarnings });
 }
 
+/**
+ * `policy` after the overrides document in `file`, checked by the runtime's validator against
+ * the settings the client is generated with; the problems when it is refused or unreadable.
+ */
+async function overriddenPolicy(
+  policy: ResolvedPolicy,
+  file: string,
+  cwd: string,
+): Promise<{ readonly policy: ResolvedPolicy } | { readonly problems: readonly string[] }> {
+  const read = await readInput(resolve(cwd, file));
+  if ("problem" in read) return { problems: [`cannot read it: ${read.problem}`] };
+  let document: unknown;
+  try {
+    document = parseOverrides(read.text, file);
+  } catch (error) {
+    return { problems: error instanceof ReconfigurationError ? error.problems : [String(error)] };
+  }
+  const http = policy.transport === "http";
+  const current = {
+    // the literals the client is generated with: the runtime's types by construction
+    dependency: dependencySettings(policy) as DependencySettings,
+    operations: Object.fromEntries(
+      policy.operations.map((op) => [op.name, operationSettings(op, http) as OperationSettings]),
+    ),
+  };
+  const verdict = validateReconfiguration(current, document);
+  if (!verdict.ok) return { problems: verdict.problems };
+  return { policy: withOverrides(policy, verdict.settings, verdict.changed, file) };
+}
+
 async function runExplain(
   file: string,
-  opts: { operation?: string; format: "text" | "json"; allowOutsideProject?: boolean },
+  opts: {
+    operation?: string;
+    overrides?: string;
+    format: "text" | "json";
+    allowOutsideProject?: boolean;
+  },
   io: Io,
 ): Promise<number> {
   const result = await check([file], {
@@ -418,7 +472,19 @@ async function runExplain(
       `${policy.dependency} has no operation "${opts.operation}"; it has ${policy.operations.map((o) => o.name).join(", ")}`,
     );
   }
-  const report = explain(policy, {
+  let effective = policy;
+  if (opts.overrides !== undefined) {
+    const overridden = await overriddenPolicy(policy, opts.overrides, io.cwd);
+    if ("problems" in overridden) {
+      io.stderr(
+        `resgen: ${opts.overrides} refused for ${policy.dependency}:\n` +
+          overridden.problems.map((p) => `  - ${p}\n`).join(""),
+      );
+      return 1;
+    }
+    effective = overridden.policy;
+  }
+  const report = explain(effective, {
     ...(opts.operation === undefined ? {} : { operation: opts.operation }),
     where: sourceLocator(result.documents, result.sources),
     // one file is checked, so `calls:` naming another policy is not a finding here

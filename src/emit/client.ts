@@ -14,6 +14,7 @@ import type {
   ResolvedQueryParam,
 } from "../model/resolved.js";
 import { literal } from "./literal.js";
+import { overridesVariable } from "../../templates/runtime/reconfigure.js";
 import { access, docText, methodSignatureKey, propertyKey } from "../model/identifiers.js";
 import {
   CLIENT_LOCALS,
@@ -77,6 +78,11 @@ const MEMBERS: Readonly<
     signature: code`readonly breaker: ${R.BreakerControl};`,
     value: code`breaker: ${R.controlOf}(dependency),`,
   },
+  reconfigure: {
+    doc: "Changes timeouts, retry attempts and backoff, breaker thresholds, bulkhead size and rate-limit waits at run time, for the calls that start after it (calls in flight keep theirs). The change is checked by the compiler's rules first; a bad one is refused whole, with every problem listed, and nothing of it applies. Never throws (resgen's docs/runtime.md, \"Reconfiguration\").",
+    signature: "",
+    value: "reconfigure: (change) => dependency.reconfigure(change),",
+  },
   snapshot: {
     doc: "The breaker's and the retry budget's state as versioned JSON, to pass as `state` to a new client after a cold start (resgen's docs/runtime.md, \"Snapshot and restore\").",
     signature: code`snapshot(): ${R.DependencySnapshot};`,
@@ -88,6 +94,20 @@ const MEMBERS: Readonly<
     value: "chaos: dependency.chaos,",
   },
 };
+
+/** `Reconfiguration<"a" | "b">`: the change `reconfigure` takes, with the policy's operation names. */
+function reconfigurationType(policy: ResolvedPolicy): Doc {
+  return code`${R.Reconfiguration}${typeArguments([
+    unionDoc(policy.operations.map((op) => JSON.stringify(op.name))),
+  ])}`;
+}
+
+/** The members whose signature names the policy's operations, which MEMBERS cannot hold. */
+function memberSignature(policy: ResolvedPolicy, m: ClientMember): Doc {
+  return m === "reconfigure"
+    ? code`reconfigure(change: ${reconfigurationType(policy)}): ${R.ReconfigureResult};`
+    : MEMBERS[m].signature;
+}
 
 /** The client's own members for `policy`: `breaker` only where the policy has a breaker. */
 function membersOf(policy: ResolvedPolicy): readonly ClientMember[] {
@@ -251,6 +271,12 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
       "Says what each attempt's outcome means (the response with its status, headers and decoded body, a function's value, or an error): `success`, `transient` (retried, counted by the breaker), `failure` (counted, not retried) or `ignore` (counted by nothing); `undefined` keeps the built-in verdict. See resgen's docs/runtime.md, \"Classifying outcomes\".",
     ),
     prop(
+      "overrides",
+      code`${reconfigurationType(policy)} | string | undefined`,
+      true,
+      `Settings to start from instead of the policy's: a reconfiguration, or its JSON text (read from a file, say), applied before the \`${overridesVariable(policy.dependency)}\` environment variable's. Both go through the validator of \`reconfigure\`; one it refuses throws a \`ReconfigurationError\` listing every problem (resgen's docs/runtime.md, "Overrides at creation").`,
+    ),
+    prop(
       "state",
       code`${R.DependencySnapshot} | undefined`,
       true,
@@ -299,7 +325,7 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
   const members = membersOf(policy).map(
     (m) => code`
     ${jsdoc(MEMBERS[m].doc)}
-    ${MEMBERS[m].signature}
+    ${memberSignature(policy, m)}
   `,
   );
   out.push(code`
@@ -348,6 +374,8 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
       const dependency = ${R.createDependency}(${CLIENT_LOCALS.settings}, ${clientConfig});
       ${endpoints ? code`const ${CLIENT_LOCALS.baseUrl} = ${R.firstEndpoint}(config.baseUrl);` : null}
       ${telemetry ? code`if (config.telemetry !== false) ${CLIENT_TELEMETRY.installOpenTelemetry}(dependency, config.telemetry);` : null}
+      ${telemetry ? "// after telemetry is installed, so that it records the overrides applied here" : null}
+      const ${CLIENT_LOCALS.operations} = dependency.operations${list("(", [objectLiteral(ops.map(({ op, names: n }) => code`${propertyKey(op.name)}: ${n.constant}`)), "config.overrides"], ")")};
       return {
         ${lines(implementations)}
         ${lines(membersOf(policy).map((m) => MEMBERS[m].value))}
@@ -615,7 +643,7 @@ function httpMethod(
   );
   if (validator !== undefined) request.push(`validate: ${validator}`);
   const args: Doc[] = [
-    n.constant,
+    access(CLIENT_LOCALS.operations, op.name),
     // `undefined`, not `void`: void is no type argument of a call (no-invalid-void-type)
     code`(ctx) => ${R.sendHttp}<${op.response ? response : "undefined"}>(request, ctx)`,
     "options",
@@ -651,7 +679,7 @@ function functionMethod(
   const attempt = op.body ? "fn(input, ctx)" : "fn(ctx)";
   // the input is the request's identity; the caller's cacheKey partitions further (without input it is required)
   const args = [
-    n.constant,
+    access(CLIENT_LOCALS.operations, op.name),
     validator !== undefined
       ? code`(ctx) => ${R.checkedResult}(${attempt}, ${validator}, ctx)`
       : op.body

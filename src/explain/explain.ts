@@ -745,6 +745,7 @@ const ORIGIN_LABEL: Readonly<Record<Origin, string>> = {
   derived: "derived",
   default: "default",
   absent: "absent",
+  override: "override",
 };
 /** Settings of the project file outside `defaults:` (docs/policy.md, "The project file"). */
 const PROJECT_SETTINGS: ReadonlySet<string> = new Set(["deadline.header", "deadline.format"]);

@@ -99,6 +99,8 @@ export const CLIENT_RUNTIME = symbols(
     "Outcome",
     "ProvidedCallOptions",
     "Random",
+    "Reconfiguration",
+    "ReconfigureResult",
     "ResilienceError",
     "SharedStore",
   ],
@@ -122,7 +124,14 @@ export const SERVICE_RUNTIME = symbols(
  * Members every generated client has besides the methods of its operations. src/emit/client.ts
  * emits the interface and the object literal from this list, so it is the list of what they hold.
  */
-export const CLIENT_MEMBERS = ["health", "subscribe", "breaker", "snapshot", "chaos"] as const;
+export const CLIENT_MEMBERS = [
+  "health",
+  "subscribe",
+  "breaker",
+  "snapshot",
+  "reconfigure",
+  "chaos",
+] as const;
 export type ClientMember = (typeof CLIENT_MEMBERS)[number];
 
 /** What the module of one dependency exports, for the barrel. */
@@ -295,6 +304,8 @@ export const CLIENT_LOCALS = {
   settings: "dependencySettings",
   policyHash: "policyHash",
   own: "own",
+  /** The record of each operation's settings in force, inside the factory (reconfigured live). */
+  operations: "operations",
   /** The first endpoint of a `baseUrl` list, inside the factory of a policy with `endpoints:`. */
   baseUrl: "baseUrl",
 } as const;

@@ -12,11 +12,18 @@ import type {
   ResultCondition,
   IdempotencyBasis,
   Jitter,
-  ResolvedBackoff,
   ResolvedBudget,
   ResolvedHedge,
   ResolvedRetry,
 } from "./resolved.js";
+import {
+  backoffCeilings,
+  hedgeWorstCaseMs,
+  retryWorstCaseMs,
+} from "../../templates/runtime/worst-case.js";
+
+/** The backoff ceilings come from the runtime, which checks reconfigurations with the same sums. */
+export { backoffCeilings };
 
 /**
  * Why an operation is attempted once: no retry or hedge is declared; the retry allows one
@@ -150,7 +157,7 @@ export function planOperation(
     case "retry": {
       const retry = inputs.retry!;
       const delays = backoffCeilings(retry.backoff, retry.maxAttempts - 1);
-      const ms = attemptMs * retry.maxAttempts + delays.reduce((a, b) => a + b, 0);
+      const ms = retryWorstCaseMs(attemptMs, retry.maxAttempts, retry.backoff);
       return {
         ...what,
         ...common,
@@ -169,7 +176,7 @@ export function planOperation(
     }
     case "hedge": {
       const hedge = inputs.hedge!;
-      const ms = hedge.delayMs * (hedge.maxAttempts - 1) + attemptMs;
+      const ms = hedgeWorstCaseMs(attemptMs, hedge.maxAttempts, hedge.delayMs);
       return {
         ...what,
         ...common,
@@ -257,20 +264,6 @@ export function describeResult(condition: ResultCondition): string {
 
 function describeCondition(condition: ErrorCondition): string {
   return "code" in condition ? `code ${condition.code}` : `name ${condition.name}`;
-}
-
-/** The largest delay jitter can draw before each retry: min(cap, base × multiplier^(n−1)). */
-export function backoffCeilings(b: ResolvedBackoff, retries: number): number[] {
-  const out: number[] = [];
-  for (let n = 1; n <= retries; n++) {
-    // decorrelated jitter can reach the cap from the second retry on
-    const exp =
-      b.jitter === "decorrelated" && n > 1
-        ? b.capMs
-        : Math.min(b.capMs, b.baseMs * b.multiplier ** (n - 1));
-    out.push(Math.round(exp));
-  }
-  return out;
 }
 
 /** How many attempts complete within `totalMs` when each one runs to its timeout. */

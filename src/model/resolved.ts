@@ -20,7 +20,15 @@ export type { SourceRef } from "../language/parse.js";
  * - `absent`: a layer (retry, hedge, fallback, bulkhead, budget, slow-call threshold) that nothing
  *   declares and nothing derives, so it is not there; unlike `default`, there is no value.
  */
-export type Origin = "operation" | "policy" | "project" | "derived" | "default" | "absent";
+export type Origin =
+  | "operation"
+  | "policy"
+  | "project"
+  | "derived"
+  | "default"
+  | "absent"
+  /** Set by an overrides document (`resgen explain --overrides`), not by the policy. */
+  | "override";
 
 /** A value a derived value was computed from: its key (`latency.p99`, `timeout.total`) and where it is set. */
 export interface ProvenanceInput {

@@ -192,8 +192,7 @@ export interface BreakerHealth extends WindowCounts {
  * The clock is read as monotonic: if it steps backwards, the last reading is used instead.
  */
 export class CircuitBreaker {
-  /** The settings it was created with. */
-  readonly settings: BreakerSettings;
+  #settings: BreakerSettings;
   readonly #clock: Clock;
   readonly #window: OutcomeWindow;
   readonly #onTransition: BreakerTransitionListener | undefined;
@@ -218,10 +217,24 @@ export class CircuitBreaker {
    * @param onTransition Called after every state change (used for events).
    */
   constructor(settings: BreakerSettings, clock: Clock, onTransition?: BreakerTransitionListener) {
-    this.settings = settings;
+    this.#settings = settings;
     this.#clock = clock;
     this.#window = createWindow(settings.window);
     this.#onTransition = onTransition;
+  }
+
+  /** The settings in force: those it was created with, or the last {@link reconfigure}'s. */
+  get settings(): BreakerSettings {
+    return this.#settings;
+  }
+
+  /**
+   * Replaces the thresholds, open duration and half-open trials (the window keeps its shape and
+   * its counts). The next evaluation and the next opening use them; an open period already
+   * running keeps the length it was given. The caller validates them (reconfigure.ts).
+   */
+  reconfigure(settings: BreakerSettings): void {
+    this.#settings = { ...settings, window: this.#settings.window };
   }
 
   /** The current state (open → half-open is only noticed by the next admission). */

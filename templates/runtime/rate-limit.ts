@@ -105,29 +105,47 @@ const EPSILON = 1e-6;
  * to `max(tat, t) + intervalMs`. A server's pause adds a second floor, `pausedUntil`.
  */
 export class RateLimiter {
-  /** The settings it was created with. */
-  readonly settings: RateLimitSettings;
+  #settings: RateLimitSettings;
   /**
    * Where permits come from when the replicas share the limit; `null` for a limit of this
    * process alone. Then this limiter's own timestamp runs at the local share of the rate.
    */
   readonly shared: SharedPermits | null;
-  readonly #intervalMs: number;
-  readonly #toleranceMs: number;
+  #intervalMs = 0;
+  #toleranceMs = 0;
   readonly #onPause: PauseListener | undefined;
   #tat = Number.NEGATIVE_INFINITY;
   #pausedUntil = Number.NEGATIVE_INFINITY;
   #policy: string | undefined = undefined;
 
   constructor(settings: RateLimitSettings, onPause?: PauseListener, shared?: SharedPermits) {
-    this.settings = settings;
+    this.#settings = settings;
     this.shared = shared ?? null;
-    const share = shared === undefined ? 1 : Math.max(1, Math.floor(settings.replicas ?? 1));
+    this.#rates(settings);
+    this.#onPause = onPause;
+  }
+
+  /** The settings in force: those it was created with, or the last {@link reconfigure}'s. */
+  get settings(): RateLimitSettings {
+    return this.#settings;
+  }
+
+  /**
+   * Replaces the burst, longest wait and longest pause (the caller validates them,
+   * reconfigure.ts). Permits already taken stay taken; a pause in force runs out as it was set.
+   */
+  reconfigure(settings: RateLimitSettings): void {
+    this.#settings = settings;
+    this.#rates(settings);
+  }
+
+  #rates(settings: RateLimitSettings): void {
+    const shared = this.shared;
+    const share = shared === null ? 1 : Math.max(1, Math.floor(settings.replicas ?? 1));
     const rate = Math.max(Number.MIN_VALUE, settings.rate / share);
     this.#intervalMs = Math.max(0, settings.periodMs) / rate;
     const burst = Math.max(1, Math.floor(Math.max(1, Math.floor(settings.burst)) / share));
     this.#toleranceMs = (burst - 1) * this.#intervalMs;
-    this.#onPause = onPause;
   }
 
   /** Milliseconds between permits at the steady rate. */

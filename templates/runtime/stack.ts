@@ -31,7 +31,7 @@ import {
   type EndpointHealth,
   type EndpointSettings,
 } from "./endpoints.js";
-import { Emitter, type CallOutcome, type Observer } from "./events.js";
+import { Emitter, type CallOutcome, type Observer, type ReconfigurationSource } from "./events.js";
 import {
   hasFallback,
   StaleCache,
@@ -44,6 +44,13 @@ import { HedgeBudget, type HedgeSettings } from "./hedge-budget.js";
 import { newIdempotencyKey } from "./idempotency.js";
 import type { OperationSettings } from "./operation.js";
 import { defaultRandom, type Random } from "./random.js";
+import {
+  overridesAtCreation,
+  ReconfigurationError,
+  validateReconfiguration,
+  type EffectiveSettings,
+  type ReconfigureResult,
+} from "./reconfigure.js";
 import { restoreSnapshot, takeSnapshot, type DependencySnapshot } from "./snapshot.js";
 import {
   RateLimiter,
@@ -266,7 +273,30 @@ export interface Dependency {
   subscribe(observer: Observer): () => void;
   /** The chaos option's state and kill switch (`client.chaos`); inert without the option. */
   readonly chaos: ChaosControl;
+  /**
+   * Registers the operations' settings (once, at creation) and returns the record calls read
+   * them from: `operations.geocode` is one field read, and {@link Dependency.reconfigure} swaps
+   * whole settings objects in it, so a call keeps the object it started with. `overrides` (an
+   * object or JSON text), then the `RESGEN_OVERRIDES_<NAME>` environment variable, are applied
+   * first; one the validator refuses throws a {@link ReconfigurationError} listing every problem.
+   */
+  operations<O extends Readonly<Record<string, OperationSettings>>>(
+    initial: O,
+    overrides?: unknown,
+  ): LiveOperations<O>;
+  /**
+   * Applies a change to the reconfigurable settings (docs/runtime.md, "Reconfiguration") to the
+   * calls that start after it, or refuses it whole with every problem. Never throws.
+   */
+  reconfigure(change: unknown, source?: ReconfigurationSource): ReconfigureResult;
+  /** The settings in force: the dependency's, and each registered operation's. */
+  settings(): EffectiveSettings<DependencySettings>;
 }
+
+/** The record of an operation's settings in force, by name; each keeps its fallback's type. */
+export type LiveOperations<O extends Readonly<Record<string, OperationSettings>>> = {
+  -readonly [K in keyof O]: OperationSettings<O[K]["fallback"]>;
+};
 
 /** State an operation keeps across its calls, made when first needed. */
 interface OperationState {
@@ -303,12 +333,16 @@ class DependencyStack implements Dependency {
   // made on first use: most dependencies have no stale fallback and no hedging
   #operations: Map<string, OperationState> | undefined;
   #calls = 0;
+  #settings: DependencySettings;
+  // the record generated clients read each call's settings from, once registered
+  #live: Record<string, OperationSettings> | null = null;
 
   constructor(settings: DependencySettings, env: RuntimeEnvironment) {
     const clock = env.clock ?? systemClock;
     const events = new Emitter(env.observer);
     const name = settings.name;
     this.name = name;
+    this.#settings = settings;
     this.#events = events;
     const random = env.random ?? defaultRandom;
     const urls = endpointList(env.endpoints);
@@ -680,6 +714,79 @@ class DependencyStack implements Dependency {
 
   snapshot(): DependencySnapshot {
     return takeSnapshot(this.name, this.#policyHash, this.breaker, this.budget);
+  }
+
+  operations<O extends Readonly<Record<string, OperationSettings>>>(
+    initial: O,
+    overrides?: unknown,
+  ): LiveOperations<O> {
+    if (this.#live !== null) throw new TypeError(`${this.name}: operations are registered once`);
+    const live: Record<string, OperationSettings> = { ...initial };
+    this.#live = live;
+    for (const { source, document } of overridesAtCreation(this.name, overrides)) {
+      const result = this.reconfigure(document, "overrides");
+      if (!result.applied) throw new ReconfigurationError(source, result.problems);
+    }
+    return live as LiveOperations<O>;
+  }
+
+  settings(): EffectiveSettings<DependencySettings> {
+    return { dependency: this.#settings, operations: { ...this.#live } };
+  }
+
+  // Validation first, on copies; then only assignments, which cannot fail halfway: a call that
+  // starts after this returns sees every change, one that started before sees none of its own
+  // operation's (Call keeps the settings object it was given).
+  reconfigure(change: unknown, source: ReconfigurationSource = "reconfigure"): ReconfigureResult {
+    const current = { dependency: this.#settings, operations: this.#live ?? {} };
+    let verdict;
+    try {
+      verdict = validateReconfiguration(current, change);
+    } catch (error) {
+      // a getter or proxy in the change that throws: refused like any bad value
+      verdict = {
+        ok: false as const,
+        problems: [`the change could not be read: ${String(error)}`],
+      };
+    }
+    if (!verdict.ok) {
+      this.#emitReconfiguration(source, {
+        type: "reconfigure-refused",
+        problems: verdict.problems,
+      });
+      return { applied: false, problems: verdict.problems };
+    }
+    const next = verdict.settings;
+    this.#apply(next.dependency);
+    const live = this.#live;
+    // the same names: the validator copies the record and replaces only operations it has
+    if (live !== null) Object.assign(live, next.operations);
+    this.#emitReconfiguration(source, { type: "reconfigured", changed: verdict.changed });
+    return { applied: true, changed: verdict.changed };
+  }
+
+  #apply(next: DependencySettings): void {
+    const before = this.#settings;
+    this.#settings = next;
+    if (next.breaker !== before.breaker && next.breaker !== null) {
+      this.breaker?.reconfigure(next.breaker);
+      this.#pool?.reconfigure(next.breaker);
+    }
+    if (next.bulkhead !== before.bulkhead && next.bulkhead !== null)
+      this.bulkhead?.reconfigure(next.bulkhead);
+    const limit = next.rateLimit ?? null;
+    if (limit !== (before.rateLimit ?? null) && limit !== null)
+      this.rateLimiter?.reconfigure(limit);
+  }
+
+  #emitReconfiguration(
+    source: ReconfigurationSource,
+    event:
+      | { readonly type: "reconfigured"; readonly changed: readonly string[] }
+      | { readonly type: "reconfigure-refused"; readonly problems: readonly string[] },
+  ): void {
+    if (this.#events.active)
+      this.#events.emit({ ...event, dependency: this.name, operation: "", source });
   }
 
   // What the call's fallback needs beyond its settings; nothing for a value fallback outside a

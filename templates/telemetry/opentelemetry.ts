@@ -76,6 +76,8 @@ export const ATTR = {
   deadlineStage: "resilience.deadline.stage",
   deadlineRemaining: "resilience.deadline.remaining",
   fallbackKind: "resilience.fallback.kind",
+  reconfigurationOutcome: "resilience.reconfiguration.outcome",
+  reconfigurationSource: "resilience.reconfiguration.source",
   retries: "resilience.call.retries",
   hedges: "resilience.call.hedges",
   attempts: "resilience.call.attempts",
@@ -119,6 +121,7 @@ export const METRIC = {
   fallbacks: "resilience.client.fallbacks",
   coalesced: "resilience.client.calls.coalesced",
   chaosInjected: "resilience.client.chaos.injected",
+  reconfigurations: "resilience.client.reconfigurations",
   serverAdmitted: "resilience.server.admission.admitted",
   serverQueued: "resilience.server.admission.queued",
   serverShed: "resilience.server.admission.shed",
@@ -272,6 +275,12 @@ export function installOpenTelemetry(
     METRIC.chaosInjected,
     "Faults the chaos option injected into attempts, by fault (docs/runtime.md, Chaos).",
     "{fault}",
+  );
+
+  const reconfigurations = counter(
+    METRIC.reconfigurations,
+    "Reconfigurations of the client's settings, applied or refused, by where they came from.",
+    "{change}",
   );
 
   const breakerState = meter.createObservableGauge(METRIC.breakerState, {
@@ -529,6 +538,15 @@ export function installOpenTelemetry(
         return;
       case "chaos-injected":
         chaosInjected.add(1, { ...attrs(event), [ATTR.chaosFault]: event.fault });
+        return;
+      case "reconfigured":
+      case "reconfigure-refused":
+        reconfigurations.add(1, {
+          ...base,
+          [ATTR.reconfigurationOutcome]: event.type === "reconfigured" ? "applied" : "refused",
+          [ATTR.reconfigurationSource]: event.source,
+        });
+        log(event);
         return;
       case "fallback-served":
         fallbacks.add(1, {

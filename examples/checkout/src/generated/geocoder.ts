@@ -18,6 +18,8 @@ import {
   type Outcome,
   type ProvidedCallOptions,
   type Random,
+  type Reconfiguration,
+  type ReconfigureResult,
   type ResilienceError,
 } from "./runtime/index.js";
 
@@ -93,6 +95,13 @@ export interface GeocoderClientConfig {
    */
   readonly classify?: Classifier<FunctionAttemptResult<GeocodeResponse, "geocode">> | undefined;
   /**
+   * Settings to start from instead of the policy's: a reconfiguration, or its JSON text (read from
+   * a file, say), applied before the `RESGEN_OVERRIDES_GEOCODER` environment variable's. Both go
+   * through the validator of `reconfigure`; one it refuses throws a `ReconfigurationError` listing
+   * every problem (resgen's docs/runtime.md, "Overrides at creation").
+   */
+  readonly overrides?: Reconfiguration<"geocode"> | string | undefined;
+  /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
    */
@@ -144,6 +153,13 @@ export interface GeocoderClient {
    */
   snapshot(): DependencySnapshot;
   /**
+   * Changes timeouts, retry attempts and backoff, breaker thresholds, bulkhead size and rate-limit
+   * waits at run time, for the calls that start after it (calls in flight keep theirs). The change
+   * is checked by the compiler's rules first; a bad one is refused whole, with every problem
+   * listed, and nothing of it applies. Never throws (resgen's docs/runtime.md, "Reconfiguration").
+   */
+  reconfigure(change: Reconfiguration<"geocode">): ReconfigureResult;
+  /**
    * The `chaos` option's faults: `enabled`, `disable()` (the kill switch: no attempt that starts
    * after it gets a fault) and `injected()` counts. Inert on a client created without the option
    * (resgen's docs/runtime.md, "Chaos").
@@ -165,6 +181,7 @@ export function createGeocoderClient(config: GeocoderClientConfig = {}): Geocode
     state: config.state,
     chaos: config.chaos,
   });
+  const operations = dependency.operations({ geocode: geocodeOperation }, config.overrides);
   return {
     runGeocode(
       input: GeocodeBody,
@@ -174,7 +191,7 @@ export function createGeocoderClient(config: GeocoderClientConfig = {}): Geocode
       },
     ) {
       return dependency.call(
-        geocodeOperation,
+        operations.geocode,
         (ctx) => fn(input, ctx),
         options,
         JSON.stringify(input),
@@ -184,6 +201,7 @@ export function createGeocoderClient(config: GeocoderClientConfig = {}): Geocode
     subscribe: (observer) => dependency.subscribe(observer),
     breaker: controlOf(dependency),
     snapshot: () => dependency.snapshot(),
+    reconfigure: (change) => dependency.reconfigure(change),
     chaos: dependency.chaos,
   };
 }

@@ -20,6 +20,8 @@ import {
   type Observer,
   type OperationSettings,
   type Random,
+  type Reconfiguration,
+  type ReconfigureResult,
 } from "./runtime/index.js";
 
 export interface Charge {
@@ -145,6 +147,13 @@ export interface PaymentsClientConfig {
       | HttpAttemptResult<CreateChargeResponse, "createCharge">
   > | undefined;
   /**
+   * Settings to start from instead of the policy's: a reconfiguration, or its JSON text (read from
+   * a file, say), applied before the `RESGEN_OVERRIDES_PAYMENTS` environment variable's. Both go
+   * through the validator of `reconfigure`; one it refuses throws a `ReconfigurationError` listing
+   * every problem (resgen's docs/runtime.md, "Overrides at creation").
+   */
+  readonly overrides?: Reconfiguration<"getCharge" | "createCharge"> | string | undefined;
+  /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
    */
@@ -206,6 +215,13 @@ export interface PaymentsClient {
    */
   snapshot(): DependencySnapshot;
   /**
+   * Changes timeouts, retry attempts and backoff, breaker thresholds, bulkhead size and rate-limit
+   * waits at run time, for the calls that start after it (calls in flight keep theirs). The change
+   * is checked by the compiler's rules first; a bad one is refused whole, with every problem
+   * listed, and nothing of it applies. Never throws (resgen's docs/runtime.md, "Reconfiguration").
+   */
+  reconfigure(change: Reconfiguration<"getCharge" | "createCharge">): ReconfigureResult;
+  /**
    * The `chaos` option's faults: `enabled`, `disable()` (the kill switch: no attempt that starts
    * after it gets a fault) and `injected()` counts. Inert on a client created without the option
    * (resgen's docs/runtime.md, "Chaos").
@@ -227,6 +243,10 @@ export function createPaymentsClient(config: PaymentsClientConfig): PaymentsClie
     state: config.state,
     chaos: config.chaos,
   });
+  const operations = dependency.operations(
+    { getCharge: getChargeOperation, createCharge: createChargeOperation },
+    config.overrides,
+  );
   return {
     getCharge(input, options) {
       let path: string;
@@ -248,7 +268,7 @@ export function createPaymentsClient(config: PaymentsClientConfig): PaymentsClie
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        getChargeOperation,
+        operations.getCharge,
         (ctx) => sendHttp<GetChargeResponse>(request, ctx),
         options,
       );
@@ -268,7 +288,7 @@ export function createPaymentsClient(config: PaymentsClientConfig): PaymentsClie
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        createChargeOperation,
+        operations.createCharge,
         (ctx) => sendHttp<CreateChargeResponse>(request, ctx),
         options,
       );
@@ -277,6 +297,7 @@ export function createPaymentsClient(config: PaymentsClientConfig): PaymentsClie
     subscribe: (observer) => dependency.subscribe(observer),
     breaker: controlOf(dependency),
     snapshot: () => dependency.snapshot(),
+    reconfigure: (change) => dependency.reconfigure(change),
     chaos: dependency.chaos,
   };
 }

@@ -21,6 +21,8 @@ import {
   type OperationSettings,
   type Outcome,
   type Random,
+  type Reconfiguration,
+  type ReconfigureResult,
 } from "./runtime/index.js";
 
 export interface Click {
@@ -141,6 +143,13 @@ export interface RecommendationsClientConfig {
       | HttpAttemptResult<undefined, "recordClick">
   > | undefined;
   /**
+   * Settings to start from instead of the policy's: a reconfiguration, or its JSON text (read from
+   * a file, say), applied before the `RESGEN_OVERRIDES_RECOMMENDATIONS` environment variable's.
+   * Both go through the validator of `reconfigure`; one it refuses throws a `ReconfigurationError`
+   * listing every problem (resgen's docs/runtime.md, "Overrides at creation").
+   */
+  readonly overrides?: Reconfiguration<"getRecommendations" | "recordClick"> | string | undefined;
+  /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
    */
@@ -196,6 +205,13 @@ export interface RecommendationsClient {
    */
   snapshot(): DependencySnapshot;
   /**
+   * Changes timeouts, retry attempts and backoff, breaker thresholds, bulkhead size and rate-limit
+   * waits at run time, for the calls that start after it (calls in flight keep theirs). The change
+   * is checked by the compiler's rules first; a bad one is refused whole, with every problem
+   * listed, and nothing of it applies. Never throws (resgen's docs/runtime.md, "Reconfiguration").
+   */
+  reconfigure(change: Reconfiguration<"getRecommendations" | "recordClick">): ReconfigureResult;
+  /**
    * The `chaos` option's faults: `enabled`, `disable()` (the kill switch: no attempt that starts
    * after it gets a fault) and `injected()` counts. Inert on a client created without the option
    * (resgen's docs/runtime.md, "Chaos").
@@ -227,6 +243,10 @@ export function createRecommendationsClient(
     state: config.state,
     chaos: config.chaos,
   });
+  const operations = dependency.operations(
+    { getRecommendations: getRecommendationsOperation, recordClick: recordClickOperation },
+    config.overrides,
+  );
   return {
     getRecommendations(input, options) {
       let path: string;
@@ -250,7 +270,7 @@ export function createRecommendationsClient(
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        getRecommendationsOperation,
+        operations.getRecommendations,
         (ctx) => sendHttp<GetRecommendationsResponse>(request, ctx),
         options,
       );
@@ -270,7 +290,7 @@ export function createRecommendationsClient(
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        recordClickOperation,
+        operations.recordClick,
         (ctx) => sendHttp<undefined>(request, ctx),
         options,
       );
@@ -279,6 +299,7 @@ export function createRecommendationsClient(
     subscribe: (observer) => dependency.subscribe(observer),
     breaker: controlOf(dependency),
     snapshot: () => dependency.snapshot(),
+    reconfigure: (change) => dependency.reconfigure(change),
     chaos: dependency.chaos,
   };
 }

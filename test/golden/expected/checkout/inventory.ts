@@ -20,6 +20,8 @@ import {
   type Observer,
   type OperationSettings,
   type Random,
+  type Reconfiguration,
+  type ReconfigureResult,
 } from "./runtime/index.js";
 
 /** Response of getStock. */
@@ -144,6 +146,13 @@ export interface InventoryClientConfig {
     HttpAttemptResult<GetStockResponse, "getStock"> | HttpAttemptResult<ReserveResponse, "reserve">
   > | undefined;
   /**
+   * Settings to start from instead of the policy's: a reconfiguration, or its JSON text (read from
+   * a file, say), applied before the `RESGEN_OVERRIDES_INVENTORY` environment variable's. Both go
+   * through the validator of `reconfigure`; one it refuses throws a `ReconfigurationError` listing
+   * every problem (resgen's docs/runtime.md, "Overrides at creation").
+   */
+  readonly overrides?: Reconfiguration<"getStock" | "reserve"> | string | undefined;
+  /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
    */
@@ -202,6 +211,13 @@ export interface InventoryClient {
    */
   snapshot(): DependencySnapshot;
   /**
+   * Changes timeouts, retry attempts and backoff, breaker thresholds, bulkhead size and rate-limit
+   * waits at run time, for the calls that start after it (calls in flight keep theirs). The change
+   * is checked by the compiler's rules first; a bad one is refused whole, with every problem
+   * listed, and nothing of it applies. Never throws (resgen's docs/runtime.md, "Reconfiguration").
+   */
+  reconfigure(change: Reconfiguration<"getStock" | "reserve">): ReconfigureResult;
+  /**
    * The `chaos` option's faults: `enabled`, `disable()` (the kill switch: no attempt that starts
    * after it gets a fault) and `injected()` counts. Inert on a client created without the option
    * (resgen's docs/runtime.md, "Chaos").
@@ -223,6 +239,10 @@ export function createInventoryClient(config: InventoryClientConfig): InventoryC
     state: config.state,
     chaos: config.chaos,
   });
+  const operations = dependency.operations(
+    { getStock: getStockOperation, reserve: reserveOperation },
+    config.overrides,
+  );
   return {
     getStock(input, options) {
       let path: string;
@@ -244,7 +264,7 @@ export function createInventoryClient(config: InventoryClientConfig): InventoryC
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        getStockOperation,
+        operations.getStock,
         (ctx) => sendHttp<GetStockResponse>(request, ctx),
         options,
       );
@@ -273,7 +293,7 @@ export function createInventoryClient(config: InventoryClientConfig): InventoryC
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        reserveOperation,
+        operations.reserve,
         (ctx) => sendHttp<ReserveResponse>(request, ctx),
         options,
       );
@@ -282,6 +302,7 @@ export function createInventoryClient(config: InventoryClientConfig): InventoryC
     subscribe: (observer) => dependency.subscribe(observer),
     breaker: controlOf(dependency),
     snapshot: () => dependency.snapshot(),
+    reconfigure: (change) => dependency.reconfigure(change),
     chaos: dependency.chaos,
   };
 }

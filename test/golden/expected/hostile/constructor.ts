@@ -19,6 +19,8 @@ import {
   type OperationSettings,
   type Outcome,
   type Random,
+  type Reconfiguration,
+  type ReconfigureResult,
 } from "./runtime/index.js";
 
 /** *\/ export const pwned = true; /* */
@@ -146,6 +148,13 @@ export interface ConstructorClientConfig {
     HttpAttemptResult<DeleteResponse, "delete"> | HttpAttemptResult<undefined, "get-thing">
   > | undefined;
   /**
+   * Settings to start from instead of the policy's: a reconfiguration, or its JSON text (read from
+   * a file, say), applied before the `RESGEN_OVERRIDES_CONSTRUCTOR` environment variable's. Both go
+   * through the validator of `reconfigure`; one it refuses throws a `ReconfigurationError` listing
+   * every problem (resgen's docs/runtime.md, "Overrides at creation").
+   */
+  readonly overrides?: Reconfiguration<"delete" | "get-thing"> | string | undefined;
+  /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
    */
@@ -201,6 +210,13 @@ export interface ConstructorClient {
    */
   snapshot(): DependencySnapshot;
   /**
+   * Changes timeouts, retry attempts and backoff, breaker thresholds, bulkhead size and rate-limit
+   * waits at run time, for the calls that start after it (calls in flight keep theirs). The change
+   * is checked by the compiler's rules first; a bad one is refused whole, with every problem
+   * listed, and nothing of it applies. Never throws (resgen's docs/runtime.md, "Reconfiguration").
+   */
+  reconfigure(change: Reconfiguration<"delete" | "get-thing">): ReconfigureResult;
+  /**
    * The `chaos` option's faults: `enabled`, `disable()` (the kill switch: no attempt that starts
    * after it gets a fault) and `injected()` counts. Inert on a client created without the option
    * (resgen's docs/runtime.md, "Chaos").
@@ -230,6 +246,10 @@ export function createConstructorClient(config: ConstructorClientConfig): Constr
     state: config.state,
     chaos: config.chaos,
   });
+  const operations = dependency.operations(
+    { delete: deleteOperation, "get-thing": getThingOperation },
+    config.overrides,
+  );
   return {
     delete(input, options) {
       let path: string;
@@ -259,7 +279,7 @@ export function createConstructorClient(config: ConstructorClientConfig): Constr
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        deleteOperation,
+        operations.delete,
         (ctx) => sendHttp<DeleteResponse>(request, ctx),
         options,
       );
@@ -279,7 +299,7 @@ export function createConstructorClient(config: ConstructorClientConfig): Constr
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        getThingOperation,
+        operations["get-thing"],
         (ctx) => sendHttp<undefined>(request, ctx),
         options,
       );
@@ -287,6 +307,7 @@ export function createConstructorClient(config: ConstructorClientConfig): Constr
     health: () => dependency.health(),
     subscribe: (observer) => dependency.subscribe(observer),
     snapshot: () => dependency.snapshot(),
+    reconfigure: (change) => dependency.reconfigure(change),
     chaos: dependency.chaos,
   };
 }

@@ -25,6 +25,8 @@ import {
   type Outcome,
   type ProvidedCallOptions,
   type Random,
+  type Reconfiguration,
+  type ReconfigureResult,
   type ResilienceError,
 } from "./runtime/index.js";
 
@@ -208,6 +210,15 @@ export interface CatalogV2ClientConfig {
       | HttpAttemptResult<PatchProductResponse, "patchProduct">
   > | undefined;
   /**
+   * Settings to start from instead of the policy's: a reconfiguration, or its JSON text (read from
+   * a file, say), applied before the `RESGEN_OVERRIDES_CATALOG_V2` environment variable's. Both go
+   * through the validator of `reconfigure`; one it refuses throws a `ReconfigurationError` listing
+   * every problem (resgen's docs/runtime.md, "Overrides at creation").
+   */
+  readonly overrides?: Reconfiguration<
+    "search" | "getProduct" | "ping" | "patchProduct"
+  > | string | undefined;
+  /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
    */
@@ -294,6 +305,15 @@ export interface CatalogV2Client {
    */
   snapshot(): DependencySnapshot;
   /**
+   * Changes timeouts, retry attempts and backoff, breaker thresholds, bulkhead size and rate-limit
+   * waits at run time, for the calls that start after it (calls in flight keep theirs). The change
+   * is checked by the compiler's rules first; a bad one is refused whole, with every problem
+   * listed, and nothing of it applies. Never throws (resgen's docs/runtime.md, "Reconfiguration").
+   */
+  reconfigure(change: Reconfiguration<
+    "search" | "getProduct" | "ping" | "patchProduct"
+  >): ReconfigureResult;
+  /**
    * The `chaos` option's faults: `enabled`, `disable()` (the kill switch: no attempt that starts
    * after it gets a fault) and `injected()` counts. Inert on a client created without the option
    * (resgen's docs/runtime.md, "Chaos").
@@ -325,6 +345,15 @@ export function createCatalogV2Client(config: CatalogV2ClientConfig): CatalogV2C
     endpoints: config.baseUrl,
   });
   const baseUrl = firstEndpoint(config.baseUrl);
+  const operations = dependency.operations(
+    {
+      search: searchOperation,
+      getProduct: getProductOperation,
+      ping: pingOperation,
+      patchProduct: patchProductOperation,
+    },
+    config.overrides,
+  );
   return {
     search(input, options) {
       const path = "/products";
@@ -347,7 +376,7 @@ export function createCatalogV2Client(config: CatalogV2ClientConfig): CatalogV2C
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        searchOperation,
+        operations.search,
         (ctx) => sendHttp<SearchResponse>(request, ctx),
         options,
       );
@@ -376,7 +405,7 @@ export function createCatalogV2Client(config: CatalogV2ClientConfig): CatalogV2C
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        getProductOperation,
+        operations.getProduct,
         (ctx) => sendHttp<GetProductResponse>(request, ctx),
         options,
         () => httpIdentity(request),
@@ -396,7 +425,7 @@ export function createCatalogV2Client(config: CatalogV2ClientConfig): CatalogV2C
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        pingOperation,
+        operations.ping,
         (ctx) => sendHttp<undefined>(request, ctx),
         options,
         () => httpIdentity(request),
@@ -423,7 +452,7 @@ export function createCatalogV2Client(config: CatalogV2ClientConfig): CatalogV2C
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        patchProductOperation,
+        operations.patchProduct,
         (ctx) => sendHttp<PatchProductResponse>(request, ctx),
         options,
       );
@@ -432,6 +461,7 @@ export function createCatalogV2Client(config: CatalogV2ClientConfig): CatalogV2C
     subscribe: (observer) => dependency.subscribe(observer),
     breaker: controlOf(dependency),
     snapshot: () => dependency.snapshot(),
+    reconfigure: (change) => dependency.reconfigure(change),
     chaos: dependency.chaos,
   };
 }

@@ -25,6 +25,8 @@ import {
   type Observer,
   type OperationSettings,
   type Random,
+  type Reconfiguration,
+  type ReconfigureResult,
 } from "./runtime/index.js";
 
 export interface Cat {
@@ -238,6 +240,13 @@ export interface ShopClientConfig {
       | HttpAttemptResult<PingResponse, "ping">
   > | undefined;
   /**
+   * Settings to start from instead of the policy's: a reconfiguration, or its JSON text (read from
+   * a file, say), applied before the `RESGEN_OVERRIDES_SHOP` environment variable's. Both go
+   * through the validator of `reconfigure`; one it refuses throws a `ReconfigurationError` listing
+   * every problem (resgen's docs/runtime.md, "Overrides at creation").
+   */
+  readonly overrides?: Reconfiguration<"listItems" | "getPet" | "ping"> | string | undefined;
+  /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
    */
@@ -288,6 +297,13 @@ export interface ShopClient {
    */
   snapshot(): DependencySnapshot;
   /**
+   * Changes timeouts, retry attempts and backoff, breaker thresholds, bulkhead size and rate-limit
+   * waits at run time, for the calls that start after it (calls in flight keep theirs). The change
+   * is checked by the compiler's rules first; a bad one is refused whole, with every problem
+   * listed, and nothing of it applies. Never throws (resgen's docs/runtime.md, "Reconfiguration").
+   */
+  reconfigure(change: Reconfiguration<"listItems" | "getPet" | "ping">): ReconfigureResult;
+  /**
    * The `chaos` option's faults: `enabled`, `disable()` (the kill switch: no attempt that starts
    * after it gets a fault) and `injected()` counts. Inert on a client created without the option
    * (resgen's docs/runtime.md, "Chaos").
@@ -309,6 +325,10 @@ export function createShopClient(config: ShopClientConfig): ShopClient {
     state: config.state,
     chaos: config.chaos,
   });
+  const operations = dependency.operations(
+    { listItems: listItemsOperation, getPet: getPetOperation, ping: pingOperation },
+    config.overrides,
+  );
   return {
     listItems(options) {
       const path = "/items";
@@ -325,7 +345,7 @@ export function createShopClient(config: ShopClientConfig): ShopClient {
         validate: checkListItemsResponse,
       };
       return dependency.call(
-        listItemsOperation,
+        operations.listItems,
         (ctx) => sendHttp<ListItemsResponse>(request, ctx),
         options,
       );
@@ -351,7 +371,7 @@ export function createShopClient(config: ShopClientConfig): ShopClient {
         validate: checkPet,
       };
       return dependency.call(
-        getPetOperation,
+        operations.getPet,
         (ctx) => sendHttp<GetPetResponse>(request, ctx),
         options,
       );
@@ -369,11 +389,16 @@ export function createShopClient(config: ShopClientConfig): ShopClient {
         responseType: "json",
         maxResponseBytes: 8388608,
       };
-      return dependency.call(pingOperation, (ctx) => sendHttp<PingResponse>(request, ctx), options);
+      return dependency.call(
+        operations.ping,
+        (ctx) => sendHttp<PingResponse>(request, ctx),
+        options,
+      );
     },
     health: () => dependency.health(),
     subscribe: (observer) => dependency.subscribe(observer),
     snapshot: () => dependency.snapshot(),
+    reconfigure: (change) => dependency.reconfigure(change),
     chaos: dependency.chaos,
   };
 }

@@ -23,6 +23,8 @@ import {
   type OperationSettings,
   type Outcome,
   type Random,
+  type Reconfiguration,
+  type ReconfigureResult,
   type SharedStore,
 } from "./runtime/index.js";
 
@@ -190,6 +192,15 @@ export interface VaultClientConfig {
       | HttpAttemptResult<undefined, "ping">
   > | undefined;
   /**
+   * Settings to start from instead of the policy's: a reconfiguration, or its JSON text (read from
+   * a file, say), applied before the `RESGEN_OVERRIDES_VAULT` environment variable's. Both go
+   * through the validator of `reconfigure`; one it refuses throws a `ReconfigurationError` listing
+   * every problem (resgen's docs/runtime.md, "Overrides at creation").
+   */
+  readonly overrides?: Reconfiguration<
+    "getSecret" | "openSession" | "listExports" | "ping"
+  > | string | undefined;
+  /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
    */
@@ -265,6 +276,15 @@ export interface VaultClient {
    */
   snapshot(): DependencySnapshot;
   /**
+   * Changes timeouts, retry attempts and backoff, breaker thresholds, bulkhead size and rate-limit
+   * waits at run time, for the calls that start after it (calls in flight keep theirs). The change
+   * is checked by the compiler's rules first; a bad one is refused whole, with every problem
+   * listed, and nothing of it applies. Never throws (resgen's docs/runtime.md, "Reconfiguration").
+   */
+  reconfigure(change: Reconfiguration<
+    "getSecret" | "openSession" | "listExports" | "ping"
+  >): ReconfigureResult;
+  /**
    * The `chaos` option's faults: `enabled`, `disable()` (the kill switch: no attempt that starts
    * after it gets a fault) and `injected()` counts. Inert on a client created without the option
    * (resgen's docs/runtime.md, "Chaos").
@@ -287,6 +307,15 @@ export function createVaultClient(config: VaultClientConfig): VaultClient {
     chaos: config.chaos,
     store: config.store,
   });
+  const operations = dependency.operations(
+    {
+      getSecret: getSecretOperation,
+      openSession: openSessionOperation,
+      listExports: listExportsOperation,
+      ping: pingOperation,
+    },
+    config.overrides,
+  );
   return {
     getSecret(input, options) {
       let path: string;
@@ -310,7 +339,7 @@ export function createVaultClient(config: VaultClientConfig): VaultClient {
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        getSecretOperation,
+        operations.getSecret,
         (ctx) => sendHttp<GetSecretResponse>(request, ctx),
         options,
         () => httpIdentity(request),
@@ -331,7 +360,7 @@ export function createVaultClient(config: VaultClientConfig): VaultClient {
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        openSessionOperation,
+        operations.openSession,
         (ctx) => sendHttp<undefined>(request, ctx),
         options,
       );
@@ -351,7 +380,7 @@ export function createVaultClient(config: VaultClientConfig): VaultClient {
         maxResponseBytes: 8388608,
       };
       return dependency.call(
-        listExportsOperation,
+        operations.listExports,
         (ctx) => sendHttp<undefined>(request, ctx),
         options,
       );
@@ -369,11 +398,12 @@ export function createVaultClient(config: VaultClientConfig): VaultClient {
         responseType: "none",
         maxResponseBytes: 8388608,
       };
-      return dependency.call(pingOperation, (ctx) => sendHttp<undefined>(request, ctx), options);
+      return dependency.call(operations.ping, (ctx) => sendHttp<undefined>(request, ctx), options);
     },
     health: () => dependency.health(),
     subscribe: (observer) => dependency.subscribe(observer),
     snapshot: () => dependency.snapshot(),
+    reconfigure: (change) => dependency.reconfigure(change),
     chaos: dependency.chaos,
   };
 }

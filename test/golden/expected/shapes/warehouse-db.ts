@@ -18,6 +18,8 @@ import {
   type OperationSettings,
   type Outcome,
   type Random,
+  type Reconfiguration,
+  type ReconfigureResult,
 } from "./runtime/index.js";
 
 /** Request body of countStock. */
@@ -125,6 +127,15 @@ export interface WarehouseDbClientConfig {
       | FunctionAttemptResult<unknown, "insertRow">
   > | undefined;
   /**
+   * Settings to start from instead of the policy's: a reconfiguration, or its JSON text (read from
+   * a file, say), applied before the `RESGEN_OVERRIDES_WAREHOUSE_DB` environment variable's. Both
+   * go through the validator of `reconfigure`; one it refuses throws a `ReconfigurationError`
+   * listing every problem (resgen's docs/runtime.md, "Overrides at creation").
+   */
+  readonly overrides?: Reconfiguration<
+    "countStock" | "rawQuery" | "insertRow"
+  > | string | undefined;
+  /**
    * A snapshot from `snapshot()` to start from (breaker state, window, retry budget). One taken
    * under other settings, or malformed, throws a `SnapshotError` and nothing of it is applied.
    */
@@ -186,6 +197,13 @@ export interface WarehouseDbClient {
    */
   snapshot(): DependencySnapshot;
   /**
+   * Changes timeouts, retry attempts and backoff, breaker thresholds, bulkhead size and rate-limit
+   * waits at run time, for the calls that start after it (calls in flight keep theirs). The change
+   * is checked by the compiler's rules first; a bad one is refused whole, with every problem
+   * listed, and nothing of it applies. Never throws (resgen's docs/runtime.md, "Reconfiguration").
+   */
+  reconfigure(change: Reconfiguration<"countStock" | "rawQuery" | "insertRow">): ReconfigureResult;
+  /**
    * The `chaos` option's faults: `enabled`, `disable()` (the kill switch: no attempt that starts
    * after it gets a fault) and `injected()` counts. Inert on a client created without the option
    * (resgen's docs/runtime.md, "Chaos").
@@ -207,6 +225,10 @@ export function createWarehouseDbClient(config: WarehouseDbClientConfig = {}): W
     state: config.state,
     chaos: config.chaos,
   });
+  const operations = dependency.operations(
+    { countStock: countStockOperation, rawQuery: rawQueryOperation, insertRow: insertRowOperation },
+    config.overrides,
+  );
   return {
     runCountStock(
       input: CountStockBody,
@@ -214,25 +236,26 @@ export function createWarehouseDbClient(config: WarehouseDbClientConfig = {}): W
       options?: CallOptions<CountStockResponse>,
     ) {
       return dependency.call(
-        countStockOperation,
+        operations.countStock,
         (ctx) => checkedResult(fn(input, ctx), checkCountStockResponse, ctx),
         options,
         JSON.stringify(input),
       );
     },
     runRawQuery<R>(fn: (ctx: AttemptContext) => Promise<R>, options?: CallOptions<R>) {
-      return dependency.call(rawQueryOperation, fn, options);
+      return dependency.call(operations.rawQuery, fn, options);
     },
     runInsertRow<R>(
       input: InsertRowBody,
       fn: (input: InsertRowBody, ctx: AttemptContext) => Promise<R>,
       options?: CallOptions<R>,
     ) {
-      return dependency.call(insertRowOperation, (ctx) => fn(input, ctx), options);
+      return dependency.call(operations.insertRow, (ctx) => fn(input, ctx), options);
     },
     health: () => dependency.health(),
     subscribe: (observer) => dependency.subscribe(observer),
     snapshot: () => dependency.snapshot(),
+    reconfigure: (change) => dependency.reconfigure(change),
     chaos: dependency.chaos,
   };
 }

@@ -64,8 +64,7 @@ interface Waiter {
  * retries; {@link Bulkhead.leave} hands it straight to the oldest waiter.
  */
 export class Bulkhead {
-  /** The settings it was created with. */
-  readonly settings: BulkheadSettings;
+  #settings: BulkheadSettings;
   readonly #dependency: string;
   readonly #clock: Clock;
   readonly #events: Emitter;
@@ -78,7 +77,7 @@ export class Bulkhead {
 
   constructor(dependency: string, settings: BulkheadSettings, clock: Clock, events: Emitter) {
     this.#dependency = dependency;
-    this.settings = settings;
+    this.#settings = settings;
     this.#clock = clock;
     this.#events = events;
     const adaptive = settings.adaptive;
@@ -87,6 +86,23 @@ export class Bulkhead {
         ? null
         : new GradientLimit(settings.maxConcurrent, adaptive);
     this.#limit = this.adaptive === null ? settings.maxConcurrent : this.adaptive.limit;
+  }
+
+  /** The settings in force: those it was created with, or the last {@link reconfigure}'s. */
+  get settings(): BulkheadSettings {
+    return this.#settings;
+  }
+
+  /**
+   * Replaces the size, queue and queue timeout (the caller validates them, reconfigure.ts). Calls
+   * holding a permit keep it: a lowered limit admits no one until they fall below it, a raised
+   * one admits waiters at once. Waiters already queued keep their timers.
+   */
+  reconfigure(settings: BulkheadSettings): void {
+    this.#settings = settings;
+    if (this.adaptive !== null) return;
+    this.#limit = settings.maxConcurrent;
+    this.#admitWaiters();
   }
 
   /** Permits: `maxConcurrent`, or the adaptive limit's current value. */
@@ -190,6 +206,11 @@ export class Bulkhead {
         baselineMs: health.baselineMs,
       });
     }
+    this.#admitWaiters();
+  }
+
+  // the oldest waiters, while the limit has room for them
+  #admitWaiters(): void {
     while (this.#inFlight < this.#limit && this.#waiters.size > 0) {
       const next = this.#waiters.values().next().value;
       if (next === undefined) break;

@@ -117,6 +117,11 @@ export class EndpointPool {
     this.#cursor = Math.floor(random() * urls.length);
   }
 
+  /** Gives every endpoint's breaker new settings (see {@link CircuitBreaker.reconfigure}). */
+  reconfigure(breaker: BreakerSettings): void {
+    for (const endpoint of this.endpoints) endpoint.breaker?.reconfigure(breaker);
+  }
+
   /**
    * Chooses the endpoint of the next attempt and takes its breaker permit (in
    * {@link EndpointPool.permit}). Endpoints the call has not tried (`tried`, a set of bits) come

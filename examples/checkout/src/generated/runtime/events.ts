@@ -253,7 +253,28 @@ export type ResilienceEvent =
       readonly reason: ResilienceErrorKind;
       /** Age of a stale entry in milliseconds; `undefined` for other fallbacks. */
       readonly ageMs: number | undefined;
+    })
+  | (EventBase & {
+      /**
+       * A reconfiguration applied (docs/runtime.md, "Reconfiguration"): calls that start from now
+       * on use the new settings, calls in flight keep theirs. `operation` is `""`.
+       */
+      readonly type: "reconfigured";
+      /** `reconfigure` for `client.reconfigure()`, `overrides` for a document at creation. */
+      readonly source: ReconfigurationSource;
+      /** The settings whose value changed, by path (`operations.geocode.timeout.attemptMs`). */
+      readonly changed: readonly string[];
+    })
+  | (EventBase & {
+      /** A reconfiguration refused: nothing of it applied. `operation` is `""`. */
+      readonly type: "reconfigure-refused";
+      readonly source: ReconfigurationSource;
+      /** Every problem found, as `client.reconfigure()` returns them. */
+      readonly problems: readonly string[];
     });
+
+/** Where a reconfiguration came from. */
+export type ReconfigurationSource = "reconfigure" | "overrides";
 
 /**
  * Receives every {@link ResilienceEvent}. Errors it throws are swallowed: they never break a call.

@@ -148,6 +148,7 @@ export {
   type ChaosFaultKind,
   type DeadlineStage,
   type Observer,
+  type ReconfigurationSource,
   type ResilienceEvent,
 } from "./events.js";
 export {
@@ -215,6 +216,25 @@ export {
 export { consoleLogger, logEvents, silentLogger, type LogFields, type Logger } from "./logger.js";
 export { createSeededRandom, defaultRandom, type Random } from "./random.js";
 export {
+  operationWorstCaseMs,
+  rangeProblem,
+  overridesVariable,
+  RECONFIGURABLE,
+  ReconfigurationError,
+  validateReconfiguration,
+  type BreakerChange,
+  type BulkheadChange,
+  type EffectiveSettings,
+  type OperationChange,
+  type RateLimitChange,
+  type ReconfigurableLeaf,
+  type Reconfiguration,
+  type ReconfigurationVerdict,
+  type ReconfigureResult,
+  type RetryChange,
+  type TimeoutChange,
+} from "./reconfigure.js";
+export {
   DEFAULT_RETRY_ON,
   matchesRetryOn,
   parseRetryAfter,
@@ -233,6 +253,7 @@ export {
   type DependencyHealth,
   type DependencySettings,
   type HttpCallOptions,
+  type LiveOperations,
   type ProvidedCallOptions,
   type RuntimeEnvironment,
 } from "./stack.js";

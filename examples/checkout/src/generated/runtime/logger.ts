@@ -38,11 +38,15 @@ export const silentLogger: Logger = {
  * again, so an outage does not turn into one line per call.
  *
  * A `classify` hook that throws is logged once per operation (`resilience.classify.failed`).
+ * Every reconfiguration is logged, an applied one as info and a refused one as a warning: a
+ * change of settings at run time is what an operator looks for first when behaviour changes.
  *
- * Fields: `event` (`resilience.breaker.transition`, `resilience.retry_budget.exhausted` or
- * `resilience.classify.failed`), `dependency`, and `from`, `to`, `calls`, `failures`,
- * `slowCalls` for transitions, `operation`, `tokens` for exhaustion, or `operation`, `verdict`
- * for a hook that threw.
+ * Fields: `event` (`resilience.breaker.transition`, `resilience.retry_budget.exhausted`,
+ * `resilience.classify.failed`, `resilience.reconfigured` or `resilience.reconfigure.refused`),
+ * `dependency`, and `from`, `to`, `calls`, `failures`, `slowCalls` for transitions,
+ * `operation`, `tokens` for exhaustion, `operation`, `verdict` for a hook that threw, or
+ * `source` and `changed` (the paths, comma-separated) or `problems` (their count) for a
+ * reconfiguration.
  */
 export function logEvents(logger: Logger): Observer {
   const exhausted = new Set<string>();
@@ -97,6 +101,29 @@ export function logEvents(logger: Logger): Observer {
       case "hedge-launched":
         exhausted.delete(event.dependency);
         return;
+      case "reconfigured": {
+        const { dependency, source, changed } = event;
+        logger.info(`${dependency}: reconfigured ${changed.join(", ") || "(no value changed)"}`, {
+          event: "resilience.reconfigured",
+          dependency,
+          source,
+          changed: changed.join(","),
+        });
+        return;
+      }
+      case "reconfigure-refused": {
+        const { dependency, source, problems } = event;
+        logger.warn(
+          `${dependency}: reconfiguration refused, nothing applied: ${problems.join("; ")}`,
+          {
+            event: "resilience.reconfigure.refused",
+            dependency,
+            source,
+            problems: problems.length,
+          },
+        );
+        return;
+      }
       default:
         return;
     }

@@ -36,8 +36,21 @@ export type {
   CallOutcome,
   DeadlineStage,
   Observer,
+  ReconfigurationSource,
   ResilienceEvent,
 } from "./events.js";
+export {
+  overridesVariable,
+  ReconfigurationError,
+  type BreakerChange,
+  type BulkheadChange,
+  type OperationChange,
+  type RateLimitChange,
+  type Reconfiguration,
+  type ReconfigureResult,
+  type RetryChange,
+  type TimeoutChange,
+} from "./reconfigure.js";
 export { consoleLogger, logEvents, silentLogger, type LogFields, type Logger } from "./logger.js";
 export { systemClock, type Clock, type TimerHandle } from "./clock.js";
 export { createVirtualClock, type VirtualClock } from "./virtual-clock.js";
