@@ -4,6 +4,7 @@
 // `resgen explain --overrides`. It only computes: the stack applies what it returns.
 import type { BreakerSettings } from "./breaker.js";
 import type { BulkheadSettings } from "./bulkhead.js";
+import type { ChaosOptions } from "./chaos.js";
 import type { OperationSettings } from "./operation.js";
 import type { RateLimitSettings } from "./rate-limit.js";
 import { hedgeWorstCaseMs, retryWorstCaseMs } from "./worst-case.js";
@@ -67,6 +68,12 @@ export interface Reconfiguration<Operation extends string = string> {
   readonly breaker?: BreakerChange | undefined;
   readonly bulkhead?: BulkheadChange | undefined;
   readonly rateLimit?: RateLimitChange | undefined;
+  /**
+   * New faults for a client created with the `chaos` option, replacing its seed and faults
+   * (docs/runtime.md, "Chaos"). Only `client.reconfigure()` takes it: an overrides document
+   * cannot turn chaos on, and a client created without the option refuses it.
+   */
+  readonly chaos?: ChaosOptions<Operation> | undefined;
 }
 
 /** What a value is: the unit its range is written in, and whether it is whole. */
@@ -465,6 +472,14 @@ function readSection(
 const TOP_LEVEL = ["operations", "breaker", "bulkhead", "rateLimit"];
 
 /**
+ * Why `chaos` is refused here: the stack takes it out of a `client.reconfigure()` change before
+ * validating the rest, so what reaches this is an overrides document (or explain --overrides).
+ */
+const CHAOS_FROM_DOCUMENT =
+  "chaos: only code turns chaos on (the chaos option, client.reconfigure()), " +
+  "never an overrides document";
+
+/**
  * Checks `change` against `current` by the compiler's rules: every value in its range, and the
  * arithmetic between them. Returns the settings it makes, or every problem found (nothing of a
  * refused change is applied). Never throws, whatever `change` is.
@@ -476,7 +491,8 @@ export function validateReconfiguration<D extends ReconfigurableParts>(
   const problems: string[] = [];
   if (!isRecord(change)) return { ok: false, problems: ["the change: must be an object"] };
   for (const key of Object.keys(change))
-    if (!TOP_LEVEL.includes(key))
+    if (key === "chaos") problems.push(CHAOS_FROM_DOCUMENT);
+    else if (!TOP_LEVEL.includes(key))
       problems.push(`${key}: not reconfigurable (reconfigurable: ${TOP_LEVEL.join(", ")})`);
   const changed: string[] = [];
   const operations = changeOperations(current.operations, change["operations"], changed, problems);

@@ -10,7 +10,7 @@ import {
 import { RetryBudget, type BudgetHealth, type BudgetSettings } from "./budget.js";
 import { Bulkhead, type BulkheadHealth, type BulkheadSettings } from "./bulkhead.js";
 import { Call, callFeatures, type DependencyParts, type FallbackInputs } from "./call.js";
-import { Chaos, NO_CHAOS, type ChaosControl, type ChaosOptions } from "./chaos.js";
+import { Chaos, chaosProblems, NO_CHAOS, type ChaosControl, type ChaosOptions } from "./chaos.js";
 import type { AttemptResult, Classifier } from "./classify.js";
 import { coalescedDeadline, CoalescedChain } from "./coalesce.js";
 import { systemClock, type Clock } from "./clock.js";
@@ -740,8 +740,22 @@ class DependencyStack implements Dependency {
   reconfigure(change: unknown, source: ReconfigurationSource = "reconfigure"): ReconfigureResult {
     const current = { dependency: this.#settings, operations: this.#live ?? {} };
     let verdict;
+    let chaos: ChaosOptions | undefined;
     try {
-      verdict = validateReconfiguration(current, change);
+      // code may change the faults of a client created with them; the rest goes through the
+      // validator every overrides document goes through, which refuses `chaos`
+      const own = source === "reconfigure" && isObject(change) && Object.hasOwn(change, "chaos");
+      const rest = own ? withoutChaos(change) : change;
+      chaos = own ? (change as { chaos?: ChaosOptions }).chaos : undefined;
+      verdict = validateReconfiguration(current, rest);
+      const faults = own ? this.#chaosProblems(chaos) : [];
+      if (faults.length > 0)
+        verdict = {
+          ok: false as const,
+          problems: [...faults, ...(verdict.ok ? [] : verdict.problems)],
+        };
+      else if (verdict.ok && chaos !== undefined)
+        verdict = { ...verdict, changed: [...verdict.changed, "chaos"] };
     } catch (error) {
       // a getter or proxy in the change that throws: refused like any bad value
       verdict = {
@@ -758,11 +772,24 @@ class DependencyStack implements Dependency {
     }
     const next = verdict.settings;
     this.#apply(next.dependency);
+    if (chaos !== undefined) this.#chaos?.replace(chaos);
     const live = this.#live;
     // the same names: the validator copies the record and replaces only operations it has
     if (live !== null) Object.assign(live, next.operations);
     this.#emitReconfiguration(source, { type: "reconfigured", changed: verdict.changed });
     return { applied: true, changed: verdict.changed };
+  }
+
+  // The problems of a `chaos` change: none for a client created with the option and valid faults.
+  #chaosProblems(chaos: ChaosOptions | undefined): string[] {
+    if (chaos === undefined) return [];
+    if (this.#chaos === null)
+      return [
+        "chaos: this client was created without the chaos option, " +
+          "and only the code that creates a client turns chaos on",
+      ];
+    if (!isObject(chaos)) return ["chaos: must be an object with seed and faults"];
+    return chaosProblems(chaos).map((problem) => `chaos.${problem}`);
   }
 
   #apply(next: DependencySettings): void {
@@ -971,4 +998,11 @@ function deadlineAt(
   if (given !== undefined)
     at = Math.min(at, now + (typeof given === "number" ? Math.max(0, given) : given.remaining()));
   return at;
+}
+
+/** `change` without its `chaos` member, which the stack checks and applies itself. */
+function withoutChaos(change: object): object {
+  const rest: Record<string, unknown> = { ...change };
+  delete rest["chaos"];
+  return rest;
 }

@@ -261,3 +261,64 @@ describe("an invalid option", () => {
     expect(result.error).toMatchObject({ kind: "network" });
   });
 });
+
+describe("reconfigure({ chaos })", () => {
+  it("replaces the faults for attempts that start after it, and says so", async () => {
+    const d = drill({ seed: 1, faults: [{ kind: "network", rate: 1 }] });
+    const first = track(d.dep.call(noRetry, d.ok), d.clock);
+    await d.clock.runAll();
+    expect(first.error).toMatchObject({ kind: "network" });
+    const result = d.dep.reconfigure({
+      chaos: { seed: 2, faults: [{ kind: "status", status: 429, rate: 1 }] },
+    });
+    expect(result).toEqual({ applied: true, changed: ["chaos"] });
+    const second = track(d.dep.call(noRetry, d.ok), d.clock);
+    await d.clock.runAll();
+    expect(second.error).toMatchObject({ kind: "http", status: 429 });
+    expect(d.dep.reconfigure({ chaos: { seed: 2, faults: [] } }).applied).toBe(true);
+    expect(await d.dep.call(noRetry, d.ok)).toBe("ok");
+    expect(d.events.filter((e) => e.type === "reconfigured")).toHaveLength(2);
+  });
+
+  it("refuses invalid faults whole, with the rest of the change, and keeps the old ones", async () => {
+    const d = drill({ seed: 1, faults: [{ kind: "network", rate: 1 }] });
+    const ops = d.dep.operations({ getCharge: noRetry });
+    const result = d.dep.reconfigure({
+      operations: { getCharge: { timeout: { attemptMs: 100 } } },
+      chaos: { seed: 1, faults: [{ kind: "latency", ms: 10, rate: 1.5 }] },
+    });
+    expect(result).toEqual({
+      applied: false,
+      problems: ["chaos.faults[0].rate: must be from 0 to 1"],
+    });
+    expect(ops.getCharge.timeout.attemptMs).toBe(250);
+    const call = track(d.dep.call(ops.getCharge, d.ok), d.clock);
+    await d.clock.runAll();
+    expect(call.error).toMatchObject({ kind: "network" });
+  });
+
+  it("is refused on a client created without the option: only its creator turns chaos on", () => {
+    const d = drill(undefined);
+    const result = d.dep.reconfigure({ chaos: { seed: 1, faults: [{ kind: "hang", rate: 1 }] } });
+    expect(result.applied).toBe(false);
+    expect(d.dep.chaos.enabled).toBe(false);
+  });
+
+  it("never comes from an overrides document, even on a client with the option", () => {
+    const d = drill({ seed: 1, faults: [] });
+    expect(() =>
+      d.dep.operations(
+        { getCharge: noRetry },
+        { chaos: { seed: 1, faults: [{ kind: "hang", rate: 1 }] } },
+      ),
+    ).toThrow(/chaos: only code turns chaos on .*never an overrides document/);
+  });
+
+  it("leaves a thrown kill switch thrown", async () => {
+    const d = drill({ seed: 1, faults: [] });
+    d.dep.chaos.disable();
+    d.dep.reconfigure({ chaos: { seed: 1, faults: [{ kind: "network", rate: 1 }] } });
+    expect(d.dep.chaos.enabled).toBe(false);
+    expect(await d.dep.call(noRetry, d.ok)).toBe("ok");
+  });
+});

@@ -137,7 +137,7 @@ describe("reconfigure: refusals", () => {
     });
     expect(result.applied).toBe(false);
     expect(result.applied ? [] : result.problems).toEqual([
-      "chaos: not reconfigurable (reconfigurable: operations, breaker, bulkhead, rateLimit)",
+      "chaos: this client was created without the chaos option, and only the code that creates a client turns chaos on",
       "operations.getCharge.timeout.attemptMs (timeout.attempt): must be 1ms to 3600000ms, got 0ms",
       'operations.getCharge.timeout.totalMs (timeout.total): must be a finite number, got "2s"',
       "operations.missing: no such operation (operations: getCharge)",

@@ -120,8 +120,8 @@ export const NO_CHAOS: ChaosControl = Object.freeze({
  * transport; a client without the option has no `Chaos` at all, so its calls pay nothing.
  */
 export class Chaos implements ChaosControl {
-  readonly #faults: readonly ChaosFault[];
-  readonly #random: Random;
+  #faults: readonly ChaosFault[];
+  #random: Random;
   readonly #clock: Clock;
   readonly #counts: Record<ChaosFaultKind, number> = { latency: 0, status: 0, network: 0, hang: 0 };
   #enabled: boolean;
@@ -135,6 +135,15 @@ export class Chaos implements ChaosControl {
     this.#random = createSeededRandom(options.seed);
     this.#clock = clock;
     this.#enabled = !chaosKilled();
+  }
+
+  /**
+   * New seed and faults (`client.reconfigure({ chaos })`, checked by {@link chaosProblems}
+   * first), for attempts that start after it. A kill switch already thrown stays thrown.
+   */
+  replace(options: ChaosOptions): void {
+    this.#faults = options.faults.map((fault) => ({ ...fault }));
+    this.#random = createSeededRandom(options.seed);
   }
 
   get enabled(): boolean {
