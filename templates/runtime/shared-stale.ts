@@ -2,6 +2,7 @@
 // JSON up to `maxAge`, so a replica that never saw a success can serve one (docs/store.md,
 // "Shared stale cache").
 import type { SharedStale, StaleHit } from "./fallback.js";
+import { sha256Hex } from "./sha256.js";
 import type { SharedStore, StoreScript } from "./store.js";
 
 /** The largest response a shared stale cache writes to the store, as JSON. */
@@ -48,38 +49,66 @@ return {v[1], tostring(now - tonumber(v[2]))}`,
   },
 };
 
+/** Where a shared stale cache keeps its entries: one dependency's operation. */
+export interface StoreStaleOptions {
+  readonly dependency: string;
+  readonly operation: string;
+  /** Oldest entry served, in milliseconds: every entry expires after it. */
+  readonly maxAgeMs: number;
+}
+
 /**
  * The store's side of a shared stale cache. A response is written only when it is plain JSON
  * data (objects, arrays, strings, numbers, booleans, null) of at most {@link MAX_SHARED_BYTES}, so
  * what another replica reads back is what this one received; anything else stays in this
  * process. Writes never reject and a read that fails is a miss: the cache is a fallback's, and
  * must never make a failure worse.
+ *
+ * The store never sees a request's identity: it holds credentials (Authorization, Cookie, API
+ * keys in headers, the query or the path), so an entry's key ends in the identity's SHA-256
+ * (docs/store.md, "Shared stale cache"), and its value holds only the response and its time.
  */
 export class StoreStale implements SharedStale {
   readonly #store: SharedStore;
-  readonly #keyOf: (key: string) => string;
+  readonly #dependency: string;
+  readonly #operation: string;
   readonly #ttlMs: number;
 
-  constructor(store: SharedStore, keyOf: (key: string) => string, maxAgeMs: number) {
+  constructor(store: SharedStore, options: StoreStaleOptions) {
     this.#store = store;
-    this.#keyOf = keyOf;
-    this.#ttlMs = Math.max(1, Math.ceil(maxAgeMs));
+    this.#dependency = options.dependency;
+    this.#operation = options.operation;
+    this.#ttlMs = Math.max(1, Math.ceil(options.maxAgeMs));
   }
 
   put(key: string, data: unknown): void {
     const json = plainJson(data);
     if (json === undefined || json.length > MAX_SHARED_BYTES) return;
-    this.#store.run(STALE_PUT, [this.#keyOf(key)], [json, this.#ttlMs]).catch(ignore);
+    const write = (entry: string): void => {
+      this.#store.run(STALE_PUT, [entry], [json, this.#ttlMs]).catch(ignore);
+    };
+    const entry = this.#entryKey(key);
+    if (typeof entry === "string") write(entry);
+    else entry.then(write, ignore);
   }
 
   get(key: string): Promise<StaleHit | undefined> {
-    return this.#store.run(STALE_GET, [this.#keyOf(key)], []).then(
-      (kept) =>
-        kept === undefined
-          ? undefined
-          : { data: JSON.parse(kept.data) as unknown, ageMs: kept.ageMs },
-      () => undefined,
-    );
+    return Promise.resolve(this.#entryKey(key))
+      .then((entry) => this.#store.run(STALE_GET, [entry], []))
+      .then(
+        (kept) =>
+          kept === undefined
+            ? undefined
+            : { data: JSON.parse(kept.data) as unknown, ageMs: kept.ageMs },
+        () => undefined,
+      );
+  }
+
+  /** The store key of the entry for `key`: the identity's digest, never the identity. */
+  #entryKey(key: string): string | Promise<string> {
+    const digest = sha256Hex(key);
+    const keyOf = (hex: string) => this.#store.key(this.#dependency, "stale", this.#operation, hex);
+    return typeof digest === "string" ? keyOf(digest) : digest.then(keyOf);
   }
 }
 
