@@ -877,7 +877,22 @@ class DependencyStack implements Dependency {
     return new StaleCache(
       fallback.maxEntries,
       fallback.maxAgeMs,
-      new StoreStale(store, { dependency: this.name, operation, maxAgeMs: fallback.maxAgeMs }),
+      new StoreStale(store, {
+        dependency: this.name,
+        operation,
+        maxAgeMs: fallback.maxAgeMs,
+        maxEntries: fallback.maxEntries,
+        onRefused: (refusal) => {
+          const events = this.#events;
+          if (events.active)
+            events.emit({
+              type: "stale-store-refused",
+              dependency: this.name,
+              operation,
+              ...refusal,
+            });
+        },
+      }),
     );
   }
 

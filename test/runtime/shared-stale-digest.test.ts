@@ -77,6 +77,7 @@ describe.each([
       dependency: "me",
       operation: "getMe",
       maxAgeMs: 60_000,
+      maxEntries: 10,
     });
     const [a, b] = [new StaleCache(10, 60_000, shared), new StaleCache(10, 60_000, shared)];
     a.set(identity, { name: "Ada" }, 0);

@@ -212,7 +212,12 @@ describe("property: no credential byte string reaches a Redis key or value", () 
       new StaleCache(
         500,
         60_000,
-        new StoreStale(store, { dependency: "vault", operation: "getItem", maxAgeMs: 60_000 }),
+        new StoreStale(store, {
+          dependency: "vault",
+          operation: "getItem",
+          maxAgeMs: 60_000,
+          maxEntries: 500,
+        }),
       );
     const [a, b] = [cache(), cache()];
     const all: string[] = [];
