@@ -24,7 +24,9 @@ export type FallbackSettings =
       readonly vary?: readonly string[] | undefined;
       /**
        * `redis`: the replicas share the entries in the store (docs/store.md, "Shared stale
-       * cache"); absent or `memory`: this process keeps its own.
+       * cache"), keyed there by a SHA-256 of the identity, at most `maxEntries` of them for all
+       * replicas together (the least recently written go first); absent or `memory`: this
+       * process keeps its own.
        */
       readonly store?: "memory" | "redis" | undefined;
       /** What a miss serves; `null` or absent: the failure is thrown. */

@@ -2,6 +2,7 @@
 // is answered from the store instead of running the handler again (docs/services.md,
 // "Idempotent routes"; the store's steps in docs/store.md).
 import type { Clock } from "./clock.js";
+import { sha256Hex } from "./sha256.js";
 import type { SharedStore, StoreScript, TtlMap } from "./store.js";
 
 /** Idempotency settings of one route (`routes[].idempotency` in a service policy). */
@@ -276,36 +277,13 @@ function concat(chunks: readonly Uint8Array[], size: number): Uint8Array<ArrayBu
   return out;
 }
 
-/** Node's synchronous SHA-256 (node:crypto, by `process.getBuiltinModule`), where it exists. */
-const nodeSha256 = ((): ((data: Uint8Array) => string) | undefined => {
-  type Hash = { update(data: Uint8Array): Hash; digest(encoding: "hex"): string };
-  const host = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  const crypto =
-    typeof host?.getBuiltinModule === "function"
-      ? (host.getBuiltinModule("node:crypto") as
-          { createHash?: (name: string) => Hash } | undefined)
-      : undefined;
-  const createHash = crypto?.createHash;
-  return createHash === undefined
-    ? undefined
-    : (data) => createHash("sha256").update(data).digest("hex");
-})();
-
 /**
- * SHA-256 of method, URL and body, hex: what makes two requests "the same" for one key. Node's
- * hash where there is one (a few microseconds), else Web Crypto's (asynchronous, and slower).
+ * SHA-256 of method, URL and body, hex: what makes two requests "the same" for one key
+ * (sha256.ts: synchronous on Node, Web Crypto elsewhere).
  */
 async function fingerprint(method: string, url: string, body: Uint8Array): Promise<string> {
   const head = new TextEncoder().encode(`${method} ${url}\n`);
-  const data = concat([head, body], head.byteLength + body.byteLength);
-  if (nodeSha256 !== undefined) return nodeSha256(data);
-  return hex(new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", data)));
-}
-
-function hex(bytes: Uint8Array): string {
-  let out = "";
-  for (const b of bytes) out += b.toString(16).padStart(2, "0");
-  return out;
+  return sha256Hex(concat([head, body], head.byteLength + body.byteLength));
 }
 
 function headerValue(value: string | readonly string[] | undefined): string | undefined {

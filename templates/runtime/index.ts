@@ -167,7 +167,7 @@ export {
   type RequestIdentity,
   type StaleMiss,
 } from "./fallback.js";
-export { MAX_SHARED_BYTES, plainJson, StoreStale } from "./shared-stale.js";
+export { MAX_SHARED_BYTES, plainJson, StoreStale, type StoreStaleOptions } from "./shared-stale.js";
 export { HedgeBudget, type HedgeSettings } from "./hedge-budget.js";
 export {
   buildUrl,

@@ -67,9 +67,13 @@ export interface OwnRedisServer {
 
 /**
  * Starts `redis-server` on a free port of 127.0.0.1 with an append-only file synced on every
- * write in `dir`, so that a restart after a kill has every completed write.
+ * write in `dir`, so that a restart after a kill has every completed write. `extraArgs` go after
+ * these and override them (`["--maxmemory", "8mb", "--maxmemory-policy", "volatile-lru"]`).
  */
-export async function startOwnRedisServer(dir: string): Promise<OwnRedisServer> {
+export async function startOwnRedisServer(
+  dir: string,
+  extraArgs: readonly string[] = [],
+): Promise<OwnRedisServer> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async (): Promise<void> => {
@@ -78,6 +82,7 @@ export async function startOwnRedisServer(dir: string): Promise<OwnRedisServer> 
       [
         ...["--port", String(port), "--bind", "127.0.0.1", "--save", ""],
         ...["--appendonly", "yes", "--appendfsync", "always", "--dir", dir],
+        ...extraArgs,
       ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );

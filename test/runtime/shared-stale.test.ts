@@ -93,6 +93,28 @@ describe("a stale cache the replicas share", () => {
     });
   });
 
+  it("keeps at most maxEntries entries in the store, all replicas together: the latest written", async () => {
+    const clock = createVirtualClock(1_000);
+    const { store, a, b } = replicas(clock);
+    const three = operation({
+      retry: null,
+      fallback: { kind: "stale", maxAgeMs: 60_000, maxEntries: 3, store: "redis" },
+    });
+    for (let i = 0; i < 10; i++) {
+      await (i % 2 === 0 ? a : b).call(three, () => i, { cacheKey: `k${i}` });
+      await settle();
+      await clock.advance(10);
+    }
+    // a replica with nothing of its own sees only what the store kept
+    const c = createDependency(dependencySettings(), { clock, store, random: () => 0.5 });
+    for (const i of [7, 8, 9])
+      expect(await c.call(three, fails, { cacheKey: `k${i}` })).toMatchObject({ data: i });
+    for (const i of [0, 3, 6])
+      await expect(c.call(three, fails, { cacheKey: `k${i}` })).rejects.toMatchObject({
+        status: 503,
+      });
+  });
+
   it("needs a store: without one the operation's first call throws, naming what to pass", () => {
     const dep = createDependency(dependencySettings(), {});
     expect(() => dep.call(op, () => "x")).toThrow(/kept in Redis.*createRedisStore/);
