@@ -1,10 +1,12 @@
 // The store's two kinds run the same atomic steps alike, and a store that cannot answer says so
 // in bounded time (docs/store.md).
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createMemoryStore,
   createRedisStore,
   keySegment,
+  StoreFullError,
   StoreUnavailableError,
   TtlMap,
   type RedisScriptClient,
@@ -140,6 +142,104 @@ describe("the memory store's map", () => {
     expect(map.get("short", 1)).toBeUndefined();
     expect(map.get("long", 1)).toBe(1);
     expect(map.get("new", 1)).toBe(1);
+  });
+
+  it("never evicts a kept key: a new key takes an expired key's room, then an evictable one's, else is refused", () => {
+    const map = new TtlMap(3);
+    const keep = { keep: true };
+    map.set("lock", 1, 10, 0, keep); // the key nearest to expiry, but kept
+    map.set("cache", 1, 500, 0);
+    map.set("record", 1, 1_000, 0, keep);
+    map.set("new", 1, 800, 0, keep);
+    // the evictable key went, though the lock expires sooner
+    expect(map.get("cache", 1)).toBeUndefined();
+    expect(map.get("lock", 1)).toBe(1);
+    expect([map.size, map.keptSize]).toEqual([3, 3]);
+    // every key is kept: a new one is refused, and nothing changes
+    expect(() => map.set("more", 1, 100, 1)).toThrow(StoreFullError);
+    expect(() => map.set("more", 1, 100, 1, keep)).toThrow(/memory store is full.*maxKeys/);
+    expect(map.get("more", 1)).toBeUndefined();
+    expect(["lock", "record", "new"].map((k) => map.get(k, 1))).toEqual([1, 1, 1]);
+    // a key already held needs no room: a lock becomes a stored response
+    map.set("lock", 2, 5_000, 1, keep);
+    expect(map.ttl("lock", 1)).toBe(5_000);
+    // once a kept key has expired, its room is free again
+    expect(() => map.set("more", 1, 100, 1_000, keep)).not.toThrow();
+    expect(map.get("record", 1_000)).toBeUndefined();
+    expect(map.get("more", 1_000)).toBe(1);
+  });
+
+  it("keeps its promises under any sequence of writes (checked against a plain model)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            key: fc.integer({ min: 0, max: 11 }),
+            ttl: fc.integer({ min: -5, max: 60 }),
+            keep: fc.boolean(),
+            advance: fc.integer({ min: 0, max: 7 }),
+            del: fc.boolean(),
+          }),
+          { maxLength: 200 },
+        ),
+        (ops) => {
+          const max = 5;
+          const map = new TtlMap(max);
+          // the model: what each key holds, until when, and whether it is kept
+          const model = new Map<string, { value: number; at: number; keep: boolean }>();
+          let now = 0;
+          ops.forEach((op, value) => {
+            now += op.advance;
+            for (const [k, e] of model) if (e.at <= now) model.delete(k);
+            const key = `k${op.key}`;
+            if (op.del) {
+              map.delete(key);
+              model.delete(key);
+              return;
+            }
+            const live = [...model.values()];
+            const full = !model.has(key) && model.size >= max;
+            const evictable = live.filter((e) => !e.keep);
+            let thrown: unknown;
+            try {
+              map.set(key, value, op.ttl, now, { keep: op.keep });
+            } catch (error) {
+              thrown = error;
+            }
+            if (op.ttl <= 0) {
+              expect(thrown).toBeUndefined();
+              model.delete(key);
+            } else if (full && evictable.length === 0) {
+              // refused only when every live key is kept
+              expect(thrown).toBeInstanceOf(StoreFullError);
+            } else {
+              expect(thrown).toBeUndefined();
+              if (full) {
+                // the evictable key nearest to expiry went (or one that expires with it)
+                const soonest = Math.min(...evictable.map((e) => e.at));
+                const gone = [...model].filter(([k]) => map.get(k, now) === undefined);
+                expect(gone).toHaveLength(1);
+                expect(gone[0]![1]).toMatchObject({ keep: false, at: soonest });
+                model.delete(gone[0]![0]);
+              }
+              model.set(key, { value, at: now + op.ttl, keep: op.keep });
+            }
+            // every live key of the model reads back, with its time left
+            for (const [k, e] of model) {
+              expect(map.get(k, now)).toBe(e.value);
+              expect(map.ttl(k, now)).toBe(e.at - now);
+            }
+            expect(map.size).toBeLessThanOrEqual(max);
+          });
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("refuses a bound that is not a whole number from 1", () => {
+    for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => new TtlMap(bad)).toThrow(RangeError);
+    expect(() => createMemoryStore({ maxKeys: 0 })).toThrow(/maxKeys/);
   });
 
   it("uses the store's clock", async () => {
