@@ -1,15 +1,27 @@
 // State shared past one process: the store a service's replicas share, in memory or on Redis
 // (docs/store.md).
 import { systemClock, type Clock } from "./clock.js";
+import { consoleLogger, type Logger } from "./logger.js";
 
 /**
- * The members of a connected node-redis client (`redis` 5 or 6, or `@redis/client`) that the Redis
- * store uses. The runtime never imports the library: the application creates, connects and
- * closes its client, with its own URL, TLS and credentials, and hands it over.
+ * The members of a node-redis client (`redis` 5 or 6, or `@redis/client`) that the Redis store
+ * uses. The runtime never imports the library: the application creates, connects and closes its
+ * client, with its own URL, TLS and credentials, and hands it over.
  */
 export interface RedisScriptClient {
   scriptLoad(script: string): Promise<string>;
   evalSha(sha1: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  /**
+   * node-redis's: false while the client connects or reconnects. A step is then refused at once
+   * instead of waiting in the client's offline queue, which has no bound.
+   */
+  readonly isReady?: boolean | undefined;
+  /**
+   * node-redis's (an EventEmitter's). The store listens to `error`, so that a connection lost
+   * never throws from an emitter nobody listens to, and to `ready` and `terminated`, to log the
+   * loss and the return once each (docs/store.md, "When the store is down").
+   */
+  on?(event: string, listener: (...args: unknown[]) => void): unknown;
 }
 
 /** Why a store could not answer: it is down, slow past `timeoutMs`, or refused the command. */
@@ -62,6 +74,11 @@ export interface StoreOptions {
   readonly timeoutMs?: number | undefined;
   /** Times the memory store's expiries and the Redis store's waits; default the system clock. */
   readonly clock?: Clock | undefined;
+  /**
+   * Where the Redis store says its client lost the connection and got it back: a warning and an
+   * info line per outage, never one per failed attempt. Default {@link consoleLogger}.
+   */
+  readonly logger?: Logger | undefined;
 }
 
 /** What every feature that keeps shared state is given. */
@@ -111,6 +128,7 @@ export class RedisStore implements SharedStore {
     this.#prefix = options.prefix ?? DEFAULT_PREFIX;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#clock = options.clock ?? systemClock;
+    watchConnection(client, options.logger ?? consoleLogger);
   }
 
   key(...parts: readonly string[]): string {
@@ -122,6 +140,14 @@ export class RedisStore implements SharedStore {
     keys: readonly string[],
     args: readonly (string | number)[],
   ): Promise<Result> {
+    // a client that is not connected would queue the command until it is, without bound: the
+    // step fails at once instead, and the feature does what it does without the store
+    if (this.#client.isReady === false)
+      return Promise.reject(
+        new StoreUnavailableError(
+          `store step ${script.name} not sent: the Redis client is not connected`,
+        ),
+      );
     const strings = args.map(String);
     return this.#bounded(script.name, this.#eval(script, [...keys], strings)).then(script.parse);
   }
@@ -180,6 +206,52 @@ export class RedisStore implements SharedStore {
 function describe(error: unknown): string {
   const message = (error as { message?: unknown } | null)?.message;
   return typeof message === "string" ? message : String(error);
+}
+
+/** A message with the user and password of any URL in it taken out. */
+export function redactCredentials(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/@]*@/gi, "$1***@");
+}
+
+// the clients the store listens to: one listener per client, however many stores share it
+const watched = new WeakSet<object>();
+
+/**
+ * Listens to the client's `error`, `ready` and `terminated` events. An EventEmitter that emits
+ * `error` with no listener throws, which would end the process on the first lost connection;
+ * node-redis emits one per failed reconnection attempt, so the loss is logged once, and the
+ * return once.
+ */
+function watchConnection(client: RedisScriptClient, logger: Logger): void {
+  if (typeof client.on !== "function" || watched.has(client)) return;
+  watched.add(client);
+  const fields = { store: "redis" } as const;
+  let lost = false;
+  client.on("error", (error: unknown) => {
+    if (lost) return;
+    lost = true;
+    logger.warn(
+      `store: the Redis connection failed (${redactCredentials(describe(error))}); ` +
+        "store steps fail at once until the client has reconnected",
+      { event: "resilience.store.connection_lost", ...fields },
+    );
+  });
+  client.on("ready", () => {
+    if (!lost) return;
+    lost = false;
+    logger.info("store: the Redis connection is back", {
+      event: "resilience.store.connection_restored",
+      ...fields,
+    });
+  });
+  client.on("terminated", () => {
+    lost = true;
+    logger.warn(
+      "store: the Redis client stopped reconnecting (its reconnectStrategy gave up); every " +
+        "store step fails until the application connects it again",
+      { event: "resilience.store.connection_terminated", ...fields },
+    );
+  });
 }
 
 /**
@@ -442,13 +514,15 @@ export class MemoryStore implements SharedStore {
 }
 
 /**
- * A store on Redis, for state every replica shares (docs/store.md). `client` is a connected
- * node-redis client:
+ * A store on Redis, for state every replica shares (docs/store.md). `client` is a node-redis
+ * client; give it to the store before connecting it, so that the store listens to its errors
+ * from the start (a lost connection is then logged, never thrown):
  *
  * ```ts
  * import { createClient } from "redis";
- * const redis = await createClient({ url: process.env.REDIS_URL }).connect();
+ * const redis = createClient({ url: process.env.REDIS_URL });
  * const store = createRedisStore(redis, { prefix: "shop" });
+ * await redis.connect();
  * ```
  */
 export function createRedisStore(

@@ -1,5 +1,6 @@
 // The store's two kinds run the same atomic steps alike, and a store that cannot answer says so
 // in bounded time (docs/store.md).
+import { EventEmitter } from "node:events";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -13,6 +14,7 @@ import {
   type SharedStore,
   type StoreScript,
 } from "../../templates/runtime/store.js";
+import type { LogFields, Logger } from "../../templates/runtime/logger.js";
 import { createVirtualClock } from "../../templates/runtime/virtual-clock.js";
 import { connectRedis, deletePrefix, testPrefix, type TestRedis } from "../helpers/redis.js";
 
@@ -118,6 +120,75 @@ describe("the Redis store", () => {
     await expect(f.run(counter, ["k"], [1])).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(f.run(counter, ["k"], [1])).resolves.toEqual({ count: 1, ttlMs: 5 });
     expect(loads).toBe(2);
+  });
+});
+
+describe("the Redis store's client", () => {
+  /** A client as node-redis makes one: an EventEmitter, ready or not, counting its commands. */
+  function fakeClient() {
+    const emitter = new EventEmitter();
+    let commands = 0;
+    const client = Object.assign(emitter, {
+      isReady: true,
+      commands: () => commands,
+      scriptLoad: () => {
+        commands++;
+        return Promise.resolve("sha");
+      },
+      evalSha: () => {
+        commands++;
+        return Promise.resolve([1, 5]);
+      },
+    });
+    return client;
+  }
+  const recording = () => {
+    const lines: { level: string; message: string; fields: LogFields }[] = [];
+    const logger: Logger = {
+      warn: (message, fields) => lines.push({ level: "warn", message, fields }),
+      info: (message, fields) => lines.push({ level: "info", message, fields }),
+    };
+    return { lines, logger };
+  };
+
+  it("owns the client's errors: a lost connection never throws, and is logged once per outage without the password", () => {
+    const client = fakeClient();
+    const { lines, logger } = recording();
+    createRedisStore(client, { logger });
+    // a second store on the same client adds no second listener
+    createRedisStore(client, { logger });
+    expect(client.listenerCount("error")).toBe(1);
+    const lost = new Error("connect ECONNREFUSED redis://app:s3cr3t-pw@10.0.0.5:6379");
+    // node-redis emits one per failed reconnection attempt
+    for (let i = 0; i < 5; i++) expect(() => client.emit("error", lost)).not.toThrow();
+    client.emit("ready");
+    client.emit("error", new Error("Socket closed unexpectedly"));
+    client.emit("terminated", new Error("gave up"));
+    expect(lines.map((l) => [l.level, l.fields["event"]])).toEqual([
+      ["warn", "resilience.store.connection_lost"],
+      ["info", "resilience.store.connection_restored"],
+      ["warn", "resilience.store.connection_lost"],
+      ["warn", "resilience.store.connection_terminated"],
+    ]);
+    expect(lines[0]!.message).toContain("ECONNREFUSED redis://***@10.0.0.5:6379");
+    expect(JSON.stringify(lines)).not.toContain("s3cr3t-pw");
+  });
+
+  it("refuses a step at once while the client is not connected, sending nothing for its offline queue", async () => {
+    const client = fakeClient();
+    const clock = createVirtualClock();
+    const s = createRedisStore(client, { clock, logger: recording().logger });
+    expect(await s.run(counter, [s.key("k")], [1])).toEqual({ count: 1, ttlMs: 5 });
+    const sent = client.commands();
+    client.isReady = false;
+    const error = await s.run(counter, [s.key("k")], [1]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).message).toContain("not connected");
+    // refused without a command and without waiting for timeoutMs
+    expect(client.commands()).toBe(sent);
+    expect(clock.pendingTimers).toBe(0);
+    client.isReady = true;
+    expect(await s.run(counter, [s.key("k")], [1])).toEqual({ count: 1, ttlMs: 5 });
   });
 });
 
