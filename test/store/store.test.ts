@@ -240,73 +240,79 @@ describe("the memory store's map", () => {
     expect(map.get("more", 1_000)).toBe(1);
   });
 
-  it("keeps its promises under any sequence of writes (checked against a plain model)", () => {
-    fc.assert(
-      fc.property(
-        fc.array(
-          fc.record({
-            key: fc.integer({ min: 0, max: 11 }),
-            ttl: fc.integer({ min: -5, max: 60 }),
-            keep: fc.boolean(),
-            advance: fc.integer({ min: 0, max: 7 }),
-            del: fc.boolean(),
-          }),
-          { maxLength: 200 },
-        ),
-        (ops) => {
-          const max = 5;
-          const map = new TtlMap(max);
-          // the model: what each key holds, until when, and whether it is kept
-          const model = new Map<string, { value: number; at: number; keep: boolean }>();
-          let now = 0;
-          ops.forEach((op, value) => {
-            now += op.advance;
-            for (const [k, e] of model) if (e.at <= now) model.delete(k);
-            const key = `k${op.key}`;
-            if (op.del) {
-              map.delete(key);
-              model.delete(key);
-              return;
-            }
-            const live = [...model.values()];
-            const full = !model.has(key) && model.size >= max;
-            const evictable = live.filter((e) => !e.keep);
-            let thrown: unknown;
-            try {
-              map.set(key, value, op.ttl, now, { keep: op.keep });
-            } catch (error) {
-              thrown = error;
-            }
-            if (op.ttl <= 0) {
-              expect(thrown).toBeUndefined();
-              model.delete(key);
-            } else if (full && evictable.length === 0) {
-              // refused only when every live key is kept
-              expect(thrown).toBeInstanceOf(StoreFullError);
-            } else {
-              expect(thrown).toBeUndefined();
-              if (full) {
-                // the evictable key nearest to expiry went (or one that expires with it)
-                const soonest = Math.min(...evictable.map((e) => e.at));
-                const gone = [...model].filter(([k]) => map.get(k, now) === undefined);
-                expect(gone).toHaveLength(1);
-                expect(gone[0]![1]).toMatchObject({ keep: false, at: soonest });
-                model.delete(gone[0]![0]);
+  // bound, key names, most milliseconds between writes, tenths of writes that keep their key:
+  // chosen so that runs fill the map, evict from it and refuse
+  it.each([
+    [5, 12, 12, 5],
+    [24, 40, 1, 9],
+  ])(
+    "keeps its promises under any sequence of writes, bound %i, %i names (checked against a plain model)",
+    (max, names, gap, kept) => {
+      fc.assert(
+        fc.property(
+          fc.array(
+            fc.record({
+              key: fc.integer({ min: 0, max: names - 1 }),
+              ttl: fc.integer({ min: -5, max: 60 }),
+              keep: fc.integer({ min: 0, max: 9 }).map((n) => n < kept),
+              advance: fc.integer({ min: 0, max: gap }),
+              del: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
+            }),
+            { minLength: 100, maxLength: 400 },
+          ),
+          (ops) => {
+            const map = new TtlMap(max);
+            // the model: what each key holds, until when, and whether it is kept
+            const model = new Map<string, { value: number; at: number; keep: boolean }>();
+            let now = 0;
+            ops.forEach((op, value) => {
+              now += op.advance;
+              for (const [k, e] of model) if (e.at <= now) model.delete(k);
+              const key = `k${op.key}`;
+              if (op.del) {
+                map.delete(key);
+                model.delete(key);
+                return;
               }
-              model.set(key, { value, at: now + op.ttl, keep: op.keep });
-            }
-            // every live key of the model reads back, with its time left
-            for (const [k, e] of model) {
-              expect(map.get(k, now)).toBe(e.value);
-              expect(map.ttl(k, now)).toBe(e.at - now);
-            }
-            expect(map.size).toBeLessThanOrEqual(max);
-          });
-        },
-      ),
-      { numRuns: 300 },
-    );
-  });
+              const live = [...model.values()];
+              const full = !model.has(key) && model.size >= max;
+              const evictable = live.filter((e) => !e.keep);
+              let thrown: unknown;
+              try {
+                map.set(key, value, op.ttl, now, { keep: op.keep });
+              } catch (error) {
+                thrown = error;
+              }
+              if (op.ttl <= 0) {
+                expect(thrown).toBeUndefined();
+                model.delete(key);
+              } else if (full && evictable.length === 0) {
+                // refused only when every live key is kept
+                expect(thrown).toBeInstanceOf(StoreFullError);
+              } else {
+                expect(thrown).toBeUndefined();
+                if (full) {
+                  // the evictable key nearest to expiry went (or one that expires with it)
+                  const soonest = Math.min(...evictable.map((e) => e.at));
+                  const gone = [...model].filter(([k]) => map.get(k, now) === undefined);
+                  expect(gone).toHaveLength(1);
+                  expect(gone[0]![1]).toMatchObject({ keep: false, at: soonest });
+                  model.delete(gone[0]![0]);
+                }
+                model.set(key, { value, at: now + op.ttl, keep: op.keep });
+              }
+              // every live key of the model reads back, with its time left
+              for (const [k, e] of model)
+                if (map.get(k, now) !== e.value || map.ttl(k, now) !== e.at - now)
+                  throw new Error(`${k} lost: ${String(map.get(k, now))}, ${map.ttl(k, now)} ms`);
+              expect(map.size).toBeLessThanOrEqual(max);
+            });
+          },
+        ),
+        { numRuns: 100 },
+      );
+    },
+  );
 
   it("refuses a bound that is not a whole number from 1", () => {
     for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => new TtlMap(bad)).toThrow(RangeError);
