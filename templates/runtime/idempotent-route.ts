@@ -3,7 +3,7 @@
 // "Idempotent routes"; the store's steps in docs/store.md).
 import type { Clock } from "./clock.js";
 import { sha256Hex } from "./sha256.js";
-import type { SharedStore, StoreScript, TtlMap } from "./store.js";
+import { StoreFullError, type SharedStore, type StoreScript, type TtlMap } from "./store.js";
 
 /** Idempotency settings of one route (`routes[].idempotency` in a service policy). */
 export interface RouteIdempotencySettings {
@@ -83,6 +83,10 @@ interface Entry {
 
 const asEntry = (value: unknown): Entry | undefined => value as Entry | undefined;
 
+// a lock or a stored response is never evicted from a full memory store: forgetting either lets
+// a retry run the handler again (docs/store.md, "The memory store's bound")
+const KEEP = { keep: true } as const;
+
 /**
  * Takes the key for a first request, or reports who has it. KEYS[1] the key; ARGV token, lock
  * milliseconds. The lock expires on its own, so a replica that dies mid-request frees the key.
@@ -106,7 +110,7 @@ return {'running', tostring(redis.call('PTTL', KEYS[1]))}`,
   memory: (map, [key = ""], [token = "", lockMs = "0"], now) => {
     const entry = asEntry(map.get(key, now));
     if (entry === undefined) {
-      map.set(key, { state: "running", token } satisfies Entry, Number(lockMs), now);
+      map.set(key, { state: "running", token } satisfies Entry, Number(lockMs), now, KEEP);
       return { state: "acquired" };
     }
     if (entry.state === "done")
@@ -138,7 +142,7 @@ return 1`,
       fingerprint: fingerprint ?? "",
       response: response ?? "",
     };
-    map.set(key, entry, Number(ttlMs), now);
+    map.set(key, entry, Number(ttlMs), now, KEEP);
     return true;
   },
 };
@@ -455,9 +459,12 @@ export class IdempotentRoutes {
             respond(503, { "retry-after": String(this.#retryAfterS), "content-length": "0" });
           });
       },
-      () => {
-        report("store-unavailable", { failOpen: !route.essential, step: "begin" });
-        if (route.essential)
+      (error: unknown) => {
+        // a full memory store is not down: running without a lock would let a retry run again,
+        // so the request is refused whatever `essential` says
+        const failOpen = !route.essential && !(error instanceof StoreFullError);
+        report("store-unavailable", { failOpen, step: "begin" });
+        if (!failOpen)
           respond(503, { "retry-after": String(this.#retryAfterS), "content-length": "0" });
         else run(request);
       },

@@ -21,6 +21,7 @@ import {
   type ServiceSettings,
   type SharedStore,
 } from "../../templates/runtime/index.js";
+import type { LogFields } from "../../templates/runtime/logger.js";
 import {
   connectRedis,
   deletePrefix,
@@ -218,8 +219,14 @@ describe("a Redis server killed mid-test", () => {
     const client = await connectRedis(server.url, 50);
     closers.push(() => client.close().catch(() => undefined));
     const events: IdempotencyEvent[] = [];
+    // what the store logs about its connection
+    const logged: unknown[] = [];
+    const logger = {
+      warn: (_message: string, fields: LogFields) => void logged.push(fields["event"]),
+      info: (_message: string, fields: LogFields) => void logged.push(fields["event"]),
+    };
     const door = createInboundMiddleware(service([route(essential)]), {
-      store: createRedisStore(client, { prefix, timeoutMs: 1_000 }),
+      store: createRedisStore(client, { prefix, timeoutMs: 1_000, logger }),
       observer: (e) => {
         if (e.type === "request-idempotency") events.push(e);
       },
@@ -239,7 +246,7 @@ describe("a Redis server killed mid-test", () => {
         })(),
         ms,
       );
-    return { url: http.url, events, ran: () => ran, server, client, until };
+    return { url: http.url, events, logged, ran: () => ran, server, client, until };
   }
 
   it.each([
@@ -262,9 +269,14 @@ describe("a Redis server killed mid-test", () => {
         expect.objectContaining({ outcome: "store-unavailable", failOpen, step: "begin" }),
       );
       expect(r.ran()).toBe(failOpen ? 2 : 1);
+      expect(r.logged).toEqual(["resilience.store.connection_lost"]);
 
       await r.server.start();
       await r.until(() => r.client.isReady, 5_000);
+      expect(r.logged).toEqual([
+        "resilience.store.connection_lost",
+        "resilience.store.connection_restored",
+      ]);
       const replay = await order(r.url, key);
       expect(replay.headers.get("idempotent-replayed")).toBe("true");
       expect(await replay.text()).toBe("order 1");

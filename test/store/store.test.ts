@@ -1,16 +1,20 @@
 // The store's two kinds run the same atomic steps alike, and a store that cannot answer says so
 // in bounded time (docs/store.md).
+import { EventEmitter } from "node:events";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createMemoryStore,
   createRedisStore,
   keySegment,
+  StoreFullError,
   StoreUnavailableError,
   TtlMap,
   type RedisScriptClient,
   type SharedStore,
   type StoreScript,
 } from "../../templates/runtime/store.js";
+import type { LogFields, Logger } from "../../templates/runtime/logger.js";
 import { createVirtualClock } from "../../templates/runtime/virtual-clock.js";
 import { connectRedis, deletePrefix, testPrefix, type TestRedis } from "../helpers/redis.js";
 
@@ -119,6 +123,75 @@ describe("the Redis store", () => {
   });
 });
 
+describe("the Redis store's client", () => {
+  /** A client as node-redis makes one: an EventEmitter, ready or not, counting its commands. */
+  function fakeClient() {
+    const emitter = new EventEmitter();
+    let commands = 0;
+    const client = Object.assign(emitter, {
+      isReady: true,
+      commands: () => commands,
+      scriptLoad: () => {
+        commands++;
+        return Promise.resolve("sha");
+      },
+      evalSha: () => {
+        commands++;
+        return Promise.resolve([1, 5]);
+      },
+    });
+    return client;
+  }
+  const recording = () => {
+    const lines: { level: string; message: string; fields: LogFields }[] = [];
+    const logger: Logger = {
+      warn: (message, fields) => lines.push({ level: "warn", message, fields }),
+      info: (message, fields) => lines.push({ level: "info", message, fields }),
+    };
+    return { lines, logger };
+  };
+
+  it("owns the client's errors: a lost connection never throws, and is logged once per outage without the password", () => {
+    const client = fakeClient();
+    const { lines, logger } = recording();
+    createRedisStore(client, { logger });
+    // a second store on the same client adds no second listener
+    createRedisStore(client, { logger });
+    expect(client.listenerCount("error")).toBe(1);
+    const lost = new Error("connect ECONNREFUSED redis://app:s3cr3t-pw@10.0.0.5:6379");
+    // node-redis emits one per failed reconnection attempt
+    for (let i = 0; i < 5; i++) expect(() => client.emit("error", lost)).not.toThrow();
+    client.emit("ready");
+    client.emit("error", new Error("Socket closed unexpectedly"));
+    client.emit("terminated", new Error("gave up"));
+    expect(lines.map((l) => [l.level, l.fields["event"]])).toEqual([
+      ["warn", "resilience.store.connection_lost"],
+      ["info", "resilience.store.connection_restored"],
+      ["warn", "resilience.store.connection_lost"],
+      ["warn", "resilience.store.connection_terminated"],
+    ]);
+    expect(lines[0]!.message).toContain("ECONNREFUSED redis://***@10.0.0.5:6379");
+    expect(JSON.stringify(lines)).not.toContain("s3cr3t-pw");
+  });
+
+  it("refuses a step at once while the client is not connected, sending nothing for its offline queue", async () => {
+    const client = fakeClient();
+    const clock = createVirtualClock();
+    const s = createRedisStore(client, { clock, logger: recording().logger });
+    expect(await s.run(counter, [s.key("k")], [1])).toEqual({ count: 1, ttlMs: 5 });
+    const sent = client.commands();
+    client.isReady = false;
+    const error = await s.run(counter, [s.key("k")], [1]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).message).toContain("not connected");
+    // refused without a command and without waiting for timeoutMs
+    expect(client.commands()).toBe(sent);
+    expect(clock.pendingTimers).toBe(0);
+    client.isReady = true;
+    expect(await s.run(counter, [s.key("k")], [1])).toEqual({ count: 1, ttlMs: 5 });
+  });
+});
+
 describe("the memory store's map", () => {
   it("forgets a key when its time is up", () => {
     const map = new TtlMap(10);
@@ -140,6 +213,110 @@ describe("the memory store's map", () => {
     expect(map.get("short", 1)).toBeUndefined();
     expect(map.get("long", 1)).toBe(1);
     expect(map.get("new", 1)).toBe(1);
+  });
+
+  it("never evicts a kept key: a new key takes an expired key's room, then an evictable one's, else is refused", () => {
+    const map = new TtlMap(3);
+    const keep = { keep: true };
+    map.set("lock", 1, 10, 0, keep); // the key nearest to expiry, but kept
+    map.set("cache", 1, 500, 0);
+    map.set("record", 1, 1_000, 0, keep);
+    map.set("new", 1, 800, 0, keep);
+    // the evictable key went, though the lock expires sooner
+    expect(map.get("cache", 1)).toBeUndefined();
+    expect(map.get("lock", 1)).toBe(1);
+    expect([map.size, map.keptSize]).toEqual([3, 3]);
+    // every key is kept: a new one is refused, and nothing changes
+    expect(() => map.set("more", 1, 100, 1)).toThrow(StoreFullError);
+    expect(() => map.set("more", 1, 100, 1, keep)).toThrow(/memory store is full.*maxKeys/);
+    expect(map.get("more", 1)).toBeUndefined();
+    expect(["lock", "record", "new"].map((k) => map.get(k, 1))).toEqual([1, 1, 1]);
+    // a key already held needs no room: a lock becomes a stored response
+    map.set("lock", 2, 5_000, 1, keep);
+    expect(map.ttl("lock", 1)).toBe(5_000);
+    // once a kept key has expired, its room is free again
+    expect(() => map.set("more", 1, 100, 1_000, keep)).not.toThrow();
+    expect(map.get("record", 1_000)).toBeUndefined();
+    expect(map.get("more", 1_000)).toBe(1);
+  });
+
+  // bound, key names, most milliseconds between writes, tenths of writes that keep their key:
+  // chosen so that runs fill the map, evict from it and refuse
+  it.each([
+    [5, 12, 12, 5],
+    [24, 40, 1, 9],
+  ])(
+    "keeps its promises under any sequence of writes, bound %i, %i names (checked against a plain model)",
+    (max, names, gap, kept) => {
+      fc.assert(
+        fc.property(
+          fc.array(
+            fc.record({
+              key: fc.integer({ min: 0, max: names - 1 }),
+              ttl: fc.integer({ min: -5, max: 60 }),
+              keep: fc.integer({ min: 0, max: 9 }).map((n) => n < kept),
+              advance: fc.integer({ min: 0, max: gap }),
+              del: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
+            }),
+            { minLength: 100, maxLength: 400 },
+          ),
+          (ops) => {
+            const map = new TtlMap(max);
+            // the model: what each key holds, until when, and whether it is kept
+            const model = new Map<string, { value: number; at: number; keep: boolean }>();
+            let now = 0;
+            ops.forEach((op, value) => {
+              now += op.advance;
+              for (const [k, e] of model) if (e.at <= now) model.delete(k);
+              const key = `k${op.key}`;
+              if (op.del) {
+                map.delete(key);
+                model.delete(key);
+                return;
+              }
+              const live = [...model.values()];
+              const full = !model.has(key) && model.size >= max;
+              const evictable = live.filter((e) => !e.keep);
+              let thrown: unknown;
+              try {
+                map.set(key, value, op.ttl, now, { keep: op.keep });
+              } catch (error) {
+                thrown = error;
+              }
+              if (op.ttl <= 0) {
+                expect(thrown).toBeUndefined();
+                model.delete(key);
+              } else if (full && evictable.length === 0) {
+                // refused only when every live key is kept
+                expect(thrown).toBeInstanceOf(StoreFullError);
+              } else {
+                expect(thrown).toBeUndefined();
+                if (full) {
+                  // the evictable key nearest to expiry went (or one that expires with it)
+                  const soonest = Math.min(...evictable.map((e) => e.at));
+                  const gone = [...model].filter(([k]) => map.get(k, now) === undefined);
+                  expect(gone).toHaveLength(1);
+                  expect(gone[0]![1]).toMatchObject({ keep: false, at: soonest });
+                  model.delete(gone[0]![0]);
+                }
+                model.set(key, { value, at: now + op.ttl, keep: op.keep });
+              }
+              // every live key of the model reads back, with its time left
+              for (const [k, e] of model)
+                if (map.get(k, now) !== e.value || map.ttl(k, now) !== e.at - now)
+                  throw new Error(`${k} lost: ${String(map.get(k, now))}, ${map.ttl(k, now)} ms`);
+              expect(map.size).toBeLessThanOrEqual(max);
+            });
+          },
+        ),
+        { numRuns: 100 },
+      );
+    },
+  );
+
+  it("refuses a bound that is not a whole number from 1", () => {
+    for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => new TtlMap(bad)).toThrow(RangeError);
+    expect(() => createMemoryStore({ maxKeys: 0 })).toThrow(/maxKeys/);
   });
 
   it("uses the store's clock", async () => {
