@@ -2,6 +2,7 @@
 // is answered from the store instead of running the handler again (docs/services.md,
 // "Idempotent routes"; the store's steps in docs/store.md).
 import type { Clock } from "./clock.js";
+import { problemAnswer, type ProblemAnswer } from "./problem.js";
 import type { SharedStore, StoreScript, TtlMap } from "./store.js";
 
 /** Idempotency settings of one route (`routes[].idempotency` in a service policy). */
@@ -360,8 +361,12 @@ export class IdempotentRoutes {
   readonly #service: string;
   readonly #store: SharedStore;
   readonly #clock: Clock;
-  readonly #retryAfterS: number;
   readonly #emit: (event: IdempotencyEvent) => void;
+  // the refusals that do not change per request, built once
+  readonly #missing = problemAnswer("idempotency-key-missing", 400);
+  readonly #invalid = problemAnswer("idempotency-key-invalid", 400);
+  readonly #reused = problemAnswer("idempotency-key-reused", 422);
+  readonly #unavailable: ProblemAnswer;
 
   constructor(
     service: string,
@@ -375,8 +380,8 @@ export class IdempotentRoutes {
     this.routes = routes;
     this.#store = store;
     this.#clock = clock;
-    this.#retryAfterS = retryAfterS;
     this.#emit = emit;
+    this.#unavailable = problemAnswer("idempotency-unavailable", 503, retryAfterS);
   }
 
   /** The idempotent route of a request, if it has one. */
@@ -408,14 +413,14 @@ export class IdempotentRoutes {
     if (raw === undefined) {
       if (settings.required) {
         report("missing-key");
-        respond(400, { "content-length": "0" });
+        respond(400, this.#missing.headers, this.#missing.body);
       } else request.run();
       return;
     }
     const key = readIdempotencyKey(raw);
     if (key === null) {
       report("invalid-key");
-      respond(400, { "content-length": "0" });
+      respond(400, this.#invalid.headers, this.#invalid.body);
       return;
     }
     const tee = new BodyTee(req as RequestStream, settings.maxBytes);
@@ -439,10 +444,12 @@ export class IdempotentRoutes {
         }
         if (begun.state === "running") {
           report("in-progress");
-          respond(409, {
-            "retry-after": String(Math.max(1, Math.ceil(begun.ttlMs / 1_000))),
-            "content-length": "0",
-          });
+          const busy = problemAnswer(
+            "idempotency-key-in-use",
+            409,
+            Math.max(1, Math.ceil(begun.ttlMs / 1_000)),
+          );
+          respond(409, busy.headers, busy.body);
           return;
         }
         // done: the handler will not run, so this request's body is ours to read
@@ -455,7 +462,7 @@ export class IdempotentRoutes {
               (await fingerprint(method, url, tee.bytes())) === begun.fingerprint;
             if (!same) {
               report("mismatch");
-              respond(422, { "content-length": "0" });
+              respond(422, this.#reused.headers, this.#reused.body);
               return;
             }
             const stored = JSON.parse(begun.response) as StoredResponse;
@@ -474,13 +481,12 @@ export class IdempotentRoutes {
           .catch(() => {
             // a stored entry that cannot be read: as if the store could not answer
             report("store-unavailable", { failOpen: false, step: "begin" });
-            respond(503, { "retry-after": String(this.#retryAfterS), "content-length": "0" });
+            respond(503, this.#unavailable.headers, this.#unavailable.body);
           });
       },
       () => {
         report("store-unavailable", { failOpen: !route.essential, step: "begin" });
-        if (route.essential)
-          respond(503, { "retry-after": String(this.#retryAfterS), "content-length": "0" });
+        if (route.essential) respond(503, this.#unavailable.headers, this.#unavailable.body);
         else run(request);
       },
     );

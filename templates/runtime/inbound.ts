@@ -18,6 +18,7 @@ import {
   type RouteSettings,
 } from "./idempotent-route.js";
 import { consoleLogger, type Logger } from "./logger.js";
+import { problemAnswer, type ProblemAnswer } from "./problem.js";
 import { createMemoryStore, type SharedStore } from "./store.js";
 
 /** How a service reads, bounds and stamps the deadlines of the requests it receives. */
@@ -385,11 +386,11 @@ class Inbound implements InboundMiddleware {
   readonly #gate: AdmissionGate | null;
   readonly #onShed: ((event: ShedEvent) => void) | undefined;
   // built once: a rejection writes these and nothing else
-  readonly #overloadHeaders: Record<string, string>;
-  readonly #expiredHeaders: Record<string, string> = { "content-length": NO_BODY };
+  readonly #overload: ProblemAnswer;
+  readonly #expired: ProblemAnswer;
   #admitted = 0;
   #shed = 0;
-  #expired = 0;
+  #expiredCount = 0;
   #observers: readonly InboundObserver[] = [];
   readonly #logger: Logger;
   // unreadable deadline headers since the last log line, and when that line was written
@@ -408,10 +409,12 @@ class Inbound implements InboundMiddleware {
     this.#routes = idempotentRoutes(settings, options, this.#clock, (event) => {
       this.#emit(event);
     });
-    this.#overloadHeaders = {
-      "retry-after": String(Math.max(0, Math.ceil(settings.rejection.retryAfterS))),
-      "content-length": NO_BODY,
-    };
+    this.#overload = problemAnswer(
+      "overloaded",
+      settings.rejection.status,
+      Math.max(0, Math.ceil(settings.rejection.retryAfterS)),
+    );
+    this.#expired = problemAnswer("deadline-exceeded", settings.deadline.expiredStatus);
   }
 
   subscribe(observer: InboundObserver): () => void {
@@ -613,9 +616,10 @@ class Inbound implements InboundMiddleware {
   ): void {
     const expired = reason === "expired";
     const status = expired ? this.settings.deadline.expiredStatus : this.settings.rejection.status;
-    if (expired) this.#expired++;
+    if (expired) this.#expiredCount++;
     else this.#shed++;
-    refuse(status, expired ? this.#expiredHeaders : this.#overloadHeaders);
+    const answer = expired ? this.#expired : this.#overload;
+    refuse(status, answer.headers, answer.body);
     this.#onShed?.({ service: this.settings.name, reason, priority, status });
     if (this.#observers.length > 0) {
       const queued = queuedAt >= 0;
@@ -653,7 +657,7 @@ class Inbound implements InboundMiddleware {
           }
         },
         (status, headers, body) => {
-          writeRejection(res, status, headers, body);
+          writeRejection(req, res, status, headers, body);
         },
       );
     };
@@ -688,7 +692,7 @@ class Inbound implements InboundMiddleware {
           );
         },
         (status, headers, body) => {
-          writeRejection(res, status, headers, body);
+          writeRejection(req, res, status, headers, body);
         },
       );
     };
@@ -705,7 +709,7 @@ class Inbound implements InboundMiddleware {
         },
         (status, headers, body) => {
           reply.hijack();
-          writeRejection(reply.raw, status, headers, body);
+          writeRejection(request.raw, reply.raw, status, headers, body);
         },
       );
     });
@@ -731,7 +735,7 @@ class Inbound implements InboundMiddleware {
       name: this.settings.name,
       admitted: this.#admitted,
       shed: this.#shed,
-      expired: this.#expired,
+      expired: this.#expiredCount,
       admission: this.#gate?.health() ?? null,
     };
   }
@@ -749,7 +753,9 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   );
 }
 
+// an answer written without the handler; a HEAD request gets its headers and no body
 function writeRejection(
+  req: InboundRequest,
   res: InboundResponse,
   status: number,
   headers: Readonly<Record<string, string | readonly string[]>>,
@@ -758,7 +764,7 @@ function writeRejection(
   if (res.headersSent) return;
   // Node takes a list for a repeated header (set-cookie of a replayed response)
   res.writeHead(status, headers as Record<string, string>);
-  if (body === undefined || body.byteLength === 0) res.end();
+  if (body === undefined || body.byteLength === 0 || req.method === "HEAD") res.end();
   else res.end(body);
 }
 
