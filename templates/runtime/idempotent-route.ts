@@ -3,6 +3,13 @@
 // "Idempotent routes"; the store's steps in docs/store.md).
 import type { Clock } from "./clock.js";
 import { problemAnswer, type ProblemAnswer } from "./problem.js";
+import {
+  compilePath,
+  pathMatches,
+  pathReadings,
+  type PathPattern,
+  type PathReading,
+} from "./route-path.js";
 import type { SharedStore, StoreScript, TtlMap } from "./store.js";
 
 /** Idempotency settings of one route (`routes[].idempotency` in a service policy). */
@@ -321,10 +328,27 @@ export function readIdempotencyKey(value: string | readonly string[] | undefined
   return KEY_PATTERN.test(key) ? key : null;
 }
 
-/** Whether a route matches a request's method and path. */
+const patterns = new WeakMap<RouteSettings, PathPattern>();
+
+function patternOf(route: RouteSettings): PathPattern {
+  let pattern = patterns.get(route);
+  if (pattern === undefined) patterns.set(route, (pattern = compilePath(route.path)));
+  return pattern;
+}
+
+function methodMatches(route: RouteSettings, method: string): boolean {
+  return route.method === null ? !SAFE_METHODS.has(method) : route.method === method;
+}
+
+/**
+ * Whether a route matches a request's method and path (the request target, query included or
+ * not): when any way a router may read the path matches it (docs/services.md, "How routes
+ * match").
+ */
 export function routeMatches(route: RouteSettings, method: string, path: string): boolean {
-  if (route.method === null ? SAFE_METHODS.has(method) : route.method !== method) return false;
-  return route.path.endsWith("*") ? path.startsWith(route.path.slice(0, -1)) : path === route.path;
+  if (!methodMatches(route, method)) return false;
+  const pattern = patternOf(route);
+  return pathReadings(path).some((reading) => pathMatches(pattern, reading));
 }
 
 /** The request of an idempotent route, with what its adapter gives. */
@@ -384,11 +408,23 @@ export class IdempotentRoutes {
     this.#unavailable = problemAnswer("idempotency-unavailable", 503, retryAfterS);
   }
 
-  /** The idempotent route of a request, if it has one. */
-  route(method: string, path: string): RouteSettings | undefined {
-    for (const route of this.routes)
-      if (route.idempotency !== null && routeMatches(route, method, path)) return route;
-    return undefined;
+  /**
+   * The idempotent route of a request: the first one that some reading of its path matches
+   * (`readings`, from {@link pathReadings} of the request target); `null` when readings match
+   * different routes, so the request cannot be told apart (answer it 400).
+   */
+  route(method: string, readings: readonly PathReading[]): RouteSettings | undefined | null {
+    let found: RouteSettings | undefined;
+    for (const reading of readings) {
+      for (const route of this.routes) {
+        if (route.idempotency === null || !methodMatches(route, method)) continue;
+        if (!pathMatches(patternOf(route), reading)) continue;
+        if (found !== undefined && found !== route) return null;
+        found = route;
+        break;
+      }
+    }
+    return found;
   }
 
   /** Runs, replays or refuses one request of `route`. Never throws. */

@@ -1,0 +1,182 @@
+// How the front door's rules (`routes:` and `priorities.rules`) match a request path: on the
+// paths a router may read from the request target, never on its raw bytes (docs/services.md,
+// "How routes match").
+//
+// Routers differ: Express ignores case and a trailing slash, Fastify decodes escapes and may cut
+// at ';' or merge '//', WHATWG URL parsing (`new URL(req.url, base)`) resolves dot segments (also
+// '%2e'), reads '\' as '/' and takes '//host/…' as an authority. A request target is read every
+// way a router may read it; each reading is canonical (lowercase, unreserved escapes decoded,
+// other escapes lowercase, characters past ASCII escaped) and a rule's path is made canonical the
+// same way. A plain path has one reading; only the spellings that trigger a difference (an
+// escape, '\', ';', '//', a '.' or '..' segment) have more.
+
+/**
+ * A rule's path, canonical: exact (one trailing slash ignored) or a prefix (from `…*`), with its
+ * letters folded to lowercase (`path`) and as written (`cased`).
+ */
+export interface PathPattern {
+  readonly prefix: boolean;
+  readonly path: string;
+  readonly cased: string;
+}
+
+/** One way of reading a request path: canonical, with its letters folded or as sent. */
+export interface PathReading {
+  readonly path: string;
+  readonly folded: boolean;
+}
+
+/** Compiles a rule's path (`/orders`, `/sync/*`) to its canonical pattern. */
+export function compilePath(path: string): PathPattern {
+  const prefix = path.endsWith("*");
+  let text = prefix ? path.slice(0, -1) : path;
+  if (!text.startsWith("/")) text = `/${text}`;
+  const exact = (p: string) => (prefix ? p : trimSlash(p));
+  return {
+    prefix,
+    path: exact(read(text, PLAIN, true, true)),
+    cased: exact(read(text, PLAIN, true, false)),
+  };
+}
+
+/** Whether a reading of a request path matches a pattern (folded readings the folded pattern). */
+export function pathMatches(pattern: PathPattern, reading: PathReading): boolean {
+  const path = reading.folded ? pattern.path : pattern.cased;
+  return pattern.prefix ? reading.path.startsWith(path) : trimSlash(reading.path) === path;
+}
+
+/**
+ * Every canonical path a router may read from a request target (the request line's URL), without
+ * duplicates; a plain path gives one. The query and fragment are not part of it; an absolute
+ * target (`http://host/path`) gives its path; `*` gives `/`.
+ */
+export function pathReadings(target: string): PathReading[] {
+  const out = new Map<string, PathReading>();
+  const raw = pathPart(target);
+  for (const decoded of raw.includes("%") ? [raw, decodeAll(raw)] : [raw]) {
+    // a router that decodes first then reads '?' and '#' again
+    const text = decoded === raw ? raw : pathPart(decoded);
+    const semis = text.includes(";") ? SEMICOLONS : KEEP_SEMICOLONS;
+    const slashes = /[/\\]{2}/.test(text) ? SLASHES : COLLAPSE_ONLY;
+    const backslashes = text.includes("\\") ? BACKSLASHES : SLASH_ONLY;
+    const dots = /(^|[/\\;])(\.|%2e){1,2}($|[/\\;])/i.test(text) ? DOTS : RESOLVE_ONLY;
+    for (const semicolon of semis)
+      for (const slash of slashes)
+        for (const backslash of backslashes)
+          for (const dot of dots)
+            for (const folded of BOOLEANS) {
+              const path = read(text, { semicolon, slash, backslash, dot }, false, folded);
+              out.set(`${folded ? "f" : "c"}${path}`, { path, folded });
+            }
+  }
+  return [...out.values()];
+}
+
+interface Reading {
+  /** `keep`: part of the path; `cut`: the path ends at the first; `segment`: each segment's. */
+  readonly semicolon: "keep" | "cut" | "segment";
+  /** `collapse`: `//` is `/`; `keep`: an empty segment; `authority`: `//host/…` is a host. */
+  readonly slash: "collapse" | "keep" | "authority";
+  readonly backslash: boolean;
+  /** Resolve `.` and `..` segments (WHATWG URL, RFC 3986) or keep them as names. */
+  readonly dot: boolean;
+}
+
+const PLAIN: Reading = { semicolon: "keep", slash: "collapse", backslash: true, dot: true };
+const SEMICOLONS = ["keep", "cut", "segment"] as const;
+const KEEP_SEMICOLONS = ["keep"] as const;
+const SLASHES = ["collapse", "keep", "authority"] as const;
+const COLLAPSE_ONLY = ["collapse"] as const;
+const BACKSLASHES = [true, false] as const;
+const SLASH_ONLY = [true] as const;
+const DOTS = [true, false] as const;
+const BOOLEANS = [true, false] as const;
+const RESOLVE_ONLY = [true] as const;
+
+// the path of a request target: before '?' and '#', the path of an absolute URL, always from '/'
+function pathPart(target: string): string {
+  let end = target.length;
+  const q = target.indexOf("?");
+  if (q !== -1) end = q;
+  const h = target.indexOf("#");
+  if (h !== -1 && h < end) end = h;
+  let path = target.slice(0, end);
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\/[^/\\]*/i.exec(path);
+  if (scheme !== null) path = path.slice(scheme[0].length);
+  return path.startsWith("/") || path.startsWith("\\") ? path : `/${path}`;
+}
+
+// utf8: the path is text (a rule's), else bytes as latin1 characters (Node's request target)
+// fold: letters to lowercase (Express's routing), else as sent (Fastify's, a URL router's)
+function read(path: string, how: Reading, utf8: boolean, fold: boolean): string {
+  let text = path;
+  if (how.semicolon === "cut") {
+    const s = text.indexOf(";");
+    if (s !== -1) text = text.slice(0, s);
+  }
+  if (how.backslash) text = text.replace(/\\/g, "/");
+  let segments = text.slice(1).split("/");
+  if (how.slash === "authority" && text.startsWith("//")) segments = segments.slice(2);
+  else if (how.slash === "collapse")
+    segments = segments.filter((s, i) => s !== "" || i === segments.length - 1);
+  const out: string[] = [];
+  let trailing = false;
+  for (let i = 0; i < segments.length; i++) {
+    let segment = segments[i] ?? "";
+    if (how.semicolon === "segment") {
+      const s = segment.indexOf(";");
+      if (s !== -1) segment = segment.slice(0, s);
+    }
+    segment = canonicalSegment(segment, utf8, fold);
+    const last = i === segments.length - 1;
+    trailing = false;
+    if (how.dot && (segment === "." || segment === "..")) {
+      if (segment === "..") out.pop();
+      trailing = last;
+      continue;
+    }
+    out.push(segment);
+  }
+  if (trailing) out.push("");
+  return `/${out.join("/")}`;
+}
+
+const UNRESERVED = /^[a-z0-9\-._~]$/i;
+
+// unreserved escapes decoded, other escapes in uppercase hex, other bytes escaped; letters
+// lowercase when folded
+function canonicalSegment(segment: string, utf8: boolean, fold: boolean): string {
+  if (/^[a-z0-9\-._~!$&'()*+,=:@]*$/.test(segment)) return segment;
+  let out = "";
+  for (let i = 0; i < segment.length; i++) {
+    const c = segment.charAt(i);
+    const hex = segment.slice(i + 1, i + 3);
+    if (c === "%" && /^[0-9a-f]{2}$/i.test(hex)) {
+      const byte = String.fromCharCode(parseInt(hex, 16));
+      out += UNRESERVED.test(byte) ? (fold ? byte.toLowerCase() : byte) : `%${hex.toUpperCase()}`;
+      i += 2;
+    } else if (c.charCodeAt(0) > 0x7e || c.charCodeAt(0) < 0x21 || c === "%") {
+      out += escapeChar(c, utf8);
+    } else out += fold ? c.toLowerCase() : c;
+  }
+  return out;
+}
+
+// a character as escapes: its UTF-8 bytes (a rule's path), or itself as one byte (a request
+// target, which Node hands over as latin1)
+function escapeChar(c: string, utf8: boolean): string {
+  const code = c.charCodeAt(0);
+  const bytes = !utf8 && code <= 0xff ? [code] : [...new TextEncoder().encode(c)];
+  return bytes.map((b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join("");
+}
+
+// every escape decoded, as a router that decodes the whole path before reading it
+function decodeAll(path: string): string {
+  return path.replace(/%([0-9a-f]{2})/gi, (_, hex: string) =>
+    String.fromCharCode(parseInt(hex, 16)),
+  );
+}
+
+function trimSlash(path: string): string {
+  return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+}
