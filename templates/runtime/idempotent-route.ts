@@ -348,7 +348,8 @@ function methodMatches(route: RouteSettings, method: string): boolean {
 export function routeMatches(route: RouteSettings, method: string, path: string): boolean {
   if (!methodMatches(route, method)) return false;
   const pattern = patternOf(route);
-  return pathReadings(path).some((reading) => pathMatches(pattern, reading));
+  // a path too costly to read every way is taken to match: the route's rule applies
+  return pathReadings(path)?.some((reading) => pathMatches(pattern, reading)) ?? true;
 }
 
 /** The request of an idempotent route, with what its adapter gives. */
@@ -411,9 +412,14 @@ export class IdempotentRoutes {
   /**
    * The idempotent route of a request: the first one that some reading of its path matches
    * (`readings`, from {@link pathReadings} of the request target); `null` when readings match
-   * different routes, so the request cannot be told apart (answer it 400).
+   * different routes, or the path was too costly to read (`readings` null) and some route takes
+   * the method: the request cannot be told apart (answer it 400).
    */
-  route(method: string, readings: readonly PathReading[]): RouteSettings | undefined | null {
+  route(method: string, readings: readonly PathReading[] | null): RouteSettings | undefined | null {
+    if (readings === null)
+      return this.routes.some((r) => r.idempotency !== null && methodMatches(r, method))
+        ? null
+        : undefined;
     let found: RouteSettings | undefined;
     for (const reading of readings) {
       for (const route of this.routes) {

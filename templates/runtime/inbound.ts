@@ -397,12 +397,20 @@ export function priorityOf(settings: ServiceSettings, req: InboundRequest): Prio
 
 const NO_READINGS: readonly PathReading[] = [{ path: "/", folded: true }];
 
+// readings null: the path was too costly to read every way, so it may be any path
 function lowestPriority(
   settings: ServiceSettings,
   req: InboundRequest,
   patterns: readonly (PathPattern | null)[],
-  readings: readonly PathReading[],
+  readings: readonly PathReading[] | null,
 ): Priority {
+  if (readings === null) {
+    let lowest = settings.defaultPriority;
+    settings.priorities.forEach((rule, i) => {
+      if (patterns[i] !== null && RANK[rule.priority] < RANK[lowest]) lowest = rule.priority;
+    });
+    return lowest;
+  }
   let lowest: Priority | undefined;
   for (const reading of readings) {
     const priority = readingPriority(settings, req, patterns, reading);

@@ -31,12 +31,9 @@ export function compilePath(path: string): PathPattern {
   const prefix = path.endsWith("*");
   let text = prefix ? path.slice(0, -1) : path;
   if (!text.startsWith("/")) text = `/${text}`;
+  const cased = read(text, PLAIN, true);
   const exact = (p: string) => (prefix ? p : trimSlash(p));
-  return {
-    prefix,
-    path: exact(read(text, PLAIN, true, true)),
-    cased: exact(read(text, PLAIN, true, false)),
-  };
+  return { prefix, path: exact(cased.toLowerCase()), cased: exact(cased) };
 }
 
 /** Whether a reading of a request path matches a pattern (folded readings the folded pattern). */
@@ -46,28 +43,58 @@ export function pathMatches(pattern: PathPattern, reading: PathReading): boolean
 }
 
 /**
- * Every canonical path a router may read from a request target (the request line's URL), without
- * duplicates; a plain path gives one. The query and fragment are not part of it; an absolute
- * target (`http://host/path`) gives its path; `*` gives `/`.
+ * Most characters read for one request: a path whose readings would take more (a long path
+ * spelled with many of the characters routers disagree on) is not read, and counts as ambiguous.
  */
-export function pathReadings(target: string): PathReading[] {
-  const out = new Map<string, PathReading>();
+export const MAX_READ_CHARS = 8_192;
+
+// a path every router reads the same way, but for the case of its letters
+const PLAIN_PATH =
+  /^(?:\/\.*[A-Za-z0-9\-_~!$&'()*+,=:@]+(?:\.+[A-Za-z0-9\-_~!$&'()*+,=:@]+)*)*\/?$/;
+
+/**
+ * Every canonical path a router may read from a request target (the request line's URL), without
+ * duplicates: a plain path gives two (its letters folded and as sent). The query and fragment are
+ * not part of it; an absolute target (`http://host/path`) gives its path; `*` gives `/*`. `null`
+ * when reading it every way would take more than {@link MAX_READ_CHARS} characters: more than the
+ * request is worth to the server.
+ */
+export function pathReadings(target: string): PathReading[] | null {
   const raw = pathPart(target);
-  for (const decoded of raw.includes("%") ? [raw, decodeAll(raw)] : [raw]) {
-    // a router that decodes first then reads '?' and '#' again
-    const text = decoded === raw ? raw : pathPart(decoded);
-    const semis = text.includes(";") ? SEMICOLONS : KEEP_SEMICOLONS;
-    const slashes = /[/\\]{2}/.test(text) ? SLASHES : COLLAPSE_ONLY;
-    const backslashes = text.includes("\\") ? BACKSLASHES : SLASH_ONLY;
-    const dots = /(^|[/\\;])(\.|%2e){1,2}($|[/\\;])/i.test(text) ? DOTS : RESOLVE_ONLY;
+  if (PLAIN_PATH.test(raw)) {
+    const folded = raw.toLowerCase();
+    return [
+      { path: folded, folded: true },
+      { path: raw, folded: false },
+    ];
+  }
+  // a router that decodes first, then reads '?' and '#' again
+  const texts = raw.includes("%") ? [raw, pathPart(decodeAll(raw))] : [raw];
+  const ways = texts.map((text) => ({
+    text,
+    semis: text.includes(";") ? SEMICOLONS : KEEP_SEMICOLONS,
+    slashes: /[/\\]{2}/.test(text) ? SLASHES : COLLAPSE_ONLY,
+    backslashes: text.includes("\\") ? BACKSLASHES : SLASH_ONLY,
+    dots: /(^|[/\\;])(\.|%2e){1,2}($|[/\\;])/i.test(text) ? DOTS : RESOLVE_ONLY,
+  }));
+  let cost = 0;
+  for (const w of ways)
+    cost +=
+      w.text.length * w.semis.length * w.slashes.length * w.backslashes.length * w.dots.length;
+  if (cost > MAX_READ_CHARS) return null;
+  const out = new Map<string, PathReading>();
+  // canonical segments, by segment as sent: readings share most of them
+  const segments = new Map<string, string>();
+  for (const { text, semis, slashes, backslashes, dots } of ways) {
     for (const semicolon of semis)
       for (const slash of slashes)
         for (const backslash of backslashes)
-          for (const dot of dots)
-            for (const folded of BOOLEANS) {
-              const path = read(text, { semicolon, slash, backslash, dot }, false, folded);
-              out.set(`${folded ? "f" : "c"}${path}`, { path, folded });
-            }
+          for (const dot of dots) {
+            const path = read(text, { semicolon, slash, backslash, dot }, false, segments);
+            out.set(`c${path}`, { path, folded: false });
+            const folded = path.toLowerCase();
+            out.set(`f${folded}`, { path: folded, folded: true });
+          }
   }
   return [...out.values()];
 }
@@ -90,7 +117,6 @@ const COLLAPSE_ONLY = ["collapse"] as const;
 const BACKSLASHES = [true, false] as const;
 const SLASH_ONLY = [true] as const;
 const DOTS = [true, false] as const;
-const BOOLEANS = [true, false] as const;
 const RESOLVE_ONLY = [true] as const;
 
 // the path of a request target: before '?' and '#', the path of an absolute URL, always from '/'
@@ -107,8 +133,14 @@ function pathPart(target: string): string {
 }
 
 // utf8: the path is text (a rule's), else bytes as latin1 characters (Node's request target)
-// fold: letters to lowercase (Express's routing), else as sent (Fastify's, a URL router's)
-function read(path: string, how: Reading, utf8: boolean, fold: boolean): string {
+// the canonical path of one reading, letters as sent (lowercase it to fold them, as Express
+// routes); cache: canonical segments already made
+function read(
+  path: string,
+  how: Reading,
+  utf8: boolean,
+  cache: Map<string, string> = new Map(),
+): string {
   let text = path;
   if (how.semicolon === "cut") {
     const s = text.indexOf(";");
@@ -127,7 +159,12 @@ function read(path: string, how: Reading, utf8: boolean, fold: boolean): string 
       const s = segment.indexOf(";");
       if (s !== -1) segment = segment.slice(0, s);
     }
-    segment = canonicalSegment(segment, utf8, fold);
+    let canonical = cache.get(segment);
+    if (canonical === undefined) {
+      canonical = canonicalSegment(segment, utf8);
+      cache.set(segment, canonical);
+    }
+    segment = canonical;
     const last = i === segments.length - 1;
     trailing = false;
     if (how.dot && (segment === "." || segment === "..")) {
@@ -141,25 +178,54 @@ function read(path: string, how: Reading, utf8: boolean, fold: boolean): string 
   return `/${out.join("/")}`;
 }
 
-const UNRESERVED = /^[a-z0-9\-._~]$/i;
-
-// unreserved escapes decoded, other escapes in uppercase hex, other bytes escaped; letters
-// lowercase when folded
-function canonicalSegment(segment: string, utf8: boolean, fold: boolean): string {
-  if (/^[a-z0-9\-._~!$&'()*+,=:@]*$/.test(segment)) return segment;
+// unreserved escapes decoded, other escapes in lowercase hex (so that folding the letters of a
+// path leaves its escapes alone), other bytes escaped
+function canonicalSegment(segment: string, utf8: boolean): string {
+  if (SIMPLE_SEGMENT.test(segment)) return segment;
   let out = "";
   for (let i = 0; i < segment.length; i++) {
-    const c = segment.charAt(i);
-    const hex = segment.slice(i + 1, i + 3);
-    if (c === "%" && /^[0-9a-f]{2}$/i.test(hex)) {
-      const byte = String.fromCharCode(parseInt(hex, 16));
-      out += UNRESERVED.test(byte) ? (fold ? byte.toLowerCase() : byte) : `%${hex.toUpperCase()}`;
-      i += 2;
-    } else if (c.charCodeAt(0) > 0x7e || c.charCodeAt(0) < 0x21 || c === "%") {
-      out += escapeChar(c, utf8);
-    } else out += fold ? c.toLowerCase() : c;
+    const code = segment.charCodeAt(i);
+    if (code === 0x25 && i + 2 < segment.length && isHex(segment.charCodeAt(i + 1))) {
+      const low = segment.charCodeAt(i + 2);
+      if (isHex(low)) {
+        const byte = (hexValue(segment.charCodeAt(i + 1)) << 4) | hexValue(low);
+        if (isUnreserved(byte)) out += String.fromCharCode(byte);
+        else out += `%${segment.slice(i + 1, i + 3).toLowerCase()}`;
+        i += 2;
+        continue;
+      }
+    }
+    if (code > 0x7e || code < 0x21 || code === 0x25) out += escapeChar(segment.charAt(i), utf8);
+    else out += segment.charAt(i);
   }
   return out;
+}
+
+const SIMPLE_SEGMENT = /^[A-Za-z0-9\-._~!$&'()*+,=:@]*$/;
+
+function isHex(code: number): boolean {
+  return (
+    (code >= 0x30 && code <= 0x39) ||
+    (code >= 0x41 && code <= 0x46) ||
+    (code >= 0x61 && code <= 0x66)
+  );
+}
+
+function hexValue(code: number): number {
+  return code <= 0x39 ? code - 0x30 : (code | 0x20) - 0x57;
+}
+
+// ALPHA, DIGIT, '-', '.', '_', '~' (RFC 3986)
+function isUnreserved(byte: number): boolean {
+  return (
+    (byte >= 0x41 && byte <= 0x5a) ||
+    (byte >= 0x61 && byte <= 0x7a) ||
+    (byte >= 0x30 && byte <= 0x39) ||
+    byte === 0x2d ||
+    byte === 0x2e ||
+    byte === 0x5f ||
+    byte === 0x7e
+  );
 }
 
 // a character as escapes: its UTF-8 bytes (a rule's path), or itself as one byte (a request
@@ -167,7 +233,7 @@ function canonicalSegment(segment: string, utf8: boolean, fold: boolean): string
 function escapeChar(c: string, utf8: boolean): string {
   const code = c.charCodeAt(0);
   const bytes = !utf8 && code <= 0xff ? [code] : [...new TextEncoder().encode(c)];
-  return bytes.map((b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join("");
+  return bytes.map((b) => `%${b.toString(16).padStart(2, "0")}`).join("");
 }
 
 // every escape decoded, as a router that decodes the whole path before reading it

@@ -8,6 +8,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { priorityOf, routeMatches, type ServiceSettings } from "../../templates/runtime/index.js";
+import { MAX_READ_CHARS, pathReadings } from "../../templates/runtime/route-path.js";
 import { ADAPTERS, send, shopSettings, startShop, type Shop } from "./adapters.js";
 
 const shops: Shop[] = [];
@@ -153,7 +154,12 @@ describe.each(ADAPTERS)("ambiguous paths on %s", (adapter) => {
       expect(answer.headers["content-type"]).toBe("application/problem+json");
       expect(answer.body).toContain("#problem-ambiguous-path");
     }
-    expect(refused).toEqual(Array(4).fill("ambiguous-path 400"));
+    // a path too costly to read every way (a long one full of what routers disagree on)
+    const costly = `/x${"/a;b/..%2F/./\\".repeat(300)}/orders`;
+    expect(pathReadings(costly)).toBeNull();
+    const answer = await send(shop.port, "POST", costly, { "idempotency-key": "k" }, "{}");
+    expect(answer.body).toContain("#problem-ambiguous-path");
+    expect(refused).toEqual(Array(5).fill("ambiguous-path 400"));
     expect(shop.orders).toBe(0);
     // the plain spellings of either route are not ambiguous
     expect(
@@ -190,6 +196,17 @@ describe("readings", () => {
       "/x/../healthz",
     ])
       expect(at(url), url).toBe("normal");
+  });
+
+  it("bound the work: a path too costly to read every way gets the lowest priority a rule gives", () => {
+    const costly = `/healthz${"/a;b/..%2F/./\\".repeat(300)}`;
+    expect(costly.length * 2).toBeGreaterThan(MAX_READ_CHARS);
+    expect(pathReadings(costly)).toBeNull();
+    expect(at(costly)).toBe("low");
+    // a long path with one thing to disagree on is still read
+    const long = `/sync/${"a".repeat(2_000)}%2Fb`;
+    expect(pathReadings(long)?.length).toBeGreaterThan(2);
+    expect(at(long)).toBe("low");
   });
 
   it("match a route on any reading of its path, and only on its methods", () => {
