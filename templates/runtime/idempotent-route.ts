@@ -336,8 +336,10 @@ function patternOf(route: RouteSettings): PathPattern {
   return pattern;
 }
 
+// a GET route also takes HEAD, which Express and Fastify route to GET handlers
 function methodMatches(route: RouteSettings, method: string): boolean {
-  return route.method === null ? !SAFE_METHODS.has(method) : route.method === method;
+  if (route.method === null) return !SAFE_METHODS.has(method);
+  return route.method === method || (method === "HEAD" && route.method === "GET");
 }
 
 /**

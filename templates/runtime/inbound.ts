@@ -412,23 +412,29 @@ function lowestPriority(
     return lowest;
   }
   let lowest: Priority | undefined;
-  for (const reading of readings) {
-    const priority = readingPriority(settings, req, patterns, reading);
-    if (lowest === undefined || RANK[priority] < RANK[lowest]) lowest = priority;
-  }
+  // Express and Fastify run a GET route's handler for HEAD: a HEAD request is read as both
+  const methods = req.method === "HEAD" ? HEAD_METHODS : [req.method];
+  for (const method of methods)
+    for (const reading of readings) {
+      const priority = readingPriority(settings, req, method, patterns, reading);
+      if (lowest === undefined || RANK[priority] < RANK[lowest]) lowest = priority;
+    }
   return lowest ?? settings.defaultPriority;
 }
+
+const HEAD_METHODS = ["HEAD", "GET"];
 
 function readingPriority(
   settings: ServiceSettings,
   req: InboundRequest,
+  method: string | undefined,
   patterns: readonly (PathPattern | null)[],
   reading: PathReading,
 ): Priority {
   const rules = settings.priorities;
   for (let i = 0; i < rules.length; i++) {
     const rule = rules[i] as PriorityRule;
-    if (rule.method !== null && rule.method !== req.method) continue;
+    if (rule.method !== null && rule.method !== method) continue;
     const pattern = patterns[i] ?? null;
     if (pattern !== null && !pathMatches(pattern, reading)) continue;
     if (rule.header !== null) {

@@ -26,8 +26,8 @@ export const PROBLEM_TITLES: Readonly<Record<ProblemKind, string>> = {
     "The request's deadline passed, or left too little time, before it could be handled; " +
     "retry with a longer deadline",
   "ambiguous-path":
-    "The request path is ambiguous (encoded slashes, dot segments, empty segments or ';'); " +
-    "send its plain form",
+    "The request path is ambiguous (encoded slashes, dot segments, empty segments, ';' or " +
+    "backslashes); send its plain form",
   "idempotency-key-missing": "This route requires an idempotency key; send one",
   "idempotency-key-invalid":
     "The idempotency key must be 1 to 255 visible ASCII characters; send a valid key",

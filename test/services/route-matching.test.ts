@@ -198,6 +198,20 @@ describe("readings", () => {
       expect(at(url), url).toBe("normal");
   });
 
+  it("read HEAD as GET too, which Express and Fastify route to a GET handler", () => {
+    const lowGet: ServiceSettings = {
+      ...settings,
+      priorities: [
+        { priority: "low", method: "GET", path: "/reports/*", header: null, value: null },
+      ],
+    };
+    const head = (url: string) => priorityOf(lowGet, { method: "HEAD", url, headers: {} });
+    expect(head("/reports/a")).toBe("low");
+    expect(head("/Reports/a")).toBe("low");
+    // a raised priority is not claimed by HEAD: the HEAD reading gets the default
+    expect(priorityOf(settings, { method: "HEAD", url: "/healthz", headers: {} })).toBe("normal");
+  });
+
   it("bound the work: a path too costly to read every way gets the lowest priority a rule gives", () => {
     const costly = `/healthz${"/a;b/..%2F/./\\".repeat(300)}`;
     expect(costly.length * 2).toBeGreaterThan(MAX_READ_CHARS);
