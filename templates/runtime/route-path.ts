@@ -5,10 +5,11 @@
 // Routers differ: Express ignores case and a trailing slash, Fastify decodes escapes and may cut
 // at ';' or merge '//', WHATWG URL parsing (`new URL(req.url, base)`) resolves dot segments (also
 // '%2e'), reads '\' as '/' and takes '//host/…' as an authority. A request target is read every
-// way a router may read it; each reading is canonical (lowercase, unreserved escapes decoded,
-// other escapes lowercase, characters past ASCII escaped) and a rule's path is made canonical the
-// same way. A plain path has one reading; only the spellings that trigger a difference (an
-// escape, '\', ';', '//', a '.' or '..' segment) have more.
+// way a router may read it; each reading is canonical (unreserved escapes decoded, other escapes
+// in lowercase hex, characters past ASCII escaped), once with its letters folded to lowercase and
+// once as sent, and a rule's path is made canonical the same way. A plain path has those two
+// readings; only the spellings that trigger a difference (an escape, '\', ';', '//', a '.' or '..'
+// segment) have more. docs/services.md says what a request gets from its readings.
 
 /**
  * A rule's path, canonical: exact (one trailing slash ignored) or a prefix (from `…*`), with its
