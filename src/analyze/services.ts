@@ -2,8 +2,8 @@
  * Checks of service policies against themselves and against the dependencies they call: a
  * maximum deadline below the edge deadline, an edge deadline too short for one attempt at each
  * essential dependency, `calls:` naming a dependency nobody declared, a service without
- * admission control, and idempotent routes whose keys expire too soon, sit on a safe method or
- * are shared between callers.
+ * admission control, idempotent routes whose keys expire too soon, sit on a safe method or
+ * are shared between callers, and priorities any caller can claim with a header.
  */
 import { formatMs } from "../language/durations.js";
 import type { ResolvedPolicy } from "../model/resolved.js";
@@ -102,6 +102,7 @@ export function analyzeServices(
         );
       }
       out.push(...routeFindings(ctx, service));
+      out.push(...headerRuleFindings(ctx, service));
       const called: ResolvedPolicy[] = [];
       if (service.calls === null) called.push(...policies);
       else {
@@ -193,6 +194,37 @@ function routeFindings(ctx: AnalyzeContext, service: ResolvedService): Finding[]
           "remove scope to keep keys apart per Authorization and Cookie, or list the headers that identify the caller",
         ),
       );
+  });
+  return out;
+}
+
+const RANK: Readonly<Record<string, number>> = { critical: 3, high: 2, normal: 1, low: 0 };
+
+/**
+ * RG508 for each priority rule that raises a request's priority on a header the caller sets:
+ * above the default, or above a rule after it that the request would otherwise meet. A header a
+ * trusted proxy sets (`trusted: proxy`) is left alone.
+ */
+function headerRuleFindings(ctx: AnalyzeContext, service: ResolvedService): Finding[] {
+  const out: Finding[] = [];
+  const rules = service.priorities;
+  rules.forEach((rule, i) => {
+    if (rule.header === null || rule.trusted) return;
+    // the lowest priority the same request could get without the header
+    let floor: string = service.defaultPriority;
+    for (const later of rules.slice(i + 1))
+      if ((RANK[later.priority] ?? 0) < (RANK[floor] ?? 0)) floor = later.priority;
+    if ((RANK[rule.priority] ?? 0) <= (RANK[floor] ?? 0)) return;
+    const sent = rule.value === null ? rule.header : `${rule.header}: ${rule.value}`;
+    const base = ["priorities", "rules", i] as const;
+    out.push(
+      finding(
+        "RG508",
+        at(ctx, service, [[...base, "header"], base]),
+        `any caller can send ${sent} and have its requests handled as ${rule.priority} instead of ${floor}: under overload it takes the place of every other caller`,
+        "if a proxy in front of the service sets this header and removes it from what callers send, say so with trusted: proxy on the header; otherwise match the route instead",
+      ),
+    );
   });
   return out;
 }

@@ -669,6 +669,15 @@ export const CODES = {
     example:
       'version: 1\nkind: service\nservice: checkout\nadmission: { maxConcurrent: 64 }\nroutes:\n  - route: "POST /orders"\n    idempotency: { scope: [] }\n',
   },
+  RG508: {
+    severity: "warning",
+    exit: "findings",
+    title: "Priority raised by a header any caller can send",
+    help: "A priority rule with a `header` gives its priority to every request carrying that header. When that priority is above what the request would get otherwise (`priorities.default`, or a rule after it such as `/sync/*` → `low`), any caller can claim it by sending the header: under overload the callers who send it are served and the others are shed. Header rules that lower priority are not reported.",
+    fix: "Have a proxy in front of the service set the header (and remove it from what callers send), and say so with `trusted: proxy` on the rule's header; or match the route instead of a header.",
+    example:
+      "version: 1\nkind: service\nservice: checkout\nadmission: { maxConcurrent: 64 }\npriorities:\n  rules:\n    - { header: { name: x-priority, value: critical }, priority: critical }\n",
+  },
   RG601: {
     severity: "error",
     exit: "findings",

@@ -174,6 +174,10 @@ export const PriorityRuleSchema = z
           .string()
           .optional()
           .meta({ description: "Value the header must have; without it, any value." }),
+        trusted: z.enum(["proxy"]).optional().meta({
+          description:
+            "proxy: a proxy in front of the service sets this header and removes it from what callers send, so callers cannot claim the priority. Without it, a rule that raises priority on this header is reported (RG508): any caller can send it.",
+        }),
       })
       .optional()
       .meta({ description: "Requests that carry this header (and value)." }),

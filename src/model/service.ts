@@ -21,6 +21,8 @@ export interface ResolvedPriorityRule {
   /** Lowercase header name, or null. */
   readonly header: string | null;
   readonly value: string | null;
+  /** `header.trusted: proxy`: a proxy sets the header, callers cannot send it. */
+  readonly trusted: boolean;
   readonly source: SourceRef;
 }
 
@@ -202,6 +204,7 @@ export function normalizeService(
       path: route === undefined ? null : space > 0 ? route.slice(space + 1) : route,
       header: rule.header === undefined ? null : rule.header.name.toLowerCase(),
       value: rule.header?.value ?? null,
+      trusted: rule.header?.trusted === "proxy",
       source: at(["priorities", "rules", i]),
     };
   });

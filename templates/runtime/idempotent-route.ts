@@ -2,6 +2,14 @@
 // is answered from the store instead of running the handler again (docs/services.md,
 // "Idempotent routes"; the store's steps in docs/store.md).
 import type { Clock } from "./clock.js";
+import { problemAnswer, type ProblemAnswer } from "./problem.js";
+import {
+  compilePath,
+  pathMatches,
+  pathReadings,
+  type PathPattern,
+  type PathReading,
+} from "./route-path.js";
 import { sha256Hex } from "./sha256.js";
 import { StoreFullError, type SharedStore, type StoreScript, type TtlMap } from "./store.js";
 
@@ -302,10 +310,30 @@ export function readIdempotencyKey(value: string | readonly string[] | undefined
   return KEY_PATTERN.test(key) ? key : null;
 }
 
-/** Whether a route matches a request's method and path. */
+const patterns = new WeakMap<RouteSettings, PathPattern>();
+
+function patternOf(route: RouteSettings): PathPattern {
+  let pattern = patterns.get(route);
+  if (pattern === undefined) patterns.set(route, (pattern = compilePath(route.path)));
+  return pattern;
+}
+
+// a GET route also takes HEAD, which Express and Fastify route to GET handlers
+function methodMatches(route: RouteSettings, method: string): boolean {
+  if (route.method === null) return !SAFE_METHODS.has(method);
+  return route.method === method || (method === "HEAD" && route.method === "GET");
+}
+
+/**
+ * Whether a route matches a request's method and path (the request target, query included or
+ * not): when any way a router may read the path matches it (docs/services.md, "How routes
+ * match").
+ */
 export function routeMatches(route: RouteSettings, method: string, path: string): boolean {
-  if (route.method === null ? SAFE_METHODS.has(method) : route.method !== method) return false;
-  return route.path.endsWith("*") ? path.startsWith(route.path.slice(0, -1)) : path === route.path;
+  if (!methodMatches(route, method)) return false;
+  const pattern = patternOf(route);
+  // a path too costly to read every way is taken to match: the route's rule applies
+  return pathReadings(path)?.some((reading) => pathMatches(pattern, reading)) ?? true;
 }
 
 /** The request of an idempotent route, with what its adapter gives. */
@@ -342,8 +370,12 @@ export class IdempotentRoutes {
   readonly #service: string;
   readonly #store: SharedStore;
   readonly #clock: Clock;
-  readonly #retryAfterS: number;
   readonly #emit: (event: IdempotencyEvent) => void;
+  // the refusals that do not change per request, built once
+  readonly #missing = problemAnswer("idempotency-key-missing", 400);
+  readonly #invalid = problemAnswer("idempotency-key-invalid", 400);
+  readonly #reused = problemAnswer("idempotency-key-reused", 422);
+  readonly #unavailable: ProblemAnswer;
 
   constructor(
     service: string,
@@ -357,15 +389,32 @@ export class IdempotentRoutes {
     this.routes = routes;
     this.#store = store;
     this.#clock = clock;
-    this.#retryAfterS = retryAfterS;
     this.#emit = emit;
+    this.#unavailable = problemAnswer("idempotency-unavailable", 503, retryAfterS);
   }
 
-  /** The idempotent route of a request, if it has one. */
-  route(method: string, path: string): RouteSettings | undefined {
-    for (const route of this.routes)
-      if (route.idempotency !== null && routeMatches(route, method, path)) return route;
-    return undefined;
+  /**
+   * The idempotent route of a request: the first one that some reading of its path matches
+   * (`readings`, from {@link pathReadings} of the request target); `null` when readings match
+   * different routes, or the path was too costly to read (`readings` null) and some route takes
+   * the method: the request cannot be told apart (answer it 400).
+   */
+  route(method: string, readings: readonly PathReading[] | null): RouteSettings | undefined | null {
+    if (readings === null)
+      return this.routes.some((r) => r.idempotency !== null && methodMatches(r, method))
+        ? null
+        : undefined;
+    let found: RouteSettings | undefined;
+    for (const reading of readings) {
+      for (const route of this.routes) {
+        if (route.idempotency === null || !methodMatches(route, method)) continue;
+        if (!pathMatches(patternOf(route), reading)) continue;
+        if (found !== undefined && found !== route) return null;
+        found = route;
+        break;
+      }
+    }
+    return found;
   }
 
   /** Runs, replays or refuses one request of `route`. Never throws. */
@@ -390,14 +439,14 @@ export class IdempotentRoutes {
     if (raw === undefined) {
       if (settings.required) {
         report("missing-key");
-        respond(400, { "content-length": "0" });
+        respond(400, this.#missing.headers, this.#missing.body);
       } else request.run();
       return;
     }
     const key = readIdempotencyKey(raw);
     if (key === null) {
       report("invalid-key");
-      respond(400, { "content-length": "0" });
+      respond(400, this.#invalid.headers, this.#invalid.body);
       return;
     }
     const tee = new BodyTee(req as RequestStream, settings.maxBytes);
@@ -421,10 +470,12 @@ export class IdempotentRoutes {
         }
         if (begun.state === "running") {
           report("in-progress");
-          respond(409, {
-            "retry-after": String(Math.max(1, Math.ceil(begun.ttlMs / 1_000))),
-            "content-length": "0",
-          });
+          const busy = problemAnswer(
+            "idempotency-key-in-use",
+            409,
+            Math.max(1, Math.ceil(begun.ttlMs / 1_000)),
+          );
+          respond(409, busy.headers, busy.body);
           return;
         }
         // done: the handler will not run, so this request's body is ours to read
@@ -437,7 +488,7 @@ export class IdempotentRoutes {
               (await fingerprint(method, url, tee.bytes())) === begun.fingerprint;
             if (!same) {
               report("mismatch");
-              respond(422, { "content-length": "0" });
+              respond(422, this.#reused.headers, this.#reused.body);
               return;
             }
             const stored = JSON.parse(begun.response) as StoredResponse;
@@ -456,7 +507,7 @@ export class IdempotentRoutes {
           .catch(() => {
             // a stored entry that cannot be read: as if the store could not answer
             report("store-unavailable", { failOpen: false, step: "begin" });
-            respond(503, { "retry-after": String(this.#retryAfterS), "content-length": "0" });
+            respond(503, this.#unavailable.headers, this.#unavailable.body);
           });
       },
       (error: unknown) => {
@@ -464,8 +515,7 @@ export class IdempotentRoutes {
         // so the request is refused whatever `essential` says
         const failOpen = !route.essential && !(error instanceof StoreFullError);
         report("store-unavailable", { failOpen, step: "begin" });
-        if (!failOpen)
-          respond(503, { "retry-after": String(this.#retryAfterS), "content-length": "0" });
+        if (!failOpen) respond(503, this.#unavailable.headers, this.#unavailable.body);
         else run(request);
       },
     );

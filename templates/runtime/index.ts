@@ -211,6 +211,13 @@ export {
   type ServiceSettings,
   type ShedEvent,
 } from "./inbound.js";
+export {
+  problemAnswer,
+  PROBLEM_TITLES,
+  PROBLEM_TYPE_BASE,
+  type ProblemAnswer,
+  type ProblemKind,
+} from "./problem.js";
 export { consoleLogger, logEvents, silentLogger, type LogFields, type Logger } from "./logger.js";
 export { createSeededRandom, defaultRandom, type Random } from "./random.js";
 export {
