@@ -25,7 +25,8 @@ export type StalePutResult =
 
 /**
  * Keeps a response, within the operation's bound. KEYS[1] the entry, KEYS[2] the operation's
- * index (a sorted set of its entries' keys by write time); ARGV the response's JSON, the
+ * index (a sorted set of its entries' keys by write time in microseconds, made unique so that
+ * two writes in one microsecond keep their order); ARGV the response's JSON, the
  * milliseconds it may be served, and the most entries the operation keeps. The time is the
  * server's, so every replica reads the same age, and the bound holds whatever the number of
  * replicas: past it, the entries written least recently are deleted in the same step.
@@ -51,10 +52,14 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local ttl = tonumber(ARGV[2])
 redis.call('HSET', KEYS[1], 'data', ARGV[1], 'at', now)
 redis.call('PEXPIRE', KEYS[1], ttl)
-redis.call('ZADD', KEYS[2], now, KEYS[1])
-local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now - ttl)
+local us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local top = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
+if top[2] and tonumber(top[2]) >= us then us = tonumber(top[2]) + 1 end
+redis.call('ZADD', KEYS[2], us, KEYS[1])
+local before = us - ttl * 1000
+local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', before)
 for i = 1, #expired do redis.call('DEL', expired[i]) end
-if #expired > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - ttl) end
+if #expired > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', before) end
 local over = redis.call('ZCARD', KEYS[2]) - math.max(1, tonumber(ARGV[3]))
 if over > 0 then
   local oldest = redis.call('ZPOPMIN', KEYS[2], over)
