@@ -537,7 +537,7 @@ async function runTune(paths: string[], opts: TuneFlags, io: Io): Promise<number
     );
     return 0;
   }
-  const written = await writeTuned(result);
+  const written = await writeTuned(result, io.cwd);
   if ("error" in written) {
     io.stderr(`resgen: ${written.error}\n`);
     return 2;

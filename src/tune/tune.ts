@@ -7,14 +7,14 @@
  * texts in place of the committed ones), so the derived values and the analyzer's findings are
  * the project's own. Writing (`--write`) happens only when nothing went wrong.
  */
-import { rename, rm, writeFile } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
+import { chmod, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { check, checkProgram, type CheckResult } from "../program/check.js";
 import { countBySeverity, exitCode } from "../diagnostics/diagnostic.js";
 import { formatMs } from "../language/durations.js";
 import type { ResolvedLatency, ResolvedPolicy } from "../model/resolved.js";
 import { overlayHost } from "../source/overlay.js";
-import { readInput } from "../source/read.js";
+import { isWithin, readInput } from "../source/read.js";
 import { runAsync } from "../source/task.js";
 import { secondsPer, type HistogramSeries, type Problem, type ReadExport } from "./histogram.js";
 import { readOtlp } from "./otlp.js";
@@ -211,25 +211,67 @@ export async function tune(paths: readonly string[], options: TuneOptions): Prom
   return { problems, committed, tunedCheck, policies: withDerived, exit: failed ? 1 : 0 };
 }
 
-/** Writes the tuned texts that differ, each to a temporary file renamed over it; none on an error. */
+/**
+ * Writes the tuned texts that differ, each to a temporary file beside it renamed over it; none
+ * on an error. A policy that is a symbolic link (or lies under one) is written through it, to its
+ * target, which keeps its mode; one whose target is outside its project is refused, and then
+ * nothing is written (docs/tune.md, "Writing"). `written` names each file as displayed, with the
+ * link's target where it differs, relative to `cwd`.
+ */
 export async function writeTuned(
   result: TuneResult,
+  cwd: string = process.cwd(),
 ): Promise<{ written: string[] } | { error: string }> {
   if (result.exit !== 0) return { error: "not written: fix the errors above first" };
   const changed = result.policies.filter((p) => p.tuned !== p.text);
+  // where each goes: every link resolved, inside its project, once
+  const targets = new Map<string, { file: string; tuned: string; mode: number }>();
+  const written: string[] = [];
+  for (const p of changed) {
+    let target: string;
+    let mode: number;
+    try {
+      target = await realpath(p.absolute);
+      mode = (await stat(target)).mode & 0o7777;
+    } catch (error) {
+      return { error: `cannot write ${p.file}: ${(error as Error).message}; nothing written` };
+    }
+    const config = result.committed.files.get(p.file)?.config;
+    // the project root (docs/security.md): the project file's folder, else the policy's own
+    const folder = config === undefined ? dirname(p.absolute) : dirname(config);
+    const root = await realpath(folder).catch(() => folder);
+    if (!isWithin(root, target))
+      return {
+        error: `cannot write ${p.file}: it is a symbolic link (or lies under one) to a file outside the project, and tune writes nothing outside the project; nothing written`,
+      };
+    const same = targets.get(target);
+    if (same !== undefined && same.tuned !== p.tuned)
+      return {
+        error: `cannot write ${p.file}: it and ${same.file} are the same file, tuned differently; nothing written`,
+      };
+    if (same === undefined) targets.set(target, { file: p.file, tuned: p.tuned, mode });
+    const shown = relative(cwd, target).split(sep).join("/");
+    written.push(
+      target === p.absolute || shown === p.file
+        ? p.file
+        : `${p.file} (through its link to ${shown})`,
+    );
+  }
   const temps: [string, string][] = [];
   try {
-    for (const p of changed) {
-      const temp = join(dirname(p.absolute), `.${basename(p.absolute)}.${process.pid}.tune.tmp`);
-      temps.push([temp, p.absolute]);
-      await writeFile(temp, p.tuned, { flag: "wx" });
+    for (const [target, t] of targets) {
+      const temp = join(dirname(target), `.${basename(target)}.${process.pid}.tune.tmp`);
+      temps.push([temp, target]);
+      await writeFile(temp, t.tuned, { flag: "wx", mode: t.mode });
+      // the creation mode passes through the umask: set the target's exactly
+      await chmod(temp, t.mode);
     }
   } catch (error) {
     for (const [temp] of temps) await rm(temp, { force: true });
     return { error: `cannot write: ${(error as Error).message}; nothing written` };
   }
   for (const [temp, target] of temps) await rename(temp, target);
-  return { written: changed.map((p) => p.file) };
+  return { written };
 }
 
 // --- which series count ---------------------------------------------------------------------
