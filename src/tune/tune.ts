@@ -38,10 +38,21 @@ const ERROR_LABEL = "error.type";
 /** Set on attempts the client's `chaos` option injected faults into: a drill, not the dependency. */
 const CHAOS_LABEL = "resilience.chaos.fault";
 
+/** Labels that tell replicas apart inside one export: Prometheus' scrape target, OpenTelemetry's. */
+const REPLICA_LABELS = ["instance", "service.instance.id"] as const;
+
 export interface TuneOptions {
   readonly cwd: string;
-  /** The export to read. */
-  readonly from: string;
+  /** The export to read, or the exports of several replicas, added up. */
+  readonly from: string | readonly string[];
+  /**
+   * What `latency.rps` is written as: the rate one replica sees (`per-replica`, the default,
+   * what the bulkhead, the breaker's window and a memory rate limit are sized by), or the
+   * whole fleet's (`fleet`).
+   */
+  readonly rps?: "per-replica" | "fleet";
+  /** Replicas the exports cover, when they cannot tell (docs/tune.md, "Several replicas"). */
+  readonly replicas?: number;
   readonly metric?: string;
   readonly dependencyLabel?: string;
   readonly operationLabel?: string;
@@ -66,8 +77,17 @@ export interface Observed {
   readonly samples: number;
   /** Estimates in seconds, with the bounds of the bucket each fell in. */
   readonly quantiles: Readonly<Partial<Record<QuantileKey, QuantileEstimate>>>;
-  /** Observations of every outcome per second over the window; undefined without a window. */
+  /**
+   * Observations of every outcome per second over the window, as written (per replica, or for
+   * the fleet with `rps: fleet`); undefined without a window.
+   */
   readonly rps?: number;
+  /** The same over every replica of the exports; undefined without a window. */
+  readonly fleetRps?: number;
+  /** Replicas the observations came from: counted in the exports, or `--replicas`. */
+  readonly replicas: number;
+  /** Whether `replicas` was given (`--replicas`) rather than counted. */
+  readonly replicasGiven?: boolean;
 }
 
 /** One derived value before and after tuning. */
@@ -122,23 +142,35 @@ export async function tune(paths: readonly string[], options: TuneOptions): Prom
   if (committed.unmatched.length > 0 || countBySeverity(committed.diagnostics).errors > 0)
     return refused(Math.max(1, exitCode(committed.diagnostics)) as 1 | 2);
 
-  const exportFile = resolve(options.cwd, options.from);
-  // a FIFO, a device or an export past the limit is refused, not read until it ends
-  const input = await readInput(exportFile, MAX_EXPORT_BYTES);
-  if ("problem" in input) {
-    problems.push({ severity: "error", where: options.from, message: input.problem });
-    return refused(2);
+  const froms = typeof options.from === "string" ? [options.from] : [...options.from];
+  const reads: ReadExport[] = [];
+  for (const [index, from] of froms.entries()) {
+    const exportFile = resolve(options.cwd, from);
+    // a FIFO, a device or an export past the limit is refused, not read until it ends
+    const input = await readInput(exportFile, MAX_EXPORT_BYTES);
+    if ("problem" in input) {
+      problems.push({ severity: "error", where: from, message: input.problem });
+      return refused(2);
+    }
+    const text = input.text;
+    if (text.trim() === "") {
+      problems.push({ severity: "error", where: from, message: "the export is empty" });
+      return refused(1);
+    }
+    const one: ReadExport = text.trimStart().startsWith("{")
+      ? readOtlp(text, from)
+      : readPrometheus(text, from);
+    reads.push({ ...one, series: one.series.map((s) => ({ ...s, source: index })) });
   }
-  const text = input.text;
-  if (text.trim() === "") {
-    problems.push({ severity: "error", where: options.from, message: "the export is empty" });
-    return refused(1);
-  }
-  const read: ReadExport = text.trimStart().startsWith("{")
-    ? readOtlp(text, options.from)
-    : readPrometheus(text, options.from);
+  // the exports of several replicas are one export: their series are added up
+  const read: ReadExport = {
+    format: reads.some((r) => r.format === "prometheus") ? "prometheus" : "otlp",
+    series: reads.flatMap((r) => r.series),
+    problems: reads.flatMap((r) => r.problems),
+  };
   problems.push(...read.problems);
-  const selected = select(read, options, problems);
+  const shownFrom = froms.join(", ");
+  const selected = select(read, { ...options, from: shownFrom }, problems);
 
   const policies: TunedPolicy[] = [];
   const tunedTexts = new Map<string, string>();
@@ -148,7 +180,7 @@ export async function tune(paths: readonly string[], options: TuneOptions): Prom
     if (!dependencies.has(name))
       problems.push({
         severity: "warning",
-        where: options.from,
+        where: shownFrom,
         message: `the export has latency of "${name}", which no policy given names`,
       });
   for (const policy of committed.policies) {
@@ -156,10 +188,13 @@ export async function tune(paths: readonly string[], options: TuneOptions): Prom
     const absolute = committed.files.get(policy.file)?.absolute;
     if (!source || absolute === undefined) continue;
     const series = selected.byDependency.get(policy.dependency) ?? [];
+    const replicas = replicasOf(series, options);
     const observed = selected.ok
-      ? observe(policy.dependency, series, selected, options, problems)
+      ? observe(policy.dependency, series, selected, options, replicas, problems)
       : undefined;
-    const operations = selected.ok ? observeOperations(policy, series, selected, options) : [];
+    const operations = selected.ok
+      ? observeOperations(policy, series, selected, options, replicas)
+      : [];
     let values: LatencyText = {};
     if (observed !== undefined) {
       if (observed.samples < minSamples)
@@ -300,7 +335,11 @@ function isMetric(name: string, wanted: string): boolean {
   return [prometheus, `${prometheus}_seconds`, `${prometheus}_milliseconds`].includes(name);
 }
 
-function select(read: ReadExport, options: TuneOptions, problems: Problem[]): Selected {
+function select(
+  read: ReadExport,
+  options: TuneOptions & { readonly from: string },
+  problems: Problem[],
+): Selected {
   const metric = options.metric ?? DEFAULT_METRIC;
   const dependencyLabel = options.dependencyLabel ?? DEFAULT_DEPENDENCY_LABEL;
   const operationLabel = options.operationLabel ?? DEFAULT_OPERATION_LABEL;
@@ -373,11 +412,28 @@ function select(read: ReadExport, options: TuneOptions, problems: Problem[]): Se
   return { ...base, ok, byDependency };
 }
 
+/**
+ * How many replicas `series` (one dependency's) came from: `--replicas` when given, else the
+ * distinct replicas the exports tell apart, by file (`--from`), by exposition inside a file (a
+ * concatenated Prometheus file, an OTLP resource) and by a replica label (`instance`,
+ * `service.instance.id`).
+ */
+function replicasOf(series: readonly HistogramSeries[], options: TuneOptions): number {
+  if (options.replicas !== undefined) return options.replicas;
+  const seen = new Set<string>();
+  for (const s of series) {
+    const label = REPLICA_LABELS.map((l) => labelOf(s, l)).find((v) => v !== undefined);
+    seen.add(JSON.stringify([s.source ?? 0, s.replica ?? "", label ?? ""]));
+  }
+  return Math.max(1, seen.size);
+}
+
 /** The latency of a set of series: quantiles of the successful ones, rps of all. */
 function observeSeries(
   series: readonly HistogramSeries[],
   selected: Selected,
   options: TuneOptions,
+  replicas: number,
 ): Observed | string | undefined {
   const good = series.filter(selected.success);
   if (good.length === 0) return undefined;
@@ -392,10 +448,15 @@ function observeSeries(
   const samples = merged[merged.length - 1]!.count;
   const all = series.reduce((sum, s) => sum + s.count, 0);
   const seconds = windowSeconds(series, options);
+  const fleet = seconds === undefined || seconds <= 0 ? undefined : all / seconds;
   return {
     samples,
     quantiles,
-    ...(seconds === undefined || seconds <= 0 ? {} : { rps: all / seconds }),
+    replicas,
+    ...(options.replicas === undefined ? {} : { replicasGiven: true }),
+    ...(fleet === undefined
+      ? {}
+      : { fleetRps: fleet, rps: options.rps === "fleet" ? fleet : fleet / replicas }),
   };
 }
 
@@ -416,13 +477,14 @@ function observe(
   series: readonly HistogramSeries[],
   selected: Selected,
   options: TuneOptions,
+  replicas: number,
   problems: Problem[],
 ): Observed | undefined {
-  const observed = observeSeries(series, selected, options);
+  const observed = observeSeries(series, selected, options, replicas);
   if (typeof observed === "string") {
     problems.push({
       severity: "error",
-      where: options.from,
+      where: typeof options.from === "string" ? options.from : options.from.join(", "),
       message: `${dependency}: ${observed}`,
     });
     return undefined;
@@ -435,6 +497,7 @@ function observeOperations(
   series: readonly HistogramSeries[],
   selected: Selected,
   options: TuneOptions,
+  replicas: number,
 ): (Observed & { name: string })[] {
   const byOperation = new Map<string, HistogramSeries[]>();
   for (const s of series) {
@@ -448,7 +511,7 @@ function observeOperations(
     const j = known.indexOf(b);
     return (i < 0 ? Infinity : i) - (j < 0 ? Infinity : j) || (a < b ? -1 : a > b ? 1 : 0);
   })) {
-    const o = observeSeries(byOperation.get(name)!, selected, options);
+    const o = observeSeries(byOperation.get(name)!, selected, options, replicas);
     if (o !== undefined && typeof o !== "string") out.push({ name, ...o });
   }
   return out;
