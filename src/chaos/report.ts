@@ -48,8 +48,26 @@ export function renderChaosText(result: ChaosResult): string {
 
 function renderPolicy(p: ChaosPolicy): string[] {
   const out = [`${p.policy.dependency} (${p.policy.file}): ${String(p.rps)} rps`];
+  const kept = inRedis(p);
+  if (kept.length > 0)
+    out.push(
+      `  ${kept.join(" and ")} kept in Redis: drilled in a memory store on the drill's clock, no Redis needed or touched`,
+    );
   for (const o of p.operations) out.push(...renderOperation(p, o));
   return out;
+}
+
+/** What the drilled operations of `p` keep in Redis (`store: redis`), in words. */
+function inRedis(p: ChaosPolicy): string[] {
+  const limit = p.operations.some((o) => {
+    const own = o.operation.rateLimit;
+    const limit = own === undefined ? p.policy.rateLimit : own;
+    return limit !== undefined && limit !== false && limit.store === "redis";
+  });
+  const stale = p.operations.some(
+    (o) => o.operation.fallback?.kind === "stale" && o.operation.fallback.store === "redis",
+  );
+  return [...(limit ? ["the rate limit"] : []), ...(stale ? ["the stale cache"] : [])];
 }
 
 /** A drill with its verdicts, judged from its observations at the moment they are printed. */

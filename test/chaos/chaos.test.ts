@@ -284,6 +284,13 @@ describe("a rate limit kept in Redis", () => {
     const judged = judge(redis.policy, redis.op, redis.measured);
     expect(judged.limit).toMatchObject({ holds: true, measured: 0 });
     expect(judged.pass).toBe(true);
+    // and the report says how it was drilled
+    const { code, stdout } = await run(["chaos", REDIS, "--calls", "40"]);
+    expect(stdout).toContain(
+      "  the rate limit kept in Redis: drilled in a memory store on the drill's clock, no Redis needed or touched\n",
+    );
+    expect(stdout).toMatch(/PASS {2}the rate limit kept in the store answered as 150\/s, burst 10/);
+    expect(code).toBe(0);
   }, 60_000);
 
   it("fails the limit promise when the store answers on a clock other than the drill's", async () => {
