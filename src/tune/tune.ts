@@ -466,7 +466,9 @@ function windowSeconds(
 ): number | undefined {
   if (options.windowMs !== undefined) return options.windowMs / 1000;
   const windows = series.flatMap((s) => (s.window ? [s.window] : []));
-  if (windows.length === 0) return undefined;
+  // a series with no window of its own (a Prometheus export among OTLP ones) has counts over
+  // an unknown period: no rate can be told from them
+  if (windows.length === 0 || windows.length < series.length) return undefined;
   const start = windows.reduce((m, w) => (w.start < m ? w.start : m), windows[0]!.start);
   const end = windows.reduce((m, w) => (w.end > m ? w.end : m), windows[0]!.end);
   return Number(end - start) / 1e9;

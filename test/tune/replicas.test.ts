@@ -201,6 +201,12 @@ describe("tune over several replicas", () => {
     expect(stdout).toContain("stock (stock.yaml): 20000 successful observations from 2 replicas\n");
     expect(code).toBe(0);
     expect(latencyLine()).toBe(SUMMED);
+    // with a Prometheus export among them, whose counts cover no known period, rps needs --window
+    writeFileSync(join(dir, "stock.yaml"), POLICY.replace("rps: 100", "rps: 7"));
+    const mixed = await tune("--from", "a.json", "--from", "b.prom", "--write");
+    expect(mixed.code).toBe(0);
+    expect(mixed.stdout).toContain("rps is not derived");
+    expect(latencyLine()).toMatch(/rps: 7 \}$/);
   });
 
   it("says how many errors stopped it, and shows each one", async () => {
