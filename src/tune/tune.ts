@@ -420,12 +420,37 @@ function select(
  */
 function replicasOf(series: readonly HistogramSeries[], options: TuneOptions): number {
   if (options.replicas !== undefined) return options.replicas;
-  const seen = new Set<string>();
+  return Math.max(1, byReplica(series).size);
+}
+
+/** `series` by the replica each came from (see {@link replicasOf}). */
+function byReplica(series: readonly HistogramSeries[]): Map<string, HistogramSeries[]> {
+  const out = new Map<string, HistogramSeries[]>();
   for (const s of series) {
     const label = REPLICA_LABELS.map((l) => labelOf(s, l)).find((v) => v !== undefined);
-    seen.add(JSON.stringify([s.source ?? 0, s.replica ?? "", label ?? ""]));
+    const key = JSON.stringify([s.source ?? 0, s.replica ?? "", label ?? ""]);
+    out.set(key, [...(out.get(key) ?? []), s]);
   }
-  return Math.max(1, seen.size);
+  return out;
+}
+
+/**
+ * Observations per second of every replica together: with `--window`, all of them over it;
+ * else each replica's over its own window (OTLP start to end: replicas started at different
+ * times count over different periods), added up. Undefined when a replica's period is unknown.
+ */
+function fleetRate(series: readonly HistogramSeries[], options: TuneOptions): number | undefined {
+  if (options.windowMs !== undefined) {
+    const all = series.reduce((sum, s) => sum + s.count, 0);
+    return options.windowMs > 0 ? all / (options.windowMs / 1000) : undefined;
+  }
+  let total = 0;
+  for (const group of byReplica(series).values()) {
+    const seconds = windowSeconds(group, options);
+    if (seconds === undefined || seconds <= 0) return undefined;
+    total += group.reduce((sum, s) => sum + s.count, 0) / seconds;
+  }
+  return total;
 }
 
 /** The latency of a set of series: quantiles of the successful ones, rps of all. */
@@ -446,9 +471,7 @@ function observeSeries(
     if (e) quantiles[key] = e;
   }
   const samples = merged[merged.length - 1]!.count;
-  const all = series.reduce((sum, s) => sum + s.count, 0);
-  const seconds = windowSeconds(series, options);
-  const fleet = seconds === undefined || seconds <= 0 ? undefined : all / seconds;
+  const fleet = fleetRate(series, options);
   return {
     samples,
     quantiles,

@@ -201,6 +201,17 @@ describe("tune over several replicas", () => {
     expect(stdout).toContain("stock (stock.yaml): 20000 successful observations from 2 replicas\n");
     expect(code).toBe(0);
     expect(latencyLine()).toBe(SUMMED);
+    // B started later: its 10000 attempts took 50s, 200/s, and A's 100s, 100/s; the fleet
+    // sends 300/s, 150/s a replica (not 20000 over the 100s the two windows span together)
+    const started = (text: string) =>
+      text.replace(
+        '"startTimeUnixNano":"1000000000000000000"',
+        '"startTimeUnixNano":"1000000050000000000"',
+      );
+    writeFileSync(join(dir, "b.json"), `${started(otlp("b", 0.5, 100))}\n`);
+    const staggered = await tune("--from", "a.json", "--from", "b.json", "--write");
+    expect(staggered.code).toBe(0);
+    expect(staggered.stdout).toContain("rps 150 per replica (300 for the fleet of 2)");
     // with a Prometheus export among them, whose counts cover no known period, rps needs --window
     writeFileSync(join(dir, "stock.yaml"), POLICY.replace("rps: 100", "rps: 7"));
     const mixed = await tune("--from", "a.json", "--from", "b.prom", "--write");
