@@ -111,9 +111,14 @@ export function checkRateLimit(policy: ResolvedPolicy, ctx: AnalyzeContext): Fin
       ),
     );
   }
-  // worst-case demand: every call retried (or hedged) to the last attempt
-  const rps = policy.latency.rps;
-  if (rps !== undefined && shared !== undefined) {
+  // worst-case demand: every call retried (or hedged) to the last attempt. latency.rps is what
+  // one replica sees (docs/tune.md, "Several replicas"): a limit in memory is each replica's
+  // own, so one replica's demand meets it; a limit kept in Redis is the whole fleet's, so every
+  // replica's demand meets it together
+  const perReplica = policy.latency.rps;
+  const fleet = shared?.store === "redis" ? (shared.replicas ?? 1) : 1;
+  const rps = perReplica === undefined ? undefined : perReplica * fleet;
+  if (perReplica !== undefined && rps !== undefined && shared !== undefined) {
     const sharing = policy.operations.filter((op) => op.rateLimit === undefined);
     const worst = sharing.reduce<ResolvedOperation | undefined>(
       (m, op) => (m === undefined || attemptsOf(op) > attemptsOf(m) ? op : m),
@@ -146,7 +151,7 @@ export function checkRateLimit(policy: ResolvedPolicy, ctx: AnalyzeContext): Fin
               { ref: inPolicy(policy, "retry", "maxAttempts") },
               { ref: inPolicy(policy, "rateLimit", "rate") },
             ],
-            `worst-case offered load: latency.rps ${num(rps)}/s × ${how} = ${perSecond(offered)}, over ${cap.what} ${shown(cap)}: when attempts fail, retries take the permits first attempts need, and up to ${perSecond(lost)} of the attempts are turned away as rate-limited`,
+            `worst-case offered load: latency.rps ${num(perReplica)}/s${fleet > 1 ? ` × ${String(fleet)} replicas (rateLimit.replicas: the limit kept in Redis is the fleet's)` : ""} × ${how} = ${perSecond(offered)}, over ${cap.what} ${shown(cap)}: when attempts fail, retries take the permits first attempts need, and up to ${perSecond(lost)} of the attempts are turned away as rate-limited`,
             attempts > 1
               ? `every attempt takes a permit: ${fewer(Math.floor(cap.perSecond / rps))}, a retry budget, or a quota that covers rps × attempts`
               : `the callers ask for more than the limit allows even without retries: raise the limit to the server's quota or shed load before the call`,

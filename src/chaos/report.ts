@@ -5,7 +5,14 @@
  */
 import { formatMs } from "../language/durations.js";
 import type { ResolvedOperation } from "../model/resolved.js";
-import type { ChaosOperation, ChaosPolicy, ChaosResult, DrillResult } from "./chaos.js";
+import {
+  judge,
+  type ChaosOperation,
+  type ChaosPolicy,
+  type ChaosResult,
+  type Judged,
+} from "./chaos.js";
+import type { DrillResult } from "./chaos.js";
 import type { Measured } from "./run.js";
 
 const COLUMNS = [
@@ -41,18 +48,43 @@ export function renderChaosText(result: ChaosResult): string {
 
 function renderPolicy(p: ChaosPolicy): string[] {
   const out = [`${p.policy.dependency} (${p.policy.file}): ${String(p.rps)} rps`];
-  for (const o of p.operations) out.push(...renderOperation(o));
+  const kept = inRedis(p);
+  if (kept.length > 0)
+    out.push(
+      `  ${kept.join(" and ")} kept in Redis: drilled in a memory store on the drill's clock, no Redis needed or touched`,
+    );
+  for (const o of p.operations) out.push(...renderOperation(p, o));
   return out;
 }
 
-function renderOperation(o: ChaosOperation): string[] {
+/** What the drilled operations of `p` keep in Redis (`store: redis`), in words. */
+function inRedis(p: ChaosPolicy): string[] {
+  const limit = p.operations.some((o) => {
+    const own = o.operation.rateLimit;
+    const limit = own === undefined ? p.policy.rateLimit : own;
+    return limit !== undefined && limit !== false && limit.store === "redis";
+  });
+  const stale = p.operations.some(
+    (o) => o.operation.fallback?.kind === "stale" && o.operation.fallback.store === "redis",
+  );
+  return [...(limit ? ["the rate limit"] : []), ...(stale ? ["the stale cache"] : [])];
+}
+
+/** A drill with its verdicts, judged from its observations at the moment they are printed. */
+interface Shown extends Judged {
+  readonly drill: DrillResult["drill"];
+  readonly measured: DrillResult["measured"];
+}
+
+function renderOperation(p: ChaosPolicy, o: ChaosOperation): string[] {
   const op = o.operation;
   const out = [`  ${op.name}: ${describe(op)}`];
   const width = Math.max(...o.drills.map((d) => d.drill.name.length));
   for (const d of o.drills) out.push(`    ${d.drill.name.padEnd(width)}  ${d.drill.description}`);
-  const rows = [COLUMNS.map(String), ...o.drills.map(row)];
+  const shown = o.drills.map((d): Shown => ({ ...d, ...judge(p.policy, op, d.measured) }));
+  const rows = [COLUMNS.map(String), ...shown.map(row)];
   out.push(...table(rows).map((line) => `    ${line}`));
-  out.push(...verdicts(o).map((line) => `    ${line}`));
+  out.push(...verdicts(op, shown).map((line) => `    ${line}`));
   return out;
 }
 
@@ -66,7 +98,7 @@ function describe(op: ResolvedOperation): string {
   return parts.join(" · ");
 }
 
-function row(d: DrillResult): string[] {
+function row(d: Shown): string[] {
   const m = d.measured;
   const shed = m.rejected.breaker + m.rejected.bulkhead + m.rejected.rateLimit;
   return [
@@ -84,25 +116,52 @@ function row(d: DrillResult): string[] {
     budget(m),
     times(d.load.measured),
     times(d.load.limit),
-    !d.time.holds || !d.load.holds
-      ? `FAIL ${[!d.time.holds ? "time" : "", !d.load.holds ? "load" : ""].filter(Boolean).join(", ")}`
-      : "PASS",
+    d.pass ? "PASS" : `FAIL ${broken(d).join(", ")}`,
     transitions(m),
   ];
 }
 
-/** The two promises of the operation over all its drills: the worst of each, and where. */
-function verdicts(o: ChaosOperation): string[] {
-  const slowest = o.drills.reduce((a, b) => (b.time.measured > a.time.measured ? b : a));
-  const heaviest = o.drills.reduce((a, b) =>
+/** The names of what a drill broke: its promises, and `observations` when they disagree. */
+function broken(d: Judged): string[] {
+  const out: string[] = [];
+  if (d.inconsistencies.length > 0) out.push("observations");
+  if (!d.time.holds) out.push("time");
+  if (!d.load.holds) out.push("load");
+  if (d.limit !== null && !d.limit.holds) out.push("limit");
+  return out;
+}
+
+/**
+ * The promises of the operation over all its drills: the worst of each, and where; the rate limit
+ * kept in a store when there is one; and what any drill observed that contradicts itself.
+ */
+function verdicts(op: ResolvedOperation, drills: readonly Shown[]): string[] {
+  const slowest = drills.reduce((a, b) => (b.time.measured > a.time.measured ? b : a));
+  const heaviest = drills.reduce((a, b) =>
     b.load.measured / b.load.limit > a.load.measured / a.load.limit ? b : a,
   );
-  const brokenTime = o.drills.filter((d) => !d.time.holds).map((d) => d.drill.name);
-  const brokenLoad = o.drills.filter((d) => !d.load.holds).map((d) => d.drill.name);
-  return [
-    `${brokenTime.length === 0 ? "PASS" : "FAIL"}  every call within the total ${formatMs(o.operation.timeout.totalMs)}: slowest ${ms(slowest.time.measured)} (${slowest.drill.name})${brokenTime.length > 0 ? `; over it in ${brokenTime.join(", ")}` : ""}`,
+  const brokenTime = drills.filter((d) => !d.time.holds).map((d) => d.drill.name);
+  const brokenLoad = drills.filter((d) => !d.load.holds).map((d) => d.drill.name);
+  const out = [
+    `${brokenTime.length === 0 ? "PASS" : "FAIL"}  every call within the total ${formatMs(op.timeout.totalMs)}: slowest ${ms(slowest.time.measured)} (${slowest.drill.name})${brokenTime.length > 0 ? `; over it in ${brokenTime.join(", ")}` : ""}`,
     `${brokenLoad.length === 0 ? "PASS" : "FAIL"}  load within the budget's bound: ${times(heaviest.load.measured)} of ${times(heaviest.load.limit)} (${heaviest.drill.name}: ${String(heaviest.measured.requests)} requests for ${String(heaviest.measured.calls)} calls; ${heaviest.load.basis})${brokenLoad.length > 0 ? `; over it in ${brokenLoad.join(", ")}` : ""}`,
   ];
+  const limited = drills.filter((d) => d.limit !== null);
+  if (limited.length > 0) {
+    const steps = limited.reduce((n, d) => n + d.measured.limitSteps.length, 0);
+    const wrong = limited.filter((d) => !d.limit!.holds);
+    out.push(
+      wrong.length === 0
+        ? `PASS  the rate limit kept in the store answered as ${limited[0]!.limit!.basis.replace(/: .*$/, "")}: ${String(steps)} steps`
+        : `FAIL  the rate limit kept in the store answered otherwise than ${wrong[0]!.limit!.basis.replace(/: .*$/, "")}: ${wrong.map((d) => `${d.drill.name} (${d.limit!.basis.replace(/^.*: /, "")})`).join(", ")}`,
+    );
+  }
+  for (const d of drills)
+    if (d.inconsistencies.length > 0)
+      out.push(
+        `FAIL  the ${d.drill.name} drill's observations disagree: ${d.inconsistencies.join("; ")}`,
+      );
+  return out;
 }
 
 function summary(result: ChaosResult): string {
@@ -112,7 +171,7 @@ function summary(result: ChaosResult): string {
     for (const o of p.operations)
       for (const d of o.drills) {
         drills++;
-        if (!d.time.holds || !d.load.holds) broken++;
+        if (!judge(p.policy, o.operation, d.measured).pass) broken++;
       }
   const operations = result.policies.reduce((n, p) => n + p.operations.length, 0);
   return broken === 0
@@ -183,7 +242,8 @@ export function renderChaosJson(result: ChaosResult): string {
           operations: p.operations.map((o) => ({
             name: o.operation.name,
             drills: o.drills.map((d) => {
-              const { latencies, ...measured } = d.measured;
+              const { latencies, limitSteps, ...measured } = d.measured;
+              const judged = judge(p.policy, o.operation, d.measured);
               return {
                 name: d.drill.name,
                 description: d.drill.description,
@@ -194,7 +254,14 @@ export function renderChaosJson(result: ChaosResult): string {
                   p99: quantile(latencies, 0.99),
                   max: quantile(latencies, 1),
                 },
-                promises: { time: d.time, load: d.load },
+                limitSteps: limitSteps.length,
+                promises: {
+                  pass: judged.pass,
+                  time: judged.time,
+                  load: judged.load,
+                  ...(judged.limit === null ? {} : { limit: judged.limit }),
+                  inconsistencies: judged.inconsistencies,
+                },
               };
             }),
           })),

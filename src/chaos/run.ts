@@ -25,6 +25,7 @@ import {
   type HttpRequest,
   type OperationSettings,
   type ResilienceEvent,
+  type SharedStore,
   type TimerHandle,
   type Transport,
   type VirtualClock,
@@ -79,6 +80,33 @@ export interface Measured {
   readonly requests: number;
   /** Virtual milliseconds the drill covered. */
   readonly virtualMs: number;
+  /**
+   * Every step a rate limit kept in a store (`store: redis`) took, with the drill's time it was
+   * taken at and what the store answered, so the answers can be replayed against the policy's
+   * rate (chaos.ts, the limit promise); empty for a limit in memory or none.
+   */
+  readonly limitSteps: readonly LimitStep[];
+}
+
+/** One step of a rate limit kept in a store, as the drill saw it. */
+export type LimitStep =
+  | {
+      readonly kind: "take";
+      readonly key: string;
+      /** Virtual milliseconds of the drill's clock when the step ran. */
+      readonly atMs: number;
+      /** The server's pause the permit is asked for after (ms). */
+      readonly offsetMs: number;
+      /** The longest wait the attempt accepts (ms). */
+      readonly boundMs: number;
+      readonly granted: boolean;
+      readonly waitMs: number;
+    }
+  | { readonly kind: "refund"; readonly key: string; readonly atMs: number };
+
+/** How a drill is run: the store its stack is given, on the drill's clock (tests replace it). */
+export interface DrillRig {
+  readonly store?: (clock: Clock) => SharedStore;
 }
 
 /** A clock that knows when its next timer is due, over a virtual clock. */
@@ -146,6 +174,7 @@ export async function runDrill(
   op: ResolvedOperation,
   drill: Drill,
   seed: number,
+  rig: DrillRig = {},
 ): Promise<Measured> {
   const virtual = createVirtualClock();
   const clock = trackedClock(virtual);
@@ -156,7 +185,8 @@ export async function runDrill(
     parked: (id) => requests.parked(id),
   });
   try {
-    return await drive(policy, op, drill, seed, { virtual, clock, requests, server });
+    const store = (rig.store ?? ((c: Clock) => createMemoryStore({ clock: c })))(clock);
+    return await drive(policy, op, drill, seed, { virtual, clock, requests, server, store });
   } finally {
     await server.close();
   }
@@ -167,6 +197,7 @@ interface Rig {
   readonly clock: TrackedClock;
   readonly requests: Requests;
   readonly server: DrillServer;
+  readonly store: SharedStore;
 }
 
 async function drive(
@@ -179,12 +210,14 @@ async function drive(
   const { virtual, clock, requests, server } = rig;
   const events = collect(clock);
   const http = policy.transport === "http";
+  const limitSteps: LimitStep[] = [];
   const dependency = createDependency(dependencySettings(policy) as DependencySettings, {
     clock,
     random: createSeededRandom(seed),
     observer: events.observe,
-    // a rate limit or stale cache kept in Redis runs in this process during a drill
-    store: createMemoryStore(),
+    // a rate limit or stale cache kept in Redis runs in a memory store on the drill's clock:
+    // a drill never needs or touches a Redis server (docs/chaos.md, "Limits")
+    store: recording(rig.store, clock, limitSteps),
   });
   const settings = operationSettings(op, http) as OperationSettings;
   const budgetStart = dependency.budget?.tokens;
@@ -259,6 +292,50 @@ async function drive(
           },
     requests: server.received,
     virtualMs: virtual.now(),
+    limitSteps,
+  };
+}
+
+/** `store`, with every rate-limit step it answers written to `steps` at the drill's time. */
+function recording(store: SharedStore, clock: Clock, steps: LimitStep[]): SharedStore {
+  // in the order the steps were asked for, which is the order the store runs them in
+  let asked = 0;
+  const order = new Map<LimitStep, number>();
+  const record = (step: LimitStep, seq: number): void => {
+    order.set(step, seq);
+    let at = steps.length;
+    while (at > 0 && order.get(steps[at - 1]!)! > seq) at--;
+    steps.splice(at, 0, step);
+  };
+  return {
+    kind: store.kind,
+    key: (...parts) => store.key(...parts),
+    run(script, keys, args) {
+      const atMs = clock.now();
+      const key = keys[0] ?? "";
+      const seq = asked++;
+      const answer = store.run(script, keys, args);
+      if (script.name === "rate-limit-refund")
+        return answer.then((result) => {
+          record({ kind: "refund", key, atMs }, seq);
+          return result;
+        });
+      if (script.name !== "rate-limit-take") return answer;
+      return answer.then((result) => {
+        const taken = result as { granted: boolean; waitMs: number };
+        const step: LimitStep = {
+          kind: "take",
+          key,
+          atMs,
+          offsetMs: Number(args[2] ?? 0),
+          boundMs: Number(args[3] ?? 0),
+          granted: taken.granted,
+          waitMs: taken.waitMs,
+        };
+        record(step, seq);
+        return result;
+      });
+    },
   };
 }
 

@@ -49,6 +49,7 @@ import {
   DEFAULT_OPERATION_LABEL,
   tune,
   writeTuned,
+  type TuneResult,
 } from "../tune/tune.js";
 import { renderTune } from "../tune/report.js";
 import { chaos, DEFAULT_SEED } from "../chaos/chaos.js";
@@ -240,7 +241,21 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
     .argument("[paths...]", "policy files, directories or globs (default: the project's policies)")
     .requiredOption(
       "--from <export>",
-      "Prometheus text-format or OTLP JSON metrics export with duration histograms",
+      "Prometheus text-format or OTLP JSON metrics export with duration histograms; repeat it for the exports of several replicas, which are added up",
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
+    .addOption(
+      new Option(
+        "--rps <which>",
+        "write latency.rps as the rate one replica sees (per-replica) or the whole fleet's (fleet)",
+      )
+        .choices(["per-replica", "fleet"])
+        .default("per-replica"),
+    )
+    .option(
+      "--replicas <n>",
+      "the replicas the exports cover, when they cannot tell (default: counted by file, exposition and instance label)",
+      parsePositive,
     )
     .option("--write", "apply the new latency to the policy files (nothing is written on an error)")
     .option(
@@ -499,7 +514,9 @@ async function runExplain(
 
 /** The options of `resgen tune`, as commander parses them. */
 interface TuneFlags {
-  from: string;
+  from: string[];
+  rps: "per-replica" | "fleet";
+  replicas?: number;
   write?: boolean;
   window?: number;
   minSamples?: number;
@@ -514,6 +531,8 @@ async function runTune(paths: string[], opts: TuneFlags, io: Io): Promise<number
   const result = await tune(paths, {
     cwd: io.cwd,
     from: opts.from,
+    rps: opts.rps,
+    ...(opts.replicas === undefined ? {} : { replicas: opts.replicas }),
     ...(opts.metric === undefined ? {} : { metric: opts.metric }),
     ...(opts.dependencyLabel === undefined ? {} : { dependencyLabel: opts.dependencyLabel }),
     ...(opts.operationLabel === undefined ? {} : { operationLabel: opts.operationLabel }),
@@ -526,7 +545,7 @@ async function runTune(paths: string[], opts: TuneFlags, io: Io): Promise<number
   io.stdout(renderTune(result, { color: io.color, write: opts.write === true }));
   const changed = result.policies.filter((p) => p.tuned !== p.text).length;
   if (result.exit !== 0) {
-    io.stdout("nothing written: fix the errors above first\n");
+    io.stdout(`nothing written: ${tuneErrors(result)}\n`);
     return result.exit;
   }
   if (opts.write !== true) {
@@ -537,7 +556,7 @@ async function runTune(paths: string[], opts: TuneFlags, io: Io): Promise<number
     );
     return 0;
   }
-  const written = await writeTuned(result);
+  const written = await writeTuned(result, io.cwd);
   if ("error" in written) {
     io.stderr(`resgen: ${written.error}\n`);
     return 2;
@@ -548,6 +567,25 @@ async function runTune(paths: string[], opts: TuneFlags, io: Io): Promise<number
       : written.written.map((f) => `wrote ${f}\n`).join(""),
   );
   return 0;
+}
+
+/**
+ * What stopped a tune run from writing, counted from what its report printed: the export's
+ * errors and the analyzer's, so the summary names nothing the report did not show.
+ */
+function tuneErrors(result: TuneResult): string {
+  const inExport = result.problems.filter((p) => p.severity === "error").length;
+  const checked = result.tunedCheck ?? result.committed;
+  const inPolicies = countBySeverity(checked.diagnostics).errors;
+  const parts = [
+    ...(inExport > 0 ? [`${String(inExport)} in the export`] : []),
+    ...(inPolicies > 0
+      ? [`${String(inPolicies)} in the ${result.tunedCheck ? "tuned " : ""}policies`]
+      : []),
+  ];
+  const n = inExport + inPolicies;
+  if (n === 0) return "the run did not complete";
+  return `fix the ${n === 1 ? "error" : `${String(n)} errors`} above first (${parts.join(", ")})`;
 }
 
 /** The options of `resgen chaos`, as commander parses them. */

@@ -555,7 +555,7 @@ export const CODES = {
     severity: "warning",
     exit: "findings",
     title: "Rate limit over the quota",
-    help: "Every attempt takes a permit of the client's rate limit, retries and hedged copies included (docs/runtime.md, \"Rate limit\"). resgen compares what can reach the server with the quota it protects (`rateLimit.quota`, else the rate itself): a rate over its quota; operations' own limits, which add to the dependency's; and the worst-case demand, `latency.rps` × the attempts a call may make, which, over the quota, means retries take the permits first attempts need and calls fail as `rate-limited`. The message shows the arithmetic.",
+    help: "Every attempt takes a permit of the client's rate limit, retries and hedged copies included (docs/runtime.md, \"Rate limit\"). resgen compares what can reach the server with the quota it protects (`rateLimit.quota`, else the rate itself): a rate over its quota; operations' own limits, which add to the dependency's; and the worst-case demand, `latency.rps` × the attempts a call may make (`latency.rps` is one replica's rate: against a limit kept in Redis, which every replica shares, it is multiplied by `rateLimit.replicas` too), which, over the quota, means retries take the permits first attempts need and calls fail as `rate-limited`. The message shows the arithmetic.",
     fix: "Keep the limits within the quota, make fewer attempts (or add a retry budget), or declare the server's real quota as `rateLimit.quota`.",
     example:
       "version: 1\ndependency: geocoder\nlatency: { rps: 80 }\nrateLimit: { rate: 100/s, burst: 20 }\nretry: { maxAttempts: 3, budget: {} }\nbulkhead: false\noperations:\n  lookup: { method: GET, path: /geocode }\n",

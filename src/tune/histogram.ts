@@ -33,6 +33,14 @@ export interface HistogramSeries {
   readonly window?: { readonly start: bigint; readonly end: bigint };
   /** Where it was read: `file:line` or `file: metric "name", data point 3`. */
   readonly where: string;
+  /**
+   * Which replica's export it came from, within its file: the exposition of a concatenated
+   * Prometheus file (`2`), or an OTLP resource's `service.instance.id` (else all its
+   * attributes). Undefined where the file holds one.
+   */
+  readonly replica?: string;
+  /** The input it was read from, by its place among the `--from` files (tune.ts sets it). */
+  readonly source?: number;
 }
 
 /** A problem with an input: an error stops `tune` (nothing is written), a warning does not. */

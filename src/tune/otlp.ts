@@ -82,7 +82,8 @@ export function readOtlp(text: string, file: string): ReadExport {
       });
       continue;
     }
-    for (const resource of list(doc["resourceMetrics"]))
+    for (const resource of list(doc["resourceMetrics"])) {
+      const replica = isObject(resource) ? replicaOf(resource["resource"]) : undefined;
       for (const scope of isObject(resource) ? list(resource["scopeMetrics"]) : [])
         for (const metric of isObject(scope) ? list(scope["metrics"]) : []) {
           if (!isObject(metric) || typeof metric["name"] !== "string") continue;
@@ -117,11 +118,66 @@ export function readOtlp(text: string, file: string): ReadExport {
               });
               continue;
             }
-            series.push({ metric: name, unit, where, ...read });
+            series.push({
+              metric: name,
+              unit,
+              where,
+              ...read,
+              ...(replica === undefined ? {} : { replica }),
+            });
           }
         }
+    }
   }
-  return { format: "otlp", series, problems };
+  return { format: "otlp", series: latestReports(series), problems };
+}
+
+/**
+ * The replica a resource stands for: its `service.instance.id`, which OpenTelemetry makes unique
+ * per process, else all its attributes; undefined for a resource without attributes.
+ */
+function replicaOf(resource: Json): string | undefined {
+  const attributes: [string, string][] = [];
+  for (const a of isObject(resource) ? list(resource["attributes"]) : []) {
+    if (!isObject(a) || typeof a["key"] !== "string") continue;
+    const value = attributeValue(a["value"]);
+    if (value !== undefined) attributes.push([a["key"], value]);
+  }
+  const instance = attributes.find(([k]) => k === "service.instance.id");
+  if (instance !== undefined) return `service.instance.id=${instance[1]}`;
+  if (attributes.length === 0) return undefined;
+  return attributes
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(",");
+}
+
+/**
+ * One report per series and start time: a file the Collector appends an export to every
+ * interval holds the same cumulative series again and again, each report counting everything
+ * since the same start, so only the latest counts. Reports with other start times (delta
+ * temporality, a restart) or of other replicas are other observations, added up by tune.
+ */
+function latestReports(series: readonly HistogramSeries[]): HistogramSeries[] {
+  const latest = new Map<string, HistogramSeries>();
+  const order: string[] = [];
+  for (const s of series) {
+    if (s.window === undefined) {
+      order.push(`#${String(order.length)}`);
+      latest.set(order[order.length - 1]!, s);
+      continue;
+    }
+    const key = JSON.stringify([
+      s.metric,
+      s.replica ?? "",
+      String(s.window.start),
+      Object.entries(s.labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    ]);
+    const seen = latest.get(key);
+    if (seen === undefined) order.push(key);
+    if (seen === undefined || seen.window!.end < s.window.end) latest.set(key, s);
+  }
+  return order.map((key) => latest.get(key)!);
 }
 
 function readPoint(

@@ -19,6 +19,8 @@ interface Sample {
   readonly labels: Record<string, string>;
   readonly value: number;
   readonly line: number;
+  /** Which `# TYPE` line of its metric it follows: 0 the first, 1 a repeated one, … */
+  readonly exposition?: number;
 }
 
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/;
@@ -96,14 +98,20 @@ export function readPrometheus(text: string, file: string): ReadExport {
   const types = new Map<string, string>();
   const units = new Map<string, { unit: string; line: number }>();
   const samples: Sample[] = [];
+  // A file of several replicas' exports one after the other (`cat a.prom b.prom`) repeats each
+  // metric's `# TYPE` line: the samples after the second are the next exposition's.
+  const exposition = new Map<string, number>();
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
     if (line === "") continue;
     if (line.startsWith("#")) {
       const meta = /^#\s*(TYPE|UNIT)\s+(\S+)\s+(\S+)\s*$/.exec(line);
-      if (meta?.[1] === "TYPE") types.set(meta[2]!, meta[3]!);
-      else if (meta?.[1] === "UNIT") units.set(meta[2]!, { unit: meta[3]!, line: i + 1 });
+      if (meta?.[1] === "TYPE") {
+        const name = meta[2]!;
+        if (types.has(name)) exposition.set(name, (exposition.get(name) ?? 0) + 1);
+        types.set(name, meta[3]!);
+      } else if (meta?.[1] === "UNIT") units.set(meta[2]!, { unit: meta[3]!, line: i + 1 });
       continue;
     }
     const sample = parseSample(line, i + 1);
@@ -113,7 +121,13 @@ export function readPrometheus(text: string, file: string): ReadExport {
         where: `${file}:${i + 1}`,
         message: `cannot read this line: ${sample}`,
       });
-    else samples.push(sample);
+    else {
+      const base = SUFFIXES.reduce(
+        (name, x) => (name.endsWith(x) ? name.slice(0, -x.length) : name),
+        sample.name,
+      );
+      samples.push({ ...sample, exposition: exposition.get(base) ?? 0 });
+    }
   }
 
   // which names are histograms: those typed so, and untyped names with `le`-labelled buckets
@@ -130,23 +144,44 @@ export function readPrometheus(text: string, file: string): ReadExport {
     readonly labels: Record<string, string>;
     readonly line: number;
     readonly buckets: { le: number; count: number; line: number }[];
+    /** Its exposition in the file, counted from 0: which replica's export it is. */
+    readonly copy: number;
     count?: { value: number; line: number };
+    sum?: boolean;
   }
   const groups = new Map<string, Group>();
+  // the exposition each series is in now: a series whose samples begin again (a bound, a
+  // `_count` or a `_sum` it already has) is the next exposition's, with or without `# TYPE`
+  const current = new Map<string, number>();
   for (const s of samples) {
     const suffix = SUFFIXES.find((x) => s.name.endsWith(x));
     if (suffix === undefined) continue;
     const base = s.name.slice(0, -suffix.length);
     if (!histograms.has(base)) continue;
     const { le, ...labels } = s.labels;
-    const key =
+    const series =
       base +
       JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    let copy = Math.max(current.get(series) ?? 0, s.exposition ?? 0);
+    const open = groups.get(`${series}#${String(copy)}`);
+    if (open !== undefined) {
+      const bound = le === undefined ? undefined : parseValue(le);
+      const again =
+        suffix === "_bucket"
+          ? open.buckets.some((b) => b.le === bound)
+          : suffix === "_count"
+            ? open.count !== undefined
+            : open.sum === true;
+      if (again) copy++;
+    }
+    current.set(series, copy);
+    const key = `${series}#${String(copy)}`;
     let group = groups.get(key);
     if (!group) {
-      group = { base, labels, line: s.line, buckets: [] };
+      group = { base, labels, line: s.line, buckets: [], copy };
       groups.set(key, group);
     }
+    if (suffix === "_sum") group.sum = true;
     const where = `${file}:${s.line}`;
     if (suffix === "_bucket") {
       const bound = le === undefined ? undefined : parseValue(le);
@@ -171,6 +206,7 @@ export function readPrometheus(text: string, file: string): ReadExport {
   }
 
   const series: HistogramSeries[] = [];
+  const copies = Math.max(0, ...[...groups.values()].map((g) => g.copy)) + 1;
   for (const group of groups.values()) {
     const where = `${file}:${group.line}`;
     const buckets: Bucket[] = group.buckets
@@ -207,6 +243,7 @@ export function readPrometheus(text: string, file: string): ReadExport {
       unit: declared ?? fromName,
       ...(conflict === undefined ? {} : { unitConflict: conflict }),
       where,
+      ...(copies > 1 ? { replica: `exposition ${String(group.copy + 1)}` } : {}),
     });
   }
   return { format: "prometheus", series, problems };

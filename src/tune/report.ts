@@ -21,8 +21,23 @@ function observedLine(o: Observed, withP90: boolean): string {
     const e = o.quantiles[k];
     return e ? [estimate(k, e)] : [];
   });
-  if (o.rps !== undefined) parts.push(`rps ${roundedRps(o.rps)}`);
+  if (o.rps !== undefined) parts.push(`rps ${roundedRps(o.rps)}${rpsShown(o)}`);
   return parts.join(", ");
+}
+
+/** How many replicas the observations came from, where there are several. */
+function replicasShown(o: Observed): string {
+  if (o.replicas === 1 && o.replicasGiven !== true) return "";
+  const n = `${String(o.replicas)} replica${o.replicas === 1 ? "" : "s"}`;
+  return ` from ${n}${o.replicasGiven === true ? " (--replicas)" : ""}`;
+}
+
+/** What rps is: one replica's or the fleet's, where the two differ. */
+function rpsShown(o: Observed): string {
+  if (o.fleetRps === undefined || o.rps === undefined || o.replicas === 1) return "";
+  return o.rps === o.fleetRps
+    ? ` for the fleet of ${String(o.replicas)}`
+    : ` per replica (${String(roundedRps(o.fleetRps))} for the fleet of ${String(o.replicas)})`;
 }
 
 const ORIGIN: Readonly<Record<string, string>> = {
@@ -45,11 +60,12 @@ export function renderTune(
       "quantiles are interpolated inside histogram buckets: each true value lies between the bucket bounds shown",
       "",
     );
+  const exportErrors = result.problems.some((p) => p.severity === "error");
   for (const p of result.policies) {
     const o = p.observed;
     const withP90 = p.values.p90 !== undefined || /\bp90\s*:/.test(p.text);
     out.push(
-      `${p.dependency} (${p.file}): ${o ? `${o.samples} successful observation${o.samples === 1 ? "" : "s"}` : "no data"}`,
+      `${p.dependency} (${p.file}): ${o ? `${o.samples} successful observation${o.samples === 1 ? "" : "s"}${replicasShown(o)}` : `no data${exportErrors ? " (the export's errors are below)" : ""}`}`,
     );
     if (o) out.push(`  observed: ${observedLine(o, withP90)}`);
     if (p.operations.length > 0) {

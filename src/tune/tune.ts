@@ -7,14 +7,14 @@
  * texts in place of the committed ones), so the derived values and the analyzer's findings are
  * the project's own. Writing (`--write`) happens only when nothing went wrong.
  */
-import { rename, rm, writeFile } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
+import { chmod, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { check, checkProgram, type CheckResult } from "../program/check.js";
 import { countBySeverity, exitCode } from "../diagnostics/diagnostic.js";
 import { formatMs } from "../language/durations.js";
 import type { ResolvedLatency, ResolvedPolicy } from "../model/resolved.js";
 import { overlayHost } from "../source/overlay.js";
-import { readInput } from "../source/read.js";
+import { isWithin, readInput } from "../source/read.js";
 import { runAsync } from "../source/task.js";
 import { secondsPer, type HistogramSeries, type Problem, type ReadExport } from "./histogram.js";
 import { readOtlp } from "./otlp.js";
@@ -38,10 +38,21 @@ const ERROR_LABEL = "error.type";
 /** Set on attempts the client's `chaos` option injected faults into: a drill, not the dependency. */
 const CHAOS_LABEL = "resilience.chaos.fault";
 
+/** Labels that tell replicas apart inside one export: Prometheus' scrape target, OpenTelemetry's. */
+const REPLICA_LABELS = ["instance", "service.instance.id"] as const;
+
 export interface TuneOptions {
   readonly cwd: string;
-  /** The export to read. */
-  readonly from: string;
+  /** The export to read, or the exports of several replicas, added up. */
+  readonly from: string | readonly string[];
+  /**
+   * What `latency.rps` is written as: the rate one replica sees (`per-replica`, the default,
+   * what the bulkhead, the breaker's window and a memory rate limit are sized by), or the
+   * whole fleet's (`fleet`).
+   */
+  readonly rps?: "per-replica" | "fleet";
+  /** Replicas the exports cover, when they cannot tell (docs/tune.md, "Several replicas"). */
+  readonly replicas?: number;
   readonly metric?: string;
   readonly dependencyLabel?: string;
   readonly operationLabel?: string;
@@ -66,8 +77,17 @@ export interface Observed {
   readonly samples: number;
   /** Estimates in seconds, with the bounds of the bucket each fell in. */
   readonly quantiles: Readonly<Partial<Record<QuantileKey, QuantileEstimate>>>;
-  /** Observations of every outcome per second over the window; undefined without a window. */
+  /**
+   * Observations of every outcome per second over the window, as written (per replica, or for
+   * the fleet with `rps: fleet`); undefined without a window.
+   */
   readonly rps?: number;
+  /** The same over every replica of the exports; undefined without a window. */
+  readonly fleetRps?: number;
+  /** Replicas the observations came from: counted in the exports, or `--replicas`. */
+  readonly replicas: number;
+  /** Whether `replicas` was given (`--replicas`) rather than counted. */
+  readonly replicasGiven?: boolean;
 }
 
 /** One derived value before and after tuning. */
@@ -122,23 +142,35 @@ export async function tune(paths: readonly string[], options: TuneOptions): Prom
   if (committed.unmatched.length > 0 || countBySeverity(committed.diagnostics).errors > 0)
     return refused(Math.max(1, exitCode(committed.diagnostics)) as 1 | 2);
 
-  const exportFile = resolve(options.cwd, options.from);
-  // a FIFO, a device or an export past the limit is refused, not read until it ends
-  const input = await readInput(exportFile, MAX_EXPORT_BYTES);
-  if ("problem" in input) {
-    problems.push({ severity: "error", where: options.from, message: input.problem });
-    return refused(2);
+  const froms = typeof options.from === "string" ? [options.from] : [...options.from];
+  const reads: ReadExport[] = [];
+  for (const [index, from] of froms.entries()) {
+    const exportFile = resolve(options.cwd, from);
+    // a FIFO, a device or an export past the limit is refused, not read until it ends
+    const input = await readInput(exportFile, MAX_EXPORT_BYTES);
+    if ("problem" in input) {
+      problems.push({ severity: "error", where: from, message: input.problem });
+      return refused(2);
+    }
+    const text = input.text;
+    if (text.trim() === "") {
+      problems.push({ severity: "error", where: from, message: "the export is empty" });
+      return refused(1);
+    }
+    const one: ReadExport = text.trimStart().startsWith("{")
+      ? readOtlp(text, from)
+      : readPrometheus(text, from);
+    reads.push({ ...one, series: one.series.map((s) => ({ ...s, source: index })) });
   }
-  const text = input.text;
-  if (text.trim() === "") {
-    problems.push({ severity: "error", where: options.from, message: "the export is empty" });
-    return refused(1);
-  }
-  const read: ReadExport = text.trimStart().startsWith("{")
-    ? readOtlp(text, options.from)
-    : readPrometheus(text, options.from);
+  // the exports of several replicas are one export: their series are added up
+  const read: ReadExport = {
+    format: reads.some((r) => r.format === "prometheus") ? "prometheus" : "otlp",
+    series: reads.flatMap((r) => r.series),
+    problems: reads.flatMap((r) => r.problems),
+  };
   problems.push(...read.problems);
-  const selected = select(read, options, problems);
+  const shownFrom = froms.join(", ");
+  const selected = select(read, { ...options, from: shownFrom }, problems);
 
   const policies: TunedPolicy[] = [];
   const tunedTexts = new Map<string, string>();
@@ -148,7 +180,7 @@ export async function tune(paths: readonly string[], options: TuneOptions): Prom
     if (!dependencies.has(name))
       problems.push({
         severity: "warning",
-        where: options.from,
+        where: shownFrom,
         message: `the export has latency of "${name}", which no policy given names`,
       });
   for (const policy of committed.policies) {
@@ -156,10 +188,13 @@ export async function tune(paths: readonly string[], options: TuneOptions): Prom
     const absolute = committed.files.get(policy.file)?.absolute;
     if (!source || absolute === undefined) continue;
     const series = selected.byDependency.get(policy.dependency) ?? [];
+    const replicas = replicasOf(series, options);
     const observed = selected.ok
-      ? observe(policy.dependency, series, selected, options, problems)
+      ? observe(policy.dependency, series, selected, options, replicas, problems)
       : undefined;
-    const operations = selected.ok ? observeOperations(policy, series, selected, options) : [];
+    const operations = selected.ok
+      ? observeOperations(policy, series, selected, options, replicas)
+      : [];
     let values: LatencyText = {};
     if (observed !== undefined) {
       if (observed.samples < minSamples)
@@ -211,25 +246,67 @@ export async function tune(paths: readonly string[], options: TuneOptions): Prom
   return { problems, committed, tunedCheck, policies: withDerived, exit: failed ? 1 : 0 };
 }
 
-/** Writes the tuned texts that differ, each to a temporary file renamed over it; none on an error. */
+/**
+ * Writes the tuned texts that differ, each to a temporary file beside it renamed over it; none
+ * on an error. A policy that is a symbolic link (or lies under one) is written through it, to its
+ * target, which keeps its mode; one whose target is outside its project is refused, and then
+ * nothing is written (docs/tune.md, "Writing"). `written` names each file as displayed, with the
+ * link's target where it differs, relative to `cwd`.
+ */
 export async function writeTuned(
   result: TuneResult,
+  cwd: string = process.cwd(),
 ): Promise<{ written: string[] } | { error: string }> {
   if (result.exit !== 0) return { error: "not written: fix the errors above first" };
   const changed = result.policies.filter((p) => p.tuned !== p.text);
+  // where each goes: every link resolved, inside its project, once
+  const targets = new Map<string, { file: string; tuned: string; mode: number }>();
+  const written: string[] = [];
+  for (const p of changed) {
+    let target: string;
+    let mode: number;
+    try {
+      target = await realpath(p.absolute);
+      mode = (await stat(target)).mode & 0o7777;
+    } catch (error) {
+      return { error: `cannot write ${p.file}: ${(error as Error).message}; nothing written` };
+    }
+    const config = result.committed.files.get(p.file)?.config;
+    // the project root (docs/security.md): the project file's folder, else the policy's own
+    const folder = config === undefined ? dirname(p.absolute) : dirname(config);
+    const root = await realpath(folder).catch(() => folder);
+    if (!isWithin(root, target))
+      return {
+        error: `cannot write ${p.file}: it is a symbolic link (or lies under one) to a file outside the project, and tune writes nothing outside the project; nothing written`,
+      };
+    const same = targets.get(target);
+    if (same !== undefined && same.tuned !== p.tuned)
+      return {
+        error: `cannot write ${p.file}: it and ${same.file} are the same file, tuned differently; nothing written`,
+      };
+    if (same === undefined) targets.set(target, { file: p.file, tuned: p.tuned, mode });
+    const shown = relative(cwd, target).split(sep).join("/");
+    written.push(
+      target === p.absolute || shown === p.file
+        ? p.file
+        : `${p.file} (through its link to ${shown})`,
+    );
+  }
   const temps: [string, string][] = [];
   try {
-    for (const p of changed) {
-      const temp = join(dirname(p.absolute), `.${basename(p.absolute)}.${process.pid}.tune.tmp`);
-      temps.push([temp, p.absolute]);
-      await writeFile(temp, p.tuned, { flag: "wx" });
+    for (const [target, t] of targets) {
+      const temp = join(dirname(target), `.${basename(target)}.${process.pid}.tune.tmp`);
+      temps.push([temp, target]);
+      await writeFile(temp, t.tuned, { flag: "wx", mode: t.mode });
+      // the creation mode passes through the umask: set the target's exactly
+      await chmod(temp, t.mode);
     }
   } catch (error) {
     for (const [temp] of temps) await rm(temp, { force: true });
     return { error: `cannot write: ${(error as Error).message}; nothing written` };
   }
   for (const [temp, target] of temps) await rename(temp, target);
-  return { written: changed.map((p) => p.file) };
+  return { written };
 }
 
 // --- which series count ---------------------------------------------------------------------
@@ -258,7 +335,11 @@ function isMetric(name: string, wanted: string): boolean {
   return [prometheus, `${prometheus}_seconds`, `${prometheus}_milliseconds`].includes(name);
 }
 
-function select(read: ReadExport, options: TuneOptions, problems: Problem[]): Selected {
+function select(
+  read: ReadExport,
+  options: TuneOptions & { readonly from: string },
+  problems: Problem[],
+): Selected {
   const metric = options.metric ?? DEFAULT_METRIC;
   const dependencyLabel = options.dependencyLabel ?? DEFAULT_DEPENDENCY_LABEL;
   const operationLabel = options.operationLabel ?? DEFAULT_OPERATION_LABEL;
@@ -331,11 +412,53 @@ function select(read: ReadExport, options: TuneOptions, problems: Problem[]): Se
   return { ...base, ok, byDependency };
 }
 
+/**
+ * How many replicas `series` (one dependency's) came from: `--replicas` when given, else the
+ * distinct replicas the exports tell apart, by file (`--from`), by exposition inside a file (a
+ * concatenated Prometheus file, an OTLP resource) and by a replica label (`instance`,
+ * `service.instance.id`).
+ */
+function replicasOf(series: readonly HistogramSeries[], options: TuneOptions): number {
+  if (options.replicas !== undefined) return options.replicas;
+  return Math.max(1, byReplica(series).size);
+}
+
+/** `series` by the replica each came from (see {@link replicasOf}). */
+function byReplica(series: readonly HistogramSeries[]): Map<string, HistogramSeries[]> {
+  const out = new Map<string, HistogramSeries[]>();
+  for (const s of series) {
+    const label = REPLICA_LABELS.map((l) => labelOf(s, l)).find((v) => v !== undefined);
+    const key = JSON.stringify([s.source ?? 0, s.replica ?? "", label ?? ""]);
+    out.set(key, [...(out.get(key) ?? []), s]);
+  }
+  return out;
+}
+
+/**
+ * Observations per second of every replica together: with `--window`, all of them over it;
+ * else each replica's over its own window (OTLP start to end: replicas started at different
+ * times count over different periods), added up. Undefined when a replica's period is unknown.
+ */
+function fleetRate(series: readonly HistogramSeries[], options: TuneOptions): number | undefined {
+  if (options.windowMs !== undefined) {
+    const all = series.reduce((sum, s) => sum + s.count, 0);
+    return options.windowMs > 0 ? all / (options.windowMs / 1000) : undefined;
+  }
+  let total = 0;
+  for (const group of byReplica(series).values()) {
+    const seconds = windowSeconds(group, options);
+    if (seconds === undefined || seconds <= 0) return undefined;
+    total += group.reduce((sum, s) => sum + s.count, 0) / seconds;
+  }
+  return total;
+}
+
 /** The latency of a set of series: quantiles of the successful ones, rps of all. */
 function observeSeries(
   series: readonly HistogramSeries[],
   selected: Selected,
   options: TuneOptions,
+  replicas: number,
 ): Observed | string | undefined {
   const good = series.filter(selected.success);
   if (good.length === 0) return undefined;
@@ -348,12 +471,15 @@ function observeSeries(
     if (e) quantiles[key] = e;
   }
   const samples = merged[merged.length - 1]!.count;
-  const all = series.reduce((sum, s) => sum + s.count, 0);
-  const seconds = windowSeconds(series, options);
+  const fleet = fleetRate(series, options);
   return {
     samples,
     quantiles,
-    ...(seconds === undefined || seconds <= 0 ? {} : { rps: all / seconds }),
+    replicas,
+    ...(options.replicas === undefined ? {} : { replicasGiven: true }),
+    ...(fleet === undefined
+      ? {}
+      : { fleetRps: fleet, rps: options.rps === "fleet" ? fleet : fleet / replicas }),
   };
 }
 
@@ -363,7 +489,9 @@ function windowSeconds(
 ): number | undefined {
   if (options.windowMs !== undefined) return options.windowMs / 1000;
   const windows = series.flatMap((s) => (s.window ? [s.window] : []));
-  if (windows.length === 0) return undefined;
+  // a series with no window of its own (a Prometheus export among OTLP ones) has counts over
+  // an unknown period: no rate can be told from them
+  if (windows.length === 0 || windows.length < series.length) return undefined;
   const start = windows.reduce((m, w) => (w.start < m ? w.start : m), windows[0]!.start);
   const end = windows.reduce((m, w) => (w.end > m ? w.end : m), windows[0]!.end);
   return Number(end - start) / 1e9;
@@ -374,13 +502,14 @@ function observe(
   series: readonly HistogramSeries[],
   selected: Selected,
   options: TuneOptions,
+  replicas: number,
   problems: Problem[],
 ): Observed | undefined {
-  const observed = observeSeries(series, selected, options);
+  const observed = observeSeries(series, selected, options, replicas);
   if (typeof observed === "string") {
     problems.push({
       severity: "error",
-      where: options.from,
+      where: typeof options.from === "string" ? options.from : options.from.join(", "),
       message: `${dependency}: ${observed}`,
     });
     return undefined;
@@ -393,6 +522,7 @@ function observeOperations(
   series: readonly HistogramSeries[],
   selected: Selected,
   options: TuneOptions,
+  replicas: number,
 ): (Observed & { name: string })[] {
   const byOperation = new Map<string, HistogramSeries[]>();
   for (const s of series) {
@@ -406,7 +536,7 @@ function observeOperations(
     const j = known.indexOf(b);
     return (i < 0 ? Infinity : i) - (j < 0 ? Infinity : j) || (a < b ? -1 : a > b ? 1 : 0);
   })) {
-    const o = observeSeries(byOperation.get(name)!, selected, options);
+    const o = observeSeries(byOperation.get(name)!, selected, options, replicas);
     if (o !== undefined && typeof o !== "string") out.push({ name, ...o });
   }
   return out;

@@ -5,10 +5,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/cli.js";
-import { brokePromise, chaos, promises } from "../../src/chaos/chaos.js";
+import { brokePromise, chaos, judge, promises } from "../../src/chaos/chaos.js";
 import { planDrills, healthyLatency, sampleValue } from "../../src/chaos/drills.js";
-import { renderChaosText, quantile } from "../../src/chaos/report.js";
+import { renderChaosJson, renderChaosText, quantile } from "../../src/chaos/report.js";
 import { runDrill, type Measured } from "../../src/chaos/run.js";
+import { createMemoryStore } from "../../templates/runtime/index.js";
 import { startDrillServer, type Behaviour } from "../../src/chaos/server.js";
 import { check } from "../../src/program/check.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
@@ -142,6 +143,7 @@ describe("the promises", () => {
     budget: null,
     requests: 100,
     virtualMs: 1000,
+    limitSteps: [],
     ...over,
   });
 
@@ -213,7 +215,13 @@ describe("resgen chaos", () => {
     const [policy] = result.policies;
     const [operation] = policy!.operations;
     const last = operation!.drills.at(-1)!;
-    const broken = { ...last, load: { ...last.load, holds: false } };
+    // one request more than the bound allows for this drill
+    const bound = judge(policy!.policy, operation!.operation, last.measured).load.limit;
+    const requests = Math.floor(bound * last.measured.calls) + 1;
+    const broken = {
+      ...last,
+      measured: { ...last.measured, requests, attempts: { total: requests, max: 3 } },
+    };
     const drills = [...operation!.drills.slice(0, -1), broken];
     expect(brokePromise([{ ...policy!, operations: [{ ...operation!, drills }] }])).toBe(true);
   }, 60_000);
@@ -243,4 +251,125 @@ describe("resgen chaos", () => {
     });
     expect(renderChaosText(result)).toBe(first.stdout);
   }, 60_000);
+});
+
+describe("a rate limit kept in Redis", () => {
+  const REDIS = "test/chaos/fixtures/limit-redis/catalog.yaml";
+  const MEMORY = "test/chaos/fixtures/limit-memory/catalog.yaml";
+
+  const partial = async (file: string, rig?: Parameters<typeof runDrill>[4]) => {
+    const policy = await policyOf(file);
+    const op = policy.operations[0]!;
+    const drill = planDrills(policy, op, { calls: 200, seed: 1 }).find(
+      (d) => d.name === "partial",
+    )!;
+    return { policy, op, measured: await runDrill(policy, op, drill, 1, rig) };
+  };
+
+  // 150/s against 100 calls a second, 20% of attempts answered 503: the limit has room for
+  // every call and its retries, kept in memory or in the store
+  it("is drilled in a store on the drill's clock, as the same limit kept in memory", async () => {
+    const memory = await partial(MEMORY);
+    const redis = await partial(REDIS);
+    expect(memory.measured.outcomes.success).toBeGreaterThanOrEqual(180);
+    // a retry under a shared limit takes its permit once its backoff is over (docs/store.md),
+    // so it never sheds more than the limit in memory, which reserves it ahead
+    expect(redis.measured.rejected.rateLimit).toBeLessThanOrEqual(
+      memory.measured.rejected.rateLimit,
+    );
+    expect(redis.measured.outcomes.success).toBeGreaterThanOrEqual(
+      memory.measured.outcomes.success,
+    );
+    expect(redis.measured.limitSteps.length).toBeGreaterThan(200);
+    const judged = judge(redis.policy, redis.op, redis.measured);
+    expect(judged.limit).toMatchObject({ holds: true, measured: 0 });
+    expect(judged.pass).toBe(true);
+    // and the report says how it was drilled
+    const { code, stdout } = await run(["chaos", REDIS, "--calls", "40"]);
+    expect(stdout).toContain(
+      "  the rate limit kept in Redis: drilled in a memory store on the drill's clock, no Redis needed or touched\n",
+    );
+    expect(stdout).toMatch(/PASS {2}the rate limit kept in the store answered as 150\/s, burst 10/);
+    expect(code).toBe(0);
+  }, 60_000);
+
+  it("fails the limit promise when the store answers on a clock other than the drill's", async () => {
+    // the store without the drill's clock: it reads the system's time, which barely moves
+    const { policy, op, measured } = await partial(REDIS, { store: () => createMemoryStore() });
+    const judged = judge(policy, op, measured);
+    expect(judged.limit!.holds).toBe(false);
+    expect(judged.limit!.measured).toBeGreaterThan(0);
+    expect(judged.pass).toBe(false);
+    const result = await chaos([REDIS], {
+      cwd: PACKAGE_ROOT,
+      calls: 40,
+      runDrill: (p, o, d, seed) => runDrill(p, o, d, seed, { store: () => createMemoryStore() }),
+    });
+    expect(result.exit).toBe(1);
+    const text = renderChaosText(result);
+    expect(text).toContain("FAIL  the rate limit kept in the store answered otherwise than 150/s");
+    expect(text).not.toContain("every promise held");
+  }, 60_000);
+});
+
+describe("a drill's verdict", () => {
+  // observations that cannot all be true: the stack says 150 calls ended of 200 made
+  it("never says PASS, and exits 1, when the observations contradict one another", async () => {
+    const result = await chaos([`${EXAMPLE}/inventory.yaml`], {
+      cwd: PACKAGE_ROOT,
+      operation: "getStock",
+      calls: 20,
+      runDrill: async (policy, op, drill, seed) => {
+        const m = await runDrill(policy, op, drill, seed);
+        return { ...m, outcomes: { ...m.outcomes, success: m.outcomes.success - 5 } };
+      },
+    });
+    expect(result.exit).toBe(1);
+    expect(brokePromise(result.policies)).toBe(true);
+    const text = renderChaosText(result);
+    expect(text).not.toContain("PASS");
+    expect(text).toContain("FAIL  the slow drill's observations disagree: 15 call(s) ended");
+    expect(text).toMatch(/5 drills of 1 operation: 5 broke a promise\n$/);
+    const json = JSON.parse(renderChaosJson(result)) as {
+      exit: number;
+      policies: { operations: { drills: { promises: { pass: boolean } }[] }[] }[];
+    };
+    expect(json.exit).toBe(1);
+    expect(json.policies[0]!.operations[0]!.drills.every((d) => !d.promises.pass)).toBe(true);
+  }, 60_000);
+
+  it("judges each promise from what was measured", async () => {
+    const policy = await policyOf(`${EXAMPLE}/inventory.yaml`);
+    const op = policy.operations[0]!;
+    const base: Measured = {
+      calls: 3,
+      outcomes: { success: 3, fallback: 0, failure: 0 },
+      attempts: { total: 3, max: 1 },
+      successfulAttempts: 3,
+      latencies: [10, 20, 30],
+      transitions: [],
+      fallbacks: {},
+      rejected: { breaker: 0, bulkhead: 0, budget: 0, rateLimit: 0 },
+      budget: null,
+      requests: 3,
+      virtualMs: 1000,
+      limitSteps: [],
+    };
+    expect(judge(policy, op, base).pass).toBe(true);
+    // over the total of 1s
+    expect(judge(policy, op, { ...base, latencies: [10, 20, 1001] }).pass).toBe(false);
+    // a request that no attempt sent
+    const extra = judge(policy, op, { ...base, requests: 4 });
+    expect(extra.pass).toBe(false);
+    expect(extra.time.holds).toBe(false);
+    expect(extra.inconsistencies).toEqual([
+      "4 request(s) reached the dependency, but 3 attempt(s) started",
+    ]);
+    // a success with no response
+    expect(judge(policy, op, { ...base, requests: 2, attempts: { total: 3, max: 1 } }).pass).toBe(
+      false,
+    );
+    // a call time missing
+    expect(judge(policy, op, { ...base, latencies: [10, 20] }).inconsistencies).toHaveLength(1);
+  });
 });

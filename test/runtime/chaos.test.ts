@@ -94,6 +94,40 @@ describe("faults", () => {
     expect(ends(d.events)[0]).toMatchObject({ outcome: "success", durationMs: 100 });
   });
 
+  // Polly's latency strategy injects nothing for a zero delay, and reports nothing either
+  it("latency of 0 ms is no fault: not counted, not reported, and the draws of the others stay", async () => {
+    const faults = (ms: number): ChaosOptions => ({
+      seed: 1,
+      faults: [
+        { kind: "latency", ms, rate: 1 },
+        { kind: "latency", ms: 0, rate: 0.5 },
+        { kind: "network", rate: 0.5 },
+      ],
+    });
+    const zero = drill(faults(0));
+    const some = drill(faults(5));
+    for (const d of [zero, some])
+      for (let i = 0; i < 8; i++) {
+        track(d.dep.call(noRetry, d.ok), d.clock);
+        await d.clock.runAll();
+      }
+    expect(zero.dep.chaos.injected().latency).toBe(0);
+    expect(zero.events.some((e) => e.type === "chaos-injected" && e.fault === "latency")).toBe(
+      false,
+    );
+    expect(ends(zero.events).every((e) => !(e.injected ?? []).includes("latency"))).toBe(true);
+    // a call with no fault at all carries no `injected`
+    expect(ends(zero.events).filter((e) => e.injected === undefined).length).toBe(
+      8 - zero.dep.chaos.injected().network,
+    );
+    // the network faults fall on the same attempts with or without a real delay before them
+    const networks = (d: typeof zero) => ends(d.events).map((e) => e.outcome === "failure");
+    expect(networks(zero)).toEqual(networks(some));
+    expect(some.dep.chaos.injected().latency).toBe(8);
+    expect(zero.dep.chaos.injected().network).toBeGreaterThan(0);
+    expect(zero.dep.chaos.injected().network).toBeLessThan(8);
+  });
+
   it("latency past the attempt timeout times the attempt out, and the transport is never reached", async () => {
     const d = drill({ seed: 1, faults: [{ kind: "latency", ms: 400, rate: 1 }] });
     const result = track(d.dep.call(noRetry, d.ok), d.clock);

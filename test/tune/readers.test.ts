@@ -209,7 +209,27 @@ describe("OTLP JSON", () => {
 
   it("reads one export per line", () => {
     const line = JSON.stringify(exported(point));
-    expect(readOtlp(`${line}\n${line}\n`, "x.jsonl").series).toHaveLength(2);
+    // the next minute, reported on its own (delta temporality): another observation
+    const next = JSON.stringify(
+      exported({
+        ...point,
+        startTimeUnixNano: "1700000060000000000",
+        timeUnixNano: "1700000120000000000",
+      }),
+    );
+    expect(readOtlp(`${line}\n${next}\n`, "x.jsonl").series).toHaveLength(2);
+    // the same cumulative series reported again, since the same start: only the latest counts
+    const later = JSON.stringify(
+      exported({
+        ...point,
+        timeUnixNano: "1700000120000000000",
+        count: "7",
+        bucketCounts: ["1", 2, "4"],
+      }),
+    );
+    const read = readOtlp(`${line}\n${later}\n${line}\n`, "x.jsonl").series;
+    expect(read).toHaveLength(1);
+    expect(read[0]!.count).toBe(7);
   });
 
   it("refuses counts that do not fit the bounds or the total", () => {
