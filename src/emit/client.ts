@@ -354,6 +354,7 @@ function statements(policy: ResolvedPolicy, telemetry: boolean): Doc[] {
           authRequirement(op, schemes) !== undefined,
           validatorOf.get(op.name),
           endpoints ? CLIENT_LOCALS.baseUrl : "config.baseUrl",
+          policy.redirects === "same-origin",
         )
       : functionMethod(op, n, validatorOf.get(op.name)),
   );
@@ -606,6 +607,7 @@ function httpMethod(
   auth: boolean,
   validator: string | undefined,
   baseUrl: string,
+  sameOrigin: boolean,
 ): Doc {
   const response = op.response ? n.response : "void";
   const method = JSON.stringify(op.method ?? "GET");
@@ -642,6 +644,10 @@ function httpMethod(
     `maxResponseBytes: ${maxResponseBytes}`,
   );
   if (validator !== undefined) request.push(`validate: ${validator}`);
+  // same-origin redirects are followed; a method sent again only when the call is repeatable
+  // (docs/runtime.md, "Redirects"). Without it sendHttp follows none.
+  if (sameOrigin)
+    request.push('redirects: "same-origin"', `repeatable: ${String(op.plan.repeatable)}`);
   const args: Doc[] = [
     access(CLIENT_LOCALS.operations, op.name),
     // `undefined`, not `void`: void is no type argument of a call (no-invalid-void-type)

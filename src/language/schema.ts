@@ -1180,6 +1180,10 @@ export const Policy = z
       RANGES.maxResponseBytes.max,
       "Largest response body the client reads, in bytes; a larger 2xx body fails the call (not retried), and the rest is not read. From 1024 (1 KiB) to 268435456 (256 MiB). Defaults to 8388608 (8 MiB).",
     ).optional(),
+    redirects: z.enum(["none", "same-origin"]).optional().meta({
+      description:
+        "What the client does with a redirect (301, 302, 303, 307, 308). none (the default): follows none; the call fails with an http error naming the location, which a fallback can answer. same-origin: follows up to 5 to the origin the request was sent to, with its headers; one to another origin fails the same way, and nothing of the request reaches it. A 303 (and a 301 or 302 of a POST) becomes a GET without a body; one that would send a method other than GET or HEAD again is followed only for a retry-safe operation.",
+    }),
     host: z.string().max(253).regex(new RegExp(HOST_PATTERN)).optional().meta({
       description:
         "Host of the dependency as the service mesh knows it, e.g. payments.billing.svc.cluster.local (lowercase DNS name). Used by the istio and linkerd targets; defaults to <dependency>.<namespace>.<hostSuffix> from `kubernetes:` in the project file.",

@@ -321,6 +321,8 @@ export function normalize(
       same,
       () => [DEFAULTS.maxResponseBytes, builtIn("8388608 (8 MiB)")],
     ),
+    // only when set, so a policy without it resolves (and emits) what it did before
+    ...(policy.redirects === "same-origin" ? { redirects: "same-origin" as const } : {}),
     kubernetes: resolveKubernetes(policy, project, t, at(["host"])),
     operations: auth === undefined ? operations : withAuth(operations, policy, auth),
     schemas: policy.schemas ?? {},

@@ -333,6 +333,11 @@ export interface ResolvedPolicy {
   /** Largest response body an HTTP client reads, in bytes (docs/policy.md, "Response size"). */
   readonly maxResponseBytes: number;
   /**
+   * Redirects an HTTP client follows (docs/policy.md, "Redirects"): present only for
+   * `same-origin`; absent, it follows none.
+   */
+  readonly redirects?: "same-origin";
+  /**
    * Where the mesh targets place the dependency: the namespace of the generated resources and the
    * dependency's host (the policy's `host:`, else <dependency>.<namespace>.<hostSuffix>).
    */

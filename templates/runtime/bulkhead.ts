@@ -1,4 +1,5 @@
 // The bulkhead: a dependency's concurrency limit, with a bounded queue.
+import { followAbort } from "./abort.js";
 import {
   GradientLimit,
   type GradientLimitHealth,
@@ -53,8 +54,8 @@ interface Waiter {
   readonly resolve: () => void;
   readonly reject: (error: ResilienceError) => void;
   timer: TimerHandle;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
+  /** Stops following the caller's signal (abort.ts). */
+  unfollow: (() => void) | undefined;
 }
 
 /**
@@ -152,8 +153,7 @@ export class Bulkhead {
         resolve,
         reject,
         timer: undefined,
-        signal,
-        onAbort: undefined,
+        unfollow: undefined,
       };
       waiter.timer = this.#clock.setTimer(() => {
         this.#remove(waiter);
@@ -161,12 +161,12 @@ export class Bulkhead {
           deadlineBound ? this.#deadline(operation) : this.#reject(operation, "queue-timeout"),
         );
       }, waitMs);
+      // one listener on the signal for every waiter and call that follows it (abort.ts)
       if (signal !== undefined) {
-        waiter.onAbort = () => {
+        waiter.unfollow = followAbort(signal, () => {
           this.#remove(waiter);
           reject(abortedError(signal.reason));
-        };
-        signal.addEventListener("abort", waiter.onAbort, { once: true });
+        });
       }
       this.#waiters.add(waiter);
       if (this.#events.active) {
@@ -245,7 +245,7 @@ export class Bulkhead {
   #remove(waiter: Waiter): void {
     this.#waiters.delete(waiter);
     this.#clock.clearTimer(waiter.timer);
-    if (waiter.onAbort !== undefined) waiter.signal?.removeEventListener("abort", waiter.onAbort);
+    if (waiter.unfollow !== undefined) waiter.unfollow();
   }
 
   #deadline(operation: string): ResilienceError {

@@ -1,4 +1,5 @@
 // Time and timers: the Clock interface, the default clock with shared timers, and sleep.
+import { followAbort } from "./abort.js";
 import { abortedError } from "./errors.js";
 
 /** Opaque handle returned by {@link Clock.setTimer}; only meaningful to the same clock. */
@@ -228,14 +229,18 @@ export function sleep(clock: Clock, delayMs: number, signal?: AbortSignal): Prom
   if (signal?.aborted === true) return Promise.reject(abortedError(signal.reason));
   if (delayMs <= 0 && signal === undefined) return Promise.resolve();
   return new Promise<void>((resolve, reject) => {
-    const onAbort = (): void => {
-      clock.clearTimer(handle);
-      reject(abortedError(signal?.reason));
-    };
-    const handle = clock.setTimer(() => {
-      signal?.removeEventListener("abort", onAbort);
+    let handle: TimerHandle = undefined;
+    // one listener on the signal for every sleep and call that follows it (abort.ts)
+    const unfollow =
+      signal === undefined
+        ? undefined
+        : followAbort(signal, () => {
+            clock.clearTimer(handle);
+            reject(abortedError(signal.reason));
+          });
+    handle = clock.setTimer(() => {
+      unfollow?.();
       resolve();
     }, delayMs);
-    signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

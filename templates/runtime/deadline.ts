@@ -1,4 +1,5 @@
 // Deadlines: the Deadline class, ambient deadline and signal scopes, and remaining time in headers.
+import { followAbort } from "./abort.js";
 import { sharedStore } from "./ambient.js";
 import { systemClock, type Clock } from "./clock.js";
 
@@ -200,16 +201,18 @@ function joinSignals(a: AbortSignal, b: AbortSignal): JoinedSignal {
     controller.abort(first.reason);
     return { signal: controller.signal, release: noRelease };
   }
-  // the call settles soon after an abort, and its release removes both listeners
-  const onAbort = (event: Event): void => {
-    controller.abort((event.target as AbortSignal).reason);
-  };
+  // the call settles soon after an abort, and its release lets go of both; each signal has one
+  // listener for every call that follows it (abort.ts)
+  const unfollowA = followAbort(a, () => {
+    controller.abort(a.reason);
+  });
+  const unfollowB = followAbort(b, () => {
+    controller.abort(b.reason);
+  });
   const release = (): void => {
-    a.removeEventListener("abort", onAbort);
-    b.removeEventListener("abort", onAbort);
+    unfollowA();
+    unfollowB();
   };
-  a.addEventListener("abort", onAbort);
-  b.addEventListener("abort", onAbort);
   return { signal: controller.signal, release };
 }
 

@@ -173,6 +173,7 @@ export {
   buildUrl,
   DEFAULT_MAX_RESPONSE_BYTES,
   httpIdentity,
+  MAX_REDIRECTS,
   mergeHeaders,
   pathSegment,
   sendHttp,
