@@ -4,7 +4,7 @@
  * that neither generates. A build killed while holding the folder never blocks the next one.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { mkdir, rename, rm, rmdir, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -232,5 +232,28 @@ describe("a build killed while holding the folder", () => {
       expect(errors(result)).toEqual([]);
       expect(readTree(out())).toEqual(expected);
     }
+  });
+
+  it("a lock file its holder died before filling is taken over once it is 10 s old, not before", async () => {
+    const expected = await expectedTree();
+    await mkdir(out(), { recursive: true });
+    writeFileSync(join(out(), LOCK), ""); // created, not yet written
+    let now = 0;
+    const clock = {
+      now: () => now,
+      sleep: (ms: number) => {
+        now += ms;
+        return Promise.resolve();
+      },
+    };
+    const young = await build([], { cwd: dir, lock: { timeoutMs: 1_000, clock } });
+    expect(errors(young)).toEqual([
+      expect.stringMatching(/^RG307 .*another build has been writing/),
+    ]);
+    const old = (Date.now() - 11_000) / 1_000;
+    utimesSync(join(out(), LOCK), old, old);
+    const result = await build([], { cwd: dir });
+    expect(errors(result)).toEqual([]);
+    expect(readTree(out())).toEqual(expected);
   });
 });
