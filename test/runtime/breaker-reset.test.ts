@@ -148,4 +148,21 @@ describe("health and snapshot report rounded values", () => {
     for (let i = 0; i < 10; i++) limit.sample(10.123456789 + i / 7, 4, 1_000 + i * 50);
     expect(limit.health()).toMatchObject({ latencyMs: 10.766, baselineMs: 10.766 });
   });
+
+  it("a stale answer's age is whole milliseconds, in the outcome and in its event", async () => {
+    const h = harness();
+    const op = operation({
+      retry: null,
+      fallback: { kind: "stale", maxAgeMs: 60_000, maxEntries: 10 },
+    });
+    await h.clock.advance(0.25);
+    await h.dep.call(op, () => "user 1", { cacheKey: "u1" });
+    await h.clock.advance(5_000.875);
+    const served = await h.dep.call(op, () => Promise.reject(httpFailure(503)), {
+      cacheKey: "u1",
+    });
+    // 5000.875 ms old: 5000 whole milliseconds
+    expect(served).toMatchObject({ data: "user 1", degraded: true, ageMs: 5_000 });
+    expect(h.events.find((e) => e.type === "fallback-served")).toMatchObject({ ageMs: 5_000 });
+  });
 });
