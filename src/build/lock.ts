@@ -10,7 +10,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { readFile, rename, rm, stat, writeFile, link } from "node:fs/promises";
+import { link, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { WriteError } from "./write.js";
@@ -145,7 +145,15 @@ export async function acquireLock(
       return () => release(path, token);
     } catch (error) {
       heldHere.delete(token);
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST")
+      const code = (error as NodeJS.ErrnoException).code;
+      // the folder went while this build waited (a build that made it and wrote nothing took
+      // it back): made again, and the lock taken in it
+      if (code === "ENOENT" && clock.now() - began < timeoutMs) {
+        await mkdir(folder, { recursive: true }).catch(() => undefined);
+        await clock.sleep(pause);
+        continue;
+      }
+      if (code !== "EEXIST")
         throw new WriteError(path, `cannot take the build lock: ${failure(error)}`, true);
     }
     const seen = await readFile(path, "utf8").catch(() => undefined);

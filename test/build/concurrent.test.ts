@@ -10,7 +10,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { build, type BuildResult } from "../../src/build/build.js";
-import { LOCK, processStart } from "../../src/build/lock.js";
+import { acquireLock, LOCK, processStart } from "../../src/build/lock.js";
 import type { WriterFs } from "../../src/build/write.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
 import { exampleProject, readTree } from "./helpers.js";
@@ -255,5 +255,21 @@ describe("a build killed while holding the folder", () => {
     const result = await build([], { cwd: dir });
     expect(errors(result)).toEqual([]);
     expect(readTree(out())).toEqual(expected);
+  });
+
+  it("a folder removed while a build waits for its lock (its maker wrote nothing) is made again", async () => {
+    const folder = join(dir, "made-by-another");
+    await mkdir(folder);
+    const release = await acquireLock(folder);
+    let waited!: () => void;
+    const waiting = new Promise<void>((resolve) => (waited = resolve));
+    const second = acquireLock(folder, { onWait: () => waited() });
+    await waiting;
+    await release();
+    await rmdir(folder);
+    const releaseSecond = await second;
+    expect(existsSync(join(folder, LOCK))).toBe(true);
+    await releaseSecond();
+    expect(readTree(folder)).toEqual(new Map());
   });
 });
