@@ -384,7 +384,12 @@ async function lockFolders(
         try {
           made = (await mkdir(folder, { recursive: true })) ?? undefined;
         } catch (error) {
-          throw new WriteError(folder, failure(error), true);
+          const code = (error as NodeJS.ErrnoException).code;
+          const reason =
+            code === "EEXIST" || code === "ENOTDIR"
+              ? "a file is where a folder should be"
+              : failure(error);
+          throw new WriteError(folder, reason, true);
         }
       const shown = displayPath(folder, cwd) || ".";
       let told = false;
