@@ -3,6 +3,7 @@
  * Errors from checking stop the build before anything is written.
  */
 import { watch as watchFs, type FSWatcher } from "node:fs";
+import { lstat, mkdir, rmdir } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { check, type CheckResult } from "../program/check.js";
 import {
@@ -18,8 +19,9 @@ import type { ProjectConfigInput } from "../language/schema.js";
 import type { ResolvedPolicy } from "../model/resolved.js";
 import type { ResolvedService } from "../model/service.js";
 import { displayPath } from "../source/inputs.js";
-import { applyPlan, planWrite, WriteError, type Plan } from "./write.js";
-import { isWithin } from "../source/read.js";
+import { applyPlan, planWrite, WriteError, type Plan, type WriterFs } from "./write.js";
+import { acquireLock, describeHolder, type LockOptions } from "./lock.js";
+import { failure, isWithin } from "../source/read.js";
 import { contextFromDocuments } from "../analyze/index.js";
 import { emitTargets, ownedBy, type TargetName } from "../targets/index.js";
 
@@ -41,6 +43,15 @@ export interface BuildOptions {
    * project, or is its root or an ancestor of it (RG115, RG304; docs/security.md).
    */
   readonly allowOutsideProject?: boolean;
+  /**
+   * Told when another build is writing one of the output folders and this one waits for it
+   * (docs/build.md, "Two builds at once"), then every few seconds while it waits.
+   */
+  readonly onLockWait?: (message: string) => void;
+  /** The bound of that wait (default five minutes), and for tests the clock it is measured on. */
+  readonly lock?: Pick<LockOptions, "timeoutMs" | "clock">;
+  /** The file-system calls that write the folders: the real ones, or a test's. */
+  readonly writer?: WriterFs;
 }
 
 export interface BuildResult {
@@ -181,141 +192,228 @@ export async function build(
 
   if (sink.hasErrors()) return stop(sink.all());
 
-  /**
-   * The entry of the project file that acknowledges a target's warning, if any: the project of
-   * the file the warning points into (a policy, or the project file itself), else the project
-   * of the output folder's policies when they share one.
-   */
-  const acknowledgement = (
-    d: Diagnostic,
-    policies: readonly ResolvedPolicy[],
-  ): Acknowledged | undefined => {
-    if (d.severity !== "warning" || d.note === undefined) return undefined;
-    const configs = new Set(policies.map((p) => checked.files.get(p.file)?.config));
-    const config =
-      checked.files.get(d.file)?.config ??
-      [...checked.projects.keys()].find((c) => displayPath(c, cwd) === d.file) ??
-      (configs.size === 1 ? [...configs][0] : undefined);
-    const project = config === undefined ? undefined : checked.projects.get(config);
-    if (config === undefined || project === undefined) return undefined;
-    if (!acknowledgedCodes(project.config).get(d.note.target)?.has(d.code)) return undefined;
-    const file = displayPath(config, cwd);
-    const source = checked.documents.get(file);
-    const span = source && acknowledgementAt(project.config, source, d.note.target, d.code);
-    return span ? { diagnostic: d, file, span } : undefined;
-  };
-  const acknowledged: Acknowledged[] = [];
-  const plans: Plan[] = [];
-  for (const [outDir, group] of [...groups].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const sourcePath = (p: ResolvedPolicy) => group.sources.get(p) ?? p.file;
-    const clients = targets.includes("ts")
-      ? emitOutputFolder(group.policies, {
-          services: services.get(outDir),
-          sourcePath,
-          ...emitSettings.get(outDir),
-        })
-      : [];
-    const files = new Map(clients);
-    const mesh = emitTargets(group.policies, targets, {
-      locate: contextFromDocuments(checked.documents),
-      sourcePath,
-    });
-    for (const [path, text] of mesh.files) files.set(path, text);
-    for (const d of mesh.diagnostics) {
-      const entry = acknowledgement(d, group.policies);
-      if (entry) acknowledged.push(entry);
-      else sink.report(d);
-    }
-    let plan: Plan;
+  // one build at a time writes a folder: this one waits for another that is writing it, from
+  // planning to the last rename, so neither takes the other's staged files for leftovers
+  let unlock: () => Promise<void> = () => Promise.resolve();
+  if (!options.check) {
     try {
-      plan = await planWrite(outDir, files, {
-        owns: ownedBy(targets),
-        force: options.force === true,
-      });
-    } catch (error) {
-      // planning only reads: whatever failed, nothing was changed
-      sink.report(
-        writeFailure(
-          error instanceof WriteError ? new WriteError(error.path, error.reason, true) : error,
-          cwd,
-          checked,
-        ),
-      );
-      return { ...stop(sink.all()), acknowledged, plans };
-    }
-    plans.push(plan);
-    const at = (path: string) => {
-      const shown = displayPath(join(outDir, path), cwd);
-      checked.sources.set(shown, "");
-      return shown;
-    };
-    for (const path of plan.conflicts) {
-      const shown = at(path);
-      sink.report(
-        diagnostic(
-          "RG302",
-          shown,
-          { start: 0, end: 0 },
-          `${shown} exists and was not generated by resgen; refusing to overwrite it`,
-          "move the file, or set another `out` folder",
-        ),
-      );
-    }
-    for (const path of plan.edited) {
-      const shown = at(path);
-      const removing = !files.has(path);
-      sink.report(
-        diagnostic(
-          "RG306",
-          shown,
-          { start: 0, end: 0 },
-          `${shown} was edited by hand since resgen wrote it; refusing to ${removing ? "remove" : "overwrite"} it`,
-          "move the change into the policy or undo it; `resgen build --force` overwrites it",
-        ),
-      );
-    }
-    for (const path of plan.links) {
-      const shown = at(path);
-      sink.report(
-        diagnostic(
-          "RG305",
-          shown,
-          { start: 0, end: 0 },
-          `${shown} is a symbolic link; resgen never writes through one`,
-          "remove the link, or set `out` to a real folder",
-        ),
-      );
-    }
-    for (const path of plan.escapes) {
-      sink.report(
-        diagnostic(
-          "RG303",
-          displayPath(outDir, cwd),
-          { start: 0, end: 0 },
-          `"${path}" would be written outside the output folder`,
-        ),
-      );
-    }
-  }
-  const sorted = sink.all();
-  acknowledged.sort(
-    (a, b) =>
-      compare(a.diagnostic.file, b.diagnostic.file) ||
-      a.diagnostic.span.start - b.diagnostic.span.start ||
-      compare(a.diagnostic.code, b.diagnostic.code) ||
-      compare(a.diagnostic.message, b.diagnostic.message),
-  );
-  if (options.check || countBySeverity(sorted).errors > 0)
-    return { checked, diagnostics: sorted, acknowledged, plans, written: false };
-  for (const plan of plans) {
-    try {
-      await applyPlan(plan);
+      unlock = await lockFolders([...groups.keys()], options, cwd);
     } catch (error) {
       sink.report(writeFailure(error, cwd, checked));
-      return { checked, diagnostics: sink.all(), acknowledged, plans, written: false };
+      return stop(sink.all());
     }
   }
-  return { checked, diagnostics: sorted, acknowledged, plans, written: true };
+  try {
+    return await planAndApply();
+  } finally {
+    await unlock();
+  }
+
+  async function planAndApply(): Promise<BuildResult> {
+    /**
+     * The entry of the project file that acknowledges a target's warning, if any: the project of
+     * the file the warning points into (a policy, or the project file itself), else the project
+     * of the output folder's policies when they share one.
+     */
+    const acknowledgement = (
+      d: Diagnostic,
+      policies: readonly ResolvedPolicy[],
+    ): Acknowledged | undefined => {
+      if (d.severity !== "warning" || d.note === undefined) return undefined;
+      const configs = new Set(policies.map((p) => checked.files.get(p.file)?.config));
+      const config =
+        checked.files.get(d.file)?.config ??
+        [...checked.projects.keys()].find((c) => displayPath(c, cwd) === d.file) ??
+        (configs.size === 1 ? [...configs][0] : undefined);
+      const project = config === undefined ? undefined : checked.projects.get(config);
+      if (config === undefined || project === undefined) return undefined;
+      if (!acknowledgedCodes(project.config).get(d.note.target)?.has(d.code)) return undefined;
+      const file = displayPath(config, cwd);
+      const source = checked.documents.get(file);
+      const span = source && acknowledgementAt(project.config, source, d.note.target, d.code);
+      return span ? { diagnostic: d, file, span } : undefined;
+    };
+    const acknowledged: Acknowledged[] = [];
+    const plans: Plan[] = [];
+    for (const [outDir, group] of [...groups].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const sourcePath = (p: ResolvedPolicy) => group.sources.get(p) ?? p.file;
+      const clients = targets.includes("ts")
+        ? emitOutputFolder(group.policies, {
+            services: services.get(outDir),
+            sourcePath,
+            ...emitSettings.get(outDir),
+          })
+        : [];
+      const files = new Map(clients);
+      const mesh = emitTargets(group.policies, targets, {
+        locate: contextFromDocuments(checked.documents),
+        sourcePath,
+      });
+      for (const [path, text] of mesh.files) files.set(path, text);
+      for (const d of mesh.diagnostics) {
+        const entry = acknowledgement(d, group.policies);
+        if (entry) acknowledged.push(entry);
+        else sink.report(d);
+      }
+      let plan: Plan;
+      try {
+        plan = await planWrite(outDir, files, {
+          owns: ownedBy(targets),
+          force: options.force === true,
+        });
+      } catch (error) {
+        // planning only reads: whatever failed, nothing was changed
+        sink.report(
+          writeFailure(
+            error instanceof WriteError ? new WriteError(error.path, error.reason, true) : error,
+            cwd,
+            checked,
+          ),
+        );
+        return { ...stop(sink.all()), acknowledged, plans };
+      }
+      plans.push(plan);
+      const at = (path: string) => {
+        const shown = displayPath(join(outDir, path), cwd);
+        checked.sources.set(shown, "");
+        return shown;
+      };
+      for (const path of plan.conflicts) {
+        const shown = at(path);
+        sink.report(
+          diagnostic(
+            "RG302",
+            shown,
+            { start: 0, end: 0 },
+            `${shown} exists and was not generated by resgen; refusing to overwrite it`,
+            "move the file, or set another `out` folder",
+          ),
+        );
+      }
+      for (const path of plan.edited) {
+        const shown = at(path);
+        const removing = !files.has(path);
+        sink.report(
+          diagnostic(
+            "RG306",
+            shown,
+            { start: 0, end: 0 },
+            `${shown} was edited by hand since resgen wrote it; refusing to ${removing ? "remove" : "overwrite"} it`,
+            "move the change into the policy or undo it; `resgen build --force` overwrites it",
+          ),
+        );
+      }
+      for (const path of plan.links) {
+        const shown = at(path);
+        sink.report(
+          diagnostic(
+            "RG305",
+            shown,
+            { start: 0, end: 0 },
+            `${shown} is a symbolic link; resgen never writes through one`,
+            "remove the link, or set `out` to a real folder",
+          ),
+        );
+      }
+      for (const path of plan.escapes) {
+        sink.report(
+          diagnostic(
+            "RG303",
+            displayPath(outDir, cwd),
+            { start: 0, end: 0 },
+            `"${path}" would be written outside the output folder`,
+          ),
+        );
+      }
+    }
+    const sorted = sink.all();
+    acknowledged.sort(
+      (a, b) =>
+        compare(a.diagnostic.file, b.diagnostic.file) ||
+        a.diagnostic.span.start - b.diagnostic.span.start ||
+        compare(a.diagnostic.code, b.diagnostic.code) ||
+        compare(a.diagnostic.message, b.diagnostic.message),
+    );
+    if (options.check || countBySeverity(sorted).errors > 0)
+      return { checked, diagnostics: sorted, acknowledged, plans, written: false };
+    for (const plan of plans) {
+      try {
+        await applyPlan(plan, options.writer);
+      } catch (error) {
+        sink.report(writeFailure(error, cwd, checked));
+        return { checked, diagnostics: sink.all(), acknowledged, plans, written: false };
+      }
+    }
+    return { checked, diagnostics: sorted, acknowledged, plans, written: true };
+  }
+}
+
+/**
+ * Takes the lock of every output folder, in order (so two builds of overlapping folders never
+ * wait for each other in a circle), making a folder that does not exist yet; returns what gives
+ * them back, and removes a folder it made when nothing was written into it. A folder that is a
+ * symbolic link, or not a folder, is left alone: the plan refuses it and writes nothing there.
+ */
+async function lockFolders(
+  folders: readonly string[],
+  options: BuildOptions,
+  cwd: string,
+): Promise<() => Promise<void>> {
+  const held: { release: () => Promise<void>; folder: string; made: string | undefined }[] = [];
+  const unlock = async () => {
+    for (const { release, folder, made } of held.reverse()) {
+      await release();
+      if (made === undefined) continue;
+      // the folders made for the lock, when the build left them empty; rmdir removes only those
+      for (let at = folder; at.length >= made.length; at = dirname(at))
+        if (
+          !(await rmdir(at).then(
+            () => true,
+            () => false,
+          ))
+        )
+          break;
+    }
+  };
+  try {
+    for (const folder of [...folders].sort()) {
+      const info = await lstat(folder).catch(() => undefined);
+      if (info !== undefined && (info.isSymbolicLink() || !info.isDirectory())) continue;
+      let made: string | undefined;
+      if (info === undefined)
+        try {
+          made = (await mkdir(folder, { recursive: true })) ?? undefined;
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code;
+          const reason =
+            code === "EEXIST" || code === "ENOTDIR"
+              ? "a file is where a folder should be"
+              : failure(error);
+          throw new WriteError(folder, reason, true);
+        }
+      const shown = displayPath(folder, cwd) || ".";
+      let told = false;
+      const release = await acquireLock(folder, {
+        ...options.lock,
+        onWait: (holder, waitedMs) => {
+          const who = `${describeHolder(holder)} to finish writing ${shown}`;
+          const seconds = String(Math.round(waitedMs / 1_000));
+          options.onLockWait?.(
+            told ? `still waiting for ${who} (${seconds} s)` : `waiting for ${who}`,
+          );
+          told = true;
+        },
+      }).catch(async (error: unknown) => {
+        if (made !== undefined) await rmdir(folder).catch(() => undefined);
+        throw error;
+      });
+      held.push({ release, folder, made });
+    }
+  } catch (error) {
+    await unlock();
+    throw error;
+  }
+  return unlock;
 }
 
 function compare(a: string, b: string): number {

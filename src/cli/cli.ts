@@ -168,6 +168,8 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
           targets: opts.target,
           force: opts.force === true,
           allowOutsideProject: opts.allowOutsideProject === true,
+          // another build writing the same folder: say why this one waits (docs/build.md)
+          onLockWait: (message: string) => io.stderr(`resgen: ${message}\n`),
         };
         if (opts.watch) {
           const controller = new AbortController();

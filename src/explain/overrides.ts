@@ -13,7 +13,9 @@ type Leaves = Readonly<Record<string, { readonly leaf: string }>>;
 
 /** The policy leaf a changed path is resolved from (`timeout.attempt` for `…timeout.attemptMs`). */
 function leafOf(section: keyof typeof RECONFIGURABLE, path: string): string | undefined {
-  return (RECONFIGURABLE[section] as Leaves)[path]?.leaf;
+  // own properties only: a path comes from the document, and `constructor` is no leaf
+  const leaves = RECONFIGURABLE[section] as Leaves;
+  return Object.hasOwn(leaves, path) ? leaves[path]?.leaf : undefined;
 }
 
 function noted(
@@ -36,7 +38,9 @@ function overrideOperation(
 ): ResolvedOperation {
   const prefix = `operations.${op.name}.`;
   const paths = changed.filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length));
-  const live = settings.operations[op.name];
+  const live = Object.hasOwn(settings.operations, op.name)
+    ? settings.operations[op.name]
+    : undefined;
   if (paths.length === 0 || live === undefined) return op;
   const timeout = {
     ...op.timeout,

@@ -193,7 +193,7 @@ export class SchemaConverter {
     if (node["discriminator"] !== undefined) this.discriminate(node, out, path, label);
 
     for (const key of Object.keys(node)) {
-      const what = UNSUPPORTED[key];
+      const what = Object.hasOwn(UNSUPPORTED, key) ? UNSUPPORTED[key] : undefined;
       if (what === undefined) continue;
       this.report(
         [...path, key],

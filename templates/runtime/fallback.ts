@@ -107,7 +107,7 @@ export interface Degraded<T> {
   readonly reason: ResilienceErrorKind;
   /** The failure that was covered. */
   readonly error: ResilienceError;
-  /** Age of a stale response in milliseconds (only for `stale`). */
+  /** Age of a stale response in whole milliseconds, rounded down (only for `stale`). */
   readonly ageMs?: number;
 }
 
@@ -249,7 +249,8 @@ export async function serveFallback<T>(
           degraded: true,
           reason: error.kind,
           error,
-          ageMs: cached.ageMs,
+          // whole milliseconds, rounded down: never older than the entry really is
+          ageMs: Math.floor(cached.ageMs),
         };
       return settings.otherwise === null || settings.otherwise === undefined
         ? undefined

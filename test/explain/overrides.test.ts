@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { main, type Io } from "../../src/cli/cli.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
+import { documentText, LEVELS, PROTOTYPE_NAMES } from "../helpers/prototype.js";
 
 const PAYMENTS = "examples/checkout/resilience/payments.yaml";
 const dir = mkdtempSync(join(tmpdir(), "resgen-overrides-"));
@@ -104,4 +105,23 @@ describe("explain --overrides", () => {
     expect(code).toBe(1);
     expect(stderr).toMatch(/refused for payments:\n {2}- not JSON: /);
   });
+
+  it("refuses every Object.prototype name at every level, naming its path, and exits 1", async () => {
+    let cases = 0;
+    for (const level of LEVELS) {
+      for (const name of PROTOTYPE_NAMES) {
+        const text = documentText(level, name);
+        const file = document(`proto-${String(cases)}.json`, text);
+        const { code, stdout, stderr } = await run("explain", PAYMENTS, "--overrides", file);
+        expect(code, text).toBe(1);
+        expect(stdout, text).toBe("");
+        const path = [...level, name].join(".");
+        // payments has no rate limit: that section is refused as a whole, by its name
+        const named = level[0] === "rateLimit" ? "rateLimit" : path;
+        expect(stderr, text).toContain(`  - ${named}`);
+        cases++;
+      }
+    }
+    expect(cases).toBe(LEVELS.length * PROTOTYPE_NAMES.length);
+  }, 60_000);
 });

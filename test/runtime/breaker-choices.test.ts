@@ -95,15 +95,15 @@ describe("breaker: a transition to the current state is no transition", () => {
     expect(transitions(h.events)).toEqual(["closed->open"]);
   });
 
-  it("reset() on a closed breaker keeps the window", () => {
+  it("reset() on a closed breaker empties the window, without a new episode", () => {
     const breaker = new CircuitBreaker(count(10, 4), createVirtualClock());
     breaker.onFailure(breaker.tryAcquire(), 1);
     breaker.onSuccess(breaker.tryAcquire(), 1);
     breaker.reset();
     expect(breaker.health()).toMatchObject({
       state: "closed",
-      calls: 2,
-      failures: 1,
+      calls: 0,
+      failures: 0,
       generation: 0,
     });
   });
