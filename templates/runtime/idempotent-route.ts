@@ -192,6 +192,11 @@ const NOT_REPLAYED = new Set([
   "proxy-connection",
 ]);
 
+// headers that hand the caller a secret (a session, RFC 9110's Authentication-Info): never kept in
+// the store, where anyone who can read the server would read them (docs/security.md), so a replay
+// carries none
+const NOT_STORED = new Set(["set-cookie", "authentication-info", "proxy-authentication-info"]);
+
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS", "TRACE"]);
 
 // 1 to 255 visible ASCII characters (a structured-field string's content, quotes removed)
@@ -608,7 +613,9 @@ export class IdempotentRoutes {
       }
       void this.#complete(request, settings, tee, storeKey, token, method, url, report, {
         status,
-        headers: Object.entries(headers).filter(([name]) => !NOT_REPLAYED.has(name)),
+        headers: Object.entries(headers).filter(
+          ([name]) => !NOT_REPLAYED.has(name) && !NOT_STORED.has(name),
+        ),
         body: toBase64(concat(chunks, size)),
       }).then(send);
       return res;

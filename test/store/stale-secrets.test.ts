@@ -243,7 +243,7 @@ describe("property: no credential byte string reaches a Redis key or value", () 
     expect(leaks(await contents(prefix), all)).toEqual([]);
   });
 
-  it("after idempotent requests of callers whose scope headers and URL carry credentials", async () => {
+  it("after idempotent requests of callers whose scope headers and URL carry credentials, answered with a session cookie", async () => {
     const prefix = newPrefix();
     const store = createRedisStore(redis, { prefix, timeoutMs: 2_000 });
     const route: RouteSettings = {
@@ -261,8 +261,9 @@ describe("property: no credential byte string reaches a Redis key or value", () 
     };
     const all: string[] = [];
     await fc.assert(
-      fc.asyncProperty(credential, credential, credential, async (bearer, apiKey, query) => {
-        all.push(bearer, apiKey, query);
+      fc.asyncProperty(credential, credential, credential, credential, async (...secrets) => {
+        const [bearer, apiKey, query, session] = secrets;
+        all.push(...secrets);
         const events: IdempotencyEvent[] = [];
         const routes = new IdempotentRoutes("orders", [route], store, systemClock, 1, (e) =>
           events.push(e),
@@ -278,7 +279,8 @@ describe("property: no credential byte string reaches a Redis key or value", () 
         }
         const res: FakeResponse = {
           statusCode: 201,
-          getHeaders: () => ({ "content-type": "text/plain" }),
+          // a session the handler hands out is the caller's secret too: it is never stored
+          getHeaders: () => ({ "content-type": "text/plain", "set-cookie": `sid=${session}` }),
           writeHead: () => res,
           write: () => true,
           end: () => res,
@@ -302,7 +304,7 @@ describe("property: no credential byte string reaches a Redis key or value", () 
         for (let i = 0; i < 400 && events.length === 0; i++)
           await new Promise((r) => setTimeout(r, 2));
         expect(events.map((e) => e.outcome)).toEqual(["executed"]);
-        expect(leaks(await contents(prefix), [bearer, apiKey, query])).toEqual([]);
+        expect(leaks(await contents(prefix), secrets)).toEqual([]);
       }),
       { numRuns: 30 },
     );
