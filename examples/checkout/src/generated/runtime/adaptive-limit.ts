@@ -23,9 +23,12 @@ export interface GradientLimitHealth {
   readonly limit: number;
   readonly minLimit: number;
   readonly maxLimit: number;
-  /** Mean latency of the last full window, in milliseconds (0 before the first). */
+  /** Mean latency of the last full window, in milliseconds to the thousandth (0 before any). */
   readonly latencyMs: number;
-  /** Long-term latency the recent one is compared with, in milliseconds (0 before the first). */
+  /**
+   * Long-term latency the recent one is compared with, in milliseconds to the thousandth (0
+   * before the first).
+   */
   readonly baselineMs: number;
 }
 
@@ -121,8 +124,9 @@ export class GradientLimit {
       limit: this.limit,
       minLimit: this.settings.minLimit,
       maxLimit: this.settings.maxLimit,
-      latencyMs: this.#latency,
-      baselineMs: this.#baseline,
+      // for people, to the microsecond: the arithmetic keeps the exact values
+      latencyMs: Math.round(this.#latency * 1_000) / 1_000,
+      baselineMs: Math.round(this.#baseline * 1_000) / 1_000,
     };
   }
 }

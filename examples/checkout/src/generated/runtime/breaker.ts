@@ -106,7 +106,7 @@ const ISOLATED: BreakerState = Object.freeze({ state: "isolated" });
 export interface BreakerSnapshot {
   /** `closed` or `open` (a half-open breaker is recorded as open with nothing left). */
   readonly state: "closed" | "open";
-  /** Milliseconds left on the open period; `null` when closed. */
+  /** Whole milliseconds left on the open period, rounded up; `null` when closed. */
   readonly remainingMs: number | null;
   /** Reopenings after failed trials since the breaker last closed (open-duration backoff). */
   readonly reopenings: number;
@@ -168,7 +168,10 @@ export interface BreakerHealth extends WindowCounts {
   readonly trialsInFlight: number;
   /** Increments on every transition. */
   readonly generation: number;
-  /** Share of calls admitted while ramping up after recovery (in [0.1, 1)); absent otherwise. */
+  /**
+   * Share of calls admitted while ramping up after recovery (in [0.1, 1), to the thousandth,
+   * rounded down); absent otherwise.
+   */
   readonly rampUp?: { readonly admitted: number } | undefined;
   /** Isolations not yet disposed (0 unless isolated). */
   readonly isolations: number;
@@ -373,23 +376,26 @@ export class CircuitBreaker {
   }
 
   /**
-   * Closes the breaker and forgets the window; ends every isolation and the open-duration
-   * backoff. Without `forget`, it does nothing to a breaker that is already closed: the window is
-   * kept and calls in flight still count. With `forget` (the control API's reset) the window of a
-   * closed breaker is emptied too, still without a transition.
+   * Closes the breaker with an empty window whatever its state; ends every isolation and the
+   * open-duration backoff. One meaning wherever it is called (this method, and the control API's
+   * `reset()`), the one Resilience4j and Polly give it: Resilience4j's
+   * `CircuitBreakerStateMachine.reset()` swaps in a new `ClosedState` (new metrics) and publishes
+   * a transition only when the state was not CLOSED; Polly's manual close
+   * (`CircuitStateController.CloseCircuitAsync`) calls `OnCircuitClosed()`, which resets the
+   * health metrics, and reports `OnCircuitClosed` only when the circuit was not closed. So a
+   * closed breaker is emptied with no transition and no new episode: a call in flight still
+   * counts, in the emptied window (docs/runtime.md, "Circuit breaker").
    */
-  reset(forget = false): void {
+  reset(): void {
     this.#isolations = 0;
     this.#isolationEpoch++;
     this.#reopenings = 0;
-    // a ramping breaker is closed already: reset only ends the ramp
+    // a ramping breaker is closed already: reset ends the ramp and empties the window
     if (this.#state.state === "closed") {
       this.#state = CLOSED;
-      if (forget) {
-        this.#window.clear();
-        this.#tainted = false;
-        this.#lastFailure = undefined;
-      }
+      this.#window.clear();
+      this.#tainted = false;
+      this.#lastFailure = undefined;
     } else this.#transition(CLOSED, "manual");
   }
 
@@ -425,7 +431,8 @@ export class CircuitBreaker {
     if (s.state === "open")
       return {
         state: "open",
-        remainingMs: this.retryInMs(now),
+        // whole milliseconds, rounded up as `retryInMs` is: never shorter than what is left
+        remainingMs: Math.ceil(this.retryInMs(now)),
         reopenings: this.#reopenings,
         window,
       };
@@ -507,7 +514,8 @@ export class CircuitBreaker {
       retryInMs: open ? Math.ceil(this.retryInMs(now)) : null,
       trialsInFlight: s.state === "half-open" ? s.inFlight : 0,
       generation: this.#generation,
-      ...(ramp !== null ? { rampUp: { admitted: ramp } } : {}),
+      // rounded down, so a breaker still ramping never reads 1
+      ...(ramp !== null ? { rampUp: { admitted: Math.floor(ramp * 1_000) / 1_000 } } : {}),
       isolations: this.#isolations,
       reopenings: this.#reopenings,
     };
@@ -624,7 +632,7 @@ class Control implements BreakerControl {
   }
 
   reset(): void {
-    this.#breaker.reset(true);
+    this.#breaker.reset();
   }
 }
 

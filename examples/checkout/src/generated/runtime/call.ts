@@ -2,6 +2,7 @@
 
 // The call engine: one logical call from admission until it settles, with its attempts, retries,
 // hedged copies and fallback.
+import { followAbort } from "./abort.js";
 import { REJECTED, type CircuitBreaker, type Permit } from "./breaker.js";
 import type { RetryBudget } from "./budget.js";
 import type { Bulkhead } from "./bulkhead.js";
@@ -163,7 +164,8 @@ export class Call<T> {
   #pushedBackAt = 0;
   // a backoff sleep, or the wait before the next hedged copy
   #timer: TimerHandle = undefined;
-  #onAbort: (() => void) | undefined = undefined;
+  // stops following the caller's signal: one listener on it for every call (abort.ts)
+  #unfollow: (() => void) | undefined = undefined;
   // hedged copies still running, and the transient failures of those that ended, by launch order
   #running = 0;
   #failures: ResilienceError[] | undefined = undefined;
@@ -479,10 +481,9 @@ export class Call<T> {
     if (features !== undefined) features.heldFrom = now;
     const signal = this.#signal;
     if (signal !== undefined) {
-      this.#onAbort = () => {
+      this.#unfollow = followAbort(signal, () => {
         this.#abort(abortedError(signal.reason));
-      };
-      signal.addEventListener("abort", this.#onAbort, { once: true });
+      });
     }
     const hedgeBudget = this.#hedgeBudget;
     if (hedgeBudget === null) {
@@ -1418,7 +1419,7 @@ export class Call<T> {
     this.#stopTimer();
     // the copies a hedged call no longer waits for
     if (this.#live !== undefined && this.#live.length > 0) this.#cancelLive(this.#lost());
-    if (this.#onAbort !== undefined) this.#signal?.removeEventListener("abort", this.#onAbort);
+    if (this.#unfollow !== undefined) this.#unfollow();
     const slot = this.#slot;
     if (slot === null) return;
     if (slot.adaptive !== null) this.#observe(slot, failure);

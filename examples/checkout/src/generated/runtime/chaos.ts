@@ -187,8 +187,12 @@ export class Chaos implements ChaosControl {
     for (const fault of this.#faults) {
       if (fault.operations !== undefined && !fault.operations.includes(operation)) continue;
       if (this.#random() >= fault.rate) continue;
-      if (fault.kind === "latency") delayMs += fault.ms;
-      else if (outcome === undefined) outcome = fault;
+      if (fault.kind === "latency") {
+        // a delay of 0 is no fault: drawn, so the others' draws stay, but neither counted nor
+        // reported (as Polly's latency strategy injects nothing for a zero delay)
+        if (!(fault.ms > 0)) continue;
+        delayMs += fault.ms;
+      } else if (outcome === undefined) outcome = fault;
       else continue;
       (kinds ??= []).push(fault.kind);
     }

@@ -2,6 +2,7 @@
 
 // Request coalescing: identical calls of a retry-safe read in flight at once share one attempt
 // chain (docs/runtime.md, "Coalescing").
+import { followAbort } from "./abort.js";
 import type { Clock, TimerHandle } from "./clock.js";
 import { abortedError, ResilienceError } from "./errors.js";
 
@@ -97,14 +98,13 @@ export class CoalescedChain {
     return new Promise<R>((resolve, reject) => {
       let done = false;
       let timer: TimerHandle = undefined;
-      const onAbort = (event: Event): void => {
-        leave(abortedError((event.target as AbortSignal).reason));
-      };
+      // one listener on each signal for every caller and call that follows it (abort.ts)
+      const unfollows: (() => void)[] = [];
       const cleanup = (): void => {
         done = true;
         this.#waiting--;
         if (timer !== undefined) clock.clearTimer(timer);
-        for (const signal of signals) signal?.removeEventListener("abort", onAbort);
+        for (const unfollow of unfollows) unfollow();
       };
       const leave = (error: ResilienceError): void => {
         if (done) return;
@@ -112,7 +112,14 @@ export class CoalescedChain {
         reject(error);
         if (this.#waiting === 0 && !this.#settled) this.#abandon();
       };
-      for (const signal of signals) signal?.addEventListener("abort", onAbort, { once: true });
+      for (const signal of signals) {
+        if (signal === undefined) continue;
+        unfollows.push(
+          followAbort(signal, () => {
+            leave(abortedError(signal.reason));
+          }),
+        );
+      }
       if (at < this.endsAt)
         timer = clock.setTimer(
           () => {

@@ -228,6 +228,21 @@ export type ResilienceEvent =
       readonly reason: string;
     })
   | (EventBase & {
+      /**
+       * A shared stale cache stopped writing responses to Redis, to leave what else the server
+       * keeps alone (docs/store.md, "Shared stale cache"): its `maxmemory-policy` may evict keys
+       * (`eviction-policy`, named in `policy`), or it has used 3/4 of its `maxmemory`
+       * (`memory`). Reported once, until the store takes a write again; reads go on.
+       */
+      readonly type: "stale-store-refused";
+      readonly reason: "eviction-policy" | "memory";
+      /** The server's `maxmemory-policy`, for `eviction-policy`. */
+      readonly policy?: string | undefined;
+      /** The server's used memory and `maxmemory` in bytes, for `memory`. */
+      readonly usedBytes?: number | undefined;
+      readonly maxBytes?: number | undefined;
+    })
+  | (EventBase & {
       /** A response paused the rate limit (`operation` is the one whose response did). */
       readonly type: "rate-limit-paused";
       /** Milliseconds of the pause, after the cap. */

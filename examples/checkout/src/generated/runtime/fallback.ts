@@ -26,7 +26,9 @@ export type FallbackSettings =
       readonly vary?: readonly string[] | undefined;
       /**
        * `redis`: the replicas share the entries in the store (docs/store.md, "Shared stale
-       * cache"); absent or `memory`: this process keeps its own.
+       * cache"), keyed there by a SHA-256 of the identity, at most `maxEntries` of them for all
+       * replicas together (the least recently written go first); absent or `memory`: this
+       * process keeps its own.
        */
       readonly store?: "memory" | "redis" | undefined;
       /** What a miss serves; `null` or absent: the failure is thrown. */
@@ -107,7 +109,7 @@ export interface Degraded<T> {
   readonly reason: ResilienceErrorKind;
   /** The failure that was covered. */
   readonly error: ResilienceError;
-  /** Age of a stale response in milliseconds (only for `stale`). */
+  /** Age of a stale response in whole milliseconds, rounded down (only for `stale`). */
   readonly ageMs?: number;
 }
 
@@ -249,7 +251,8 @@ export async function serveFallback<T>(
           degraded: true,
           reason: error.kind,
           error,
-          ageMs: cached.ageMs,
+          // whole milliseconds, rounded down: never older than the entry really is
+          ageMs: Math.floor(cached.ageMs),
         };
       return settings.otherwise === null || settings.otherwise === undefined
         ? undefined

@@ -81,7 +81,28 @@ export interface HttpRequest {
    * to this size. Either way the rest is not read: the body stream is cancelled.
    */
   readonly maxResponseBytes?: number | undefined;
+  /**
+   * What a redirect (301, 302, 303, 307, 308) does: `none` (the default) follows none, and the
+   * attempt fails with an `http` error naming the location; `same-origin` follows, at most
+   * {@link MAX_REDIRECTS} times, those to the origin the request was sent to, and fails on any
+   * other. No header of the request, credentials and deadline included, ever reaches another
+   * origin (docs/runtime.md, "Redirects").
+   */
+  readonly redirects?: "none" | "same-origin" | undefined;
+  /**
+   * Whether sending the request twice is harmless (an idempotent operation, or one with an
+   * idempotency key). Read only to follow a redirect that would send the same method again (a
+   * 307 or 308, or a 301 or 302 of a method other than POST): one that is not repeatable is not
+   * followed.
+   */
+  readonly repeatable?: boolean | undefined;
 }
+
+/**
+ * Most redirects `sendHttp` follows for one attempt of a request whose `redirects` is
+ * `same-origin`; the next one fails the attempt.
+ */
+export const MAX_REDIRECTS = 5;
 
 /**
  * Largest response body `sendHttp` reads when the request sets no limit: 8 MiB. Enough for any
@@ -177,6 +198,8 @@ interface Prepared {
   readonly headers: Readonly<Record<string, string>>;
   /** Names of the headers the credentials set, which identify the caller like Authorization. */
   readonly credentialHeaders: readonly string[];
+  /** The API keys the credentials put in the query, set again on a followed redirect. */
+  readonly credentialQuery: Readonly<Record<string, string>> | undefined;
 }
 
 type Own = Readonly<Record<string, string>> | undefined;
@@ -202,6 +225,7 @@ function prepared(
         ? (own ?? {})
         : mergeHeaders(own, auth?.headers, request.callHeaders),
     credentialHeaders: auth === undefined ? [] : Object.keys(auth.headers),
+    credentialQuery: key,
   };
 }
 
@@ -323,6 +347,175 @@ function headerRecord(headers: Headers): Record<string, string> {
   return record;
 }
 
+/** Sends one request; a failure before a response becomes a `network` error. */
+async function send(
+  doFetch: typeof fetch,
+  url: string,
+  init: RequestInit,
+  request: HttpRequest,
+  ctx: AttemptContext,
+  prefix: string,
+): Promise<Response> {
+  try {
+    // fetch resolves when the response headers arrive: that wait is what `timeout.headers` bounds
+    return await ctx.awaitHeaders(doFetch(url, init));
+  } catch (cause) {
+    // a bug (a base URL that does not parse, a body on a GET) surfaces as it is: it is not the
+    // dependency failing (docs/runtime.md, "What counts as transient")
+    if (isResilienceError(cause) || isProgrammingError(cause)) throw cause;
+    const text = cause instanceof Error ? cause.message : String(cause);
+    throw new ResilienceError({
+      kind: "network",
+      message: `${prefix}: ${request.method} ${request.path} failed: ${text}`,
+      transient: ctx.retryOn.includes("network"),
+      // undici's connect timeout (an Agent's `connect.timeout`, given as `dispatcher`)
+      tier: hasCode(cause, "UND_ERR_CONNECT_TIMEOUT") ? "connect" : undefined,
+      dependency: ctx.dependency,
+      operation: ctx.operation,
+      cause,
+    });
+  }
+}
+
+// the statuses fetch treats as redirects; a 300 or a 304 is an answer like any other
+const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Whether `response` is a redirect: a redirect status with `redirect: "manual"` on Node, Bun,
+ * Deno and workerd, or the opaque redirect a browser gives instead (status 0, no headers).
+ */
+function isRedirect(response: Response): boolean {
+  return response.type === "opaqueredirect" || REDIRECT_STATUSES.has(response.status);
+}
+
+// headers that describe a body, dropped with it when a redirect turns the request into a GET
+// (the Fetch standard's request-body-header names)
+const BODY_HEADERS: ReadonlySet<string> = new Set([
+  "content-type",
+  "content-length",
+  "content-encoding",
+  "content-language",
+  "content-location",
+]);
+
+/** Where a redirect points, shown without its query, fragment or user info (they may be secret). */
+function shown(target: URL): string {
+  return target.origin + target.pathname + (target.search === "" ? "" : "?…");
+}
+
+/** Why a redirect is not followed, or `undefined` when it is (docs/runtime.md, "Redirects"). */
+function refusal(
+  request: HttpRequest,
+  response: Response,
+  location: string | null,
+  target: URL | undefined,
+  origin: string,
+  hops: number,
+  again: boolean,
+  method: string,
+): string | undefined {
+  if (request.redirects !== "same-origin")
+    return (
+      "redirects are not followed (`redirects: same-origin` in the policy follows those to " +
+      "the same origin)"
+    );
+  if (response.type === "opaqueredirect")
+    return "the platform hides the location of a redirect (an opaque redirect): not followed";
+  if (target === undefined)
+    return location === null ? "it has no Location" : "its Location is not a URL";
+  if (target.origin !== origin)
+    return `only redirects to ${origin}, where the request was sent, are followed`;
+  if (hops >= MAX_REDIRECTS)
+    return `it follows ${String(hops)} redirects, and no more than ${String(MAX_REDIRECTS)} are`;
+  if (again && request.repeatable !== true)
+    return (
+      `following it would send the ${method} again, and the operation is not repeatable ` +
+      "(idempotent, or with an idempotency key)"
+    );
+  return undefined;
+}
+
+/**
+ * Follows the redirects that `request.redirects` allows, from `first`, the answer to `url`, and
+ * returns the first response that is not a redirect. A redirect it does not follow fails the
+ * attempt with an `http` error (not transient) that keeps its status, headers and body and names
+ * its location and the reason. Only redirects to the origin of `url` are ever followed, so the
+ * request's headers (credentials and the deadline among them) reach that origin alone.
+ */
+async function followed(
+  first: Response,
+  url: string,
+  firstInit: RequestInit,
+  request: HttpRequest,
+  credentialQuery: Readonly<Record<string, string>> | undefined,
+  ctx: AttemptContext,
+  doFetch: typeof fetch,
+  prefix: string,
+): Promise<Response> {
+  const origin = new URL(url).origin;
+  let response = first;
+  let current = url;
+  let method = request.method;
+  let body = firstInit.body ?? undefined;
+  for (let hops = 0; isRedirect(response); hops++) {
+    const status = response.status;
+    const location = response.headers.get("location");
+    let target: URL | undefined;
+    try {
+      target = location === null ? undefined : new URL(location, current);
+    } catch {
+      target = undefined;
+    }
+    // a 303, and a 301 or 302 of a POST, turn the request into a GET without a body, as fetch
+    // does; any other keeps its method and body
+    const toGet =
+      (status === 303 && method !== "GET" && method !== "HEAD") ||
+      ((status === 301 || status === 302) && method === "POST");
+    const again = !toGet && method !== "GET" && method !== "HEAD";
+    const why = refusal(request, response, location, target, origin, hops, again, method);
+    if (why !== undefined) {
+      const limit = request.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+      const text = (await readText(response, limit, true).catch(() => undefined))?.text ?? "";
+      const to = target === undefined ? "nowhere" : shown(target);
+      const answered =
+        response.type === "opaqueredirect"
+          ? "answered a redirect"
+          : `answered ${String(status)} redirecting to ${to}`;
+      throw new ResilienceError({
+        kind: "http",
+        message: `${prefix}: ${method} ${request.path} ${answered}: ${why}`,
+        dependency: ctx.dependency,
+        operation: ctx.operation,
+        status,
+        headers: headerRecord(response.headers),
+        body: text,
+      });
+    }
+    // `target` is set whenever `why` is not
+    const next = target as URL;
+    await response.body?.cancel().catch(ignore);
+    // the same origin: the headers of the first request, credentials included, with the
+    // runtime's read again, so the deadline header says what is left now
+    let headers = mergeHeaders(firstInit.headers as Record<string, string>, ctx.headers());
+    if (toGet) {
+      method = "GET";
+      body = undefined;
+      headers = Object.fromEntries(
+        Object.entries(headers).filter(([name]) => !BODY_HEADERS.has(name.toLowerCase())),
+      );
+    }
+    for (const [name, value] of Object.entries(credentialQuery ?? {}))
+      if (next.searchParams.get(name) !== value) next.searchParams.set(name, value);
+    const init: RequestInit = { ...firstInit, method, headers };
+    if (body === undefined) delete init.body;
+    else init.body = body;
+    current = next.href;
+    response = await send(doFetch, current, init, request, ctx, prefix);
+    ctx.rateLimitSignals?.(response.status, response.headers);
+  }
+  return response;
+}
+
 /**
  * Sends one attempt of an HTTP request with `fetch` and decodes the response.
  *
@@ -345,33 +538,33 @@ export async function sendHttp<T>(request: HttpRequest, ctx: AttemptContext): Pr
   // the client or the call is replaced, never joined to them (docs/runtime.md, "HTTP")
   const headers = mergeHeaders(ready.headers, ctx.headers());
   const body = encodeBody(request.body, headers);
-  const init: RequestInit = { method: request.method, headers, signal: ctx.signal };
+  // a redirect is answered here, never by fetch, which would follow it to any origin with every
+  // header of the request (docs/runtime.md, "Redirects")
+  const init: RequestInit = {
+    method: request.method,
+    headers,
+    signal: ctx.signal,
+    redirect: "manual",
+  };
   if (body !== undefined) init.body = body;
   // typed loosely: Node's RequestInit names undici's Dispatcher, the DOM's has no such field
   if (request.dispatcher !== undefined)
     (init as { dispatcher?: unknown }).dispatcher = request.dispatcher;
   const prefix = `${ctx.dependency}.${ctx.operation}`;
-  let response: Response;
-  try {
-    // fetch resolves when the response headers arrive: that wait is what `timeout.headers` bounds
-    response = await ctx.awaitHeaders(doFetch(ready.sent ?? ready.url, init));
-  } catch (cause) {
-    // a bug (a base URL that does not parse, a body on a GET) surfaces as it is: it is not the
-    // dependency failing (docs/runtime.md, "What counts as transient")
-    if (isResilienceError(cause) || isProgrammingError(cause)) throw cause;
-    const text = cause instanceof Error ? cause.message : String(cause);
-    throw new ResilienceError({
-      kind: "network",
-      message: `${prefix}: ${request.method} ${request.path} failed: ${text}`,
-      transient: ctx.retryOn.includes("network"),
-      // undici's connect timeout (an Agent's `connect.timeout`, given as `dispatcher`)
-      tier: hasCode(cause, "UND_ERR_CONNECT_TIMEOUT") ? "connect" : undefined,
-      dependency: ctx.dependency,
-      operation: ctx.operation,
-      cause,
-    });
-  }
+  const url = ready.sent ?? ready.url;
+  let response = await send(doFetch, url, init, request, ctx, prefix);
   ctx.rateLimitSignals?.(response.status, response.headers);
+  if (isRedirect(response))
+    response = await followed(
+      response,
+      url,
+      init,
+      request,
+      ready.credentialQuery,
+      ctx,
+      doFetch,
+      prefix,
+    );
   const limit = request.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   if (response.status < 200 || response.status > 299) {
     // an error body is only kept for diagnosis: past the limit it is cut, not refused

@@ -4,7 +4,16 @@
 // is answered from the store instead of running the handler again (docs/services.md,
 // "Idempotent routes"; the store's steps in docs/store.md).
 import type { Clock } from "./clock.js";
-import type { SharedStore, StoreScript, TtlMap } from "./store.js";
+import { problemAnswer, type ProblemAnswer } from "./problem.js";
+import {
+  compilePath,
+  pathMatches,
+  pathReadings,
+  type PathPattern,
+  type PathReading,
+} from "./route-path.js";
+import { sha256Hex } from "./sha256.js";
+import { StoreFullError, type SharedStore, type StoreScript, type TtlMap } from "./store.js";
 
 /** Idempotency settings of one route (`routes[].idempotency` in a service policy). */
 export interface RouteIdempotencySettings {
@@ -84,6 +93,10 @@ interface Entry {
 
 const asEntry = (value: unknown): Entry | undefined => value as Entry | undefined;
 
+// a lock or a stored response is never evicted from a full memory store: forgetting either lets
+// a retry run the handler again (docs/store.md, "The memory store's bound")
+const KEEP = { keep: true } as const;
+
 /**
  * Takes the key for a first request, or reports who has it. KEYS[1] the key; ARGV token, lock
  * milliseconds. The lock expires on its own, so a replica that dies mid-request frees the key.
@@ -107,7 +120,7 @@ return {'running', tostring(redis.call('PTTL', KEYS[1]))}`,
   memory: (map, [key = ""], [token = "", lockMs = "0"], now) => {
     const entry = asEntry(map.get(key, now));
     if (entry === undefined) {
-      map.set(key, { state: "running", token } satisfies Entry, Number(lockMs), now);
+      map.set(key, { state: "running", token } satisfies Entry, Number(lockMs), now, KEEP);
       return { state: "acquired" };
     }
     if (entry.state === "done")
@@ -139,7 +152,7 @@ return 1`,
       fingerprint: fingerprint ?? "",
       response: response ?? "",
     };
-    map.set(key, entry, Number(ttlMs), now);
+    map.set(key, entry, Number(ttlMs), now, KEEP);
     return true;
   },
 };
@@ -180,6 +193,11 @@ const NOT_REPLAYED = new Set([
   "trailer",
   "proxy-connection",
 ]);
+
+// headers that hand the caller a secret (a session, RFC 9110's Authentication-Info): never kept in
+// the store, where anyone who can read the server would read them (docs/security.md), so a replay
+// carries none
+const NOT_STORED = new Set(["set-cookie", "authentication-info", "proxy-authentication-info"]);
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS", "TRACE"]);
 
@@ -278,36 +296,13 @@ function concat(chunks: readonly Uint8Array[], size: number): Uint8Array<ArrayBu
   return out;
 }
 
-/** Node's synchronous SHA-256 (node:crypto, by `process.getBuiltinModule`), where it exists. */
-const nodeSha256 = ((): ((data: Uint8Array) => string) | undefined => {
-  type Hash = { update(data: Uint8Array): Hash; digest(encoding: "hex"): string };
-  const host = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  const crypto =
-    typeof host?.getBuiltinModule === "function"
-      ? (host.getBuiltinModule("node:crypto") as
-          { createHash?: (name: string) => Hash } | undefined)
-      : undefined;
-  const createHash = crypto?.createHash;
-  return createHash === undefined
-    ? undefined
-    : (data) => createHash("sha256").update(data).digest("hex");
-})();
-
 /**
- * SHA-256 of method, URL and body, hex: what makes two requests "the same" for one key. Node's
- * hash where there is one (a few microseconds), else Web Crypto's (asynchronous, and slower).
+ * SHA-256 of method, URL and body, hex: what makes two requests "the same" for one key
+ * (sha256.ts: synchronous on Node, Web Crypto elsewhere).
  */
 async function fingerprint(method: string, url: string, body: Uint8Array): Promise<string> {
   const head = new TextEncoder().encode(`${method} ${url}\n`);
-  const data = concat([head, body], head.byteLength + body.byteLength);
-  if (nodeSha256 !== undefined) return nodeSha256(data);
-  return hex(new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", data)));
-}
-
-function hex(bytes: Uint8Array): string {
-  let out = "";
-  for (const b of bytes) out += b.toString(16).padStart(2, "0");
-  return out;
+  return sha256Hex(concat([head, body], head.byteLength + body.byteLength));
 }
 
 function headerValue(value: string | readonly string[] | undefined): string | undefined {
@@ -322,10 +317,30 @@ export function readIdempotencyKey(value: string | readonly string[] | undefined
   return KEY_PATTERN.test(key) ? key : null;
 }
 
-/** Whether a route matches a request's method and path. */
+const patterns = new WeakMap<RouteSettings, PathPattern>();
+
+function patternOf(route: RouteSettings): PathPattern {
+  let pattern = patterns.get(route);
+  if (pattern === undefined) patterns.set(route, (pattern = compilePath(route.path)));
+  return pattern;
+}
+
+// a GET route also takes HEAD, which Express and Fastify route to GET handlers
+function methodMatches(route: RouteSettings, method: string): boolean {
+  if (route.method === null) return !SAFE_METHODS.has(method);
+  return route.method === method || (method === "HEAD" && route.method === "GET");
+}
+
+/**
+ * Whether a route matches a request's method and path (the request target, query included or
+ * not): when any way a router may read the path matches it (docs/services.md, "How routes
+ * match").
+ */
 export function routeMatches(route: RouteSettings, method: string, path: string): boolean {
-  if (route.method === null ? SAFE_METHODS.has(method) : route.method !== method) return false;
-  return route.path.endsWith("*") ? path.startsWith(route.path.slice(0, -1)) : path === route.path;
+  if (!methodMatches(route, method)) return false;
+  const pattern = patternOf(route);
+  // a path too costly to read every way is taken to match: the route's rule applies
+  return pathReadings(path)?.some((reading) => pathMatches(pattern, reading)) ?? true;
 }
 
 /** The request of an idempotent route, with what its adapter gives. */
@@ -362,8 +377,12 @@ export class IdempotentRoutes {
   readonly #service: string;
   readonly #store: SharedStore;
   readonly #clock: Clock;
-  readonly #retryAfterS: number;
   readonly #emit: (event: IdempotencyEvent) => void;
+  // the refusals that do not change per request, built once
+  readonly #missing = problemAnswer("idempotency-key-missing", 400);
+  readonly #invalid = problemAnswer("idempotency-key-invalid", 400);
+  readonly #reused = problemAnswer("idempotency-key-reused", 422);
+  readonly #unavailable: ProblemAnswer;
 
   constructor(
     service: string,
@@ -377,15 +396,32 @@ export class IdempotentRoutes {
     this.routes = routes;
     this.#store = store;
     this.#clock = clock;
-    this.#retryAfterS = retryAfterS;
     this.#emit = emit;
+    this.#unavailable = problemAnswer("idempotency-unavailable", 503, retryAfterS);
   }
 
-  /** The idempotent route of a request, if it has one. */
-  route(method: string, path: string): RouteSettings | undefined {
-    for (const route of this.routes)
-      if (route.idempotency !== null && routeMatches(route, method, path)) return route;
-    return undefined;
+  /**
+   * The idempotent route of a request: the first one that some reading of its path matches
+   * (`readings`, from {@link pathReadings} of the request target); `null` when readings match
+   * different routes, or the path was too costly to read (`readings` null) and some route takes
+   * the method: the request cannot be told apart (answer it 400).
+   */
+  route(method: string, readings: readonly PathReading[] | null): RouteSettings | undefined | null {
+    if (readings === null)
+      return this.routes.some((r) => r.idempotency !== null && methodMatches(r, method))
+        ? null
+        : undefined;
+    let found: RouteSettings | undefined;
+    for (const reading of readings) {
+      for (const route of this.routes) {
+        if (route.idempotency === null || !methodMatches(route, method)) continue;
+        if (!pathMatches(patternOf(route), reading)) continue;
+        if (found !== undefined && found !== route) return null;
+        found = route;
+        break;
+      }
+    }
+    return found;
   }
 
   /** Runs, replays or refuses one request of `route`. Never throws. */
@@ -410,14 +446,14 @@ export class IdempotentRoutes {
     if (raw === undefined) {
       if (settings.required) {
         report("missing-key");
-        respond(400, { "content-length": "0" });
+        respond(400, this.#missing.headers, this.#missing.body);
       } else request.run();
       return;
     }
     const key = readIdempotencyKey(raw);
     if (key === null) {
       report("invalid-key");
-      respond(400, { "content-length": "0" });
+      respond(400, this.#invalid.headers, this.#invalid.body);
       return;
     }
     const tee = new BodyTee(req as RequestStream, settings.maxBytes);
@@ -441,10 +477,12 @@ export class IdempotentRoutes {
         }
         if (begun.state === "running") {
           report("in-progress");
-          respond(409, {
-            "retry-after": String(Math.max(1, Math.ceil(begun.ttlMs / 1_000))),
-            "content-length": "0",
-          });
+          const busy = problemAnswer(
+            "idempotency-key-in-use",
+            409,
+            Math.max(1, Math.ceil(begun.ttlMs / 1_000)),
+          );
+          respond(409, busy.headers, busy.body);
           return;
         }
         // done: the handler will not run, so this request's body is ours to read
@@ -457,7 +495,7 @@ export class IdempotentRoutes {
               (await fingerprint(method, url, tee.bytes())) === begun.fingerprint;
             if (!same) {
               report("mismatch");
-              respond(422, { "content-length": "0" });
+              respond(422, this.#reused.headers, this.#reused.body);
               return;
             }
             const stored = JSON.parse(begun.response) as StoredResponse;
@@ -476,13 +514,15 @@ export class IdempotentRoutes {
           .catch(() => {
             // a stored entry that cannot be read: as if the store could not answer
             report("store-unavailable", { failOpen: false, step: "begin" });
-            respond(503, { "retry-after": String(this.#retryAfterS), "content-length": "0" });
+            respond(503, this.#unavailable.headers, this.#unavailable.body);
           });
       },
-      () => {
-        report("store-unavailable", { failOpen: !route.essential, step: "begin" });
-        if (route.essential)
-          respond(503, { "retry-after": String(this.#retryAfterS), "content-length": "0" });
+      (error: unknown) => {
+        // a full memory store is not down: running without a lock would let a retry run again,
+        // so the request is refused whatever `essential` says
+        const failOpen = !route.essential && !(error instanceof StoreFullError);
+        report("store-unavailable", { failOpen, step: "begin" });
+        if (!failOpen) respond(503, this.#unavailable.headers, this.#unavailable.body);
         else run(request);
       },
     );
@@ -575,7 +615,9 @@ export class IdempotentRoutes {
       }
       void this.#complete(request, settings, tee, storeKey, token, method, url, report, {
         status,
-        headers: Object.entries(headers).filter(([name]) => !NOT_REPLAYED.has(name)),
+        headers: Object.entries(headers).filter(
+          ([name]) => !NOT_REPLAYED.has(name) && !NOT_STORED.has(name),
+        ),
         body: toBase64(concat(chunks, size)),
       }).then(send);
       return res;

@@ -20,6 +20,14 @@ import {
   type RouteSettings,
 } from "./idempotent-route.js";
 import { consoleLogger, type Logger } from "./logger.js";
+import { problemAnswer, type ProblemAnswer } from "./problem.js";
+import {
+  compilePath,
+  pathMatches,
+  pathReadings,
+  type PathPattern,
+  type PathReading,
+} from "./route-path.js";
 import { createMemoryStore, type SharedStore } from "./store.js";
 
 /** How a service reads, bounds and stamps the deadlines of the requests it receives. */
@@ -51,7 +59,10 @@ export interface PriorityRule {
   readonly priority: Priority;
   /** HTTP method, uppercase; `null` for any. */
   readonly method: string | null;
-  /** Path without the query: exact, or a prefix when it ends in `*`; `null` for any. */
+  /**
+   * Path without the query: exact, or a prefix when it ends in `*`; `null` for any. Matched on
+   * every way a router may read the request path (docs/services.md, "How routes match").
+   */
   readonly path: string | null;
   /** Header name, lowercase; `null` for none. */
   readonly header: string | null;
@@ -155,6 +166,16 @@ export type InboundEvent =
       readonly type: "request-degraded";
       readonly service: string;
       readonly dependencies: readonly string[];
+    }
+  | {
+      /**
+       * A request refused with 400 without running the handler: its path can be read as more
+       * than one path, and the readings match different routes (docs/services.md).
+       */
+      readonly type: "request-refused";
+      readonly service: string;
+      readonly reason: "ambiguous-path";
+      readonly status: number;
     }
   | {
       /** A deadline header no value of which could be read: the request got the edge deadline. */
@@ -345,20 +366,79 @@ function readOne(raw: string, format: DeadlineFormat): number {
   return ms < 1 ? 0 : ms;
 }
 
-/** The priority of a request: the first matching rule's, else the default. */
+const RANK: Readonly<Record<Priority, number>> = { critical: 3, high: 2, normal: 1, low: 0 };
+const rulePatterns = new WeakMap<readonly PriorityRule[], readonly (PathPattern | null)[]>();
+
+// the rules' paths, compiled once per rule list; null for a rule without a path
+function patternsOf(rules: readonly PriorityRule[]): readonly (PathPattern | null)[] {
+  let patterns = rulePatterns.get(rules);
+  if (patterns === undefined) {
+    patterns = rules.map((rule) => (rule.path === null ? null : compilePath(rule.path)));
+    rulePatterns.set(rules, patterns);
+  }
+  return patterns;
+}
+
+/**
+ * The priority of a request: the first matching rule's, else the default. A path a router may
+ * read in several ways gets the lowest priority of its readings, so that no spelling of a path
+ * escapes a rule that lowers it, nor claims one that raises it (docs/services.md, "How routes
+ * match").
+ */
 export function priorityOf(settings: ServiceSettings, req: InboundRequest): Priority {
   const rules = settings.priorities;
   if (rules.length === 0) return settings.defaultPriority;
-  const url = req.url ?? "/";
-  const q = url.indexOf("?");
-  const path = q === -1 ? url : url.slice(0, q);
-  for (const rule of rules) {
-    if (rule.method !== null && rule.method !== req.method) continue;
-    if (
-      rule.path !== null &&
-      !(rule.path.endsWith("*") ? path.startsWith(rule.path.slice(0, -1)) : path === rule.path)
-    )
-      continue;
+  const patterns = patternsOf(rules);
+  return lowestPriority(
+    settings,
+    req,
+    patterns,
+    patterns.some((p) => p !== null) ? pathReadings(req.url ?? "/") : NO_READINGS,
+  );
+}
+
+const NO_READINGS: readonly PathReading[] = [{ path: "/", folded: true }];
+
+// readings null: the path was too costly to read every way, so it may be any path
+function lowestPriority(
+  settings: ServiceSettings,
+  req: InboundRequest,
+  patterns: readonly (PathPattern | null)[],
+  readings: readonly PathReading[] | null,
+): Priority {
+  if (readings === null) {
+    let lowest = settings.defaultPriority;
+    settings.priorities.forEach((rule, i) => {
+      if (patterns[i] !== null && RANK[rule.priority] < RANK[lowest]) lowest = rule.priority;
+    });
+    return lowest;
+  }
+  let lowest: Priority | undefined;
+  // Express and Fastify run a GET route's handler for HEAD: a HEAD request is read as both
+  const methods = req.method === "HEAD" ? HEAD_METHODS : [req.method];
+  for (const method of methods)
+    for (const reading of readings) {
+      const priority = readingPriority(settings, req, method, patterns, reading);
+      if (lowest === undefined || RANK[priority] < RANK[lowest]) lowest = priority;
+    }
+  return lowest ?? settings.defaultPriority;
+}
+
+const HEAD_METHODS = ["HEAD", "GET"];
+
+function readingPriority(
+  settings: ServiceSettings,
+  req: InboundRequest,
+  method: string | undefined,
+  patterns: readonly (PathPattern | null)[],
+  reading: PathReading,
+): Priority {
+  const rules = settings.priorities;
+  for (let i = 0; i < rules.length; i++) {
+    const rule = rules[i] as PriorityRule;
+    if (rule.method !== null && rule.method !== method) continue;
+    const pattern = patterns[i] ?? null;
+    if (pattern !== null && !pathMatches(pattern, reading)) continue;
     if (rule.header !== null) {
       const value = req.headers[rule.header];
       if (value === undefined) continue;
@@ -387,17 +467,21 @@ class Inbound implements InboundMiddleware {
   readonly #gate: AdmissionGate | null;
   readonly #onShed: ((event: ShedEvent) => void) | undefined;
   // built once: a rejection writes these and nothing else
-  readonly #overloadHeaders: Record<string, string>;
-  readonly #expiredHeaders: Record<string, string> = { "content-length": NO_BODY };
+  readonly #overload: ProblemAnswer;
+  readonly #expired: ProblemAnswer;
   #admitted = 0;
   #shed = 0;
-  #expired = 0;
+  #expiredCount = 0;
   #observers: readonly InboundObserver[] = [];
   readonly #logger: Logger;
   // unreadable deadline headers since the last log line, and when that line was written
   #malformed = 0;
   #loggedAt = -Infinity;
   readonly #routes: IdempotentRoutes | null;
+  // the priority rules' compiled paths; whether any rule needs the request's path read
+  readonly #patterns: readonly (PathPattern | null)[];
+  readonly #readsPath: boolean;
+  readonly #ambiguous = problemAnswer("ambiguous-path", 400);
 
   constructor(settings: ServiceSettings, options: InboundOptions) {
     this.settings = settings;
@@ -410,10 +494,14 @@ class Inbound implements InboundMiddleware {
     this.#routes = idempotentRoutes(settings, options, this.#clock, (event) => {
       this.#emit(event);
     });
-    this.#overloadHeaders = {
-      "retry-after": String(Math.max(0, Math.ceil(settings.rejection.retryAfterS))),
-      "content-length": NO_BODY,
-    };
+    this.#patterns = patternsOf(settings.priorities);
+    this.#readsPath = this.#routes !== null || this.#patterns.some((p) => p !== null);
+    this.#overload = problemAnswer(
+      "overloaded",
+      settings.rejection.status,
+      Math.max(0, Math.ceil(settings.rejection.retryAfterS)),
+    );
+    this.#expired = problemAnswer("deadline-exceeded", settings.deadline.expiredStatus);
   }
 
   subscribe(observer: InboundObserver): () => void {
@@ -478,22 +566,26 @@ class Inbound implements InboundMiddleware {
     if (raw !== undefined && Number.isNaN(raw)) this.#reportMalformed(req, now);
     const budget = clampBudget(this.settings.deadline, raw);
     const gate = this.#gate;
+    // every way a router may read the path, read once for the routes and the priority rules
+    const readings = this.#readsPath ? pathReadings(req.url ?? "/") : NO_READINGS;
+    const route = this.#routes?.route(req.method ?? "GET", readings);
+    if (route === null) {
+      this.#refuseAmbiguous(refuse);
+      return;
+    }
+    const priority =
+      gate === null || this.settings.priorities.length === 0
+        ? this.settings.defaultPriority
+        : lowestPriority(this.settings, req, this.#patterns, readings);
     if (budget <= 0 || budget < (this.settings.deadline.minBudgetMs ?? 0)) {
-      this.#refuse(
-        refuse,
-        "expired",
-        "expired",
-        gate === null ? this.settings.defaultPriority : priorityOf(this.settings, req),
-        -1,
-      );
+      this.#refuse(refuse, "expired", "expired", priority, -1);
       return;
     }
     const deadline = new Deadline(now + budget, this.#clock);
     if (gate === null) {
-      this.#start(req, res, deadline, false, start, refuse, this.settings.defaultPriority, -1);
+      this.#start(req, res, deadline, false, start, refuse, priority, -1, route);
       return;
     }
-    const priority = priorityOf(this.settings, req);
     let settled = false;
     const entered = gate.enter(
       priority,
@@ -504,7 +596,7 @@ class Inbound implements InboundMiddleware {
           gate.release();
           return;
         }
-        this.#start(req, res, deadline, true, start, refuse, priority, now);
+        this.#start(req, res, deadline, true, start, refuse, priority, now, route);
       },
       (reason, cause) => {
         settled = true;
@@ -512,7 +604,7 @@ class Inbound implements InboundMiddleware {
       },
     );
     if (entered === true) {
-      this.#start(req, res, deadline, true, start, refuse, priority, -1);
+      this.#start(req, res, deadline, true, start, refuse, priority, -1, route);
       return;
     }
     if (entered === false) {
@@ -538,6 +630,7 @@ class Inbound implements InboundMiddleware {
     respond: Respond,
     priority: Priority,
     queuedAt: number,
+    route: RouteSettings | undefined,
   ): void {
     this.#admitted++;
     if (this.#observers.length > 0) {
@@ -572,7 +665,6 @@ class Inbound implements InboundMiddleware {
     if (degraded !== undefined) this.#reportDegraded(res, header, degraded);
     const scope: Scope = { deadline, signal: controller.signal, degraded };
     const routes = this.#routes;
-    const route = routes?.route(req.method ?? "GET", pathOf(req.url));
     if (routes === null || route === undefined) {
       start(scope);
       return;
@@ -606,6 +698,18 @@ class Inbound implements InboundMiddleware {
     };
   }
 
+  // a path whose readings match different routes: 400, before admission, the handler never runs
+  #refuseAmbiguous(refuse: Respond): void {
+    refuse(400, this.#ambiguous.headers, this.#ambiguous.body);
+    if (this.#observers.length > 0)
+      this.#emit({
+        type: "request-refused",
+        service: this.settings.name,
+        reason: "ambiguous-path",
+        status: 400,
+      });
+  }
+
   #refuse(
     refuse: Respond,
     reason: ShedReason,
@@ -615,9 +719,10 @@ class Inbound implements InboundMiddleware {
   ): void {
     const expired = reason === "expired";
     const status = expired ? this.settings.deadline.expiredStatus : this.settings.rejection.status;
-    if (expired) this.#expired++;
+    if (expired) this.#expiredCount++;
     else this.#shed++;
-    refuse(status, expired ? this.#expiredHeaders : this.#overloadHeaders);
+    const answer = expired ? this.#expired : this.#overload;
+    refuse(status, answer.headers, answer.body);
     this.#onShed?.({ service: this.settings.name, reason, priority, status });
     if (this.#observers.length > 0) {
       const queued = queuedAt >= 0;
@@ -655,7 +760,7 @@ class Inbound implements InboundMiddleware {
           }
         },
         (status, headers, body) => {
-          writeRejection(res, status, headers, body);
+          writeRejection(req, res, status, headers, body);
         },
       );
     };
@@ -690,7 +795,7 @@ class Inbound implements InboundMiddleware {
           );
         },
         (status, headers, body) => {
-          writeRejection(res, status, headers, body);
+          writeRejection(req, res, status, headers, body);
         },
       );
     };
@@ -707,7 +812,7 @@ class Inbound implements InboundMiddleware {
         },
         (status, headers, body) => {
           reply.hijack();
-          writeRejection(reply.raw, status, headers, body);
+          writeRejection(request.raw, reply.raw, status, headers, body);
         },
       );
     });
@@ -733,7 +838,7 @@ class Inbound implements InboundMiddleware {
       name: this.settings.name,
       admitted: this.#admitted,
       shed: this.#shed,
-      expired: this.#expired,
+      expired: this.#expiredCount,
       admission: this.#gate?.health() ?? null,
     };
   }
@@ -751,7 +856,9 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   );
 }
 
+// an answer written without the handler; a HEAD request gets its headers and no body
 function writeRejection(
+  req: InboundRequest,
   res: InboundResponse,
   status: number,
   headers: Readonly<Record<string, string | readonly string[]>>,
@@ -760,13 +867,8 @@ function writeRejection(
   if (res.headersSent) return;
   // Node takes a list for a repeated header (set-cookie of a replayed response)
   res.writeHead(status, headers as Record<string, string>);
-  if (body === undefined || body.byteLength === 0) res.end();
+  if (body === undefined || body.byteLength === 0 || req.method === "HEAD") res.end();
   else res.end(body);
-}
-
-function pathOf(url: string | undefined): string {
-  const q = (url ?? "/").indexOf("?");
-  return q === -1 ? (url ?? "/") : (url ?? "/").slice(0, q);
 }
 
 // the idempotency step of the service's routes, on the store they need; null when none has one

@@ -169,12 +169,13 @@ export {
   type RequestIdentity,
   type StaleMiss,
 } from "./fallback.js";
-export { MAX_SHARED_BYTES, plainJson, StoreStale } from "./shared-stale.js";
+export { MAX_SHARED_BYTES, plainJson, StoreStale, type StoreStaleOptions } from "./shared-stale.js";
 export { HedgeBudget, type HedgeSettings } from "./hedge-budget.js";
 export {
   buildUrl,
   DEFAULT_MAX_RESPONSE_BYTES,
   httpIdentity,
+  MAX_REDIRECTS,
   mergeHeaders,
   pathSegment,
   sendHttp,
@@ -213,6 +214,13 @@ export {
   type ServiceSettings,
   type ShedEvent,
 } from "./inbound.js";
+export {
+  problemAnswer,
+  PROBLEM_TITLES,
+  PROBLEM_TYPE_BASE,
+  type ProblemAnswer,
+  type ProblemKind,
+} from "./problem.js";
 export { consoleLogger, logEvents, silentLogger, type LogFields, type Logger } from "./logger.js";
 export { createSeededRandom, defaultRandom, type Random } from "./random.js";
 export {
@@ -299,8 +307,10 @@ export {
   keySegment,
   MemoryStore,
   RedisStore,
+  StoreFullError,
   StoreUnavailableError,
   TtlMap,
+  type MemoryStoreOptions,
   type RedisScriptClient,
   type SharedStore,
   type StoreOptions,

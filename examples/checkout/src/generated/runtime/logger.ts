@@ -46,7 +46,8 @@ export const silentLogger: Logger = {
  * `dependency`, and `from`, `to`, `calls`, `failures`, `slowCalls` for transitions,
  * `operation`, `tokens` for exhaustion, `operation`, `verdict` for a hook that threw, or
  * `source` and `changed` (the paths, comma-separated) or `problems` (their count) for a
- * reconfiguration.
+ * reconfiguration. A shared stale cache whose Redis stops taking its writes is a warning
+ * (`resilience.stale_store.refused`, with `operation`, `reason` and `policy`).
  */
 export function logEvents(logger: Logger): Observer {
   const exhausted = new Set<string>();
@@ -120,6 +121,26 @@ export function logEvents(logger: Logger): Observer {
             dependency,
             source,
             problems: problems.length,
+          },
+        );
+        return;
+      }
+      case "stale-store-refused": {
+        // reported once until the store takes a write again (docs/store.md)
+        const { dependency, operation, reason } = event;
+        const { usedBytes, maxBytes, policy } = event;
+        const why =
+          reason === "memory"
+            ? `it uses ${String(usedBytes)} of its maxmemory of ${String(maxBytes)} bytes`
+            : `its maxmemory-policy ${policy ?? ""} may evict other keys to make room`;
+        logger.warn(
+          `${dependency}.${operation}: stale responses are not written to Redis: ${why}`,
+          {
+            event: "resilience.stale_store.refused",
+            dependency,
+            operation,
+            reason,
+            ...(policy === undefined ? {} : { policy }),
           },
         );
         return;

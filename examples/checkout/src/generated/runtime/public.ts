@@ -95,7 +95,9 @@ export { SnapshotError, type DependencySnapshot, type SnapshotProblem } from "./
 export {
   createMemoryStore,
   createRedisStore,
+  StoreFullError,
   StoreUnavailableError,
+  type MemoryStoreOptions,
   type RedisScriptClient,
   type SharedStore,
   type StoreOptions,

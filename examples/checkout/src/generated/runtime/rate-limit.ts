@@ -220,6 +220,11 @@ export class RateLimiter {
    * seconds to the reset), or the older `RateLimit-Remaining: 0` with `RateLimit-Reset`.
    * `RateLimit-Policy` is kept for {@link RateLimiter.health}.
    *
+   * As draft-ietf-httpapi-ratelimit-headers-11 (section 7) says, a `Retry-After` the limiter
+   * reads takes precedence: the RateLimit fields of that response are not read. A malformed
+   * RateLimit field is ignored ({@link exhaustedResetMs}), as are `RateLimit-Remaining` and
+   * `RateLimit-Reset` values that are not non-negative integers.
+   *
    * @param retryAfterMs The parsed `Retry-After`, when the caller has parsed it already.
    */
   observe(now: number, status: number, headers: HeaderLookup, retryAfterMs?: number): void {
@@ -228,6 +233,7 @@ export class RateLimiter {
     if (policy !== null) this.#policy = policy;
     if ((status === 429 || status === 503) && retryAfterMs !== undefined) {
       this.pause(now, retryAfterMs, "retry-after");
+      return;
     }
     const field = headers.get("ratelimit");
     if (field !== null) {
@@ -235,11 +241,10 @@ export class RateLimiter {
       if (resetMs !== undefined) this.pause(now, resetMs, "ratelimit");
       return;
     }
-    const remaining = headers.get("ratelimit-remaining");
-    if (remaining !== null && Number(remaining.trim()) <= 0) {
-      const reset = Number(headers.get("ratelimit-reset")?.trim() ?? Number.NaN);
-      if (Number.isFinite(reset)) this.pause(now, reset * 1_000, "ratelimit-reset");
-    }
+    const remaining = countOf(headers.get("ratelimit-remaining"));
+    if (remaining !== 0) return;
+    const reset = countOf(headers.get("ratelimit-reset"));
+    if (reset !== undefined) this.pause(now, reset * 1_000, "ratelimit-reset");
   }
 
   /** Permits free now, the rate, and any pause in force. */
@@ -288,27 +293,222 @@ export class RateLimiter {
 }
 
 /**
- * Milliseconds to the reset of the first quota the `RateLimit` field says is spent, or
- * `undefined` when none is. Reads the structured-field form of
- * draft-ietf-httpapi-ratelimit-headers (`"default";r=0;t=30`) and the earlier dictionary form
- * (`limit=100, remaining=0, reset=30`).
+ * Milliseconds to the reset of the quota the `RateLimit` field says is spent (the longest, when
+ * several are), or `undefined` when none is, or when the field is malformed. Reads the
+ * structured-field List of draft-ietf-httpapi-ratelimit-headers-11 (`"default";r=0;t=30`) and the
+ * Dictionary of its earlier revisions (`limit=100, remaining=0, reset=30`), both parsed as RFC 9651
+ * (Structured Field Values) says, so a parameter given twice counts with its last value.
+ *
+ * The draft's section 7 says "Malformed RateLimit header fields MUST be ignored": a field that
+ * does not parse, or one item whose `r` (`remaining`) is missing or not a non-negative Integer, or
+ * whose `t` (`reset`) is present but not one, makes the whole field say nothing. A spent quota
+ * with no `t` says nothing either: there is no wait to take from it (docs/runtime.md, "Rate
+ * limit").
  */
 export function exhaustedResetMs(field: string): number | undefined {
+  const members = parseList(field) ?? parseDictionary(field);
+  if (members === undefined) return undefined;
+  // the List's items each carry `r` and `t`; the Dictionary is one quota in three members
+  const quotas: Map<string, BareItem>[] = [];
+  if (members.kind === "list") for (const item of members.items) quotas.push(item.params);
+  else {
+    const remaining = members.entries.get("remaining");
+    const reset = members.entries.get("reset");
+    const one = new Map<string, BareItem>();
+    if (remaining !== undefined) one.set("r", remaining);
+    if (reset !== undefined) one.set("t", reset);
+    quotas.push(one);
+  }
   let longest: number | undefined;
-  const dictionary = /(?:^|[,;\s])remaining=/.test(field);
-  const items = dictionary ? [field] : field.split(",");
-  for (const item of items) {
-    const params = new Map<string, string>();
-    for (const part of item.split(dictionary ? "," : ";")) {
-      const eq = part.indexOf("=");
-      if (eq > 0) params.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
-    }
-    const remaining = Number(params.get(dictionary ? "remaining" : "r") ?? Number.NaN);
-    const reset = Number(params.get(dictionary ? "reset" : "t") ?? Number.NaN);
-    if (remaining <= 0 && Number.isFinite(reset) && reset >= 0) {
-      const ms = reset * 1_000;
-      if (longest === undefined || ms > longest) longest = ms;
-    }
+  for (const params of quotas) {
+    const remaining = params.get("r");
+    const reset = params.get("t");
+    if (!isCount(remaining)) return undefined;
+    if (reset !== undefined && !isCount(reset)) return undefined;
+    if (remaining.value > 0 || reset === undefined) continue;
+    const ms = reset.value * 1_000;
+    if (longest === undefined || ms > longest) longest = ms;
   }
   return longest;
+}
+
+/** A non-negative Integer, as the draft requires of `r` and `t`. */
+function isCount(item: BareItem | undefined): item is { type: "integer"; value: number } {
+  return item !== undefined && item.type === "integer" && item.value >= 0;
+}
+
+/**
+ * A delta-seconds count of the older `RateLimit-Remaining` and `RateLimit-Reset` fields: a
+ * non-negative integer of at most 15 digits, or `undefined` when the value is anything else.
+ */
+function countOf(value: string | null): number | undefined {
+  if (value === null) return undefined;
+  const text = value.trim();
+  return /^\d{1,15}$/.test(text) ? Number(text) : undefined;
+}
+
+/** A bare item of RFC 9651; only Integers are read, the others are parsed to be skipped. */
+type BareItem = { readonly type: "integer"; readonly value: number } | { readonly type: "other" };
+
+interface ListItem {
+  readonly params: Map<string, BareItem>;
+}
+
+/** A cursor over a field value, for the parsers of RFC 9651, section 4.2. */
+class Cursor {
+  index = 0;
+  constructor(readonly text: string) {}
+  /** Whether the cursor is past the last character. */
+  done(): boolean {
+    return this.index >= this.text.length;
+  }
+  /** The character at the cursor (`""` at the end); a method, so TypeScript never narrows it. */
+  char(): string {
+    return this.text.charAt(this.index);
+  }
+  /** Skips spaces (`SP`), or optional whitespace (`SP` and `HTAB`) when `tabs`. */
+  skip(tabs: boolean): void {
+    while (this.char() === " " || (tabs && this.char() === "\t")) this.index++;
+  }
+}
+
+const KEY_START = /[a-z*]/;
+const KEY_CHAR = /[a-z0-9_\-.*]/;
+const TOKEN_START = /[A-Za-z*]/;
+const TOKEN_CHAR = /[!#$%&'*+\-.^_`|~0-9A-Za-z:/]/;
+
+function parseKey(c: Cursor): string | undefined {
+  if (!KEY_START.test(c.char())) return undefined;
+  const from = c.index;
+  while (!c.done() && KEY_CHAR.test(c.char())) c.index++;
+  return c.text.slice(from, c.index);
+}
+
+// Integer (at most 15 digits) or Decimal (at most 12 digits, then 1 to 3 after the point)
+function parseNumber(c: Cursor): BareItem | undefined {
+  const match = /^-?(\d+)(?:\.(\d*))?/.exec(c.text.slice(c.index));
+  if (match === null) return undefined;
+  const [all, whole = "", fraction] = match;
+  c.index += all.length;
+  if (fraction === undefined)
+    return whole.length <= 15 ? { type: "integer", value: Number(all) } : undefined;
+  return whole.length <= 12 && fraction.length >= 1 && fraction.length <= 3
+    ? { type: "other" }
+    : undefined;
+}
+
+function parseBareItem(c: Cursor): BareItem | undefined {
+  const first = c.char();
+  if (first === "-" || (first >= "0" && first <= "9")) return parseNumber(c);
+  if (first === '"') {
+    for (c.index++; !c.done(); c.index++) {
+      const ch = c.char();
+      if (ch === "\\") {
+        c.index++;
+        if (c.char() !== '"' && c.char() !== "\\") return undefined;
+      } else if (ch === '"') {
+        c.index++;
+        return { type: "other" };
+      } else if (ch < " " || ch > "~") return undefined;
+    }
+    return undefined;
+  }
+  if (TOKEN_START.test(first)) {
+    while (!c.done() && TOKEN_CHAR.test(c.char())) c.index++;
+    return { type: "other" };
+  }
+  if (first === ":") {
+    const match = /^:[A-Za-z0-9+/=]*:/.exec(c.text.slice(c.index));
+    if (match === null) return undefined;
+    c.index += match[0].length;
+    return { type: "other" };
+  }
+  if (first === "?") {
+    const value = c.text.charAt(c.index + 1);
+    if (value !== "0" && value !== "1") return undefined;
+    c.index += 2;
+    return { type: "other" };
+  }
+  if (first === "@") {
+    c.index++;
+    const date = parseNumber(c);
+    return date?.type === "integer" ? { type: "other" } : undefined;
+  }
+  return undefined;
+}
+
+const TRUE: BareItem = { type: "other" };
+
+// Parameters: `;` then key, `=` and a bare item (a key alone is Boolean true); a key given
+// twice keeps its last value (RFC 9651, section 4.2.3.2)
+function parseParams(c: Cursor): Map<string, BareItem> | undefined {
+  const params = new Map<string, BareItem>();
+  while (c.char() === ";") {
+    c.index++;
+    c.skip(false);
+    const key = parseKey(c);
+    if (key === undefined) return undefined;
+    let value = TRUE;
+    if (c.char() === "=") {
+      c.index++;
+      const item = parseBareItem(c);
+      if (item === undefined) return undefined;
+      value = item;
+    }
+    params.set(key, value);
+  }
+  return params;
+}
+
+// After a member: the end of the field, or a comma and another member.
+function nextMember(c: Cursor): "end" | "more" | undefined {
+  c.skip(true);
+  if (c.done()) return "end";
+  if (c.char() !== ",") return undefined;
+  c.index++;
+  c.skip(true);
+  return c.done() ? undefined : "more";
+}
+
+/** A List of Items (RFC 9651, section 4.2.1), or `undefined` when the field is not one. */
+function parseList(field: string): { kind: "list"; items: ListItem[] } | undefined {
+  const c = new Cursor(field);
+  c.skip(false);
+  const items: ListItem[] = [];
+  if (c.done()) return undefined;
+  for (;;) {
+    if (parseBareItem(c) === undefined) return undefined;
+    const params = parseParams(c);
+    if (params === undefined) return undefined;
+    items.push({ params });
+    const next = nextMember(c);
+    if (next === undefined) return undefined;
+    if (next === "end") return { kind: "list", items };
+  }
+}
+
+/** A Dictionary (RFC 9651, section 4.2.2): each member's value, by key; the last one counts. */
+function parseDictionary(
+  field: string,
+): { kind: "dictionary"; entries: Map<string, BareItem> } | undefined {
+  const c = new Cursor(field);
+  c.skip(false);
+  const entries = new Map<string, BareItem>();
+  if (c.done()) return undefined;
+  for (;;) {
+    const key = parseKey(c);
+    if (key === undefined) return undefined;
+    let value = TRUE;
+    if (c.char() === "=") {
+      c.index++;
+      const item = parseBareItem(c);
+      if (item === undefined) return undefined;
+      value = item;
+    }
+    if (parseParams(c) === undefined) return undefined;
+    entries.set(key, value);
+    const next = nextMember(c);
+    if (next === undefined) return undefined;
+    if (next === "end") return { kind: "dictionary", entries };
+  }
 }

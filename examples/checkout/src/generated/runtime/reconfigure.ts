@@ -207,6 +207,15 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/**
+ * The value of `table`'s own property `key`, never one it inherits: every key here comes from
+ * input, and `constructor`, `__proto__` or `toString` must read as no setting, not as
+ * Object.prototype's (docs/runtime.md, "Reconfiguration").
+ */
+function own<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
 function ms(value: number | null): string {
   return `${String(value)}ms`;
 }
@@ -247,7 +256,7 @@ function leafProblem(path: string, spec: ReconfigurableLeaf, value: unknown): st
  * `"timeout.attemptMs"`), by its range alone; `undefined` when it is in range.
  */
 export function rangeProblem(section: Section, path: string, value: unknown): string | undefined {
-  const spec = (RECONFIGURABLE[section] as Leaves)[path];
+  const spec = own(RECONFIGURABLE[section] as Leaves, path);
   if (spec === undefined) return `${path}: not reconfigurable`;
   return leafProblem(path, spec, value);
 }
@@ -272,7 +281,7 @@ function readLeaves(
     if (value === undefined) continue;
     const path = prefix === "" ? key : `${prefix}.${key}`;
     const where = at === "" ? key : `${at}.${key}`;
-    const spec = leaves[path];
+    const spec = own(leaves, path);
     if (spec !== undefined) {
       const problem = leafProblem(where, spec, value);
       if (problem === undefined) out.set(path, value as number);
@@ -460,7 +469,7 @@ function readSection(
   present: boolean,
   problems: string[],
 ): Values | undefined {
-  const raw = change[section];
+  const raw = own(change, section);
   if (raw === undefined) return undefined;
   if (!present) {
     problems.push(`${section}: the dependency has no ${section} to change`);
@@ -497,7 +506,12 @@ export function validateReconfiguration<D extends ReconfigurableParts>(
     else if (!TOP_LEVEL.includes(key))
       problems.push(`${key}: not reconfigurable (reconfigurable: ${TOP_LEVEL.join(", ")})`);
   const changed: string[] = [];
-  const operations = changeOperations(current.operations, change["operations"], changed, problems);
+  const operations = changeOperations(
+    current.operations,
+    own(change, "operations"),
+    changed,
+    problems,
+  );
   const dep = current.dependency;
   let dependency: D = dep;
   const breaker = readSection(change, "breaker", dep.breaker !== null, problems);
@@ -535,7 +549,7 @@ function changeOperations(
   for (const [name, opChange] of Object.entries(raw)) {
     if (opChange === undefined) continue;
     const at = `operations.${name}`;
-    const op = Object.hasOwn(current, name) ? current[name] : undefined;
+    const op = own(current, name);
     if (op === undefined) {
       problems.push(`${at}: no such operation (operations: ${Object.keys(current).join(", ")})`);
       continue;
@@ -553,7 +567,7 @@ function changeOperations(
 /** The value at a dotted path of a settings object, for telling what a change changes. */
 function leafOf(settings: unknown, path: string): unknown {
   let at: unknown = settings;
-  for (const key of path.split(".")) at = isRecord(at) ? at[key] : undefined;
+  for (const key of path.split(".")) at = isRecord(at) ? own(at, key) : undefined;
   return at;
 }
 

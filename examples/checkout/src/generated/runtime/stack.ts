@@ -875,11 +875,26 @@ class DependencyStack implements Dependency {
           "(fallback.store: redis), so the client needs the replicas' store: " +
           "pass store: createRedisStore(redisClient)",
       );
-    const keyOf = (key: string) => store.key(this.name, "stale", operation, key);
+    // the store keys its entries by a digest of the identity, never the identity itself
     return new StaleCache(
       fallback.maxEntries,
       fallback.maxAgeMs,
-      new StoreStale(store, keyOf, fallback.maxAgeMs),
+      new StoreStale(store, {
+        dependency: this.name,
+        operation,
+        maxAgeMs: fallback.maxAgeMs,
+        maxEntries: fallback.maxEntries,
+        onRefused: (refusal) => {
+          const events = this.#events;
+          if (events.active)
+            events.emit({
+              type: "stale-store-refused",
+              dependency: this.name,
+              operation,
+              ...refusal,
+            });
+        },
+      }),
     );
   }
 

@@ -3,20 +3,32 @@
 // State shared past one process: the store a service's replicas share, in memory or on Redis
 // (docs/store.md).
 import { systemClock, type Clock } from "./clock.js";
+import { consoleLogger, type Logger } from "./logger.js";
 
 /**
- * The members of a connected node-redis client (`redis` 5 or 6, or `@redis/client`) that the Redis
- * store uses. The runtime never imports the library: the application creates, connects and
- * closes its client, with its own URL, TLS and credentials, and hands it over.
+ * The members of a node-redis client (`redis` 5 or 6, or `@redis/client`) that the Redis store
+ * uses. The runtime never imports the library: the application creates, connects and closes its
+ * client, with its own URL, TLS and credentials, and hands it over.
  */
 export interface RedisScriptClient {
   scriptLoad(script: string): Promise<string>;
   evalSha(sha1: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  /**
+   * node-redis's: false while the client connects or reconnects. A step is then refused at once
+   * instead of waiting in the client's offline queue, which has no bound.
+   */
+  readonly isReady?: boolean | undefined;
+  /**
+   * node-redis's (an EventEmitter's). The store listens to `error`, so that a connection lost
+   * never throws from an emitter nobody listens to, and to `ready` and `terminated`, to log the
+   * loss and the return once each (docs/store.md, "When the store is down").
+   */
+  on?(event: string, listener: (...args: unknown[]) => void): unknown;
 }
 
 /** Why a store could not answer: it is down, slow past `timeoutMs`, or refused the command. */
 export class StoreUnavailableError extends Error {
-  override readonly name = "StoreUnavailableError";
+  override readonly name: string = "StoreUnavailableError";
   constructor(
     message: string,
     /** What the client library threw, when it threw. */
@@ -64,6 +76,11 @@ export interface StoreOptions {
   readonly timeoutMs?: number | undefined;
   /** Times the memory store's expiries and the Redis store's waits; default the system clock. */
   readonly clock?: Clock | undefined;
+  /**
+   * Where the Redis store says its client lost the connection and got it back: a warning and an
+   * info line per outage, never one per failed attempt. Default {@link consoleLogger}.
+   */
+  readonly logger?: Logger | undefined;
 }
 
 /** What every feature that keeps shared state is given. */
@@ -82,6 +99,7 @@ export interface SharedStore {
 
 const DEFAULT_PREFIX = "resgen";
 const DEFAULT_TIMEOUT_MS = 250;
+const DEFAULT_MAX_KEYS = 100_000;
 
 /**
  * A key segment as it goes into a key: `:` and `%` escaped, so that a segment taken from a
@@ -112,6 +130,7 @@ export class RedisStore implements SharedStore {
     this.#prefix = options.prefix ?? DEFAULT_PREFIX;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#clock = options.clock ?? systemClock;
+    watchConnection(client, options.logger ?? consoleLogger);
   }
 
   key(...parts: readonly string[]): string {
@@ -123,6 +142,14 @@ export class RedisStore implements SharedStore {
     keys: readonly string[],
     args: readonly (string | number)[],
   ): Promise<Result> {
+    // a client that is not connected would queue the command until it is, without bound: the
+    // step fails at once instead, and the feature does what it does without the store
+    if (this.#client.isReady === false)
+      return Promise.reject(
+        new StoreUnavailableError(
+          `store step ${script.name} not sent: the Redis client is not connected`,
+        ),
+      );
     const strings = args.map(String);
     return this.#bounded(script.name, this.#eval(script, [...keys], strings)).then(script.parse);
   }
@@ -183,21 +210,170 @@ function describe(error: unknown): string {
   return typeof message === "string" ? message : String(error);
 }
 
-interface TtlEntry {
-  value: unknown;
-  expiresAt: number;
+/** A message with the user and password of any URL in it taken out. */
+export function redactCredentials(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/@]*@/gi, "$1***@");
+}
+
+// the clients the store listens to: one listener per client, however many stores share it
+const watched = new WeakSet<object>();
+
+/**
+ * Listens to the client's `error`, `ready` and `terminated` events. An EventEmitter that emits
+ * `error` with no listener throws, which would end the process on the first lost connection;
+ * node-redis emits one per failed reconnection attempt, so the loss is logged once, and the
+ * return once.
+ */
+function watchConnection(client: RedisScriptClient, logger: Logger): void {
+  if (typeof client.on !== "function" || watched.has(client)) return;
+  watched.add(client);
+  const fields = { store: "redis" } as const;
+  let lost = false;
+  client.on("error", (error: unknown) => {
+    if (lost) return;
+    lost = true;
+    logger.warn(
+      `store: the Redis connection failed (${redactCredentials(describe(error))}); ` +
+        "store steps fail at once until the client has reconnected",
+      { event: "resilience.store.connection_lost", ...fields },
+    );
+  });
+  client.on("ready", () => {
+    if (!lost) return;
+    lost = false;
+    logger.info("store: the Redis connection is back", {
+      event: "resilience.store.connection_restored",
+      ...fields,
+    });
+  });
+  client.on("terminated", () => {
+    lost = true;
+    logger.warn(
+      "store: the Redis client stopped reconnecting (its reconnectStrategy gave up); every " +
+        "store step fails until the application connects it again",
+      { event: "resilience.store.connection_terminated", ...fields },
+    );
+  });
 }
 
 /**
+ * The memory store has no room for a key it was asked to write: every key it holds must be kept
+ * until it expires (docs/store.md, "The memory store's bound"). Nothing was changed.
+ */
+export class StoreFullError extends StoreUnavailableError {
+  override readonly name = "StoreFullError";
+}
+
+/** How a key is kept when the map is full. */
+export interface TtlSetOptions {
+  /**
+   * Kept until it expires: never evicted to make room for another key (an idempotency lock or
+   * stored response, which forgetting would let a request run twice). Default false: the key may
+   * go, nearest to expiry first, once no expired key is left to drop.
+   */
+  readonly keep?: boolean | undefined;
+}
+
+interface TtlEntry {
+  readonly key: string;
+  value: unknown;
+  expiresAt: number;
+  /** Its heap: kept or evictable. */
+  heap: ExpiryHeap;
+  /** Its position in that heap. */
+  index: number;
+}
+
+/** A binary min-heap of entries by expiry, each knowing its index: removal is O(log n). */
+class ExpiryHeap {
+  readonly #items: TtlEntry[] = [];
+
+  get size(): number {
+    return this.#items.length;
+  }
+
+  /** The entry that expires first. */
+  peek(): TtlEntry | undefined {
+    return this.#items[0];
+  }
+
+  push(entry: TtlEntry): void {
+    entry.heap = this;
+    entry.index = this.#items.length;
+    this.#items.push(entry);
+    this.#up(entry);
+  }
+
+  remove(entry: TtlEntry): void {
+    const items = this.#items;
+    const last = items.pop();
+    if (last === undefined || last === entry) return;
+    items[entry.index] = last;
+    last.index = entry.index;
+    this.update(last);
+  }
+
+  /** Puts an entry whose expiry changed back in order. */
+  update(entry: TtlEntry): void {
+    this.#up(entry);
+    this.#down(entry);
+  }
+
+  #up(entry: TtlEntry): void {
+    const items = this.#items;
+    let at = entry.index;
+    while (at > 0) {
+      const parent = (at - 1) >> 1;
+      const above = items[parent];
+      if (above === undefined || above.expiresAt <= entry.expiresAt) break;
+      items[at] = above;
+      above.index = at;
+      at = parent;
+    }
+    items[at] = entry;
+    entry.index = at;
+  }
+
+  #down(entry: TtlEntry): void {
+    const items = this.#items;
+    let at = entry.index;
+    for (;;) {
+      const left = items[2 * at + 1];
+      const right = items[2 * at + 2];
+      const below =
+        right !== undefined && left !== undefined && right.expiresAt < left.expiresAt
+          ? right
+          : left;
+      if (below === undefined || below.expiresAt >= entry.expiresAt) break;
+      items[at] = below;
+      const next = below.index;
+      below.index = at;
+      at = next;
+    }
+    items[at] = entry;
+    entry.index = at;
+  }
+}
+
+/** Expired keys a write drops, at most: each write adds at most one, so the backlog drains. */
+const EXPIRED_PER_WRITE = 4;
+
+/**
  * The memory store's keys: values with an expiry time, as Redis keeps them with `PX`. An expired
- * key reads as absent. At most `maxKeys` live at once: past that, the entries nearest to expiry
- * go first, so the map never grows without bound.
+ * key reads as absent. At most `maxKeys` live at once. A new key past that takes the room of an
+ * expired key, or else of the evictable key nearest to expiry; a key set with `keep` is never
+ * evicted, and when every key is kept the write is refused with {@link StoreFullError}. Every
+ * step costs O(log n): the keys are in two min-heaps by expiry, kept and evictable.
  */
 export class TtlMap {
   readonly #entries = new Map<string, TtlEntry>();
+  readonly #kept = new ExpiryHeap();
+  readonly #evictable = new ExpiryHeap();
   readonly #maxKeys: number;
 
   constructor(maxKeys: number) {
+    if (!Number.isSafeInteger(maxKeys) || maxKeys < 1)
+      throw new RangeError(`maxKeys must be a whole number from 1, not ${String(maxKeys)}`);
     this.#maxKeys = maxKeys;
   }
 
@@ -206,7 +382,7 @@ export class TtlMap {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
     if (entry.expiresAt <= now) {
-      this.#entries.delete(key);
+      this.#remove(entry);
       return undefined;
     }
     return entry.value;
@@ -218,35 +394,88 @@ export class TtlMap {
     return entry === undefined || entry.expiresAt <= now ? 0 : entry.expiresAt - now;
   }
 
-  /** Sets `key` to `value` until `now + ttlMs` (a `ttlMs` of 0 or less deletes it). */
-  set(key: string, value: unknown, ttlMs: number, now: number): void {
-    this.#entries.delete(key);
-    if (!(ttlMs > 0)) return;
-    if (this.#entries.size >= this.#maxKeys) this.#evict(now);
-    this.#entries.set(key, { value, expiresAt: now + ttlMs });
+  /**
+   * Sets `key` to `value` until `now + ttlMs` (a `ttlMs` of 0 or less deletes it). Replacing a
+   * key that holds a value needs no room; a new key at the bound throws {@link StoreFullError}
+   * when every key held must be kept, and then changes nothing.
+   */
+  set(key: string, value: unknown, ttlMs: number, now: number, options: TtlSetOptions = {}): void {
+    if (!(ttlMs > 0)) {
+      this.delete(key);
+      return;
+    }
+    this.#dropExpired(now);
+    const heap = options.keep === true ? this.#kept : this.#evictable;
+    const expiresAt = now + ttlMs;
+    const entry = this.#entries.get(key);
+    if (entry !== undefined) {
+      entry.value = value;
+      entry.expiresAt = expiresAt;
+      if (entry.heap === heap) heap.update(entry);
+      else {
+        entry.heap.remove(entry);
+        heap.push(entry);
+      }
+      return;
+    }
+    if (this.#entries.size >= this.#maxKeys) {
+      // no expired key is left (#dropExpired would have dropped one): the evictable key nearest
+      // to expiry goes, and a key that must be kept never does
+      const victim = this.#evictable.peek();
+      if (victim === undefined)
+        throw new StoreFullError(
+          `the memory store is full: its ${String(this.#maxKeys)} keys must all be kept until ` +
+            "they expire (running idempotency locks and stored responses); raise maxKeys " +
+            "(createMemoryStore({ maxKeys })) or use a Redis store (docs/store.md)",
+        );
+      this.#remove(victim);
+    }
+    const added: TtlEntry = { key, value, expiresAt, heap, index: 0 };
+    this.#entries.set(key, added);
+    heap.push(added);
   }
 
   delete(key: string): void {
-    this.#entries.delete(key);
+    const entry = this.#entries.get(key);
+    if (entry !== undefined) this.#remove(entry);
   }
 
-  /** Live keys (expired ones not yet read may still count). */
+  /** Keys held (expired ones not yet dropped may still count). */
   get size(): number {
     return this.#entries.size;
   }
 
-  #evict(now: number): void {
-    for (const [key, entry] of this.#entries) if (entry.expiresAt <= now) this.#entries.delete(key);
-    if (this.#entries.size < this.#maxKeys) return;
-    let soonest: string | undefined;
-    let at = Infinity;
-    for (const [key, entry] of this.#entries)
-      if (entry.expiresAt < at) {
-        at = entry.expiresAt;
-        soonest = key;
-      }
-    if (soonest !== undefined) this.#entries.delete(soonest);
+  /** Keys held that are kept until they expire (a subset of {@link size}). */
+  get keptSize(): number {
+    return this.#kept.size;
   }
+
+  #remove(entry: TtlEntry): void {
+    this.#entries.delete(entry.key);
+    entry.heap.remove(entry);
+  }
+
+  // drops a few expired keys, those that expired first
+  #dropExpired(now: number): void {
+    for (let i = 0; i < EXPIRED_PER_WRITE; i++) {
+      const kept = this.#kept.peek();
+      const evictable = this.#evictable.peek();
+      const first =
+        kept === undefined || (evictable !== undefined && evictable.expiresAt < kept.expiresAt)
+          ? evictable
+          : kept;
+      if (first === undefined || first.expiresAt > now) return;
+      this.#remove(first);
+    }
+  }
+}
+
+/** Options of the memory store. */
+export interface MemoryStoreOptions extends StoreOptions {
+  /**
+   * Most keys held at once (docs/store.md, "The memory store's bound"). Default 100,000.
+   */
+  readonly maxKeys?: number | undefined;
 }
 
 /** A store for one process: the default, and what tests use. */
@@ -256,10 +485,10 @@ export class MemoryStore implements SharedStore {
   readonly #clock: Clock;
   readonly #map: TtlMap;
 
-  constructor(options: StoreOptions & { readonly maxKeys?: number | undefined } = {}) {
+  constructor(options: MemoryStoreOptions = {}) {
     this.#prefix = options.prefix ?? DEFAULT_PREFIX;
     this.#clock = options.clock ?? systemClock;
-    this.#map = new TtlMap(options.maxKeys ?? 100_000);
+    this.#map = new TtlMap(options.maxKeys ?? DEFAULT_MAX_KEYS);
   }
 
   key(...parts: readonly string[]): string {
@@ -275,20 +504,27 @@ export class MemoryStore implements SharedStore {
       return Promise.resolve(script.memory(this.#map, keys, args.map(String), this.#clock.now()));
     } catch (error) {
       return Promise.reject(
-        new StoreUnavailableError(`store step ${script.name} failed: ${describe(error)}`, error),
+        error instanceof StoreUnavailableError
+          ? error
+          : new StoreUnavailableError(
+              `store step ${script.name} failed: ${describe(error)}`,
+              error,
+            ),
       );
     }
   }
 }
 
 /**
- * A store on Redis, for state every replica shares (docs/store.md). `client` is a connected
- * node-redis client:
+ * A store on Redis, for state every replica shares (docs/store.md). `client` is a node-redis
+ * client; give it to the store before connecting it, so that the store listens to its errors
+ * from the start (a lost connection is then logged, never thrown):
  *
  * ```ts
  * import { createClient } from "redis";
- * const redis = await createClient({ url: process.env.REDIS_URL }).connect();
+ * const redis = createClient({ url: process.env.REDIS_URL });
  * const store = createRedisStore(redis, { prefix: "shop" });
+ * await redis.connect();
  * ```
  */
 export function createRedisStore(
@@ -299,6 +535,6 @@ export function createRedisStore(
 }
 
 /** A store for this process alone: what a feature uses when no store is given. */
-export function createMemoryStore(options: StoreOptions = {}): SharedStore {
+export function createMemoryStore(options: MemoryStoreOptions = {}): SharedStore {
   return new MemoryStore(options);
 }
