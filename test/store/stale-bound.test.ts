@@ -190,8 +190,14 @@ describe("a Redis server with a maxmemory", () => {
       expect(await store.run(COMPLETE, [next], [`t-${i}`, "fp", response, 86_400_000])).toBe(true);
     }
     expect(await store.run(BEGIN, [done], ["t-3", 30_000])).toMatchObject({ state: "done" });
+    // said once, and again only after a write was taken: near the bound the server's used memory
+    // moves both ways (freed buffers), so a page may be taken between two refusals
     const refused = events.filter((e) => e.type === "stale-store-refused");
-    expect(refused).toHaveLength(1);
-    expect(refused[0]).toMatchObject({ reason: "memory", maxBytes: 8 * 1024 * 1024 });
+    const pages = (await client.dbSize()) - 7 - 1; // less the seven orders and the index
+    expect(600 - pages).toBeGreaterThan(100);
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    expect(refused.length).toBeLessThan(10);
+    for (const event of refused)
+      expect(event).toMatchObject({ reason: "memory", maxBytes: 8 * 1024 * 1024 });
   });
 });
