@@ -6,7 +6,8 @@
  * machine's container) is stale and taken over: its pid no longer runs on this host, or runs a
  * process started at another time (the pid was reused), or is this process's own pid while this
  * process holds no such lock. A holder on another host cannot be seen from here: its lock is
- * waited for up to the bound, and the message says which host and which file to remove.
+ * waited for up to the bound while it is younger than 10 minutes, and the message says which host
+ * and which file to remove; an older one is stale.
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -48,6 +49,11 @@ export interface LockOptions {
 export const DEFAULT_LOCK_TIMEOUT_MS = 5 * 60_000;
 /** How often a waiting build says it still waits. */
 const REPORT_EVERY_MS = 5_000;
+/**
+ * A lock from another host older than this is stale: no build writes for that long (a build of
+ * 500 policies takes seconds), and its holder cannot be asked.
+ */
+const ELSEWHERE_MS = 10 * 60_000;
 /** A lock file that is not whole (its holder died between creating and writing it) for this long is stale. */
 const TORN_AFTER_MS = 10_000;
 
@@ -95,7 +101,9 @@ function parse(text: string): LockHolder | undefined {
 
 /** Whether the build `holder` names is certainly gone. */
 export function isStale(holder: LockHolder): boolean {
-  if (holder.host !== hostname()) return false; // cannot be seen from here
+  // a build on another host cannot be seen from here: its lock holds while a build could still be
+  // writing, and no longer (a lock committed by mistake would otherwise stop every other machine)
+  if (holder.host !== hostname()) return !(Date.now() - Date.parse(holder.since) < ELSEWHERE_MS);
   if (holder.pid === process.pid) return !heldHere.has(holder.token);
   try {
     process.kill(holder.pid, 0);

@@ -234,6 +234,38 @@ describe("a build killed while holding the folder", () => {
     }
   });
 
+  it("a lock from another host is waited for while a build could still hold it, and taken over after 10 minutes (a lock committed by mistake)", async () => {
+    const expected = await expectedTree();
+    await mkdir(out(), { recursive: true });
+    const elsewhere = (sinceMs: number) =>
+      writeFileSync(
+        join(out(), LOCK),
+        JSON.stringify({
+          pid: 1,
+          host: `${hostname()}-elsewhere`,
+          since: new Date(Date.now() - sinceMs).toISOString(),
+          token: "elsewhere",
+        }),
+      );
+    let now = 0;
+    const clock = {
+      now: () => now,
+      sleep: (ms: number) => {
+        now += ms;
+        return Promise.resolve();
+      },
+    };
+    elsewhere(60_000);
+    const young = await build([], { cwd: dir, lock: { timeoutMs: 1_000, clock } });
+    expect(errors(young)).toEqual([expect.stringMatching(/^RG307 .* on .*-elsewhere \(since/)]);
+    elsewhere(11 * 60_000);
+    const waits: string[] = [];
+    const result = await build([], { cwd: dir, onLockWait: (m) => waits.push(m) });
+    expect(waits).toEqual([]);
+    expect(errors(result)).toEqual([]);
+    expect(readTree(out())).toEqual(expected);
+  });
+
   it("a lock file its holder died before filling is taken over once it is 10 s old, not before", async () => {
     const expected = await expectedTree();
     await mkdir(out(), { recursive: true });
