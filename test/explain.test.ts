@@ -295,6 +295,28 @@ describe("explain: the rate limit", () => {
   });
 });
 
+describe("explain: a rate limit kept in Redis", () => {
+  it("offers it every replica's load, as RG230 counts it: latency.rps is one replica's", () => {
+    const text = [
+      "version: 1",
+      "dependency: vendor",
+      "latency: { rps: 30 }",
+      "retry: { maxAttempts: 3 }",
+      "rateLimit: { rate: 500/s, store: redis, replicas: 4 }",
+      "operations:",
+      "  quote: { method: GET, path: /quote }",
+    ].join("\n");
+    const { policies } = checkTexts([{ file: "vendor.yaml", text }]);
+    const limit = explain(policies[0]!)
+      .operations[0]!.stack.find((l) => l.layer === "rate limit")!
+      .settings.find((s) => s.key === "offered load");
+    expect(limit).toMatchObject({
+      value: 360,
+      text: "worst case rps 30 × 4 replicas × 3 attempts = 360/s",
+    });
+  });
+});
+
 describe("explain: an adaptive bulkhead", () => {
   const text = (bulkhead: string) =>
     [

@@ -16,6 +16,7 @@ import type {
   Origin,
   Provenance,
   ResolvedOperation,
+  ResolvedRateLimit,
   ResolvedPolicy,
   SourceRef,
 } from "../model/resolved.js";
@@ -582,11 +583,8 @@ function explainOperation(
                 ...(policy.latency.rps === undefined
                   ? []
                   : [
-                      setting(
-                        "offered load",
-                        round2(policy.latency.rps * op.plan.attempts),
-                        `worst case rps ${String(policy.latency.rps)} × ${String(op.plan.attempts)} attempts = ${String(round2(policy.latency.rps * op.plan.attempts))}/s`,
-                        { origin: "derived", formula: "latency.rps × attempts" },
+                      ((load) => setting("offered load", load.value, load.text, load.provenance))(
+                        offeredLoad(policy.latency.rps, op.plan.attempts, limit),
                       ),
                     ]),
               ],
@@ -836,4 +834,27 @@ export function renderExplainText(report: ExplainReport): string {
 
 export function renderExplainJson(report: ExplainReport): string {
   return JSON.stringify(report, null, 2) + "\n";
+}
+
+/**
+ * The worst-case load on a rate limit, as RG230 counts it: `latency.rps` is one replica's rate
+ * (docs/tune.md, "Several replicas"), so a limit kept in Redis, which is the fleet's, meets every
+ * replica's.
+ */
+function offeredLoad(
+  rps: number,
+  attempts: number,
+  limit: ResolvedRateLimit,
+): { value: number; text: string; provenance: Provenance } {
+  const fleet = limit.store === "redis" ? (limit.replicas ?? 1) : 1;
+  const value = round2(rps * fleet * attempts);
+  const replicas = fleet > 1 ? ` × ${String(fleet)} replicas` : "";
+  return {
+    value,
+    text: `worst case rps ${String(rps)}${replicas} × ${String(attempts)} attempts = ${String(value)}/s`,
+    provenance: {
+      origin: "derived",
+      formula: fleet > 1 ? "latency.rps × rateLimit.replicas × attempts" : "latency.rps × attempts",
+    },
+  };
 }
