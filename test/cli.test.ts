@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -178,6 +178,24 @@ describe("resgen check", () => {
       { cwd: PACKAGE_ROOT },
     );
     expect(JSON.parse(r.stdout)).toEqual({ diagnostics: [], summary: { errors: 0, warnings: 0 } });
+  });
+
+  it("ends quietly, with its own exit code, when the reader of its output has gone (| head)", async () => {
+    // the reader closes its end before resgen prints: every write meets a closed pipe
+    const child = spawn(
+      process.execPath,
+      ["bin/resgen.js", "explain", "examples/checkout/resilience/payments.yaml"],
+      {
+        cwd: PACKAGE_ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    child.stdout.destroy();
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((done) => child.on("close", done));
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
   });
 });
 
