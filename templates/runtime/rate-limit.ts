@@ -444,18 +444,21 @@ function parseParams(c: Cursor): Map<string, BareItem> | undefined {
   while (c.char() === ";") {
     c.index++;
     c.skip(false);
-    const key = parseKey(c);
-    if (key === undefined) return undefined;
-    let value = TRUE;
-    if (c.char() === "=") {
-      c.index++;
-      const item = parseBareItem(c);
-      if (item === undefined) return undefined;
-      value = item;
-    }
-    params.set(key, value);
+    const pair = parseKeyValue(c);
+    if (pair === undefined) return undefined;
+    params.set(pair[0], pair[1]);
   }
   return params;
+}
+
+// A key, then `=` and a bare item, or the key alone (Boolean true)
+function parseKeyValue(c: Cursor): [string, BareItem] | undefined {
+  const key = parseKey(c);
+  if (key === undefined) return undefined;
+  if (c.char() !== "=") return [key, TRUE];
+  c.index++;
+  const item = parseBareItem(c);
+  return item === undefined ? undefined : [key, item];
 }
 
 // After a member: the end of the field, or a comma and another member.
@@ -494,15 +497,9 @@ function parseDictionary(
   const entries = new Map<string, BareItem>();
   if (c.done()) return undefined;
   for (;;) {
-    const key = parseKey(c);
-    if (key === undefined) return undefined;
-    let value = TRUE;
-    if (c.char() === "=") {
-      c.index++;
-      const item = parseBareItem(c);
-      if (item === undefined) return undefined;
-      value = item;
-    }
+    const pair = parseKeyValue(c);
+    if (pair === undefined) return undefined;
+    const [key, value] = pair;
     if (parseParams(c) === undefined) return undefined;
     entries.set(key, value);
     const next = nextMember(c);
