@@ -43,6 +43,24 @@ describe("examples in the docs", () => {
     });
   }
 
+  // pages whose policies show one feature, so the analyzer's advice on the rest may stand; a
+  // reader who copies one still gets a policy resgen accepts
+  for (const doc of ["docs/store.md", "docs/runtime.md"]) {
+    it(`every policy in ${doc} is one resgen accepts`, () => {
+      const policies = yamlBlocks(readFileSync(join(PACKAGE_ROOT, doc), "utf8")).filter((y) =>
+        /^dependency:/m.test(y),
+      );
+      expect(policies.length).toBeGreaterThan(0);
+      for (const text of policies)
+        expect(
+          checkTexts([{ file: "doc.yaml", text }]).diagnostics.filter(
+            (d) => d.severity === "error",
+          ),
+          text,
+        ).toEqual([]);
+    });
+  }
+
   it("the project file in docs/policy.md is valid", () => {
     const projects = yamlBlocks(readFileSync(join(PACKAGE_ROOT, "docs/policy.md"), "utf8")).filter(
       (y) => /^policies:/m.test(y),
