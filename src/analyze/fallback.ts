@@ -3,7 +3,8 @@
  * served in place of a response must have the response's shape (callers and generated types
  * trust it). A stale fallback exists only on retry-safe reads, since an earlier response to a
  * write belongs to another request (docs/runtime.md, "Fallback"), and an optional dependency
- * whose only fallback is stale should say what a miss does.
+ * whose only fallback is stale should say what a miss does. A stale fallback keeps a response's
+ * data, so an HTTP operation with one declares its response.
  */
 import type { ResolvedPolicy } from "../model/resolved.js";
 import { isRetrySafeRead } from "../model/reads.js";
@@ -62,21 +63,41 @@ export function checkFallback(policy: ResolvedPolicy, ctx: AnalyzeContext): Find
           op,
         ),
       );
-    } else if (fallback?.kind === "stale" && fallback.otherwise === null && !policy.essential) {
-      out.push(
-        finding(
-          ctx,
-          policy,
-          "RG223",
-          [
-            { ref: source, key: true },
-            { ref: op.source, key: true },
-          ],
-          `${policy.dependency} is not essential (essential: false), but this operation's only fallback is stale: with no entry for the request (the first outage after a start, a new user), the failure reaches the caller`,
-          "declare what a miss does: `otherwise: { kind: value, value: … }` or `otherwise: { kind: provided }` under the stale fallback",
-          op,
-        ),
-      );
+    } else if (fallback?.kind === "stale") {
+      if (policy.transport === "http" && !op.response) {
+        // the client reads no body without a response schema: a success leaves nothing to keep,
+        // so the fallback never has an entry to serve, in memory or in the store
+        out.push(
+          finding(
+            ctx,
+            policy,
+            "RG235",
+            [
+              { ref: source, key: true },
+              { ref: op.source, key: true },
+            ],
+            `a stale fallback on ${op.method ?? "GET"} ${op.path ?? "/"}, which declares no response: the client reads no body, so a success leaves nothing to keep and the fallback never has an entry to serve`,
+            "declare the operation's `response:` schema, or give it another fallback",
+            op,
+          ),
+        );
+      }
+      if (fallback.otherwise === null && !policy.essential) {
+        out.push(
+          finding(
+            ctx,
+            policy,
+            "RG223",
+            [
+              { ref: source, key: true },
+              { ref: op.source, key: true },
+            ],
+            `${policy.dependency} is not essential (essential: false), but this operation's only fallback is stale: with no entry for the request (the first outage after a start, a new user), the failure reaches the caller`,
+            "declare what a miss does: `otherwise: { kind: value, value: … }` or `otherwise: { kind: provided }` under the stale fallback",
+            op,
+          ),
+        );
+      }
     }
     const constant =
       fallback?.kind === "value"

@@ -416,7 +416,7 @@ export const CODES = {
     help: "`essential: false` says the service works without this dependency, but an operation with no fallback still throws to its caller: a recommendations outage then fails 100% of checkouts instead of showing none.",
     fix: "Add a fallback (`kind: stale`, `kind: value` or `kind: provided`) to the operation or the policy, or `fallback: { kind: none }` to say the caller handles the failure.",
     example:
-      "version: 1\ndependency: recommendations\nessential: false\noperations:\n  getRecommendations: { method: GET, path: /recommendations }\n",
+      "version: 1\ndependency: recommendations\nessential: false\noperations:\n  getRecommendations:\n    method: GET\n    path: /recommendations\n    response: { type: array, items: { type: string } }\n",
   },
   RG216: {
     severity: "error",
@@ -484,7 +484,7 @@ export const CODES = {
     title: "Stale fallback on an operation that is not a retry-safe read",
     help: "A stale fallback answers a failed call with an earlier response. That is only sound for a read that is safe to repeat: for a POST, a keyed write or any operation that is not retry-safe, the earlier response belongs to another request (another user's redemption), so serving it would be a lie or a leak. Give the operation another fallback, or turn the inherited one off with `fallback: { kind: none }`.",
     example:
-      'version: 1\ndependency: loyalty\nbulkhead: { maxConcurrent: 10 }\nfallback: { kind: stale }\noperations:\n  getBalance: { method: GET, path: "/balances/{userId}" }\n  redeem:\n    method: POST\n    path: /redemptions\n    idempotency: { header: Idempotency-Key }\n',
+      'version: 1\ndependency: loyalty\nbulkhead: { maxConcurrent: 10 }\nfallback: { kind: stale }\noperations:\n  getBalance: { method: GET, path: "/balances/{userId}", response: { type: object } }\n  redeem:\n    method: POST\n    path: /redemptions\n    idempotency: { header: Idempotency-Key }\n',
   },
   RG223: {
     severity: "warning",
@@ -492,7 +492,7 @@ export const CODES = {
     title: "Optional dependency whose only fallback is stale",
     help: "A stale fallback has nothing to serve until a call has succeeded: the first outage after a deploy fails the call anyway. Declare what a miss does, e.g. `fallback: { kind: stale, maxAge: 5m, otherwise: { kind: value, value: [] } }`.",
     example:
-      "version: 1\ndependency: recommendations\nessential: false\nbulkhead: { maxConcurrent: 10 }\nfallback: { kind: stale, maxAge: 5m }\noperations:\n  getRecommendations: { method: GET, path: /recommendations }\n",
+      "version: 1\ndependency: recommendations\nessential: false\nbulkhead: { maxConcurrent: 10 }\nfallback: { kind: stale, maxAge: 5m }\noperations:\n  getRecommendations:\n    method: GET\n    path: /recommendations\n    response: { type: array, items: { type: string } }\n",
   },
   RG224: {
     severity: "warning",
@@ -595,6 +595,15 @@ export const CODES = {
     fix: "Size maxLimit at about rps × p99 × 2 or more, keep minLimit low (1, the default), and maxConcurrent between the two.",
     example:
       "version: 1\ndependency: inventory\nlatency: { p99: 100ms, rps: 500 }\nbulkhead: { maxConcurrent: 40, adaptive: { maxLimit: 40 } }\noperations:\n  reserve: { method: GET, path: /stock }\n",
+  },
+  RG235: {
+    severity: "warning",
+    exit: "findings",
+    title: "Stale fallback on an operation that declares no response",
+    help: "A stale fallback serves the data of the last good response to the same request. A generated client reads a response body only when the operation declares its `response:` schema; without one, a success returns no data, so there is nothing to keep (in memory or in a shared store) and the fallback has nothing to serve when the dependency fails.",
+    fix: "Declare the operation's `response:` schema, or give it a value or provided fallback instead.",
+    example:
+      'version: 1\ndependency: profiles\nbulkhead: { maxConcurrent: 10 }\nfallback: { kind: stale, maxAge: 10m }\noperations:\n  getProfile: { method: GET, path: "/profiles/{id}" }\n',
   },
   RG299: {
     severity: "warning",

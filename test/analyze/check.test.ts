@@ -171,6 +171,11 @@ const CASES: readonly Case[] = [
     skip: 10,
     says: ["adaptive maxLimit 40", "rps × p99 = 500 × 100ms = 50", "rejects healthy traffic"],
   },
+  {
+    code: "RG235",
+    node: "fallback",
+    says: ["operation getProfile", "GET /profiles/{id}", "declares no response", "nothing to keep"],
+  },
 ];
 
 describe("analyzer codes through resgen check", () => {
