@@ -11,6 +11,8 @@ import { attemptBound } from "../explain/explain.js";
 import type { ResolvedOperation, ResolvedPolicy, ResolvedRateLimit } from "../model/resolved.js";
 import { DEFAULT_CALLS, DEFAULT_RPS, planDrills, type Drill } from "./drills.js";
 import { runDrill, type Measured } from "./run.js";
+import { TtlMap } from "../../templates/runtime/index.js";
+import { REFUND, TAKE } from "../../templates/runtime/shared-rate-limit.js";
 
 export const DEFAULT_SEED = 1;
 
@@ -190,10 +192,11 @@ const WAIT_SLACK_MS = 0.001;
 
 /**
  * A rate limit kept in a store (`store: redis`, which a drill keeps in a memory store on its own
- * clock) promises the policy's rate on the drill's clock: every answer the store gave is the
- * one GCRA at the policy's rate and burst gives at the drill's time the step was taken at,
- * replayed here step by step. A store on another clock (or one that forgets) answers otherwise.
- * `null` for a limit kept in memory (the runtime's limiter runs on the drill's clock) or none.
+ * clock) promises the policy's rate on the drill's clock: every answer the store gave is the one
+ * the store's own steps (`TAKE`, `REFUND`) give at the policy's rate and burst, replayed on a fresh
+ * map at the drill's time each step was taken at. A store on another clock (or one that forgets)
+ * answered otherwise. `null` for a limit kept in memory (the runtime's limiter runs on the
+ * drill's clock) or none.
  */
 export function limitPromise(limit: ResolvedRateLimit | null, m: Measured): Promised | null {
   if (limit === null || limit.store !== "redis") return null;
@@ -207,25 +210,16 @@ export function limitPromise(limit: ResolvedRateLimit | null, m: Measured): Prom
       limit: 0,
       basis: `${basis}: the store took no step`,
     };
-  const tat = new Map<string, number>();
+  const map = new TtlMap(Number.MAX_SAFE_INTEGER);
   let wrong = 0;
   for (const step of m.limitSteps) {
-    const nowUs = step.atMs * 1_000;
-    const stored = tat.get(step.key);
-    // an arrival time in the past has expired from the store: the key is gone
-    const live = stored !== undefined && stored > nowUs ? stored : undefined;
     if (step.kind === "refund") {
-      if (live === undefined) tat.delete(step.key);
-      else tat.set(step.key, live - intervalUs);
+      REFUND.memory(map, [step.key], [String(intervalUs)], step.atMs);
       continue;
     }
-    const at = nowUs + step.offsetMs * 1_000;
-    const from = live !== undefined && live > at ? live : at;
-    const wait = Math.max(0, from - toleranceUs - at);
-    const granted = wait <= step.boundMs * 1_000;
-    if (granted) tat.set(step.key, from + intervalUs);
-    else if (live === undefined) tat.delete(step.key);
-    if (granted !== step.granted || Math.abs(wait / 1_000 - step.waitMs) > WAIT_SLACK_MS) wrong++;
+    const args = [intervalUs, toleranceUs, step.offsetMs, step.boundMs].map(String);
+    const { granted, waitMs } = TAKE.memory(map, [step.key], args, step.atMs);
+    if (granted !== step.granted || Math.abs(waitMs - step.waitMs) > WAIT_SLACK_MS) wrong++;
   }
   return {
     holds: wrong === 0,
