@@ -39,6 +39,18 @@ async function expectedTree(): Promise<Map<string, string>> {
   return tree;
 }
 
+/** A clock that jumps by each pause: a wait passes its bound without real time passing. */
+function jumpingClock() {
+  let now = 0;
+  return {
+    now: () => now,
+    sleep: (ms: number) => {
+      now += ms;
+      return Promise.resolve();
+    },
+  };
+}
+
 /** A writer that stops at its first rename (every file staged, none in place) until let go. */
 function pausedAtFirstRename() {
   let reached!: () => void;
@@ -129,15 +141,7 @@ describe("two builds at once in one process", () => {
     const first = pausedAtFirstRename();
     const a = build([], { cwd: dir, writer: first.writer });
     await first.atRename;
-    // a clock that jumps by each pause: the wait passes its bound without real time passing
-    let now = 0;
-    const clock = {
-      now: () => now,
-      sleep: (ms: number) => {
-        now += ms;
-        return Promise.resolve();
-      },
-    };
+    const clock = jumpingClock();
     const messages: string[] = [];
     const b = await build([], {
       cwd: dir,
@@ -247,14 +251,7 @@ describe("a build killed while holding the folder", () => {
           token: "elsewhere",
         }),
       );
-    let now = 0;
-    const clock = {
-      now: () => now,
-      sleep: (ms: number) => {
-        now += ms;
-        return Promise.resolve();
-      },
-    };
+    const clock = jumpingClock();
     elsewhere(60_000);
     const young = await build([], { cwd: dir, lock: { timeoutMs: 1_000, clock } });
     expect(errors(young)).toEqual([expect.stringMatching(/^RG307 .* on .*-elsewhere \(since/)]);
@@ -270,14 +267,7 @@ describe("a build killed while holding the folder", () => {
     const expected = await expectedTree();
     await mkdir(out(), { recursive: true });
     writeFileSync(join(out(), LOCK), ""); // created, not yet written
-    let now = 0;
-    const clock = {
-      now: () => now,
-      sleep: (ms: number) => {
-        now += ms;
-        return Promise.resolve();
-      },
-    };
+    const clock = jumpingClock();
     const young = await build([], { cwd: dir, lock: { timeoutMs: 1_000, clock } });
     expect(errors(young)).toEqual([
       expect.stringMatching(/^RG307 .*another build has been writing/),
