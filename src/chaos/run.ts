@@ -210,7 +210,7 @@ async function drive(
   const { virtual, clock, requests, server } = rig;
   const events = collect(clock);
   const http = policy.transport === "http";
-  const limitSteps: LimitStep[] = [];
+  const limitSteps: Promise<LimitStep | undefined>[] = [];
   const dependency = createDependency(dependencySettings(policy) as DependencySettings, {
     clock,
     random: createSeededRandom(seed),
@@ -292,49 +292,42 @@ async function drive(
           },
     requests: server.received,
     virtualMs: virtual.now(),
-    limitSteps,
+    limitSteps: (await Promise.all(limitSteps)).filter((step) => step !== undefined),
   };
 }
 
-/** `store`, with every rate-limit step it answers written to `steps` at the drill's time. */
-function recording(store: SharedStore, clock: Clock, steps: LimitStep[]): SharedStore {
-  // in the order the steps were asked for, which is the order the store runs them in
-  let asked = 0;
-  const order = new Map<LimitStep, number>();
-  const record = (step: LimitStep, seq: number): void => {
-    order.set(step, seq);
-    let at = steps.length;
-    while (at > 0 && order.get(steps[at - 1]!)! > seq) at--;
-    steps.splice(at, 0, step);
-  };
+/**
+ * `store`, with every rate-limit step it answers recorded at the drill's time: `steps` holds them
+ * in the order they were asked for, which is the order the store runs them in, once each has
+ * been answered.
+ */
+function recording(
+  store: SharedStore,
+  clock: Clock,
+  steps: Promise<LimitStep | undefined>[],
+): SharedStore {
   return {
     kind: store.kind,
     key: (...parts) => store.key(...parts),
     run(script, keys, args) {
       const atMs = clock.now();
       const key = keys[0] ?? "";
-      const seq = asked++;
       const answer = store.run(script, keys, args);
-      if (script.name === "rate-limit-refund")
-        return answer.then((result) => {
-          record({ kind: "refund", key, atMs }, seq);
-          return result;
-        });
-      if (script.name !== "rate-limit-take") return answer;
-      return answer.then((result) => {
-        const taken = result as { granted: boolean; waitMs: number };
-        const step: LimitStep = {
-          kind: "take",
-          key,
-          atMs,
-          offsetMs: Number(args[2] ?? 0),
-          boundMs: Number(args[3] ?? 0),
-          granted: taken.granted,
-          waitMs: taken.waitMs,
-        };
-        record(step, seq);
-        return result;
-      });
+      if (script.name === "rate-limit-refund" || script.name === "rate-limit-take")
+        steps.push(
+          answer.then(
+            (result): LimitStep => {
+              if (script.name === "rate-limit-refund") return { kind: "refund", key, atMs };
+              const taken = result as { granted: boolean; waitMs: number };
+              return {
+                ...{ kind: "take", key, atMs, granted: taken.granted, waitMs: taken.waitMs },
+                ...{ offsetMs: Number(args[2] ?? 0), boundMs: Number(args[3] ?? 0) },
+              };
+            },
+            () => undefined,
+          ),
+        );
+      return answer;
     },
   };
 }
