@@ -39,6 +39,23 @@ describe("followAbort", () => {
     expect(listeners(controller.signal)).toBe(0);
   });
 
+  it("follows a signal again after every waiter let go: one listener, and the new waiter is called", () => {
+    const controller = new AbortController();
+    const called: string[] = [];
+    for (let round = 0; round < 3; round++) {
+      const release = followAbort(controller.signal, () => called.push(`early ${String(round)}`));
+      expect(listeners(controller.signal)).toBe(1);
+      release();
+      expect(listeners(controller.signal)).toBe(0);
+    }
+    followAbort(controller.signal, () => called.push("late"));
+    followAbort(controller.signal, () => called.push("later"));
+    expect(listeners(controller.signal)).toBe(1);
+    controller.abort();
+    expect(called).toEqual(["late", "later"]);
+    expect(listeners(controller.signal)).toBe(0);
+  });
+
   it("does not call a waiter another one released while the signal aborts", () => {
     const controller = new AbortController();
     const called: string[] = [];

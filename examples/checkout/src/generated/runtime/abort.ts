@@ -7,8 +7,8 @@
  * more than ten on the signal, and Node prints a `MaxListenersExceededWarning` for every request
  * although nothing leaks. So the runtime adds one listener to a signal, the first time something
  * follows it, and keeps its waiters in a set; the listener is removed when the last waiter lets
- * go. Raising the limit instead (`events.setMaxListeners`) would hide real leaks, and is Node's
- * alone (docs/runtime.md, "Deadlines").
+ * go, and added again when another comes. Raising the limit instead (`events.setMaxListeners`)
+ * would hide real leaks, and is Node's alone (docs/runtime.md, "Deadlines").
  */
 
 /** The waiters of one signal, and the one listener that calls them. */
@@ -30,22 +30,28 @@ const followed = new WeakMap<AbortSignal, Followers>();
  */
 export function followAbort(signal: AbortSignal, onAbort: () => void): () => void {
   if (signal.aborted) return noRelease;
-  const followers = followed.get(signal) ?? follow(signal);
-  const waiters = followers.waiters;
+  // a signal's followers outlive their waiters (the map holds them no longer than the signal), so
+  // a call that follows a signal alone costs one listener added and removed, as it would without
+  // this module, and no allocation
+  let followers = followed.get(signal);
+  if (followers === undefined) {
+    followers = followersOf();
+    followed.set(signal, followers);
+  }
+  const { waiters, listener } = followers;
+  if (waiters.size === 0) signal.addEventListener("abort", listener, { once: true });
   waiters.add(onAbort);
   return () => {
-    if (!waiters.delete(onAbort) || waiters.size > 0) return;
-    // the last waiter let go: the signal keeps nothing of the runtime
-    if (followed.get(signal) === followers) followed.delete(signal);
-    signal.removeEventListener("abort", followers.listener);
+    // the last waiter let go: the signal keeps no listener of the runtime
+    if (waiters.delete(onAbort) && waiters.size === 0)
+      signal.removeEventListener("abort", listener);
   };
 }
 
-// The one listener of `signal`, added the first time something follows it.
-function follow(signal: AbortSignal): Followers {
+// A signal's waiters and its one listener, which calls them when it aborts.
+function followersOf(): Followers {
   const waiters = new Set<() => void>();
   const listener = (): void => {
-    followed.delete(signal);
     let failure: { error: unknown } | undefined;
     for (const waiter of waiters) {
       waiters.delete(waiter);
@@ -62,10 +68,7 @@ function follow(signal: AbortSignal): Followers {
       });
     }
   };
-  const followers: Followers = { waiters, listener };
-  followed.set(signal, followers);
-  signal.addEventListener("abort", listener, { once: true });
-  return followers;
+  return { waiters, listener };
 }
 
 function noRelease(): void {}
