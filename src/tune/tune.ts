@@ -429,7 +429,9 @@ function byReplica(series: readonly HistogramSeries[]): Map<string, HistogramSer
   for (const s of series) {
     const label = REPLICA_LABELS.map((l) => labelOf(s, l)).find((v) => v !== undefined);
     const key = JSON.stringify([s.source ?? 0, s.replica ?? "", label ?? ""]);
-    out.set(key, [...(out.get(key) ?? []), s]);
+    const group = out.get(key);
+    if (group === undefined) out.set(key, [s]);
+    else group.push(s);
   }
   return out;
 }
